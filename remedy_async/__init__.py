@@ -1,0 +1,104 @@
+"""Typed asyncio client for the Remedy device-management API.
+
+async with RemedyClient("https://api.example.com", token="...") as client:
+    endpoint = await client.endpoints.get("ep-1")
+    async for finding in client.vulnerability_findings.list(severity="critical"):
+        ...
+"""
+
+from importlib.metadata import version as _version
+
+from ._client import RemedyClient
+from ._codec import from_wire, to_wire
+from ._collection import ResourceCollection
+from ._download import DownloadResult
+from ._errors import (
+    APIConnectionError,
+    APIError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ClientClosedError,
+    ConfigurationError,
+    ConflictError,
+    DecodeError,
+    NotFoundError,
+    PaginationError,
+    PermissionDeniedError,
+    RateLimitError,
+    RemedyError,
+    ServerError,
+    UnprocessableEntityError,
+)
+from ._http import JSONResponse
+from ._models import (
+    Endpoint,
+    EndpointStatus,
+    FindingStatus,
+    HealthStatus,
+    OperatingSystem,
+    OsFamily,
+    Package,
+    RemediationAction,
+    RemediationStatus,
+    RemediationTarget,
+    Scope,
+    ScopeSelector,
+    Severity,
+    VulnerabilityFinding,
+)
+from ._options import RequestOptions
+from ._pager import Page, Pager
+from ._paging import PageRequest, PageResult, Paginator, PagingFault, UnpagedPaginator
+
+__version__ = _version("remedy-async")
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ClientClosedError",
+    "ConfigurationError",
+    "ConflictError",
+    "DecodeError",
+    "DownloadResult",
+    "Endpoint",
+    "EndpointStatus",
+    "FindingStatus",
+    "HealthStatus",
+    "JSONResponse",
+    "NotFoundError",
+    "OperatingSystem",
+    "OsFamily",
+    "Package",
+    "Page",
+    "PageRequest",
+    "PageResult",
+    "Pager",
+    "PaginationError",
+    "Paginator",
+    "PagingFault",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "RemediationAction",
+    "RemediationStatus",
+    "RemediationTarget",
+    "RemedyClient",
+    "RemedyError",
+    "RequestOptions",
+    "ResourceCollection",
+    "Scope",
+    "ScopeSelector",
+    "ServerError",
+    "Severity",
+    "UnpagedPaginator",
+    "UnprocessableEntityError",
+    "VulnerabilityFinding",
+    "__version__",
+    "from_wire",
+    "to_wire",
+]

@@ -1,0 +1,347 @@
+"""Turns wire JSON into models and back, with one cattrs converter built at import.
+
+Structure functions are generated once per model by cattrs (camelCase keys renamed to snake_case
+attributes); a thin wrapper around each keeps the keys the model does not know in `extra`.
+Scalars are checked strictly (a string field never silently becomes "{'a': 1}"), enum fields
+keep unknown values as the raw string, and timestamps become aware datetimes (naive ones are
+read as UTC, the contract's zone). A fault is reported with the JSON path of the value.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, TypeVar, cast
+
+import attrs
+import cattrs
+from cattrs.errors import (
+    ClassValidationError,
+    IterableValidationError,
+    IterableValidationNote,
+)
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from ._models import (
+    Endpoint,
+    HealthStatus,
+    OperatingSystem,
+    Package,
+    RemediationTarget,
+    Scope,
+    ScopeSelector,
+    VulnerabilityFinding,
+)
+
+T = TypeVar("T")
+
+MODEL_TYPES: tuple[type[Any], ...] = (
+    Endpoint,
+    HealthStatus,
+    OperatingSystem,
+    Package,
+    RemediationTarget,
+    Scope,
+    ScopeSelector,
+    VulnerabilityFinding,
+)
+
+_CAMEL_BOUNDARY = re.compile(r"_([a-z0-9])")
+
+
+def to_camel(name: str) -> str:
+    """Return the camelCase wire name of a snake_case name (`display_name` -> `displayName`)."""
+    return _CAMEL_BOUNDARY.sub(lambda match: match.group(1).upper(), name)
+
+
+class WireFault(ValueError):
+    """A wire value that does not fit the model; `path` is its JSON path, e.g. `$.os.family`."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{reason} at {path}")
+        self.path = path
+        self.reason = reason
+
+
+def json_type_name(value: object) -> str:
+    """Name a decoded JSON value's type the way JSON does (object, array, string, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _expected(kind: str, value: object) -> TypeError:
+    return TypeError(f"expected {kind}, got {json_type_name(value)}")
+
+
+def _structure_str(value: object, _: object) -> str:
+    if isinstance(value, str):
+        return value
+    raise _expected("a string", value)
+
+
+def _structure_int(value: object, _: object) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise _expected("an integer", value)
+
+
+def _structure_float(value: object, _: object) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise _expected("a number", value)
+
+
+def _structure_bool(value: object, _: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _expected("a boolean", value)
+
+
+def _structure_datetime(value: object, _: object) -> datetime:
+    if not isinstance(value, str):
+        raise _expected("an ISO 8601 timestamp string", value)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"not an ISO 8601 timestamp: {value[:40]!r}") from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def format_timestamp(value: datetime) -> str:
+    """Write a datetime as ISO 8601, with `Z` for UTC as the service does."""
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _structure_id(value: object, _: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise _expected("a string id", value)
+
+
+def _union_members(type_: Any) -> tuple[Any, ...]:
+    return typing.get_args(type_) if isinstance(type_, types.UnionType) else ()
+
+
+def _open_enum_of(type_: Any) -> type[enum.Enum] | None:
+    """Return E for `E | str` or `E | str | None`, where E is an enum."""
+    members = [member for member in _union_members(type_) if member is not type(None)]
+    enums = [m for m in members if isinstance(m, type) and issubclass(m, enum.Enum)]
+    if len(members) == 2 and len(enums) == 1 and str in members:
+        return enums[0]
+    return None
+
+
+def _open_enum_hook(type_: Any) -> Callable[[object, object], object]:
+    enum_type = _open_enum_of(type_)
+    assert enum_type is not None
+    members = enum_type._value2member_map_
+    optional = type(None) in _union_members(type_)
+
+    def structure(value: object, _: object) -> object:
+        if value is None and optional:
+            return None
+        if isinstance(value, str):
+            return members.get(value, value)
+        raise _expected("a string", value)
+
+    return structure
+
+
+def _unstructure_open_enum(value: object) -> object:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _is_homogeneous_tuple(type_: Any) -> bool:
+    args = typing.get_args(type_)
+    return typing.get_origin(type_) is tuple and len(args) == 2 and args[1] is Ellipsis
+
+
+def _tuple_hook(
+    type_: Any, converter: cattrs.Converter
+) -> Callable[[object, object], tuple[Any, ...]]:
+    element_type = typing.get_args(type_)[0]
+    if element_type is Any:
+        return lambda value, _: tuple(_require_list(value))
+    element_hook = converter.get_structure_hook(element_type)
+
+    def structure(value: object, _: object) -> tuple[Any, ...]:
+        items = _require_list(value)
+        out = []
+        errors: list[Exception] = []
+        for index, item in enumerate(items):
+            try:
+                out.append(element_hook(item, element_type))
+            except Exception as exc:
+                exc.__notes__ = [
+                    *getattr(exc, "__notes__", []),
+                    IterableValidationNote(f"Structuring @ index {index}", index, element_type),
+                ]
+                errors.append(exc)
+        if errors:
+            raise IterableValidationError(f"While structuring {type_!r}", errors, type_)
+        return tuple(out)
+
+    return structure
+
+
+def _require_list(value: object) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    raise _expected("an array", value)
+
+
+def _wire_names(model: type[Any]) -> dict[str, str]:
+    return {a.name: to_camel(a.name) for a in attrs.fields(model) if a.name != "extra"}
+
+
+def _renames(model: type[Any]) -> dict[str, Any]:
+    return {
+        name: override(rename=wire) for name, wire in _wire_names(model).items() if name != wire
+    }
+
+
+def _model_structure_hook(
+    model: type[T], converter: cattrs.Converter
+) -> Callable[[object, object], T]:
+    overrides = _renames(model)
+    if "id" in _wire_names(model):
+        overrides["id"] = override(struct_hook=_structure_id)
+    generated = make_dict_structure_fn(
+        model, converter, _cattrs_forbid_extra_keys=False, extra=override(omit=True), **overrides
+    )
+    known = frozenset(_wire_names(model).values())
+
+    def structure(data: object, _: object) -> T:
+        if not isinstance(data, dict):
+            raise _expected("an object", data)
+        record = generated(data, model)
+        extra = {key: value for key, value in data.items() if key not in known}
+        if extra:
+            # The instance was built a line above and is not shared yet; attrs' own frozen
+            # __init__ assigns slots the same way.
+            object.__setattr__(record, "extra", extra)
+        return record
+
+    return structure
+
+
+def _model_unstructure_hook(
+    model: type[Any], converter: cattrs.Converter
+) -> Callable[[Any], dict[str, Any]]:
+    generated = make_dict_unstructure_fn(
+        model, converter, _cattrs_omit_if_default=True, extra=override(omit=True), **_renames(model)
+    )
+
+    def unstructure(record: Any) -> dict[str, Any]:
+        wire = generated(record)
+        if record.extra:
+            return {**record.extra, **wire}
+        return wire
+
+    return unstructure
+
+
+def configure_converter(converter: cattrs.Converter) -> None:
+    """Install the wire rules (strict scalars, open enums, timestamps, models) on a converter."""
+    converter.register_structure_hook(str, _structure_str)
+    converter.register_structure_hook(int, _structure_int)
+    converter.register_structure_hook(float, _structure_float)
+    converter.register_structure_hook(bool, _structure_bool)
+    converter.register_structure_hook(datetime, _structure_datetime)
+    converter.register_unstructure_hook(datetime, format_timestamp)
+    converter.register_structure_hook_factory(
+        lambda t: _open_enum_of(t) is not None, _open_enum_hook
+    )
+    converter.register_structure_hook_factory(
+        _is_homogeneous_tuple, lambda t: _tuple_hook(t, converter)
+    )
+    converter.register_unstructure_hook_factory(
+        _is_homogeneous_tuple, lambda _: lambda value: [converter.unstructure(v) for v in value]
+    )
+    converter.register_unstructure_hook_factory(
+        lambda t: _open_enum_of(t) is not None, lambda _: _unstructure_open_enum
+    )
+    # Factories, not eager hooks: a model's function is generated on first use, after the hooks
+    # of the models nested in it exist; cattrs caches it, so it is generated once.
+    converter.register_structure_hook_factory(
+        lambda t: t in MODEL_TYPES, lambda t: _model_structure_hook(t, converter)
+    )
+    converter.register_unstructure_hook_factory(
+        lambda t: t in MODEL_TYPES, lambda t: _model_unstructure_hook(t, converter)
+    )
+
+
+def make_converter() -> cattrs.Converter:
+    """Build a converter that reads and writes the service's JSON records."""
+    converter = cattrs.Converter(detailed_validation=True, forbid_extra_keys=False)
+    configure_converter(converter)
+    return converter
+
+
+CONVERTER = make_converter()
+
+
+def structure_hook(model: type[T]) -> Callable[[object, object], T]:
+    """Return the generated structure function for a model (look it up once, call it per item)."""
+    return cast(Callable[[object, object], T], CONVERTER.get_structure_hook(model))
+
+
+def from_wire(model: type[T], data: object, *, path: str = "$") -> T:
+    """Build a model from decoded wire JSON; a bad value raises WireFault with its JSON path."""
+    try:
+        return structure_hook(model)(data, model)
+    except Exception as exc:
+        raise fault_from(exc, path, model) from exc
+
+
+def to_wire(record: Any) -> dict[str, Any]:
+    """Return a model as wire JSON (camelCase keys, unknown keys from `extra` restored)."""
+    return cast(dict[str, Any], CONVERTER.unstructure(record))
+
+
+def fault_from(exc: BaseException, path: str, model: type[Any]) -> WireFault:
+    """Describe the first fault inside a (possibly nested) structuring error by its JSON path."""
+    current: BaseException = exc
+    names: Mapping[str, str] = _wire_names(model) if attrs.has(model) else {}
+    while isinstance(current, ClassValidationError | IterableValidationError):
+        with_notes, without_notes = current.group_exceptions()
+        if with_notes:
+            inner, note = with_notes[0]
+            if isinstance(note, IterableValidationNote):
+                path += f"[{note.index}]"
+                names = {}
+            else:
+                path += "." + names.get(note.name, note.name)
+                names = _wire_names(note.type) if attrs.has(note.type) else {}
+            current = inner
+        else:
+            current = without_notes[0]
+    return WireFault(path, _reason(current))
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return "required field is missing"
+    if isinstance(exc, WireFault):
+        return exc.reason
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,89 @@
+"""Streams a file download to a path (atomically) or to a binary file object."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import secrets
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import BinaryIO
+
+from attrs import frozen
+
+CHUNK_SIZE = 64 * 1024
+
+Destination = str | os.PathLike[str] | BinaryIO
+"""Where a download goes: a file path, an existing directory, or a writable binary file."""
+
+_UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+@frozen
+class DownloadResult:
+    """What a download wrote: where, how many bytes, and what the service said about it."""
+
+    path: Path | None
+    """The file written, or None when the destination was a file object."""
+    bytes_written: int
+    content_type: str | None
+    filename: str | None
+    """The file name from Content-Disposition, as the service sent it."""
+    etag: str | None
+    sha256: str
+    """Hex SHA-256 of the bytes written, to compare with a published checksum."""
+
+
+def safe_filename(name: str | None, fallback: str) -> str:
+    """Return a server-suggested name reduced to one harmless path component."""
+    base = os.path.basename((name or "").replace("\\", "/")).strip()
+    base = _UNSAFE_FILENAME.sub("_", base).lstrip(".")
+    return base or fallback
+
+
+def target_path(destination: str | os.PathLike[str], suggested: str | None, fallback: str) -> Path:
+    """Resolve where a download to a path goes: the path, or a safe name inside a directory."""
+    path = Path(destination)
+    if path.is_dir():
+        return path / safe_filename(suggested, fallback)
+    return path
+
+
+async def write_atomically(path: Path, chunks: AsyncIterator[bytes]) -> tuple[int, str]:
+    """Write chunks to a temporary file beside `path`, then rename it into place.
+
+    On any failure, cancellation included, the temporary file is removed and `path` is left
+    as it was. Returns (bytes written, hex sha256).
+    """
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.part")
+    file = await asyncio.to_thread(open, temporary, "xb")
+    try:
+        with file:
+            written, digest = await write_stream(file, chunks)
+            await asyncio.to_thread(_flush_to_disk, file)
+        await asyncio.to_thread(os.replace, temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return written, digest
+
+
+def _flush_to_disk(file: BinaryIO) -> None:
+    file.flush()
+    os.fsync(file.fileno())
+
+
+async def write_stream(file: BinaryIO, chunks: AsyncIterator[bytes]) -> tuple[int, str]:
+    """Write chunks to an open binary file; returns (bytes written, hex sha256).
+
+    Writes run in a worker thread, so a slow disk never stalls the event loop.
+    """
+    digest = hashlib.sha256()
+    written = 0
+    async for chunk in chunks:
+        await asyncio.to_thread(file.write, chunk)
+        digest.update(chunk)
+        written += len(chunk)
+    return written, digest.hexdigest()

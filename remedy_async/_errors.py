@@ -1,0 +1,231 @@
+"""Every error the library raises, so callers can catch exactly what they can handle.
+
+    RemedyError
+    ├── ConfigurationError        (also ValueError) bad client settings, found at construction
+    ├── ClientClosedError         (also RuntimeError) the client was used after close()
+    └── APIError                  something went wrong talking to the service; has .method, .url
+        ├── APIStatusError        the service answered with an error status; has .status,
+        │   │                     .request_id, .code, .message, .body_excerpt
+        │   ├── BadRequestError             400
+        │   ├── AuthenticationError         401
+        │   ├── PermissionDeniedError       403
+        │   ├── NotFoundError               404
+        │   ├── ConflictError               409
+        │   ├── UnprocessableEntityError    422
+        │   ├── RateLimitError              429, has .retry_after
+        │   └── ServerError                 5xx
+        ├── APIConnectionError    no complete response: refused, reset, truncated body
+        │   └── APITimeoutError   the attempt ran out of time
+        ├── DecodeError           a complete body that is not the JSON expected; has .path
+        └── PaginationError       the service's page sequence cannot be followed safely
+
+No error ever holds the credential: URLs are shown without userinfo and the client scrubs the
+token from any text the service echoes back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from yarl import URL
+
+EXCERPT_LIMIT = 500
+
+
+class RemedyError(Exception):
+    """Base class of every error raised by remedy_async."""
+
+
+class ConfigurationError(RemedyError, ValueError):
+    """The client was given settings it cannot work with (for example no base URL)."""
+
+
+class ClientClosedError(RemedyError, RuntimeError):
+    """The client was used after `close()`; create a new client instead."""
+
+
+def public_url(url: URL | str) -> str:
+    """Return the URL as text without any user or password part."""
+    parsed = URL(url) if isinstance(url, str) else url
+    if parsed.user is not None or parsed.password is not None:
+        parsed = parsed.with_user(None)
+    return str(parsed)
+
+
+class APIError(RemedyError):
+    """A request to the service failed; says which request."""
+
+    def __init__(self, message: str, *, method: str, url: URL | str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.method = method
+        self.url = public_url(url)
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.method} {self.url})"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, method={self.method!r}, url={self.url!r})"
+
+
+class APIStatusError(APIError):
+    """The service answered with an error status code."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str,
+        url: URL | str,
+        status: int,
+        request_id: str | None = None,
+        code: str | None = None,
+        body_excerpt: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message, method=method, url=url)
+        self.status = status
+        self.request_id = request_id
+        self.code = code
+        self.body_excerpt = body_excerpt
+        self.headers: Mapping[str, str] = dict(headers or {})
+
+    def __str__(self) -> str:
+        parts = [f"{self.status}"]
+        if self.code:
+            parts.append(f"[{self.code}]")
+        parts.append(self.message)
+        text = " ".join(parts) + f" ({self.method} {self.url}"
+        if self.request_id:
+            text += f", request id {self.request_id}"
+        return text + ")"
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(status={self.status}, code={self.code!r}, "
+            f"message={self.message!r}, method={self.method!r}, url={self.url!r}, "
+            f"request_id={self.request_id!r})"
+        )
+
+
+class BadRequestError(APIStatusError):
+    """400: the service rejected the request (an unknown filter, a page size over its limit)."""
+
+
+class AuthenticationError(APIStatusError):
+    """401: the token is missing, wrong or expired."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403: the token is valid but may not read this resource."""
+
+
+class NotFoundError(APIStatusError):
+    """404: no resource has this id."""
+
+
+class ConflictError(APIStatusError):
+    """409: the request conflicts with the resource's current state."""
+
+
+class UnprocessableEntityError(APIStatusError):
+    """422: the request was well formed but its values were rejected."""
+
+
+class RateLimitError(APIStatusError):
+    """429: too many requests; `retry_after` says how many seconds to wait, when known."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str,
+        url: URL | str,
+        status: int = 429,
+        request_id: str | None = None,
+        code: str | None = None,
+        body_excerpt: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(
+            message,
+            method=method,
+            url=url,
+            status=status,
+            request_id=request_id,
+            code=code,
+            body_excerpt=body_excerpt,
+            headers=headers,
+        )
+        self.retry_after = retry_after
+
+
+class ServerError(APIStatusError):
+    """5xx: the service failed; usually worth retrying later."""
+
+
+class APIConnectionError(APIError):
+    """No complete response arrived: the connection was refused, reset or cut mid-body."""
+
+
+class APITimeoutError(APIConnectionError):
+    """The request took longer than its timeout."""
+
+
+class DecodeError(APIError):
+    """The response body is not the JSON that was expected; `path` points at the fault."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str,
+        url: URL | str,
+        path: str = "$",
+        status: int | None = None,
+        request_id: str | None = None,
+        body_excerpt: str | None = None,
+    ) -> None:
+        super().__init__(message, method=method, url=url)
+        self.path = path
+        self.status = status
+        self.request_id = request_id
+        self.body_excerpt = body_excerpt
+
+    def __str__(self) -> str:
+        text = f"{self.message} at {self.path} ({self.method} {self.url}"
+        if self.status is not None:
+            text += f", status {self.status}"
+        if self.request_id:
+            text += f", request id {self.request_id}"
+        return text + ")"
+
+
+class PaginationError(APIError):
+    """The service's sequence of pages cannot be followed without losing or repeating items."""
+
+
+STATUS_ERRORS: Mapping[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def status_error_class(status: int) -> type[APIStatusError]:
+    """Return the error class for an HTTP error status."""
+    if status >= 500:
+        return ServerError
+    return STATUS_ERRORS.get(status, APIStatusError)
+
+
+def excerpt(text: str, limit: int = EXCERPT_LIMIT) -> str:
+    """Shorten text to at most `limit` characters, marking the cut."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"

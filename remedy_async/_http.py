@@ -1,0 +1,54 @@
+"""Plain values for one HTTP exchange, shared by the pure core and the aiohttp layer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import frozen
+from yarl import URL
+
+REQUEST_ID_HEADER = "X-Request-Id"
+
+
+@frozen
+class Request:
+    """A request to send: method and absolute URL with its query. Never holds credentials."""
+
+    method: str
+    url: URL
+
+
+@frozen
+class Response:
+    """A complete response: status, headers and the whole body as bytes."""
+
+    request: Request
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+    @property
+    def request_id(self) -> str | None:
+        """The service's id for this exchange (`X-Request-Id`), for support tickets."""
+        return self.headers.get(REQUEST_ID_HEADER)
+
+    @property
+    def content_type(self) -> str:
+        """The media type without parameters, lower-cased ("" when absent)."""
+        return self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+
+
+@frozen
+class JSONResponse:
+    """A successful response whose body has been decoded from JSON."""
+
+    url: URL
+    status: int
+    headers: Mapping[str, str]
+    body: Any
+
+    @property
+    def request_id(self) -> str | None:
+        """The service's id for this exchange (`X-Request-Id`)."""
+        return self.headers.get(REQUEST_ID_HEADER)

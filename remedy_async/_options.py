@@ -1,0 +1,51 @@
+"""Per-call settings, given as one value instead of keyword arguments on every method."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import aiohttp
+from attrs import field, frozen
+
+Timeout = float | aiohttp.ClientTimeout
+"""Seconds for the whole request, or an aiohttp.ClientTimeout for connect/read/total limits."""
+
+DEFAULT_TIMEOUT = aiohttp.ClientTimeout(total=60, connect=10, sock_read=30)
+
+
+def to_client_timeout(timeout: Timeout) -> aiohttp.ClientTimeout:
+    """Return an aiohttp.ClientTimeout for a timeout given in seconds or as one already."""
+    if isinstance(timeout, aiohttp.ClientTimeout):
+        return timeout
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    return aiohttp.ClientTimeout(total=float(timeout), connect=min(float(timeout), 10.0))
+
+
+def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Return headers as a dict after checking no name or value could split the header block."""
+    checked: dict[str, str] = {}
+    for name, value in headers.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise TypeError(
+                f"header names and values must be str, got {name!r}: {type(value).__name__}"
+            )
+        if not name or any(c in name for c in " \t\r\n:") or any(c in value for c in "\r\n\0"):
+            raise ValueError(f"header {name!r} has a name or value that is not allowed")
+        checked[name] = value
+    return checked
+
+
+def _checked_timeout(timeout: Timeout | None) -> aiohttp.ClientTimeout | None:
+    return None if timeout is None else to_client_timeout(timeout)
+
+
+@frozen
+class RequestOptions:
+    """Settings for one call, overriding the client's: timeout and extra headers.
+
+    For a list call they apply to every page request.
+    """
+
+    timeout: aiohttp.ClientTimeout | None = field(default=None, converter=_checked_timeout)
+    headers: Mapping[str, str] = field(factory=dict, converter=check_headers)

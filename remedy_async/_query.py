@@ -1,0 +1,72 @@
+"""Turns list filters given as keyword arguments into query parameters, before any I/O."""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterable, Mapping, Set
+from datetime import date, datetime
+
+from ._codec import format_timestamp, to_camel
+
+QueryParams = tuple[tuple[str, str], ...]
+
+Scalar = str | int | float | bool | enum.Enum | datetime | date
+FilterValue = Scalar | Iterable[Scalar] | None
+"""A filter: a scalar, several scalars (sent as repeated parameters), or None (left out)."""
+
+
+def encode_filters(filters: Mapping[str, FilterValue]) -> QueryParams:
+    """Return query parameters for list filters.
+
+    Names go from snake_case to camelCase (`endpoint_id` -> `endpointId`); values: str, int and
+    float as they are, bool as `true`/`false`, enums by value, datetimes as ISO 8601 (they must
+    be aware), dates as ISO 8601, sequences as repeated parameters, None left out. Anything
+    else is a TypeError; an empty sequence or a non-finite float is a ValueError, since neither
+    has a faithful query form.
+    """
+    params: list[tuple[str, str]] = []
+    for name, value in filters.items():
+        if value is None:
+            continue
+        wire_name = to_camel(name)
+        if isinstance(value, str | bytes | bytearray) or not isinstance(value, Iterable):
+            params.append((wire_name, _scalar(name, value)))
+            continue
+        if isinstance(value, Mapping):
+            raise TypeError(f"filter {name!r} cannot be a mapping")
+        values = sorted(value, key=str) if isinstance(value, Set) else list(value)
+        if not values:
+            raise ValueError(
+                f"filter {name!r} is an empty sequence: it would match nothing, yet leaving it "
+                "out would match everything; pass None to leave the filter out"
+            )
+        params.extend((wire_name, _scalar(name, item)) for item in values)
+    return tuple(params)
+
+
+def _scalar(name: str, value: object) -> str:
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"filter {name!r} must be a finite number, got {value!r}")
+        return repr(value)
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError(
+                f"filter {name!r} is a naive datetime; give it a time zone (e.g. tzinfo=UTC)"
+            )
+        return format_timestamp(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    raise TypeError(
+        f"filter {name!r} has unsupported type {type(value).__name__}; use str, int, float, "
+        "bool, an enum, a datetime or date, or a sequence of those"
+    )

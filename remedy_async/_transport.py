@@ -1,0 +1,122 @@
+"""The thin aiohttp layer: sends a Request and returns a complete Response or a typed error.
+
+This is the one place aiohttp is called for requests, so it is the one seam a test replaces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
+
+import aiohttp
+from attrs import frozen
+
+from ._errors import APIConnectionError, APITimeoutError
+from ._http import Request, Response
+
+
+class Transport(Protocol):
+    """Sends requests; the client's only way out to the network."""
+
+    async def send(
+        self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
+    ) -> Response:
+        """Send a request and return the complete response."""
+        ...
+
+    def stream(
+        self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
+    ) -> AbstractAsyncContextManager[StreamedResponse]:
+        """Open a response whose body is read in chunks; it is released on exit."""
+        ...
+
+
+@frozen
+class StreamedResponse:
+    """A response whose body has not been read yet; read it with `chunks()` or `read()`."""
+
+    request: Request
+    status: int
+    headers: Mapping[str, str]
+    _response: aiohttp.ClientResponse
+
+    async def chunks(self, size: int) -> AsyncIterator[bytes]:
+        """Yield the body in chunks of at most `size` bytes; a cut body is APIConnectionError."""
+        with translate_errors(self.request):
+            async for chunk in self._response.content.iter_chunked(size):
+                yield chunk
+
+    async def read(self, limit: int) -> Response:
+        """Read at most `limit` bytes of the body into a complete Response (for error reports)."""
+        with translate_errors(self.request):
+            body = await self._response.content.read(limit)
+        return Response(request=self.request, status=self.status, headers=self.headers, body=body)
+
+
+class translate_errors:
+    """Turns aiohttp and timeout exceptions into the library's transport errors."""
+
+    def __init__(self, request: Request) -> None:
+        self._request = request
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, _: object
+    ) -> None:
+        if exc is None or not isinstance(exc, Exception):
+            return
+        method, url = self._request.method, self._request.url
+        if isinstance(exc, asyncio.TimeoutError | aiohttp.ServerTimeoutError):
+            raise APITimeoutError("the request timed out", method=method, url=url) from exc
+        if isinstance(exc, aiohttp.ClientPayloadError):
+            raise APIConnectionError(
+                f"the response body was cut short or malformed: {exc}", method=method, url=url
+            ) from exc
+        if isinstance(exc, aiohttp.ClientError):
+            reason = str(exc) or type(exc).__name__
+            raise APIConnectionError(
+                f"connection failed: {reason}", method=method, url=url
+            ) from exc
+
+
+class AiohttpTransport:
+    """Sends requests through an aiohttp.ClientSession, without following redirects."""
+
+    def __init__(self, session: aiohttp.ClientSession) -> None:
+        self.session = session
+
+    def __repr__(self) -> str:
+        return f"<AiohttpTransport session={'closed' if self.session.closed else 'open'}>"
+
+    async def send(
+        self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
+    ) -> Response:
+        """Send a request and return the complete response."""
+        with translate_errors(request):
+            async with self.session.request(
+                request.method, request.url, headers=headers, timeout=timeout, allow_redirects=False
+            ) as response:
+                body = await response.read()
+                return Response(
+                    request=request, status=response.status, headers=response.headers, body=body
+                )
+
+    @asynccontextmanager
+    async def stream(
+        self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
+    ) -> AsyncIterator[StreamedResponse]:
+        """Open a response whose body is read in chunks; it is released on exit."""
+        with translate_errors(request):
+            response = await self.session.request(
+                request.method, request.url, headers=headers, timeout=timeout, allow_redirects=False
+            )
+        try:
+            yield StreamedResponse(
+                request=request, status=response.status, headers=response.headers, response=response
+            )
+        finally:
+            response.release()
