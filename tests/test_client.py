@@ -1,0 +1,240 @@
+"""RemedyClient: configuration, auth headers, lifecycle, health, transport errors."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import warnings
+from collections.abc import Awaitable, Callable
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aioresponses import aioresponses
+
+from remedy_async import (
+    APIConnectionError,
+    APITimeoutError,
+    ClientClosedError,
+    ConfigurationError,
+    DecodeError,
+    HealthStatus,
+    RemedyClient,
+    RequestOptions,
+    ServerError,
+    __version__,
+)
+
+Serve = Callable[
+    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
+]
+TOKEN = "canary-token-7f3e9a"
+
+
+async def header_echo(request: web.Request) -> web.Response:
+    return web.json_response({"id": "ep-1", "headers": dict(request.headers)})
+
+
+async def test_base_url_and_token_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, serve: Serve
+) -> None:
+    """Without arguments the client reads REMEDY_BASE_URL and REMEDY_API_TOKEN."""
+    url = await serve({"/v1/endpoints/{id}": header_echo})
+    monkeypatch.setenv("REMEDY_BASE_URL", url)
+    monkeypatch.setenv("REMEDY_API_TOKEN", TOKEN)
+    async with RemedyClient() as client:
+        endpoint = await client.endpoints.get("ep-1")
+    assert endpoint.extra["headers"]["Authorization"] == f"Bearer {TOKEN}"
+
+
+def test_missing_base_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No argument and no REMEDY_BASE_URL raises ConfigurationError at construction."""
+    monkeypatch.delenv("REMEDY_BASE_URL", raising=False)
+    with pytest.raises(ConfigurationError, match="REMEDY_BASE_URL"):
+        RemedyClient()
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "api.example.com",
+        "ftp://api.example.com",
+        "https://user:pw@api.example.com",
+        "https://h/?q=1",
+    ],
+)
+def test_unusable_base_url_is_a_configuration_error(base_url: str) -> None:
+    """A relative, non-http, credential-bearing or query-bearing base URL is refused."""
+    with pytest.raises(ConfigurationError):
+        RemedyClient(base_url)
+
+
+def test_token_with_a_line_break_is_refused() -> None:
+    """A token that would split the header block is refused before any request."""
+    with pytest.raises(ConfigurationError, match="line break"):
+        RemedyClient("https://api.example.com", token="abc\r\nX-Evil: 1")
+
+
+def test_auth_header_given_twice_is_refused() -> None:
+    """Setting the auth header in headers and passing a token is ambiguous, so refused."""
+    with pytest.raises(ConfigurationError, match="Authorization"):
+        RemedyClient("https://h", token=TOKEN, headers={"authorization": "Basic x"})
+
+
+def test_repr_shows_base_url_and_never_the_token() -> None:
+    """repr(client) names the base URL and hides the token."""
+    client = RemedyClient("https://api.example.com/", token=TOKEN)
+    text = repr(client)
+    assert "https://api.example.com" in text
+    assert TOKEN not in text
+
+
+async def test_default_headers_carry_bearer_token_and_user_agent(serve: Serve) -> None:
+    """Requests carry Authorization: Bearer, Accept: JSON and User-Agent remedy-async/<version>."""
+    url = await serve({"/v1/endpoints/{id}": header_echo})
+    async with RemedyClient(url, token=TOKEN, headers={"X-Team": "sec"}) as client:
+        headers = (await client.endpoints.get("ep-1")).extra["headers"]
+    assert headers["Authorization"] == f"Bearer {TOKEN}"
+    assert headers["User-Agent"] == f"remedy-async/{__version__}"
+    assert headers["Accept"] == "application/json"
+    assert headers["X-Team"] == "sec"
+
+
+async def test_api_key_header_without_scheme(serve: Serve) -> None:
+    """auth_header='X-API-Key', auth_scheme=None sends the bare token and no Authorization."""
+    url = await serve({"/v1/endpoints/{id}": header_echo})
+    async with RemedyClient(url, token=TOKEN, auth_header="X-API-Key", auth_scheme=None) as client:
+        headers = (await client.endpoints.get("ep-1")).extra["headers"]
+    assert headers["X-API-Key"] == TOKEN
+    assert "Authorization" not in headers
+
+
+async def test_per_call_headers_are_added_to_that_call_only(serve: Serve) -> None:
+    """RequestOptions headers apply to the one call they are given to."""
+    url = await serve({"/v1/endpoints/{id}": header_echo})
+    async with RemedyClient(url) as client:
+        options = RequestOptions(headers={"X-Trace": "t-1"})
+        with_option = (await client.endpoints.get("ep-1", options=options)).extra["headers"]
+        without = (await client.endpoints.get("ep-1")).extra["headers"]
+    assert with_option["X-Trace"] == "t-1"
+    assert "X-Trace" not in without
+
+
+async def test_close_is_idempotent_and_a_closed_client_refuses_work() -> None:
+    """close() twice is fine; any call afterwards raises ClientClosedError, before I/O."""
+    client = RemedyClient("https://api.example.com")
+    async with client:
+        pass
+    await client.close()
+    with aioresponses(), pytest.raises(ClientClosedError, match="closed"):
+        await client.endpoints.get("ep-1")
+    with pytest.raises(ClientClosedError):
+        await client.__aenter__()
+
+
+async def test_dropped_unclosed_client_warns() -> None:
+    """A client that opened a connection pool and is dropped unclosed emits ResourceWarning."""
+    client = RemedyClient("https://api.example.com")
+    await client.__aenter__()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del client
+        gc.collect()
+    ours = [w for w in caught if "RemedyClient" in str(w.message)]
+    assert len(ours) == 1
+    assert ours[0].category is ResourceWarning
+    assert "not closed" in str(ours[0].message)
+
+
+async def test_closed_or_unused_client_does_not_warn() -> None:
+    """A closed client, or one that never opened a connection, is dropped silently."""
+    async with RemedyClient("https://api.example.com") as client:
+        pass
+    unused = RemedyClient("https://api.example.com")
+    del client, unused
+    gc.collect()
+
+
+async def test_injected_session_is_used_and_never_closed(serve: Serve) -> None:
+    """An injected aiohttp session carries the requests and stays open after close()."""
+    url = await serve({"/v1/endpoints/{id}": header_echo})
+    async with aiohttp.ClientSession(headers={"X-From-Session": "yes"}) as session:
+        async with RemedyClient(url, session=session) as client:
+            headers = (await client.endpoints.get("ep-1")).extra["headers"]
+        assert not session.closed
+    assert headers["X-From-Session"] == "yes"
+
+
+async def test_health_returns_typed_status(serve: Serve) -> None:
+    """health() returns HealthStatus with unknown fields kept in extra."""
+
+    async def health(request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok", "version": "1.2"})
+
+    url = await serve({"/v1/health": health})
+    async with RemedyClient(url) as client:
+        status = await client.health()
+    assert status == HealthStatus(status="ok", extra={"version": "1.2"})
+    assert status.ok
+
+
+async def test_health_path_is_configurable_and_errors_are_typed(serve: Serve) -> None:
+    """A custom health path is used, and a 503 from it raises ServerError."""
+
+    async def down(request: web.Request) -> web.Response:
+        return web.json_response({"status": "down"}, status=503)
+
+    url = await serve({"/status/live": down})
+    async with RemedyClient(url, health_path="/status/live") as client:
+        with pytest.raises(ServerError) as caught:
+            await client.health()
+    assert caught.value.status == 503
+
+
+async def test_health_body_that_is_not_an_object_is_a_decode_error(serve: Serve) -> None:
+    """A health body that is a JSON array raises DecodeError at path $."""
+
+    async def health(request: web.Request) -> web.Response:
+        return web.json_response(["ok"])
+
+    url = await serve({"/v1/health": health})
+    async with RemedyClient(url) as client:
+        with pytest.raises(DecodeError) as caught:
+            await client.health()
+    assert caught.value.path == "$"
+
+
+async def test_base_url_path_prefix_is_kept(serve: Serve) -> None:
+    """A base URL with a path prefix puts /v1/... under that prefix."""
+    url = await serve({"/gateway/v1/endpoints/{id}": header_echo})
+    async with RemedyClient(url + "/gateway/") as client:
+        assert (await client.endpoints.get("ep-1")).id == "ep-1"
+
+
+async def test_refused_connection_is_an_api_connection_error() -> None:
+    """Nothing listening on the port raises APIConnectionError naming the request."""
+    server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    server.close()
+    await server.wait_closed()
+    async with RemedyClient(f"http://127.0.0.1:{port}") as client:
+        with pytest.raises(APIConnectionError) as caught:
+            await client.endpoints.get("ep-1")
+    assert caught.value.method == "GET"
+    assert caught.value.url.endswith("/v1/endpoints/ep-1")
+
+
+@pytest.mark.parametrize("exception", [TimeoutError(), aiohttp.ServerTimeoutError()])
+async def test_timeouts_are_api_timeout_errors(exception: Exception) -> None:
+    """A request that times out raises APITimeoutError."""
+    async with RemedyClient("https://api.example.com") as client:
+        with aioresponses() as mocked:
+            mocked.get("https://api.example.com/v1/endpoints/ep-1", exception=exception)
+            with pytest.raises(APITimeoutError):
+                await client.endpoints.get("ep-1")
+
+
+def test_invalid_timeout_is_refused() -> None:
+    """A zero or negative timeout is refused at construction."""
+    with pytest.raises(ValueError, match="timeout"):
+        RemedyClient("https://api.example.com", timeout=0)

@@ -1,0 +1,310 @@
+"""ResourceCollection: ids on the wire, get, list filters, and status errors over loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import unicodedata
+from collections.abc import Awaitable, Callable, Iterator
+from urllib.parse import unquote
+
+import pytest
+from aiohttp import web
+from aioresponses import aioresponses
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from remedy_async import (
+    APIStatusError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    DecodeError,
+    Endpoint,
+    NotFoundError,
+    Pager,
+    PageRequest,
+    PageResult,
+    PermissionDeniedError,
+    RateLimitError,
+    RemedyClient,
+    ServerError,
+    Severity,
+    UnprocessableEntityError,
+)
+from remedy_async._ids import MAX_ID_LENGTH
+from tests.loopback import serve_app
+
+Serve = Callable[
+    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
+]
+TOKEN = "canary-token-7f3e9a"
+PREFIX = "/v1/endpoints/"
+
+
+async def segment_echo(request: web.Request) -> web.Response:
+    """Answer with the raw segments after the collection path and the id they decode to."""
+    raw = request.rel_url.raw_path
+    assert raw.startswith(PREFIX)
+    segments = raw[len(PREFIX) :].split("/")
+    return web.json_response(
+        {"id": unquote(segments[0], errors="strict"), "segments": len(segments), "raw": raw}
+    )
+
+
+@pytest.fixture(scope="module")
+def echo_client() -> Iterator[tuple[asyncio.Runner, RemedyClient]]:
+    """A client connected to a segment-echo server, both living in one module-wide loop."""
+    with asyncio.Runner() as runner:
+        app = web.Application()
+        app.router.add_get(PREFIX + "{tail:.*}", segment_echo)
+        server = serve_app(app)
+        url = runner.run(server.__aenter__())
+        client = RemedyClient(url)
+        runner.run(client.__aenter__())
+        yield runner, client
+        runner.run(client.close())
+        runner.run(server.__aexit__(None, None, None))
+
+
+def _is_valid_id(text: str) -> bool:
+    return text not in {".", ".."} and not any(unicodedata.category(c) == "Cc" for c in text)
+
+
+ids = st.one_of(
+    st.text(min_size=1, max_size=64),
+    st.text(alphabet="/?#% .é%2F\\", min_size=1, max_size=12),
+    st.text(min_size=MAX_ID_LENGTH - 2, max_size=MAX_ID_LENGTH),
+).filter(_is_valid_id)
+
+
+@given(resource_id=ids)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_any_valid_id_travels_as_exactly_one_segment(
+    echo_client: tuple[asyncio.Runner, RemedyClient], resource_id: str
+) -> None:
+    """Every valid id reaches the server as one path segment that decodes back to the id."""
+    runner, client = echo_client
+    endpoint = runner.run(client.endpoints.get(resource_id))
+    assert endpoint.extra["segments"] == 1
+    assert endpoint.id == resource_id
+
+
+def test_int_id_is_sent_as_its_decimal_string(
+    echo_client: tuple[asyncio.Runner, RemedyClient],
+) -> None:
+    """An int id is sent as its decimal string."""
+    runner, client = echo_client
+    assert runner.run(client.endpoints.get(42)).id == "42"
+
+
+@pytest.mark.parametrize("bad", ["", ".", "..", "a\x00b", "line\nbreak", "x" * (MAX_ID_LENGTH + 1)])
+async def test_invalid_id_raises_value_error_before_any_io(bad: str) -> None:
+    """An empty, dot, control-character or over-long id raises ValueError and sends nothing."""
+    async with RemedyClient("https://api.example.com") as client:
+        with aioresponses() as mocked:
+            with pytest.raises(ValueError, match="resource id"):
+                await client.endpoints.get(bad)
+            assert not mocked.requests
+
+
+async def test_get_structures_the_model(serve: Serve) -> None:
+    """get() returns the collection's model built from the response body."""
+
+    async def finding(request: web.Request) -> web.Response:
+        return web.json_response({"id": request.match_info["id"], "severity": "critical"})
+
+    url = await serve({"/v1/vulnerability-findings/{id}": finding})
+    async with RemedyClient(url) as client:
+        record = await client.vulnerability_findings.get("vf-1")
+    assert record.id == "vf-1"
+    assert record.severity is Severity.CRITICAL
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [([{"id": "ep-1"}], "$"), ({"hostname": "h"}, "$.id"), ({"id": "e", "tags": "a,b"}, "$.tags")],
+)
+async def test_get_with_unexpected_body_is_a_decode_error(
+    serve: Serve, body: object, path: str
+) -> None:
+    """A get body that is an array, lacks id or has a wrong type is a DecodeError at its path."""
+
+    async def answer(request: web.Request) -> web.Response:
+        return web.json_response(body, headers={"X-Request-Id": "req-9"})
+
+    url = await serve({"/v1/endpoints/{id}": answer})
+    async with RemedyClient(url) as client:
+        with pytest.raises(DecodeError) as caught:
+            await client.endpoints.get("ep-1")
+    assert caught.value.path == path
+    assert caught.value.request_id == "req-9"
+    assert caught.value.status == 200
+
+
+async def test_get_with_invalid_json_is_a_decode_error_with_an_excerpt(serve: Serve) -> None:
+    """A 200 body that is not JSON raises DecodeError carrying a short excerpt."""
+
+    async def html(request: web.Request) -> web.Response:
+        return web.Response(text="<html>" + "x" * 2000, content_type="text/html")
+
+    url = await serve({"/v1/endpoints/{id}": html})
+    async with RemedyClient(url) as client:
+        with pytest.raises(DecodeError, match="text/html") as caught:
+            await client.endpoints.get("ep-1")
+    assert caught.value.body_excerpt is not None
+    assert caught.value.body_excerpt.startswith("<html>")
+    assert len(caught.value.body_excerpt) <= 500
+
+
+STATUS_CASES = [
+    (400, BadRequestError),
+    (401, AuthenticationError),
+    (403, PermissionDeniedError),
+    (404, NotFoundError),
+    (409, ConflictError),
+    (422, UnprocessableEntityError),
+    (429, RateLimitError),
+    (418, APIStatusError),
+    (500, ServerError),
+    (502, ServerError),
+    (503, ServerError),
+    (504, ServerError),
+]
+
+
+@pytest.mark.parametrize(("status", "error_class"), STATUS_CASES)
+async def test_error_status_maps_to_its_error_class(
+    serve: Serve, status: int, error_class: type[APIStatusError]
+) -> None:
+    """Each error status raises its class carrying status, code, message, request id and URL."""
+
+    async def failing(request: web.Request) -> web.Response:
+        body = {"error": {"code": f"e{status}", "message": f"failed with {status}"}}
+        return web.json_response(
+            body, status=status, headers={"X-Request-Id": "req-1", "Retry-After": "2"}
+        )
+
+    url = await serve({"/v1/scopes/{id}": failing})
+    async with RemedyClient(url, token=TOKEN) as client:
+        with pytest.raises(error_class) as caught:
+            await client.scopes.get("sc-1")
+    error = caught.value
+    assert type(error) is error_class
+    assert (error.status, error.code, error.message) == (
+        status,
+        f"e{status}",
+        f"failed with {status}",
+    )
+    assert error.request_id == "req-1"
+    assert error.url == f"{url}/v1/scopes/sc-1"
+    assert TOKEN not in str(error) + repr(error)
+    if isinstance(error, RateLimitError):
+        assert error.retry_after == 2.0
+
+
+async def test_token_echoed_by_the_server_is_redacted(serve: Serve) -> None:
+    """A server that echoes the credential in its error body never gets it into the error."""
+
+    async def echo_auth(request: web.Request) -> web.Response:
+        text = f"bad credential {request.headers['Authorization']}"
+        return web.json_response({"error": {"code": "unauthorized", "message": text}}, status=401)
+
+    url = await serve({"/v1/endpoints/{id}": echo_auth})
+    async with RemedyClient(url, token=TOKEN) as client:
+        with pytest.raises(AuthenticationError) as caught:
+            await client.endpoints.get("ep-1")
+    error = caught.value
+    for text in (str(error), repr(error), error.message, error.body_excerpt or ""):
+        assert TOKEN not in text
+
+
+def test_list_returns_a_pager_at_once_without_io() -> None:
+    """list() is a plain call returning a Pager; nothing is sent until iteration."""
+    client = RemedyClient("https://api.example.com")
+    with aioresponses() as mocked:
+        pager = client.endpoints.list(status="online")
+        assert isinstance(pager, Pager)
+        assert not inspect.isawaitable(pager)
+        assert not mocked.requests
+
+
+async def test_list_sends_filters_as_query_parameters(serve: Serve) -> None:
+    """Filters become camelCase query parameters, sequences repeated, booleans true/false."""
+    seen: list[list[tuple[str, str]]] = []
+
+    async def listing(request: web.Request) -> web.Response:
+        seen.append(list(request.rel_url.query.items()))
+        return web.json_response([{"id": "vf-1"}])
+
+    url = await serve({"/v1/vulnerability-findings": listing})
+    async with RemedyClient(url) as client:
+        pager = client.vulnerability_findings.list(
+            severity=[Severity.HIGH, "critical"], endpoint_id="ep 1/2", resolved=False, cve_id=None
+        )
+        assert [f.id async for f in pager] == ["vf-1"]
+    assert seen == [
+        [
+            ("severity", "high"),
+            ("severity", "critical"),
+            ("endpointId", "ep 1/2"),
+            ("resolved", "false"),
+        ]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"status": object()}, TypeError),
+        ({"status": []}, ValueError),
+        ({"page_size": 0}, ValueError),
+        ({"max_items": -1}, ValueError),
+        ({"page_size": True}, ValueError),
+    ],
+)
+def test_bad_list_arguments_raise_before_any_io(
+    kwargs: dict[str, object], error: type[Exception]
+) -> None:
+    """A bad filter, page size or cap raises from list() itself."""
+    client = RemedyClient("https://api.example.com")
+    with aioresponses() as mocked:
+        with pytest.raises(error):
+            client.endpoints.list(**kwargs)  # type: ignore[arg-type]
+        assert not mocked.requests
+
+
+class PageNumberPaginator:
+    """A test-only paging scheme: ?page=N, stops at an empty page."""
+
+    def first(self, page_size: int | None) -> PageRequest:
+        return PageRequest(params=(("page", "1"),))
+
+    def read(self, request: PageRequest, response: object) -> PageResult:
+        raise NotImplementedError
+
+
+def test_filter_that_clashes_with_a_paging_parameter_is_refused() -> None:
+    """A filter named like a parameter the paginator sets raises ValueError."""
+    client = RemedyClient("https://api.example.com", paginator=PageNumberPaginator())
+    with pytest.raises(ValueError, match="paging parameters"):
+        client.endpoints.list(page=3)
+
+
+def test_collections_are_one_generic_class_configured_per_resource() -> None:
+    """The four collections are instances of one class, differing only in path and model."""
+    client = RemedyClient("https://api.example.com/")
+    collections = [
+        client.endpoints,
+        client.remediation_targets,
+        client.scopes,
+        client.vulnerability_findings,
+    ]
+    assert len({type(c) for c in collections}) == 1
+    assert [str(c.url) for c in collections] == [
+        "https://api.example.com/v1/endpoints",
+        "https://api.example.com/v1/remediation-targets",
+        "https://api.example.com/v1/scopes",
+        "https://api.example.com/v1/vulnerability-findings",
+    ]
+    assert client.endpoints.resource.model is Endpoint

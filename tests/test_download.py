@@ -1,0 +1,147 @@
+"""Agent-configuration download: streaming, atomic writes, file objects, failures."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from remedy_async import APIConnectionError, NotFoundError, RemedyClient
+from remedy_async._download import CHUNK_SIZE, safe_filename
+from tests.loopback import ScriptedServer, http_response
+
+Serve = Callable[
+    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
+]
+PAYLOAD = bytes(range(256)) * 8192  # 2 MiB, many chunks
+
+
+def config_handler(
+    filename: str = "remedy-agent.conf",
+) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "application/octet-stream",
+                "Content-Disposition": f'attachment; filename="{filename}"',
+                "ETag": '"abc"',
+            }
+        )
+        response.content_length = len(PAYLOAD)
+        await response.prepare(request)
+        for start in range(0, len(PAYLOAD), 100_000):
+            await response.write(PAYLOAD[start : start + 100_000])
+        await response.write_eof()
+        return response
+
+    return handler
+
+
+async def test_download_to_a_path_writes_the_file_and_reports_it(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """A download to a path writes every byte and reports size, type, name, ETag and sha256."""
+    url = await serve({"/v1/agent-configuration": config_handler()})
+    destination = tmp_path / "agent.conf"
+    async with RemedyClient(url) as client:
+        result = await client.download_agent_configuration(destination)
+    assert destination.read_bytes() == PAYLOAD
+    assert result.path == destination
+    assert result.bytes_written == len(PAYLOAD)
+    assert result.sha256 == hashlib.sha256(PAYLOAD).hexdigest()
+    assert result.content_type == "application/octet-stream"
+    assert result.filename == "remedy-agent.conf"
+    assert result.etag == '"abc"'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.conf"]
+
+
+class ChunkRecorder(io.BytesIO):
+    """A binary file that remembers the size of every write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.write_sizes: list[int] = []
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self.write_sizes.append(len(data))
+        return super().write(data)
+
+
+async def test_download_streams_in_bounded_chunks_to_a_file_object(serve: Serve) -> None:
+    """A file object receives the body in chunks of at most CHUNK_SIZE and stays open."""
+    url = await serve({"/v1/agent-configuration": config_handler()})
+    target = ChunkRecorder()
+    async with RemedyClient(url) as client:
+        result = await client.download_agent_configuration(target)
+    assert target.getvalue() == PAYLOAD
+    assert len(target.write_sizes) > 1
+    assert max(target.write_sizes) <= CHUNK_SIZE
+    assert result.path is None
+    assert not target.closed
+
+
+async def test_download_into_a_directory_uses_a_safe_server_name(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """A directory destination gets the server's file name, reduced to one harmless component."""
+    url = await serve({"/v1/agent-configuration": config_handler("../../etc/passwd")})
+    async with RemedyClient(url) as client:
+        result = await client.download_agent_configuration(tmp_path)
+    assert result.path == tmp_path / "passwd"
+    assert result.path.read_bytes() == PAYLOAD
+
+
+@pytest.mark.parametrize(
+    ("suggested", "expected"),
+    [
+        (None, "fallback"),
+        ("", "fallback"),
+        ("..", "fallback"),
+        ("a b/c.conf", "c.conf"),
+        ("..\\x.conf", "x.conf"),
+    ],
+)
+def test_safe_filename(suggested: str | None, expected: str) -> None:
+    """Server-suggested names lose directories, leading dots and unusual characters."""
+    assert safe_filename(suggested, "fallback") == expected
+
+
+async def test_truncated_download_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A cut body raises APIConnectionError; the old file stays and no temp file remains."""
+    destination = tmp_path / "agent.conf"
+    destination.write_bytes(b"previous version")
+    cut = http_response(200, b"x" * 1000, content_length=5000)
+    async with ScriptedServer([cut]) as server, RemedyClient(server.url) as client:
+        with pytest.raises(APIConnectionError, match="cut short"):
+            await client.download_agent_configuration(destination)
+    assert destination.read_bytes() == b"previous version"
+    assert [p.name for p in tmp_path.iterdir()] == ["agent.conf"]
+
+
+async def test_download_error_status_is_typed_and_writes_nothing(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """A 404 for the configuration raises NotFoundError and creates no file."""
+
+    async def missing(request: web.Request) -> web.Response:
+        return web.json_response(
+            {"error": {"code": "not_found", "message": "no config"}}, status=404
+        )
+
+    url = await serve({"/v1/agent-configuration": missing})
+    async with RemedyClient(url) as client:
+        with pytest.raises(NotFoundError, match="no config"):
+            await client.download_agent_configuration(tmp_path / "agent.conf")
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_download_path_is_configurable(serve: Serve, tmp_path: Path) -> None:
+    """agent_configuration_path changes where the download is fetched from."""
+    url = await serve({"/agents/config": config_handler()})
+    async with RemedyClient(url, agent_configuration_path="/agents/config") as client:
+        result = await client.download_agent_configuration(tmp_path / "a.conf")
+    assert result.bytes_written == len(PAYLOAD)

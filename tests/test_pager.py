@@ -1,0 +1,224 @@
+"""Pager: items, pages, caps, collect/first, and faults from paginators and items."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+from aiohttp import web
+
+from remedy_async import (
+    DecodeError,
+    JSONResponse,
+    Page,
+    PageRequest,
+    PageResult,
+    PaginationError,
+    RemedyClient,
+    RequestOptions,
+    Scope,
+)
+
+Serve = Callable[
+    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
+]
+TOTAL = 25
+
+
+class PageNumberPaginator:
+    """A paging scheme written outside the library: ?page=N&size=M until a short page."""
+
+    def first(self, page_size: int | None) -> PageRequest:
+        return PageRequest(params=(("page", "1"), ("size", str(page_size or 10))))
+
+    def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        params = dict(request.params)
+        items = response.body["items"]
+        if len(items) < int(params["size"]):
+            return PageResult(items=items, next=None, items_path="$.items")
+        following = (("page", str(int(params["page"]) + 1)), ("size", params["size"]))
+        return PageResult(items=items, next=PageRequest(params=following), items_path="$.items")
+
+
+class Scopes:
+    """A loopback scopes listing paged by ?page&size, counting the pages it served."""
+
+    def __init__(self) -> None:
+        self.pages_served = 0
+        self.headers_seen: list[str | None] = []
+
+    async def handle(self, request: web.Request) -> web.Response:
+        self.pages_served += 1
+        self.headers_seen.append(request.headers.get("X-Trace"))
+        page, size = int(request.query["page"]), int(request.query["size"])
+        ids = range((page - 1) * size, min(page * size, TOTAL))
+        body = {"items": [{"id": f"sc-{i:02d}", "enabled": True} for i in ids]}
+        return web.json_response(body, headers={"X-Request-Id": f"req-{page}"})
+
+
+@pytest.fixture
+async def scopes(serve: Serve) -> tuple[RemedyClient, Scopes]:
+    handler = Scopes()
+    url = await serve({"/v1/scopes": handler.handle})
+    return RemedyClient(url, paginator=PageNumberPaginator()), handler
+
+
+ALL_IDS = [f"sc-{i:02d}" for i in range(TOTAL)]
+
+
+async def test_a_new_paging_scheme_plugs_in_as_one_class(
+    scopes: tuple[RemedyClient, Scopes],
+) -> None:
+    """A paginator defined outside the library lists every item across pages, in order."""
+    client, handler = scopes
+    async with client:
+        ids = [scope.id async for scope in client.scopes.list(page_size=10)]
+    assert ids == ALL_IDS
+    assert handler.pages_served == 3
+
+
+async def test_pages_carry_items_and_response_details(scopes: tuple[RemedyClient, Scopes]) -> None:
+    """pages() yields Page values with typed items, status, headers and request id."""
+    client, _ = scopes
+    async with client:
+        pages = [page async for page in client.scopes.list(page_size=10).pages()]
+    assert [len(page.items) for page in pages] == [10, 10, 5]
+    assert [page.request_id for page in pages] == ["req-1", "req-2", "req-3"]
+    first: Page[Scope] = pages[0]
+    assert first.status == 200
+    assert first.headers["X-Request-Id"] == "req-1"
+    assert "page=1" in first.url
+    assert isinstance(first.items[0], Scope)
+
+
+@pytest.mark.parametrize(
+    ("max_items", "pages_needed"), [(1, 1), (10, 1), (11, 2), (25, 3), (99, 3)]
+)
+async def test_max_items_caps_the_items_and_the_pages_fetched(
+    scopes: tuple[RemedyClient, Scopes], max_items: int, pages_needed: int
+) -> None:
+    """max_items yields at most that many items and fetches no page beyond the one reaching it."""
+    client, handler = scopes
+    async with client:
+        items = await client.scopes.list(page_size=10, max_items=max_items).collect()
+    assert [scope.id for scope in items] == ALL_IDS[:max_items]
+    assert handler.pages_served == pages_needed
+
+
+async def test_max_items_zero_sends_nothing(scopes: tuple[RemedyClient, Scopes]) -> None:
+    """max_items=0 yields nothing and sends no request."""
+    client, handler = scopes
+    async with client:
+        assert await client.scopes.list(max_items=0).collect() == []
+    assert handler.pages_served == 0
+
+
+async def test_max_items_cuts_the_last_page(scopes: tuple[RemedyClient, Scopes]) -> None:
+    """With max_items inside a page, pages() yields that page cut to the cap."""
+    client, _ = scopes
+    async with client:
+        pages = [page async for page in client.scopes.list(page_size=10, max_items=13).pages()]
+    assert [len(page.items) for page in pages] == [10, 3]
+
+
+async def test_first_fetches_one_page(scopes: tuple[RemedyClient, Scopes]) -> None:
+    """first() returns the first item after fetching a single page."""
+    client, handler = scopes
+    async with client:
+        first = await client.scopes.list(page_size=10).first()
+    assert first is not None
+    assert first.id == "sc-00"
+    assert handler.pages_served == 1
+
+
+async def test_first_of_an_empty_list_is_none(serve: Serve) -> None:
+    """first() returns None for an empty list."""
+
+    async def empty(request: web.Request) -> web.Response:
+        return web.json_response([])
+
+    url = await serve({"/v1/endpoints": empty})
+    async with RemedyClient(url) as client:
+        assert await client.endpoints.list().first() is None
+
+
+async def test_each_iteration_starts_from_the_first_page(
+    scopes: tuple[RemedyClient, Scopes],
+) -> None:
+    """Iterating the same pager twice lists everything twice."""
+    client, handler = scopes
+    async with client:
+        pager = client.scopes.list(page_size=10)
+        assert [s.id async for s in pager] == [s.id async for s in pager] == ALL_IDS
+    assert handler.pages_served == 6
+
+
+async def test_per_call_options_apply_to_every_page(scopes: tuple[RemedyClient, Scopes]) -> None:
+    """RequestOptions given to list() are sent with every page request, not just the first."""
+    client, handler = scopes
+    async with client:
+        await client.scopes.list(
+            page_size=10, options=RequestOptions(headers={"X-Trace": "t"})
+        ).collect()
+    assert handler.headers_seen == ["t", "t", "t"]
+
+
+async def test_bad_item_is_a_decode_error_with_its_path(serve: Serve) -> None:
+    """An item that does not fit the model raises DecodeError naming its index in the page."""
+
+    async def listing(request: web.Request) -> web.Response:
+        return web.json_response({"data": [{"id": "ep-1"}, {"hostname": "no-id"}]})
+
+    url = await serve({"/v1/endpoints": listing})
+    async with RemedyClient(url) as client:
+        with pytest.raises(DecodeError) as caught:
+            await client.endpoints.list().collect()
+    assert caught.value.path == "$.data[1].id"
+
+
+async def test_unpaged_list_that_advertises_more_pages_is_a_pagination_error(serve: Serve) -> None:
+    """An unpaged list whose response says more pages exist raises rather than truncating."""
+
+    async def listing(request: web.Request) -> web.Response:
+        return web.json_response({"items": [{"id": "ep-1"}], "nextCursor": "abc"})
+
+    url = await serve({"/v1/endpoints": listing})
+    async with RemedyClient(url) as client:
+        with pytest.raises(PaginationError, match="nextCursor"):
+            await client.endpoints.list().collect()
+
+
+async def test_unpaged_envelope_keys_are_all_understood(serve: Serve) -> None:
+    """Bare arrays and items/data/results envelopes all list their items."""
+    bodies = {
+        "/v1/endpoints": [{"id": "a"}],
+        "/v1/scopes": {"items": [{"id": "b"}]},
+        "/v1/remediation-targets": {"data": [{"id": "c"}]},
+        "/v1/vulnerability-findings": {"results": [{"id": "d"}], "nextCursor": None},
+    }
+
+    def answer(body: object) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def handler(request: web.Request) -> web.Response:
+            return web.json_response(body)
+
+        return handler
+
+    url = await serve({path: answer(body) for path, body in bodies.items()})
+    async with RemedyClient(url) as client:
+        firsts = [
+            await client.endpoints.list().first(),
+            await client.scopes.list().first(),
+            await client.remediation_targets.list().first(),
+            await client.vulnerability_findings.list().first(),
+        ]
+    assert [record.id for record in firsts if record is not None] == ["a", "b", "c", "d"]
+
+
+def test_pager_repr_describes_the_call() -> None:
+    """repr(pager) names the collection, page size, cap and paginator."""
+    client = RemedyClient("https://api.example.com")
+    text = repr(client.endpoints.list(page_size=5, max_items=9))
+    assert "endpoints" in text
+    assert "page_size=5" in text
+    assert "max_items=9" in text
+    assert "UnpagedPaginator" in text
