@@ -11,7 +11,6 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from ._codec import WireFault, from_wire
 from ._collection import (
     ENDPOINTS,
     REMEDIATION_TARGETS,
@@ -24,11 +23,12 @@ from ._download import (
     CHUNK_SIZE,
     Destination,
     DownloadResult,
+    check_destination,
     target_path,
     write_atomically,
     write_stream,
 )
-from ._errors import ClientClosedError, ConfigurationError, DecodeError
+from ._errors import ClientClosedError, ConfigurationError
 from ._http import JSONResponse, Request
 from ._models import (
     Endpoint,
@@ -39,7 +39,7 @@ from ._models import (
 )
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, check_headers, to_client_timeout
 from ._paging import Paginator, UnpagedPaginator
-from ._response import read_json, status_error
+from ._response import model_from, read_json, status_error
 from ._transport import AiohttpTransport, Transport
 
 BASE_URL_ENV = "REMEDY_BASE_URL"
@@ -210,29 +210,20 @@ class RemedyClient:
 
     async def health(self, *, options: RequestOptions | None = None) -> HealthStatus:
         """Ask the service whether it is healthy; an error status raises, any 2xx answer returns."""
-        request = Request("GET", self._health_url)
-        response = await self._get_json(request, options)
-        try:
-            return from_wire(HealthStatus, response.body)
-        except WireFault as fault:
-            raise DecodeError(
-                fault.reason,
-                method="GET",
-                url=request.url,
-                path=fault.path,
-                status=response.status,
-                request_id=response.request_id,
-            ) from None
+        response = await self._get_json(Request("GET", self._health_url), options)
+        return model_from(HealthStatus, response)
 
     async def download_agent_configuration(
         self, destination: Destination, *, options: RequestOptions | None = None
     ) -> DownloadResult:
         """Download the agent configuration, streaming it in chunks.
 
-        `destination` is a file path (written atomically: nothing is left behind on failure),
+        `destination` is a file path (written atomically: nothing is left behind on failure;
+        its directory must exist, else FileNotFoundError before any request),
         an existing directory (the service's suggested file name is used, made safe), or a
         writable binary file object (written as received, not closed).
         """
+        check_destination(destination)
         transport = self._transport_or_open()
         headers, timeout = self._request_settings(options)
         request = Request("GET", self._agent_configuration_url)

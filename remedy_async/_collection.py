@@ -8,8 +8,7 @@ from typing import Generic, TypeVar
 from attrs import frozen
 from yarl import URL
 
-from ._codec import WireFault, from_wire, structure_hook
-from ._errors import DecodeError
+from ._codec import structure_hook
 from ._http import JSONResponse, Request
 from ._ids import id_segment
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
@@ -17,6 +16,7 @@ from ._options import RequestOptions
 from ._pager import Pager
 from ._paging import PageRequest, Paginator
 from ._query import FilterValue, encode_filters
+from ._response import model_from
 
 T = TypeVar("T")
 
@@ -76,17 +76,7 @@ class ResourceCollection(Generic[T]):
         """
         url = self.url.joinpath(id_segment(resource_id), encoded=True)
         response = await self._get_json(Request("GET", url), options)
-        try:
-            return from_wire(self.resource.model, response.body)
-        except WireFault as fault:
-            raise DecodeError(
-                fault.reason,
-                method="GET",
-                url=url,
-                path=fault.path,
-                status=response.status,
-                request_id=response.request_id,
-            ) from None
+        return model_from(self.resource.model, response)
 
     def list(
         self,

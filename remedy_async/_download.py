@@ -43,6 +43,14 @@ def safe_filename(name: str | None, fallback: str) -> str:
     return base or fallback
 
 
+def check_destination(destination: Destination) -> None:
+    """Refuse, before any I/O, a path destination whose directory does not exist."""
+    if isinstance(destination, str | os.PathLike):
+        path = Path(destination)
+        if not path.is_dir() and not path.parent.is_dir():
+            raise FileNotFoundError(f"cannot download to {path}: {path.parent} is not a directory")
+
+
 def target_path(destination: str | os.PathLike[str], suggested: str | None, fallback: str) -> Path:
     """Resolve where a download to a path goes: the path, or a safe name inside a directory."""
     path = Path(destination)

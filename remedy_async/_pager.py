@@ -12,9 +12,10 @@ from typing import Any, Generic, TypeVar
 from attrs import frozen
 
 from ._codec import WireFault, fault_from
-from ._errors import DecodeError, PaginationError
+from ._errors import PaginationError
 from ._http import JSONResponse
 from ._paging import PageRequest, PageResult, Paginator, PagingFault
+from ._response import wire_fault_error
 
 T = TypeVar("T")
 
@@ -113,7 +114,7 @@ class Pager(Generic[T]):
         try:
             return self._paginator.read(request, response)
         except WireFault as fault:
-            raise _decode_error(fault, response) from None
+            raise wire_fault_error(fault, response) from None
         except PagingFault as fault:
             raise PaginationError(str(fault), method="GET", url=response.url) from None
 
@@ -129,16 +130,5 @@ class Pager(Generic[T]):
                     structure(raw, model)
                 except Exception as exc:
                     fault = fault_from(exc, f"{items_path}[{index}]", model)
-                    raise _decode_error(fault, response) from exc
+                    raise wire_fault_error(fault, response) from exc
             raise
-
-
-def _decode_error(fault: WireFault, response: JSONResponse) -> DecodeError:
-    return DecodeError(
-        fault.reason,
-        method="GET",
-        url=response.url,
-        path=fault.path,
-        status=response.status,
-        request_id=response.request_id,
-    )

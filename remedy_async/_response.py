@@ -9,10 +9,11 @@ import math
 import time
 from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
+from ._codec import WireFault, from_wire
 from ._errors import (
     APIStatusError,
     DecodeError,
@@ -21,6 +22,8 @@ from ._errors import (
     status_error_class,
 )
 from ._http import JSONResponse, Response
+
+T = TypeVar("T")
 
 REDACTED = "[REDACTED]"
 
@@ -157,6 +160,26 @@ def decode_json(response: Response, *, secrets: Iterable[str] = ()) -> JSONRespo
     return JSONResponse(
         url=response.request.url, status=response.status, headers=response.headers, body=body
     )
+
+
+def wire_fault_error(fault: WireFault, response: JSONResponse) -> DecodeError:
+    """Return the DecodeError for a decoded body that does not fit what was expected."""
+    return DecodeError(
+        fault.reason,
+        method="GET",
+        url=response.url,
+        path=fault.path,
+        status=response.status,
+        request_id=response.request_id,
+    )
+
+
+def model_from(model: type[T], response: JSONResponse) -> T:
+    """Build a model from a decoded response body, or raise DecodeError naming the bad value."""
+    try:
+        return from_wire(model, response.body)
+    except WireFault as fault:
+        raise wire_fault_error(fault, response) from None
 
 
 def read_json(response: Response, *, secrets: Iterable[str] = ()) -> JSONResponse:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from aioresponses import aioresponses
 
 from remedy_async import APIConnectionError, NotFoundError, RemedyClient
 from remedy_async._download import CHUNK_SIZE, safe_filename
@@ -145,3 +146,12 @@ async def test_download_path_is_configurable(serve: Serve, tmp_path: Path) -> No
     async with RemedyClient(url, agent_configuration_path="/agents/config") as client:
         result = await client.download_agent_configuration(tmp_path / "a.conf")
     assert result.bytes_written == len(PAYLOAD)
+
+
+async def test_destination_in_a_missing_directory_fails_before_any_request(tmp_path: Path) -> None:
+    """A path in a directory that does not exist raises FileNotFoundError and sends nothing."""
+    async with RemedyClient("https://api.example.com") as client:
+        with aioresponses() as mocked:
+            with pytest.raises(FileNotFoundError, match="not a directory"):
+                await client.download_agent_configuration(tmp_path / "missing" / "a.conf")
+            assert not mocked.requests
