@@ -6,7 +6,7 @@ import os
 import warnings
 from collections.abc import Mapping
 from importlib.metadata import version
-from typing import Any
+from typing import TypeVar
 
 import aiohttp
 from yarl import URL
@@ -14,6 +14,7 @@ from yarl import URL
 from ._collection import (
     ENDPOINTS,
     REMEDIATION_TARGETS,
+    RESOURCES,
     SCOPES,
     VULNERABILITY_FINDINGS,
     Resource,
@@ -38,9 +39,12 @@ from ._models import (
     VulnerabilityFinding,
 )
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, check_headers, to_client_timeout
-from ._paging import Paginator, UnpagedPaginator
+from ._paging import Paginator
 from ._response import model_from, read_json, status_error
+from ._schemes import AutoPaginator
 from ._transport import AiohttpTransport, Transport
+
+T = TypeVar("T")
 
 BASE_URL_ENV = "REMEDY_BASE_URL"
 TOKEN_ENV = "REMEDY_API_TOKEN"
@@ -87,7 +91,9 @@ class RemedyClient:
     Settings absent from the arguments come from `REMEDY_BASE_URL` and `REMEDY_API_TOKEN`.
     The token goes in `Authorization: Bearer <token>` unless `auth_header`/`auth_scheme` say
     otherwise (`auth_header="X-API-Key", auth_scheme=None` sends the bare token). An injected
-    `session` is used as given and never closed by the client.
+    `session` is used as given and never closed by the client. Lists detect the service's
+    paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
+    `paginators={"scopes": ...}` for some.
     """
 
     endpoints: ResourceCollection[Endpoint]
@@ -108,6 +114,7 @@ class RemedyClient:
         health_path: str = "/v1/health",
         agent_configuration_path: str = "/v1/agent-configuration",
         paginator: Paginator | None = None,
+        paginators: Mapping[str, Paginator] | None = None,
     ) -> None:
         self._closed = True  # until construction succeeds, so __del__ has nothing to report
         self._owned_session: aiohttp.ClientSession | None = None
@@ -124,11 +131,24 @@ class RemedyClient:
         self._transport: Transport | None = (
             AiohttpTransport(session) if session is not None else None
         )
-        resolved_paginator = paginator if paginator is not None else UnpagedPaginator()
-        self.endpoints = self._collection(ENDPOINTS, resolved_paginator)
-        self.remediation_targets = self._collection(REMEDIATION_TARGETS, resolved_paginator)
-        self.scopes = self._collection(SCOPES, resolved_paginator)
-        self.vulnerability_findings = self._collection(VULNERABILITY_FINDINGS, resolved_paginator)
+        default_paginator = paginator if paginator is not None else AutoPaginator()
+        per_collection = dict(paginators or {})
+        unknown = set(per_collection) - {resource.attribute for resource in RESOURCES}
+        if unknown:
+            raise ConfigurationError(f"paginators names unknown collections: {sorted(unknown)}")
+
+        def collection(resource: Resource[T]) -> ResourceCollection[T]:
+            return ResourceCollection(
+                resource,
+                base_url=self.base_url,
+                get_json=self._get_json,
+                paginator=per_collection.get(resource.attribute, default_paginator),
+            )
+
+        self.endpoints = collection(ENDPOINTS)
+        self.remediation_targets = collection(REMEDIATION_TARGETS)
+        self.scopes = collection(SCOPES)
+        self.vulnerability_findings = collection(VULNERABILITY_FINDINGS)
         self._closed = False
 
     def _default_headers(
@@ -144,11 +164,6 @@ class RemedyClient:
                 )
             merged[auth_header] = f"{auth_scheme} {self._token}" if auth_scheme else self._token
         return merged
-
-    def _collection(self, resource: Resource[Any], paginator: Paginator) -> ResourceCollection[Any]:
-        return ResourceCollection(
-            resource, base_url=self.base_url, get_json=self._get_json, paginator=paginator
-        )
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"

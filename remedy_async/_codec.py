@@ -332,11 +332,20 @@ def fault_from(exc: BaseException, path: str, model: type[Any]) -> WireFault:
                 names = {}
             else:
                 path += "." + names.get(note.name, note.name)
-                names = _wire_names(note.type) if attrs.has(note.type) else {}
+                nested = _attrs_class_in(note.type)
+                names = _wire_names(nested) if nested is not None else {}
             current = inner
         else:
             current = without_notes[0]
     return WireFault(path, _reason(current))
+
+
+def _attrs_class_in(type_: Any) -> type[Any] | None:
+    """Return the attrs class of a field type, looking inside `Model | None`."""
+    for candidate in (type_, *_union_members(type_)):
+        if isinstance(candidate, type) and attrs.has(candidate):
+            return candidate
+    return None
 
 
 def _reason(exc: BaseException) -> str:

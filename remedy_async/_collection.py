@@ -17,6 +17,7 @@ from ._pager import Pager
 from ._paging import PageRequest, Paginator
 from ._query import FilterValue, encode_filters
 from ._response import model_from
+from ._resume import ResumePoint, decode_token, filters_fingerprint
 
 T = TypeVar("T")
 
@@ -41,16 +42,11 @@ VULNERABILITY_FINDINGS = Resource(
 RESOURCES = (ENDPOINTS, REMEDIATION_TARGETS, SCOPES, VULNERABILITY_FINDINGS)
 
 
-def check_page_size(page_size: int | None, max_items: int | None) -> None:
-    """Reject a page size or item cap that is not a positive (or, for max_items, zero) int."""
-    if page_size is not None and (
-        isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1
+def _check_count(name: str, value: int | None, minimum: int) -> None:
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or value < minimum
     ):
-        raise ValueError(f"page_size must be a positive int or None, got {page_size!r}")
-    if max_items is not None and (
-        isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 0
-    ):
-        raise ValueError(f"max_items must be an int >= 0 or None, got {max_items!r}")
+        raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")
 
 
 class ResourceCollection(Generic[T]):
@@ -61,6 +57,7 @@ class ResourceCollection(Generic[T]):
     ) -> None:
         self.resource = resource
         self.url = base_url.joinpath("v1", resource.segment)
+        self._base_url = base_url
         self.paginator = paginator
         self._get_json = get_json
         self._structure = structure_hook(resource.model)
@@ -83,15 +80,22 @@ class ResourceCollection(Generic[T]):
         *,
         page_size: int | None = None,
         max_items: int | None = None,
+        resume_token: str | None = None,
+        prefetch: int = 0,
         options: RequestOptions | None = None,
         **filters: FilterValue,
     ) -> Pager[T]:
         """Return a lazy Pager over the records matching the filters.
 
         Filters become query parameters (`endpoint_id="ep-1"` -> `endpointId=ep-1`; see
-        `encode_filters`). Bad filters, page sizes and caps raise here, before any I/O.
+        `encode_filters`). `resume_token` (from `Page.resume_token`, `Pager.resume_token` or a
+        failed iteration's error) continues right after the last item delivered; it must come
+        from this collection with the same filters. `prefetch=N` fetches up to N pages ahead.
+        Bad filters, sizes, caps and tokens raise here, before any I/O.
         """
-        check_page_size(page_size, max_items)
+        _check_count("page_size", page_size, 1)
+        _check_count("max_items", max_items, 0)
+        _check_count("prefetch", prefetch, 0)
         filter_params = encode_filters(filters)
         first = self.paginator.first(page_size)
         clashes = {name for name, _ in filter_params} & {name for name, _ in first.params}
@@ -99,6 +103,14 @@ class ResourceCollection(Generic[T]):
             raise ValueError(
                 f"filter(s) {sorted(clashes)} are paging parameters of "
                 f"{type(self.paginator).__name__}; use page_size instead"
+            )
+        fingerprint = filters_fingerprint(filter_params)
+        scheme = type(self.paginator).__name__
+        if resume_token is None:
+            start = ResumePoint(self.resource.segment, fingerprint, scheme, first)
+        else:
+            start = decode_token(
+                resume_token, collection=self.resource.segment, filters=fingerprint, scheme=scheme
             )
 
         async def fetch(page: PageRequest) -> JSONResponse:
@@ -113,7 +125,10 @@ class ResourceCollection(Generic[T]):
             paginator=self.paginator,
             model=self.resource.model,
             structure=self._structure,
+            start=start,
+            base_url=self._base_url,
             page_size=page_size,
             max_items=max_items,
+            prefetch=prefetch,
             description=self.resource.attribute,
         )

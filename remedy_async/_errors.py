@@ -19,6 +19,9 @@
         ├── DecodeError           a complete body that is not the JSON expected; has .path
         └── PaginationError       the service's page sequence cannot be followed safely
 
+    RemedyWarning (a UserWarning)
+    └── DuplicateItemWarning      a page repeated ids just delivered; the repeats were skipped
+
 No error ever holds the credential: URLs are shown without userinfo and the client scrubs the
 token from any text the service echoes back.
 """
@@ -33,7 +36,22 @@ EXCERPT_LIMIT = 500
 
 
 class RemedyError(Exception):
-    """Base class of every error raised by remedy_async."""
+    """Base class of every error raised by remedy_async.
+
+    When a list iteration fails, the error also says where to continue: `resume_token` (pass it
+    to `list(resume_token=...)`) and `items_yielded` (items that iteration delivered).
+    """
+
+    resume_token: str | None = None
+    items_yielded: int | None = None
+
+
+class RemedyWarning(UserWarning):
+    """Base class of the warnings remedy_async emits."""
+
+
+class DuplicateItemWarning(RemedyWarning):
+    """A list page repeated items already delivered; the repeats were skipped, not yielded."""
 
 
 class ConfigurationError(RemedyError, ValueError):
@@ -200,6 +218,12 @@ class DecodeError(APIError):
         if self.request_id:
             text += f", request id {self.request_id}"
         return text + ")"
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}({self.message!r}, path={self.path!r}, status={self.status}, "
+            f"method={self.method!r}, url={self.url!r}, request_id={self.request_id!r})"
+        )
 
 
 class PaginationError(APIError):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from types import MappingProxyType
 
 import aiohttp
 from attrs import field, frozen
@@ -17,9 +19,18 @@ def to_client_timeout(timeout: Timeout) -> aiohttp.ClientTimeout:
     """Return an aiohttp.ClientTimeout for a timeout given in seconds or as one already."""
     if isinstance(timeout, aiohttp.ClientTimeout):
         return timeout
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 < timeout < math.inf
+    ):
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     return aiohttp.ClientTimeout(total=float(timeout), connect=min(float(timeout), 10.0))
+
+
+def frozen_headers(headers: Mapping[str, str]) -> Mapping[str, str]:
+    """Return checked headers as a read-only mapping."""
+    return MappingProxyType(check_headers(headers))
 
 
 def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -48,4 +59,4 @@ class RequestOptions:
     """
 
     timeout: aiohttp.ClientTimeout | None = field(default=None, converter=_checked_timeout)
-    headers: Mapping[str, str] = field(factory=dict, converter=check_headers)
+    headers: Mapping[str, str] = field(factory=dict, converter=frozen_headers, hash=False)

@@ -1,21 +1,28 @@
-"""The lazy result of a list call: iterate items or pages, or collect them.
+"""The lazy result of a list call: iterate items or pages, collect them, or resume them.
 
-The pager owns the loop (ask the paginator, fetch, read, structure, yield) and nothing about any
-paging scheme; the fetch function it is given does the I/O.
+The pager owns the loop (ask the paginator, check the target, fetch, read, structure, yield) and
+knows nothing about any paging scheme; the fetch function it is given does the I/O. It keeps the
+position of the last item handed to the caller, so any stop (a break, an error, a crash after a
+checkpoint) can continue from a resume token with nothing lost and nothing repeated.
 """
 
 from __future__ import annotations
 
+import asyncio
+import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 from typing import Any, Generic, TypeVar
 
 from attrs import frozen
+from yarl import URL
 
 from ._codec import WireFault, fault_from
-from ._errors import PaginationError
+from ._errors import DuplicateItemWarning, PaginationError, RemedyError
 from ._http import JSONResponse
 from ._paging import PageRequest, PageResult, Paginator, PagingFault
 from ._response import wire_fault_error
+from ._resume import ResumePoint, encode_token
 
 T = TypeVar("T")
 
@@ -24,20 +31,67 @@ FetchPage = Callable[[PageRequest], Awaitable[JSONResponse]]
 
 @frozen
 class Page(Generic[T]):
-    """One page of a list: its items and the response that carried them."""
+    """One page of a list: its items, the response that carried them, and where to resume."""
 
     items: tuple[T, ...]
     status: int
     headers: Mapping[str, str]
     request_id: str | None
     url: str
+    resume_token: str | None
+    """Continues the list right after this page's last item; None when the list is complete."""
+
+
+@frozen
+class _Prepared:
+    """A fetched page, cut to what the caller gets, with the positions needed to resume.
+
+    Positions count the raw items of the page consumed so far (delivered or skipped).
+    """
+
+    request: PageRequest
+    response: JSONResponse
+    items: Sequence[Any]
+    items_path: str
+    start: int
+    positions: tuple[int, ...]
+    end: int
+    whole: bool
+    next: PageRequest | None
+
+
+class _RecentIds:
+    """Remembers the ids of the current and previous page, to catch items a page repeats.
+
+    Bounded on purpose: remembering every id of a million-item export would cost more memory
+    than the export itself; repeats come from pages shifting under the list, so they sit at
+    page boundaries.
+    """
+
+    def __init__(self) -> None:
+        self._previous: set[object] = set()
+        self._current: set[object] = set()
+
+    def next_page(self) -> None:
+        self._previous, self._current = self._current, set()
+
+    def repeated(self, item: object) -> bool:
+        key = item.get("id") if isinstance(item, dict) else None
+        if key is None or isinstance(key, dict | list):
+            return False
+        if key in self._current or key in self._previous:
+            return True
+        self._current.add(key)
+        return False
 
 
 class Pager(Generic[T]):
     """Lists records lazily: `async for` items, `pages()`, `collect()` or `first()`.
 
-    Nothing is fetched until you iterate. Each iteration starts from the first page again.
-    `max_items` caps the items yielded and stops fetching once it is reached.
+    Nothing is fetched until you iterate, and each iteration starts again from where the list
+    call began. `max_items` caps the items and stops fetching once reached; `prefetch=N` keeps
+    up to N pages in flight ahead of you. `resume_token` says where the latest iteration
+    stopped (None once the list is complete).
     """
 
     def __init__(
@@ -47,54 +101,79 @@ class Pager(Generic[T]):
         paginator: Paginator,
         model: type[T],
         structure: Callable[[object, object], T],
+        start: ResumePoint,
+        base_url: URL,
         page_size: int | None,
         max_items: int | None,
+        prefetch: int,
         description: str,
     ) -> None:
         self._fetch = fetch
         self._paginator = paginator
         self._model = model
         self._structure = structure
+        self._start = start
+        self._base_url = base_url
         self._page_size = page_size
         self._max_items = max_items
+        self._prefetch = prefetch
         self._description = description
+        self._at_page: _Prepared | None = None
+        self._at_count = 0
 
     def __repr__(self) -> str:
         return (
             f"<Pager {self._description} page_size={self._page_size} "
-            f"max_items={self._max_items} paginator={type(self._paginator).__name__}>"
+            f"max_items={self._max_items} prefetch={self._prefetch} "
+            f"paginator={type(self._paginator).__name__}>"
         )
+
+    @property
+    def resume_token(self) -> str | None:
+        """Token continuing right after the last item handed out; None when the list is done."""
+        point = self._resume_point()
+        return None if point is None else encode_token(point)
 
     def __aiter__(self) -> AsyncIterator[T]:
         return self._iterate_items()
 
     async def _iterate_items(self) -> AsyncGenerator[T, None]:
-        async for page in self.pages():
-            for item in page.items:
-                yield item
+        self._at_page, self._at_count = None, 0
+        yielded = 0
+        try:
+            async with self._prepared_pages() as prepared_pages:
+                async for prepared in prepared_pages:
+                    items = self._structure_items(prepared)
+                    self._at_page = prepared
+                    for count, item in enumerate(items, 1):
+                        self._at_count = count
+                        yielded += 1
+                        yield item
+        except RemedyError as error:
+            self._mark(error, yielded)
+            raise
 
-    async def pages(self) -> AsyncIterator[Page[T]]:
+    async def pages(self) -> AsyncGenerator[Page[T], None]:
         """Yield the list page by page; the last page is cut short when max_items is reached."""
-        remaining = self._max_items
-        if remaining == 0:
-            return
-        request: PageRequest | None = self._paginator.first(self._page_size)
-        while request is not None:
-            response = await self._fetch(request)
-            result = self._read(request, response)
-            raw_items = result.items if remaining is None else result.items[:remaining]
-            yield Page(
-                items=self._structure_items(raw_items, result.items_path, response),
-                status=response.status,
-                headers=response.headers,
-                request_id=response.request_id,
-                url=str(response.url),
-            )
-            if remaining is not None:
-                remaining -= len(raw_items)
-                if remaining <= 0:
-                    return
-            request = result.next
+        self._at_page, self._at_count = None, 0
+        yielded = 0
+        try:
+            async with self._prepared_pages() as prepared_pages:
+                async for prepared in prepared_pages:
+                    items = self._structure_items(prepared)
+                    self._at_page, self._at_count = prepared, len(items)
+                    yielded += len(items)
+                    yield Page(
+                        items=items,
+                        status=prepared.response.status,
+                        headers=prepared.response.headers,
+                        request_id=prepared.response.request_id,
+                        url=str(prepared.response.url),
+                        resume_token=self.resume_token,
+                    )
+        except RemedyError as error:
+            self._mark(error, yielded)
+            raise
 
     async def collect(self) -> list[T]:
         """Return every item (up to max_items) as a list."""
@@ -110,6 +189,149 @@ class Pager(Generic[T]):
         finally:
             await iterator.aclose()
 
+    def _mark(self, error: RemedyError, yielded: int) -> None:
+        error.resume_token = self.resume_token
+        error.items_yielded = yielded
+
+    def _resume_point(self) -> ResumePoint | None:
+        page, count = self._at_page, self._at_count
+        if page is None:
+            return self._start
+        if count < len(page.items):
+            consumed = page.start if count == 0 else page.positions[count - 1]
+            return self._point(page.request, consumed)
+        if not page.whole:
+            return self._point(page.request, page.end)
+        return None if page.next is None else self._point(page.next, 0)
+
+    def _point(self, request: PageRequest, skip: int) -> ResumePoint:
+        start = self._start
+        return ResumePoint(start.collection, start.filters, start.scheme, request, skip)
+
+    @asynccontextmanager
+    async def _prepared_pages(self) -> AsyncIterator[AsyncIterator[_Prepared]]:
+        """Provide the prepared pages, fetched in step with the caller or `prefetch` ahead."""
+        pages = self._fetch_pages()
+        if self._prefetch == 0:
+            try:
+                yield pages
+            finally:
+                await pages.aclose()
+            return
+        queue: asyncio.Queue[_Prepared | BaseException | None] = asyncio.Queue()
+        slots = asyncio.Semaphore(self._prefetch)
+
+        async def produce() -> None:
+            try:
+                while True:
+                    await slots.acquire()
+                    prepared = await anext(pages, None)
+                    queue.put_nowait(prepared)
+                    if prepared is None:
+                        return
+            except Exception as error:  # handed to the consumer, raised where it belongs
+                queue.put_nowait(error)
+            finally:
+                await pages.aclose()
+
+        async def consume() -> AsyncIterator[_Prepared]:
+            while (got := await queue.get()) is not None:
+                if isinstance(got, BaseException):
+                    raise got
+                slots.release()
+                yield got
+
+        producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self._description}")
+        try:
+            yield consume()
+        finally:
+            producer.cancel()
+            with suppress(asyncio.CancelledError):
+                await producer
+
+    async def _fetch_pages(self) -> AsyncGenerator[_Prepared, None]:
+        remaining = self._max_items
+        if remaining == 0:
+            return
+        request, skip = self._start.request, self._start.skip
+        seen = {request}
+        recent = _RecentIds()
+        while True:
+            self._check_target(request)
+            response = await self._fetch(request)
+            result = self._read(request, response)
+            recent.next_page()
+            delivered: list[Any] = []
+            positions: list[int] = []
+            repeats = 0
+            stopped_early = False
+            for index in range(skip, len(result.items)):
+                if remaining is not None and len(delivered) >= remaining:
+                    stopped_early = True
+                    break
+                item = result.items[index]
+                if recent.repeated(item):
+                    repeats += 1
+                    continue
+                delivered.append(item)
+                positions.append(index + 1)
+            if repeats:
+                warnings.warn(
+                    DuplicateItemWarning(
+                        f"{repeats} item(s) of the page at {response.url} repeat ids delivered "
+                        "just before; the repeats were skipped"
+                    ),
+                    stacklevel=2,
+                )
+            end = positions[-1] if stopped_early and positions else len(result.items)
+            whole = not stopped_early
+            following = result.next if whole else None
+            yield _Prepared(
+                request=request,
+                response=response,
+                items=delivered,
+                items_path=result.items_path,
+                start=skip,
+                positions=tuple(positions),
+                end=end,
+                whole=whole,
+                next=following,
+            )
+            if remaining is not None:
+                remaining -= len(delivered)
+            if following is None or remaining == 0:
+                return
+            if following in seen:
+                raise PaginationError(
+                    "the service sent a next-page request already followed in this list "
+                    f"({_describe(following)}); stopping rather than repeating items",
+                    method="GET",
+                    url=response.url,
+                )
+            seen.add(following)
+            request, skip = following, 0
+
+    def _check_target(self, request: PageRequest) -> None:
+        """Refuse, before sending, a next-page URL that leaves the API's origin or base path."""
+        url = request.url
+        if url is None:
+            return
+        base = self._base_url
+        if url.origin() != base.origin():
+            raise PaginationError(
+                f"the next page is on another origin ({url.origin()}); credentials are only "
+                f"sent to {base.origin()}",
+                method="GET",
+                url=url.with_query(None),
+            )
+        prefix = base.path.rstrip("/") + "/"
+        if not url.path.startswith(prefix):
+            raise PaginationError(
+                f"the next page is outside the API's base path {prefix!r}",
+                method="GET",
+                url=url.with_query(None),
+            )
+
     def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         try:
             return self._paginator.read(request, response)
@@ -118,17 +340,22 @@ class Pager(Generic[T]):
         except PagingFault as fault:
             raise PaginationError(str(fault), method="GET", url=response.url) from None
 
-    def _structure_items(
-        self, raw_items: Sequence[Any], items_path: str, response: JSONResponse
-    ) -> tuple[T, ...]:
+    def _structure_items(self, prepared: _Prepared) -> tuple[T, ...]:
         structure, model = self._structure, self._model
         try:
-            return tuple([structure(raw, model) for raw in raw_items])
+            return tuple([structure(raw, model) for raw in prepared.items])
         except Exception:
-            for index, raw in enumerate(raw_items):
+            for count, raw in enumerate(prepared.items):
                 try:
                     structure(raw, model)
                 except Exception as exc:
-                    fault = fault_from(exc, f"{items_path}[{index}]", model)
-                    raise wire_fault_error(fault, response) from exc
+                    index = (prepared.positions[count] - 1) if prepared.positions else count
+                    fault = fault_from(exc, f"{prepared.items_path}[{index}]", model)
+                    raise wire_fault_error(fault, prepared.response) from exc
             raise
+
+
+def _describe(request: PageRequest) -> str:
+    if request.url is not None:
+        return str(request.url.with_query(None)) + " with the same query"
+    return "&".join(f"{name}=..." for name, _ in request.params) or "no parameters"

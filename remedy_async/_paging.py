@@ -19,6 +19,7 @@ from yarl import URL
 
 from ._codec import WireFault, json_type_name
 from ._http import JSONResponse
+from ._link import parse_link_header
 
 ITEM_KEYS: tuple[str, ...] = ("items", "data", "results")
 """Keys an envelope may use for its array of items, in the order they are looked for."""
@@ -92,13 +93,7 @@ def has_link_next(headers: Mapping[str, str]) -> bool:
     """Whether a Link header advertises a next page (rel="next" among its relations)."""
     getall = getattr(headers, "getall", None)
     values = getall("Link", []) if getall is not None else [headers.get("Link", "")]
-    for value in values:
-        for link in value.split(","):
-            for param in link.split(";")[1:]:
-                name, _, rel = param.partition("=")
-                if name.strip().lower() == "rel" and "next" in rel.strip().strip('"').split():
-                    return True
-    return False
+    return any("next" in link.rels for value in values for link in parse_link_header(value))
 
 
 @frozen

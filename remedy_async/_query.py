@@ -59,7 +59,7 @@ def _scalar(name: str, value: object) -> str:
             raise ValueError(f"filter {name!r} must be a finite number, got {value!r}")
         return repr(value)
     if isinstance(value, datetime):
-        if value.tzinfo is None:
+        if value.utcoffset() is None:
             raise ValueError(
                 f"filter {name!r} is a naive datetime; give it a time zone (e.g. tzinfo=UTC)"
             )

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 import orjson
 
@@ -29,11 +30,31 @@ REDACTED = "[REDACTED]"
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of each secret in text, so an echoed token never escapes."""
+    """Replace each secret in text, so a token the service echoes back never escapes.
+
+    Also catches the forms an echo commonly takes (JSON-escaped, `\\/` for `/`,
+    percent-encoded) and a secret's beginning left at the very end of a body cut short.
+    """
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
+        if not secret:
+            continue
+        for form in _echoed_forms(secret):
+            text = text.replace(form, REDACTED)
+        for length in range(len(secret) - 1, min(len(secret), 4) - 1, -1):
+            if text.endswith(secret[:length]):
+                text = text[:-length] + REDACTED
+                break
     return text
+
+
+def _echoed_forms(secret: str) -> list[str]:
+    forms = [
+        secret,
+        orjson.dumps(secret).decode()[1:-1],
+        secret.replace("/", "\\/"),
+        quote(secret, safe=""),
+    ]
+    return sorted(set(forms), key=len, reverse=True)
 
 
 def body_text(body: bytes) -> str:
@@ -49,7 +70,7 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
     """
     secrets = tuple(secrets)
     code, message = _error_fields(response)
-    text = redact(body_text(response.body[:4096]), secrets)
+    text = redact(body_text(response.body), secrets)
     body_excerpt = excerpt(text.strip()) if text.strip() else None
     if message is None:
         message = _default_message(response)
@@ -146,7 +167,7 @@ def decode_json(response: Response, *, secrets: Iterable[str] = ()) -> JSONRespo
     try:
         body = orjson.loads(response.body)
     except orjson.JSONDecodeError as exc:
-        shown = redact(body_text(response.body[:4096]), secrets).strip()
+        shown = redact(body_text(response.body), secrets).strip()
         what = "an empty body" if not response.body else "a body that is not valid JSON"
         kind = response.content_type or "no Content-Type"
         raise DecodeError(

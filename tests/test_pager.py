@@ -17,6 +17,7 @@ from remedy_async import (
     RemedyClient,
     RequestOptions,
     Scope,
+    UnpagedPaginator,
 )
 
 Serve = Callable[
@@ -183,7 +184,7 @@ async def test_unpaged_list_that_advertises_more_pages_is_a_pagination_error(ser
         return web.json_response({"items": [{"id": "ep-1"}], "nextCursor": "abc"})
 
     url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url) as client:
+    async with RemedyClient(url, paginator=UnpagedPaginator()) as client:
         with pytest.raises(PaginationError, match="nextCursor"):
             await client.endpoints.list().collect()
 
@@ -215,10 +216,10 @@ async def test_unpaged_envelope_keys_are_all_understood(serve: Serve) -> None:
 
 
 def test_pager_repr_describes_the_call() -> None:
-    """repr(pager) names the collection, page size, cap and paginator."""
+    """repr(pager) names the collection, page size, cap and the default AutoPaginator."""
     client = RemedyClient("https://api.example.com")
     text = repr(client.endpoints.list(page_size=5, max_items=9))
     assert "endpoints" in text
     assert "page_size=5" in text
     assert "max_items=9" in text
-    assert "UnpagedPaginator" in text
+    assert "AutoPaginator" in text

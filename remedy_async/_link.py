@@ -1,0 +1,93 @@
+"""Parses RFC 8288 `Link` headers, to find where the next page of a list is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from attrs import frozen
+from yarl import URL
+
+
+@frozen
+class Link:
+    """One link of a Link header: its target and its relation types (lower-cased)."""
+
+    target: str
+    rels: frozenset[str]
+
+
+def parse_link_header(value: str) -> list[Link]:
+    """Return the links in one Link header value.
+
+    Handles several links per value, quoted and unquoted parameters (commas and semicolons
+    inside quotes included), and space-separated relation lists such as `rel="next last"`.
+    A malformed link is skipped, not guessed at.
+    """
+    links: list[Link] = []
+    position, length = 0, len(value)
+    while position < length:
+        start = value.find("<", position)
+        if start < 0:
+            break
+        end = value.find(">", start + 1)
+        if end < 0:
+            break
+        target = value[start + 1 : end].strip()
+        params, position = _parameters(value, end + 1)
+        rels = frozenset(rel.lower() for rel in params.get("rel", "").split() if rel)
+        links.append(Link(target=target, rels=rels))
+    return links
+
+
+def _parameters(value: str, position: int) -> tuple[dict[str, str], int]:
+    """Read `; name=value` parameters up to the comma ending the link; return them and the end."""
+    params: dict[str, str] = {}
+    length = len(value)
+    while position < length:
+        char = value[position]
+        if char == ",":
+            return params, position + 1
+        if char != ";":
+            position += 1
+            continue
+        position += 1
+        name_end = position
+        while name_end < length and value[name_end] not in "=;,":
+            name_end += 1
+        name = value[position:name_end].strip().lower()
+        position = name_end
+        if position < length and value[position] == "=":
+            parsed, position = _parameter_value(value, position + 1)
+            # RFC 8288: only the first occurrence of a parameter counts.
+            params.setdefault(name, parsed)
+        elif name:
+            params.setdefault(name, "")
+    return params, position
+
+
+def _parameter_value(value: str, position: int) -> tuple[str, int]:
+    length = len(value)
+    while position < length and value[position] in " \t":
+        position += 1
+    if position < length and value[position] == '"':
+        chars: list[str] = []
+        position += 1
+        while position < length and value[position] != '"':
+            if value[position] == "\\" and position + 1 < length:
+                position += 1
+            chars.append(value[position])
+            position += 1
+        return "".join(chars), position + 1
+    end = position
+    while end < length and value[end] not in ";,":
+        end += 1
+    return value[position:end].strip(), end
+
+
+def next_link(header_values: Iterable[str], base: URL) -> URL | None:
+    """Return the absolute URL of the first rel="next" link, resolved against `base`."""
+    for value in header_values:
+        for link in parse_link_header(value):
+            if "next" in link.rels:
+                return base.join(URL(link.target))
+    return None
