@@ -23,11 +23,13 @@ from ._errors import (
     ConfigurationError,
     ConflictError,
     DecodeError,
+    DuplicateItemWarning,
     NotFoundError,
     PaginationError,
     PermissionDeniedError,
     RateLimitError,
     RemedyError,
+    RemedyWarning,
     ServerError,
     UnprocessableEntityError,
 )
@@ -51,6 +53,13 @@ from ._models import (
 from ._options import RequestOptions
 from ._pager import Page, Pager
 from ._paging import PageRequest, PageResult, Paginator, PagingFault, UnpagedPaginator
+from ._schemes import (
+    AutoPaginator,
+    CursorPaginator,
+    LinkHeaderPaginator,
+    OffsetPaginator,
+    PageNumberPaginator,
+)
 
 __version__ = _version("remedy-async")
 
@@ -60,22 +69,28 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AuthenticationError",
+    "AutoPaginator",
     "BadRequestError",
     "ClientClosedError",
     "ConfigurationError",
     "ConflictError",
+    "CursorPaginator",
     "DecodeError",
     "DownloadResult",
+    "DuplicateItemWarning",
     "Endpoint",
     "EndpointStatus",
     "FindingStatus",
     "HealthStatus",
     "JSONResponse",
+    "LinkHeaderPaginator",
     "NotFoundError",
+    "OffsetPaginator",
     "OperatingSystem",
     "OsFamily",
     "Package",
     "Page",
+    "PageNumberPaginator",
     "PageRequest",
     "PageResult",
     "Pager",
@@ -89,6 +104,7 @@ __all__ = [
     "RemediationTarget",
     "RemedyClient",
     "RemedyError",
+    "RemedyWarning",
     "RequestOptions",
     "ResourceCollection",
     "Scope",

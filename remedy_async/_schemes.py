@@ -56,13 +56,28 @@ def _int_from(body: Mapping[str, Any], key: str, params: Mapping[str, str]) -> i
     return int(text) if text is not None and text.isdigit() else None
 
 
-def _size_params(name: str, page_size: int | None) -> tuple[tuple[str, str], ...]:
+def _is_last_page(count: int, position: int, total: int | None, served_size: int | None) -> bool:
+    """Whether a page ends the list, trusting only what the service said.
+
+    `position` is how far the list has got with this page (items or pages). A page shorter
+    than the size *asked for* proves nothing (services cap page sizes silently), so the end is
+    a known total reached, a page shorter than the size the service says it served, or an empty
+    page.
+    """
+    if count == 0:
+        return True
+    if total is not None:
+        return position >= total
+    return served_size is not None and count < served_size
+
+
+def _size_params(name: str, page_size: int | str | None) -> tuple[tuple[str, str], ...]:
     return () if page_size is None else ((name, str(page_size)),)
 
 
 @frozen
 class OffsetPaginator:
-    """Offset paging: `?offset=N&limit=M`; ends at a short or empty page or at `total`."""
+    """Offset paging: `?offset=N&limit=M`; ends at `total`, a short page, or an empty page."""
 
     offset_param: str = "offset"
     limit_param: str = "limit"
@@ -80,23 +95,19 @@ class OffsetPaginator:
         body, page = _envelope(response, self.item_keys)
         params = dict(request.params)
         offset = _int_from(body, self.offset_param, params) or 0
-        limit = _int_from(body, self.limit_param, params)
+        served = _int_from(body, self.limit_param, {})
         total = _int_from(body, self.total_field, {})
         following = offset + len(page.items)
-        done = (
-            not page.items
-            or (total is not None and following >= total)
-            or (limit is not None and len(page.items) < limit)
-        )
-        if done:
+        if _is_last_page(len(page.items), following, total, served):
             return PageResult(page.items, None, page.items_path)
+        limit = params.get(self.limit_param)
         next_params = ((self.offset_param, str(following)), *_size_params(self.limit_param, limit))
         return PageResult(page.items, PageRequest(params=next_params), page.items_path)
 
 
 @frozen
 class PageNumberPaginator:
-    """Page-number paging: `?page=N&pageSize=M`; ends at a short or empty page, or the last."""
+    """Page-number paging: `?page=N&pageSize=M`; ends at `totalPages`, a short or empty page."""
 
     page_param: str = "page"
     size_param: str = "pageSize"
@@ -119,15 +130,12 @@ class PageNumberPaginator:
         params = dict(request.params)
         number = _int_from(body, self.page_param, params)
         number = self.first_page if number is None else number
-        size = _int_from(body, self.size_param, params)
+        served = _int_from(body, self.size_param, {})
         total_pages = _int_from(body, self.total_pages_field, {})
-        done = (
-            not page.items
-            or (total_pages is not None and number - self.first_page + 1 >= total_pages)
-            or (size is not None and len(page.items) < size)
-        )
-        if done:
+        pages_done = number - self.first_page + 1
+        if _is_last_page(len(page.items), pages_done, total_pages, served):
             return PageResult(page.items, None, page.items_path)
+        size = params.get(self.size_param)
         next_params = ((self.page_param, str(number + 1)), *_size_params(self.size_param, size))
         return PageResult(page.items, PageRequest(params=next_params), page.items_path)
 

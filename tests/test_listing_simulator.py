@@ -1,0 +1,154 @@
+"""Listing against the simulator: every paging scheme gives the same items, and resumes exactly."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+
+from remedy_async import APIError, RemedyClient, RequestOptions
+from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+
+SCHEMES = ("none", "offset", "page", "cursor", "link")
+FINDINGS = "vulnerability-findings"
+
+
+@pytest.fixture
+async def simulator() -> AsyncIterator[Simulator]:
+    async with Simulator(SimulatorConfig(seed=11, size=8)) as running:
+        yield running
+
+
+def scheme(name: str) -> RequestOptions:
+    """Per-request options that make the simulator answer with one paging scheme."""
+    return RequestOptions(headers={"X-Simulator-Paging": name})
+
+
+@pytest.mark.parametrize("paging", SCHEMES)
+@pytest.mark.parametrize("page_size", [1, 7, 100, 1000])
+@pytest.mark.parametrize("max_items", [None, 0, 1, 13])
+async def test_every_scheme_lists_the_same_ids(
+    simulator: Simulator, paging: str, page_size: int, max_items: int | None
+) -> None:
+    """Whatever the scheme and page size, ids come in the service's order, capped at max_items."""
+    expected = list(simulator.dataset.ids(FINDINGS))[:max_items]
+    async with RemedyClient(simulator.url) as client:
+        pager = client.vulnerability_findings.list(
+            page_size=page_size, max_items=max_items, options=scheme(paging)
+        )
+        assert [finding.id async for finding in pager] == expected
+
+
+@pytest.mark.parametrize("paging", SCHEMES)
+async def test_max_items_fetches_no_page_it_does_not_need(
+    simulator: Simulator, paging: str
+) -> None:
+    """With max_items=13 and pages of 7, exactly two pages are fetched (one if unpaged)."""
+    async with RemedyClient(simulator.url) as client:
+        await client.vulnerability_findings.list(
+            page_size=7, max_items=13, options=scheme(paging)
+        ).collect()
+    assert simulator.counters.requests[f"list:{FINDINGS}"] == (1 if paging == "none" else 2)
+
+
+@pytest.mark.parametrize("paging", SCHEMES)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_resuming_from_tokens_at_random_points_gives_every_item_once(
+    simulator: Simulator, paging: str, seed: int
+) -> None:
+    """Stopping at random items and resuming from pager.resume_token yields each item once."""
+    expected = list(simulator.dataset.ids(FINDINGS))
+    stops = random.Random(seed)
+    received: list[str] = []
+    token: str | None = None
+    async with RemedyClient(simulator.url) as client:
+        for _ in range(len(expected) + 1):
+            pager = client.vulnerability_findings.list(
+                page_size=7, resume_token=token, options=scheme(paging)
+            )
+            stop_after = stops.randint(1, 20)
+            async for finding in pager:
+                received.append(finding.id)
+                stop_after -= 1
+                if stop_after == 0:
+                    break
+            token = pager.resume_token
+            if token is None:
+                break
+    assert received == expected
+
+
+@pytest.mark.parametrize("paging", SCHEMES)
+async def test_page_tokens_resume_after_the_page(simulator: Simulator, paging: str) -> None:
+    """Each Page.resume_token continues right after that page; the last page's token is None."""
+    expected = list(simulator.dataset.ids(FINDINGS))
+    async with RemedyClient(simulator.url) as client:
+        pages = [
+            page
+            async for page in client.vulnerability_findings.list(
+                page_size=7, options=scheme(paging)
+            ).pages()
+        ]
+        assert pages[-1].resume_token is None
+        for index, page in enumerate(pages[:-1]):
+            assert page.resume_token is not None
+            rest = await client.vulnerability_findings.list(
+                resume_token=page.resume_token, options=scheme(paging)
+            ).collect()
+            delivered = [item.id for p in pages[: index + 1] for item in p.items]
+            assert delivered + [finding.id for finding in rest] == expected
+
+
+@pytest.mark.parametrize("paging", ["offset", "page", "cursor", "link"])
+async def test_failed_iteration_carries_a_token_that_continues_exactly(paging: str) -> None:
+    """Under injected 500s, resuming from each error's resume_token yields every item once."""
+    faults = [FaultSpec("http-500", 0.3, routes=[f"list:{FINDINGS}"])]
+    async with Simulator(SimulatorConfig(seed=5, size=8, faults=faults)) as simulator:
+        expected = list(simulator.dataset.ids(FINDINGS))
+        received: list[str] = []
+        token: str | None = None
+        failures = 0
+        yielded_counts: list[int | None] = []
+        tokens: list[str | None] = []
+        async with RemedyClient(simulator.url) as client:
+            while True:
+                pager = client.vulnerability_findings.list(
+                    page_size=10, resume_token=token, options=scheme(paging)
+                )
+                try:
+                    async for finding in pager:
+                        received.append(finding.id)
+                    break
+                except APIError as error:
+                    failures += 1
+                    yielded_counts.append(error.items_yielded)
+                    token = error.resume_token
+                    tokens.append(token)
+    assert failures > 0
+    assert None not in yielded_counts
+    assert None not in tokens
+    assert received == expected
+
+
+async def test_cursor_expiry_can_be_resumed_from_the_error(simulator: Simulator) -> None:
+    """A 410 cursor_expired mid-list carries a token, and resuming from it completes the list."""
+    faults = [FaultSpec("cursor-expired", 0.5)]
+    async with Simulator(SimulatorConfig(seed=3, size=12, faults=faults)) as faulty:
+        expected = list(faulty.dataset.ids("remediation-targets"))
+        received: list[str] = []
+        codes: list[str | None] = []
+        token: str | None = None
+        async with RemedyClient(faulty.url) as client:
+            for _ in range(200):
+                pager = client.remediation_targets.list(page_size=3, resume_token=token)
+                try:
+                    async for target in pager:
+                        received.append(target.id)
+                    break
+                except APIError as error:
+                    codes.append(getattr(error, "code", None))
+                    token = error.resume_token
+    assert received == expected
+    assert codes
+    assert set(codes) == {"cursor_expired"}

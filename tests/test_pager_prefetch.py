@@ -1,0 +1,131 @@
+"""Prefetch: pages fetched ahead with backpressure, and nothing left running after a stop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import pytest
+from aiohttp import web
+
+from remedy_async import RemedyClient
+
+Serve = Callable[
+    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
+]
+PAGES = 10
+
+
+class OffsetListing:
+    """A loopback offset listing of PAGES pages of 5 that counts requests and can signal on one."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.in_flight = 0
+        self.reached: dict[int, asyncio.Event] = {}
+
+    def event_at(self, count: int) -> asyncio.Event:
+        return self.reached.setdefault(count, asyncio.Event())
+
+    async def handle(self, request: web.Request) -> web.Response:
+        self.requests += 1
+        self.event_at(self.requests).set()
+        offset = int(request.query.get("offset", 0))
+        items = [{"id": f"ep-{i:03d}"} for i in range(offset, min(offset + 5, PAGES * 5))]
+        return web.json_response({"items": items, "offset": offset, "total": PAGES * 5})
+
+
+@pytest.fixture
+async def listing(serve: Serve) -> tuple[str, OffsetListing]:
+    handler = OffsetListing()
+    return await serve({"/v1/endpoints": handler.handle}), handler
+
+
+async def settle() -> None:
+    """Give every ready callback a chance to run (no real time passes)."""
+    for _ in range(50):
+        await asyncio.sleep(0)
+
+
+def prefetch_tasks() -> list[asyncio.Task[object]]:
+    return [t for t in asyncio.all_tasks() if t.get_name().startswith("remedy-prefetch")]
+
+
+@pytest.mark.parametrize("prefetch", [1, 2, 5])
+async def test_prefetch_lists_the_same_items(
+    listing: tuple[str, OffsetListing], prefetch: int
+) -> None:
+    """With prefetch the items and their order are unchanged."""
+    url, _ = listing
+    async with RemedyClient(url) as client:
+        ids = [e.id async for e in client.endpoints.list(page_size=5, prefetch=prefetch)]
+    assert ids == [f"ep-{i:03d}" for i in range(PAGES * 5)]
+
+
+async def test_prefetch_stays_ahead_by_at_most_n_pages(listing: tuple[str, OffsetListing]) -> None:
+    """A paused consumer with prefetch=2 lets exactly two pages beyond its own be fetched."""
+    url, handler = listing
+    async with RemedyClient(url) as client:
+        pager = client.endpoints.list(page_size=5, prefetch=2)
+        iterator = aiter(pager)
+        assert (await anext(iterator)).id == "ep-000"
+        await asyncio.wait_for(handler.event_at(3).wait(), timeout=10)
+        await settle()
+        assert handler.requests == 3
+        await iterator.aclose()  # type: ignore[attr-defined]
+
+
+async def test_breaking_out_cancels_the_prefetch(listing: tuple[str, OffsetListing]) -> None:
+    """Leaving the loop early stops the prefetch task; no warning, and the client still works."""
+    url, handler = listing
+    async with RemedyClient(url) as client:
+        async for endpoint in client.endpoints.list(page_size=5, prefetch=3):
+            if endpoint.id == "ep-006":
+                break
+        await settle()
+        assert prefetch_tasks() == []
+        served = handler.requests
+        await settle()
+        assert handler.requests == served
+        assert len(await client.endpoints.list(page_size=50).collect()) == PAGES * 5
+
+
+async def test_cancelling_the_consumer_cancels_the_prefetch(
+    listing: tuple[str, OffsetListing],
+) -> None:
+    """Cancelling a task that is listing with prefetch leaves no prefetch task behind."""
+    url, _ = listing
+    started = asyncio.Event()
+
+    async with RemedyClient(url) as client:
+
+        async def consume() -> None:
+            async for _ in client.endpoints.list(page_size=5, prefetch=2):
+                started.set()
+                await asyncio.Event().wait()
+
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(started.wait(), timeout=10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await settle()
+        assert prefetch_tasks() == []
+        assert (await client.endpoints.list(max_items=1).first()) is not None
+
+
+async def test_prefetch_with_max_items_fetches_only_needed_pages(
+    listing: tuple[str, OffsetListing],
+) -> None:
+    """Prefetch never fetches beyond the page that reaches max_items."""
+    url, handler = listing
+    async with RemedyClient(url) as client:
+        items = await client.endpoints.list(page_size=5, max_items=12, prefetch=4).collect()
+    assert len(items) == 12
+    assert handler.requests == 3
+
+
+def test_negative_prefetch_is_refused() -> None:
+    """prefetch below 0 raises ValueError from list()."""
+    with pytest.raises(ValueError, match="prefetch"):
+        RemedyClient("https://h").endpoints.list(prefetch=-1)
