@@ -45,7 +45,7 @@ async def _export(collection: ResourceCollection[Any], expected: int) -> ExportC
 
 async def run_demo(*, size: int, seed: int) -> list[ExportCount]:
     """Start the simulator on a free loopback port and export all four collections concurrently."""
-    config = SimulatorConfig(seed=seed, size=size, paging="none")
+    config = SimulatorConfig(seed=seed, size=size)
     async with Simulator(config) as simulator, RemedyClient(simulator.url) as client:
         collections = [getattr(client, resource.attribute) for resource in RESOURCES]
         return list(

@@ -32,6 +32,10 @@ def parse_link_header(value: str) -> list[Link]:
         end = value.find(">", start + 1)
         if end < 0:
             break
+        stray = value.find("<", start + 1, end)
+        if stray >= 0:  # this link never closed its target: skip it, keep the next one
+            position = stray
+            continue
         target = value[start + 1 : end].strip()
         params, position = _parameters(value, end + 1)
         rels = frozenset(rel.lower() for rel in params.get("rel", "").split() if rel)
@@ -85,9 +89,20 @@ def _parameter_value(value: str, position: int) -> tuple[str, int]:
 
 
 def next_link(header_values: Iterable[str], base: URL) -> URL | None:
-    """Return the absolute URL of the first rel="next" link, resolved against `base`."""
+    """Return the absolute URL of the first rel="next" link, resolved against `base`.
+
+    Raises ValueError when that link's target is not a URL.
+    """
     for value in header_values:
         for link in parse_link_header(value):
             if "next" in link.rels:
-                return base.join(URL(link.target))
+                return resolve(base, link.target)
     return None
+
+
+def resolve(base: URL, target: str) -> URL:
+    """Resolve a link target against the URL it came from; ValueError if it is not a URL."""
+    try:
+        return base.join(URL(target))
+    except ValueError as exc:
+        raise ValueError(f"next-page link {target[:200]!r} is not a valid URL ({exc})") from None

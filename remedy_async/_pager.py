@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any, Generic, TypeVar
 
@@ -26,7 +26,7 @@ from ._resume import ResumePoint, encode_token
 
 T = TypeVar("T")
 
-FetchPage = Callable[[PageRequest], Awaitable[JSONResponse]]
+FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
 
 
 @frozen
@@ -83,6 +83,75 @@ class _RecentIds:
             return True
         self._current.add(key)
         return False
+
+
+class _LookAhead:
+    """Fetches predicted next pages in parallel, handing each over only if it was the right guess.
+
+    A request that was not predicted is fetched on the spot, and every outstanding guess is
+    cancelled. Guesses whose result nobody wants are cancelled and their errors discarded, so a
+    wrong guess costs a request but never an item.
+    """
+
+    def __init__(
+        self,
+        fetch: FetchPage,
+        predict: Callable[[PageRequest], PageRequest | None],
+        room: Callable[[], int],
+    ) -> None:
+        self._fetch = fetch
+        self._predict = predict
+        self._room = room
+        self._ahead: dict[PageRequest, asyncio.Task[JSONResponse]] = {}
+        self._latest: PageRequest | None = None
+
+    async def fetch(self, request: PageRequest) -> JSONResponse:
+        task = self._ahead.pop(request, None)
+        if task is None:
+            self._drop(list(self._ahead))
+            task = asyncio.create_task(self._fetch(request))
+        self._latest = request
+        self._guess_after(request)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+
+    def refill(self) -> None:
+        """Use room the caller just freed to guess further ahead."""
+        if self._latest is not None:
+            self._guess_after(self._latest)
+
+    def _guess_after(self, request: PageRequest) -> None:
+        wanted: list[PageRequest] = []
+        current = request
+        for _ in range(self._room()):
+            guess = self._predict(current)
+            if guess is None:
+                break
+            wanted.append(guess)
+            current = guess
+        self._drop([guess for guess in self._ahead if guess not in wanted])
+        for guess in wanted:
+            if guess not in self._ahead:
+                self._ahead[guess] = asyncio.create_task(self._fetch(guess))
+
+    def _drop(self, guesses: list[PageRequest]) -> None:
+        for guess in guesses:
+            task = self._ahead.pop(guess)
+            task.cancel()
+            task.add_done_callback(_discard_outcome)
+
+    async def close(self) -> None:
+        tasks = list(self._ahead.values())
+        self._drop(list(self._ahead))
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _discard_outcome(task: asyncio.Task[JSONResponse]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 class Pager(Generic[T]):
@@ -210,9 +279,15 @@ class Pager(Generic[T]):
 
     @asynccontextmanager
     async def _prepared_pages(self) -> AsyncIterator[AsyncIterator[_Prepared]]:
-        """Provide the prepared pages, fetched in step with the caller or `prefetch` ahead."""
-        pages = self._fetch_pages()
+        """Provide the prepared pages, fetched in step with the caller or `prefetch` ahead.
+
+        With prefetch, a producer task fetches pages into a queue, holding at most `prefetch`
+        pages the caller has not taken. When the paginator can predict next requests (offset
+        and page-number schemes) and no max_items is set, the free part of that allowance is
+        fetched in parallel.
+        """
         if self._prefetch == 0:
+            pages = self._fetch_pages(self._fetch)
             try:
                 yield pages
             finally:
@@ -220,6 +295,13 @@ class Pager(Generic[T]):
             return
         queue: asyncio.Queue[_Prepared | BaseException | None] = asyncio.Queue()
         slots = asyncio.Semaphore(self._prefetch)
+        predict = getattr(self._paginator, "predict_next", None)
+        look_ahead = None
+        if predict is not None and self._max_items is None:
+            look_ahead = _LookAhead(
+                self._fetch, predict, lambda: max(0, self._prefetch - queue.qsize() - 1)
+            )
+        pages = self._fetch_pages(look_ahead.fetch if look_ahead else self._fetch)
 
         async def produce() -> None:
             try:
@@ -239,6 +321,8 @@ class Pager(Generic[T]):
                 if isinstance(got, BaseException):
                     raise got
                 slots.release()
+                if look_ahead is not None:
+                    look_ahead.refill()
                 yield got
 
         producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self._description}")
@@ -248,8 +332,10 @@ class Pager(Generic[T]):
             producer.cancel()
             with suppress(asyncio.CancelledError):
                 await producer
+            if look_ahead is not None:
+                await look_ahead.close()
 
-    async def _fetch_pages(self) -> AsyncGenerator[_Prepared, None]:
+    async def _fetch_pages(self, fetch: FetchPage) -> AsyncGenerator[_Prepared, None]:
         remaining = self._max_items
         if remaining == 0:
             return
@@ -258,7 +344,7 @@ class Pager(Generic[T]):
         recent = _RecentIds()
         while True:
             self._check_target(request)
-            response = await self._fetch(request)
+            response = await fetch(request)
             result = self._read(request, response)
             recent.next_page()
             delivered: list[Any] = []

@@ -78,6 +78,19 @@ class Paginator(Protocol):
         ...
 
 
+@runtime_checkable
+class PredictingPaginator(Paginator, Protocol):
+    """A paginator that can also guess the next request before the current page arrives.
+
+    Optional: with `prefetch`, the pager fetches predicted pages in parallel and uses one only
+    when the real next request (read from the response) is exactly the predicted one.
+    """
+
+    def predict_next(self, request: PageRequest) -> PageRequest | None:
+        """Return the request for the page after `request`, assuming that page is full."""
+        ...
+
+
 def envelope_items(body: Mapping[str, Any], keys: Sequence[str] = ITEM_KEYS) -> PageResult:
     """Find the item array of an envelope under the first of `keys` present (no next page)."""
     for key in keys:

@@ -61,8 +61,8 @@ def decode_token(token: str, *, collection: str, filters: str, scheme: str) -> R
             filters=_text(document["f"]),
             scheme=_text(document["s"]),
             request=PageRequest(
-                params=tuple((_text(name), _text(value)) for name, value in document["p"]),
-                url=None if document["u"] is None else URL(_text(document["u"])),
+                params=tuple(_pair(param) for param in _list(document["p"])),
+                url=None if document["u"] is None else _absolute(document["u"]),
             ),
             skip=_count(document["k"]),
         )
@@ -81,6 +81,25 @@ def _text(value: object) -> str:
     if not isinstance(value, str):
         raise TypeError("expected a string")
     return value
+
+
+def _list(value: object) -> list[object]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list")
+    return value
+
+
+def _pair(value: object) -> tuple[str, str]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise TypeError("expected a [name, value] pair")
+    return _text(value[0]), _text(value[1])
+
+
+def _absolute(value: object) -> URL:
+    url = URL(_text(value))
+    if not url.absolute or url.scheme not in {"http", "https"}:
+        raise ValueError("expected an absolute http(s) URL")
+    return url
 
 
 def _count(value: object) -> int:

@@ -15,7 +15,7 @@ from yarl import URL
 
 from ._codec import WireFault, json_type_name
 from ._http import JSONResponse
-from ._link import next_link
+from ._link import next_link, resolve
 from ._paging import (
     ITEM_KEYS,
     PageRequest,
@@ -104,6 +104,15 @@ class OffsetPaginator:
         next_params = ((self.offset_param, str(following)), *_size_params(self.limit_param, limit))
         return PageResult(page.items, PageRequest(params=next_params), page.items_path)
 
+    def predict_next(self, request: PageRequest) -> PageRequest | None:
+        """Guess the request after `request` if its page comes back full (for fetching ahead)."""
+        params = dict(request.params)
+        offset, limit = params.get(self.offset_param), params.get(self.limit_param)
+        if offset is None or limit is None or not (offset.isdigit() and limit.isdigit()):
+            return None
+        following = (self.offset_param, str(int(offset) + int(limit)))
+        return PageRequest(params=(following, (self.limit_param, limit)))
+
 
 @frozen
 class PageNumberPaginator:
@@ -139,6 +148,16 @@ class PageNumberPaginator:
         next_params = ((self.page_param, str(number + 1)), *_size_params(self.size_param, size))
         return PageResult(page.items, PageRequest(params=next_params), page.items_path)
 
+    def predict_next(self, request: PageRequest) -> PageRequest | None:
+        """Guess the request for the page after `request` (for fetching ahead)."""
+        params = dict(request.params)
+        number, size = params.get(self.page_param), params.get(self.size_param)
+        if number is None or size is None or not number.isdigit():
+            return None
+        return PageRequest(
+            params=((self.page_param, str(int(number) + 1)), (self.size_param, size))
+        )
+
 
 @frozen
 class CursorPaginator:
@@ -172,9 +191,11 @@ class CursorPaginator:
         if not following.strip():
             raise PagingFault(f"the response's {self.next_field!r} is empty, yet not null")
         if self.next_kind == "url":
-            return PageResult(
-                page.items, PageRequest(url=response.url.join(URL(following))), page.items_path
-            )
+            try:
+                target = resolve(response.url, following)
+            except ValueError as exc:
+                raise WireFault(f"$.{self.next_field}", str(exc)) from None
+            return PageResult(page.items, PageRequest(url=target), page.items_path)
         limit = dict(request.params).get(self.limit_param)
         params = ((self.cursor_param, following), *(((self.limit_param, limit),) if limit else ()))
         return PageResult(page.items, PageRequest(params=params), page.items_path)
@@ -203,10 +224,17 @@ class LinkHeaderPaginator:
             page = envelope_items(body, self.item_keys)
         else:
             raise WireFault("$", f"expected an array or an object, got {json_type_name(body)}")
-        target = next_link(_link_values(response.headers), response.url)
+        target = _next_link(response)
         if target is None:
             return page
         return PageResult(page.items, PageRequest(url=target), page.items_path)
+
+
+def _next_link(response: JSONResponse) -> URL | None:
+    try:
+        return next_link(_link_values(response.headers), response.url)
+    except ValueError as exc:
+        raise PagingFault(str(exc)) from None
 
 
 def _link_values(headers: Mapping[str, str]) -> list[str]:
@@ -224,8 +252,8 @@ class AutoPaginator:
     Order of precedence, first match wins:
       1. a `Link` header with rel="next"            -> the Link-header scheme
       2. a bare JSON array                           -> unpaged (or the last Link page)
-      3. an envelope with a next-cursor field        -> the cursor scheme
-         (`nextCursor`, `next_cursor`, `nextPageToken`, ...; null ends the list)
+      3. an envelope with the cursor scheme's next field -> the cursor scheme
+         (`nextCursor` unless configured; null ends the list)
       4. an envelope with an `offset` field          -> the offset scheme
       5. an envelope with a `page` field             -> the page-number scheme
       6. any other envelope                          -> unpaged (refused if another next
@@ -258,6 +286,15 @@ class AutoPaginator:
         """Read the page with the scheme the response shows."""
         return self.detect(response).read(request, response)
 
+    def predict_next(self, request: PageRequest) -> PageRequest | None:
+        """Guess the next request when `request` already shows an offset or page-number scheme."""
+        names = {name for name, _ in request.params}
+        if self.offset.offset_param in names:
+            return self.offset.predict_next(request)
+        if self.page_number.page_param in names:
+            return self.page_number.predict_next(request)
+        return None
+
     def detect(
         self, response: JSONResponse
     ) -> (
@@ -268,7 +305,7 @@ class AutoPaginator:
         | UnpagedPaginator
     ):
         """Return the scheme a response is paged with, by the documented order of precedence."""
-        if next_link(_link_values(response.headers), response.url) is not None:
+        if _next_link(response) is not None:
             return self.link
         body = response.body
         if not isinstance(body, dict):

@@ -129,3 +129,71 @@ def test_negative_prefetch_is_refused() -> None:
     """prefetch below 0 raises ValueError from list()."""
     with pytest.raises(ValueError, match="prefetch"):
         RemedyClient("https://h").endpoints.list(prefetch=-1)
+
+
+class GatedOffsetListing:
+    """An offset listing that holds every request after the first until released, counting them."""
+
+    def __init__(self, served_size: int | None = None) -> None:
+        self.served_size = served_size
+        self.offsets: list[int] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.release = asyncio.Event()
+        self.arrived = asyncio.Condition()
+
+    async def handle(self, request: web.Request) -> web.Response:
+        offset = int(request.query.get("offset", 0))
+        limit = int(request.query.get("limit", 5))
+        size = min(limit, self.served_size or limit)
+        self.offsets.append(offset)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        async with self.arrived:
+            self.arrived.notify_all()
+        try:
+            if offset > 0:
+                await asyncio.wait_for(self.release.wait(), timeout=10)
+            items = [{"id": f"ep-{i:03d}"} for i in range(offset, min(offset + size, 40))]
+            return web.json_response({"items": items, "offset": offset, "total": 40})
+        finally:
+            self.in_flight -= 1
+
+
+async def test_predictable_pages_are_fetched_in_parallel(serve: Serve) -> None:
+    """With offset paging and prefetch=3, three page requests are in flight at once."""
+    handler = GatedOffsetListing()
+    url = await serve({"/v1/endpoints": handler.handle})
+    async with RemedyClient(url) as client:
+        pager = client.endpoints.list(page_size=5, prefetch=3)
+        listing = asyncio.create_task(pager.collect())
+        try:
+            async with handler.arrived:
+                await asyncio.wait_for(handler.arrived.wait_for(lambda: handler.in_flight >= 3), 10)
+        finally:
+            handler.release.set()
+        items = await listing
+    assert [e.id for e in items] == [f"ep-{i:03d}" for i in range(40)]
+    assert handler.max_in_flight == 3
+
+
+async def test_wrong_guesses_are_discarded_and_nothing_is_skipped(serve: Serve) -> None:
+    """A server serving 3 items when 5 are asked breaks every guess; each item still comes once."""
+    handler = GatedOffsetListing(served_size=3)
+    handler.release.set()
+    url = await serve({"/v1/endpoints": handler.handle})
+    async with RemedyClient(url) as client:
+        items = await client.endpoints.list(page_size=5, prefetch=2).collect()
+    assert [e.id for e in items] == [f"ep-{i:03d}" for i in range(40)]
+    assert set(range(0, 40, 3)) <= set(handler.offsets)
+
+
+async def test_no_guessing_ahead_with_max_items(serve: Serve) -> None:
+    """With max_items set, prefetch requests only the pages needed, one at a time."""
+    handler = GatedOffsetListing()
+    handler.release.set()
+    url = await serve({"/v1/endpoints": handler.handle})
+    async with RemedyClient(url) as client:
+        items = await client.endpoints.list(page_size=5, prefetch=3, max_items=12).collect()
+    assert len(items) == 12
+    assert handler.offsets == [0, 5, 10]

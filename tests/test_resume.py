@@ -1,0 +1,335 @@
+"""Resume tokens: round trips, checks against the list call, and refusal of malformed tokens."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import re
+import string
+from random import Random
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from yarl import URL
+
+from remedy_async._paging import PageRequest
+from remedy_async._resume import (
+    TOKEN_PREFIX,
+    ResumePoint,
+    decode_token,
+    encode_token,
+    filters_fingerprint,
+)
+
+FILTERS = filters_fingerprint((("severity", "high"), ("status", "open")))
+POINT = ResumePoint(
+    collection="vulnerability-findings",
+    filters=FILTERS,
+    scheme="CursorPaginator",
+    request=PageRequest(params=(("cursor", "c2"), ("limit", "50"))),
+    skip=3,
+)
+URL_SAFE = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def decode(token: Any, point: ResumePoint = POINT) -> ResumePoint:
+    """Decode a token for the list call `point` was made for."""
+    return decode_token(
+        token, collection=point.collection, filters=point.filters, scheme=point.scheme
+    )
+
+
+def raw_token(document: Any) -> str:
+    """A token whose body is the given JSON document, as encode_token would wrap it."""
+    return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
+
+
+def good_document(**changes: Any) -> dict[str, Any]:
+    """The JSON document of POINT's token, with some keys changed."""
+    body = encode_token(POINT)[len(TOKEN_PREFIX) :]
+    document = orjson.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    assert isinstance(document, dict)
+    document.update(changes)
+    return document
+
+
+# Round trips
+
+_HOSTS = st.from_regex(r"[a-z][a-z0-9-]{0,10}(\.[a-z][a-z0-9-]{0,10}){0,2}", fullmatch=True)
+_URLS = st.builds(
+    lambda scheme, host, port, segments, query: URL.build(
+        scheme=scheme,
+        host=host,
+        port=port,
+        path="/" + "/".join(segments),
+        query=query,
+    ),
+    st.sampled_from(["http", "https"]),
+    _HOSTS,
+    st.none() | st.integers(1, 65535),
+    st.lists(st.text(alphabet=string.ascii_letters + string.digits + "-._~", max_size=8)),
+    st.lists(st.tuples(st.text(max_size=8), st.text(max_size=8)), max_size=3),
+)
+_POINTS = st.builds(
+    ResumePoint,
+    collection=st.text(),
+    filters=st.text(),
+    scheme=st.text(),
+    request=st.builds(
+        PageRequest,
+        params=st.lists(st.tuples(st.text(), st.text()), max_size=5).map(tuple),
+        url=st.none() | _URLS,
+    ),
+    skip=st.integers(min_value=0, max_value=2**63 - 1),
+)
+
+
+@given(_POINTS)
+def test_round_trip(point: ResumePoint) -> None:
+    """Decoding a point's token for the same list call gives the point back."""
+    assert decode(encode_token(point), point) == point
+
+
+@given(_POINTS)
+def test_token_is_url_safe_ascii_with_prefix(point: ResumePoint) -> None:
+    """A token is URL-safe ASCII starting with `r1.`, with no padding."""
+    token = encode_token(point)
+    assert token.startswith("r1.")
+    assert token.isascii()
+    assert URL_SAFE.fullmatch(token)
+    assert not token.endswith("=")
+
+
+def test_round_trip_of_a_url_request() -> None:
+    """A point whose request is a URL to follow keeps that URL exactly."""
+    url = URL("https://api.example.com/v1/endpoints?cursor=a%2Bb%3D&limit=2")
+    point = ResumePoint("endpoints", FILTERS, "LinkHeaderPaginator", PageRequest(url=url), 1)
+    decoded = decode(encode_token(point), point)
+    assert decoded == point
+    assert decoded.request.url is not None
+    assert decoded.request.url.query["cursor"] == "a+b="
+
+
+def test_skip_defaults_to_zero() -> None:
+    """A point made without skip round-trips with skip 0."""
+    point = ResumePoint("scopes", FILTERS, "OffsetPaginator", PageRequest())
+    assert decode(encode_token(point), point).skip == 0
+
+
+# Checks against the list call the token is given to
+
+
+def test_other_collection_is_refused() -> None:
+    """A token made for another collection is refused, naming both collections."""
+    with pytest.raises(ValueError, match="'vulnerability-findings', not for 'endpoints'"):
+        decode_token(
+            encode_token(POINT), collection="endpoints", filters=FILTERS, scheme=POINT.scheme
+        )
+
+
+def test_other_filters_are_refused() -> None:
+    """A token made for a list call with other filters is refused."""
+    other = filters_fingerprint((("severity", "low"), ("status", "open")))
+    with pytest.raises(ValueError, match="other filters"):
+        decode_token(
+            encode_token(POINT), collection=POINT.collection, filters=other, scheme=POINT.scheme
+        )
+
+
+def test_no_filters_is_other_filters() -> None:
+    """A token made with filters is refused by the same list call without them."""
+    with pytest.raises(ValueError, match="other filters"):
+        decode_token(
+            encode_token(POINT),
+            collection=POINT.collection,
+            filters=filters_fingerprint(()),
+            scheme=POINT.scheme,
+        )
+
+
+def test_other_scheme_is_refused() -> None:
+    """A token made with another paging scheme is refused, naming both schemes."""
+    with pytest.raises(ValueError, match="CursorPaginator, this list uses OffsetPaginator"):
+        decode_token(
+            encode_token(POINT),
+            collection=POINT.collection,
+            filters=FILTERS,
+            scheme="OffsetPaginator",
+        )
+
+
+# Malformed tokens
+
+
+@pytest.mark.parametrize("token", ["", "r1", "r2.abc", "R1.abc", " r1.abc", "abc", "r1:abc"])
+def test_wrong_prefix_is_refused(token: str) -> None:
+    """A string without the `r1.` prefix is refused as not a resume token."""
+    with pytest.raises(ValueError, match=r"resume_token is not a remedy_async resume token"):
+        decode(token)
+
+
+@pytest.mark.parametrize("token", [None, 1, b"r1.abc", ["r1.abc"], POINT])
+def test_non_str_is_refused(token: Any) -> None:
+    """Anything but a str is refused with ValueError, not TypeError or AttributeError."""
+    with pytest.raises(ValueError, match="resume_token is not a remedy_async resume token"):
+        decode(token)
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "r1.",
+        "r1.a",
+        "r1.!!!!",
+        "r1.é",
+        "r1.\x00",
+        "r1." + base64.urlsafe_b64encode(b"not json").decode(),
+        "r1." + base64.urlsafe_b64encode(b"\xff\xfe").decode(),
+        "r1." + base64.urlsafe_b64encode(b'{"c": "x"').decode(),
+        encode_token(POINT)[:-5],
+    ],
+)
+def test_bad_base64_or_not_json_is_malformed(token: str) -> None:
+    """Bad base64, or base64 of something that is not JSON, is a malformed token."""
+    with pytest.raises(ValueError, match="resume_token is malformed"):
+        decode(token)
+
+
+@pytest.mark.parametrize("document", [None, 1, "text", [1, 2], [], {}, True])
+def test_json_not_an_object_is_malformed(document: Any) -> None:
+    """A token whose JSON is not an object is malformed."""
+    with pytest.raises(ValueError, match="resume_token is malformed"):
+        decode(raw_token(document))
+
+
+@pytest.mark.parametrize("key", ["c", "f", "s", "p", "u", "k"])
+def test_json_missing_key_is_malformed(key: str) -> None:
+    """A token missing any of its keys is malformed."""
+    document = good_document()
+    del document[key]
+    with pytest.raises(ValueError, match="resume_token is malformed"):
+        decode(raw_token(document))
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("c", 1),
+        ("c", None),
+        ("f", ["x"]),
+        ("s", {"name": "CursorPaginator"}),
+        ("p", None),
+        ("p", 3),
+        ("p", "text"),
+        ("p", [["cursor"]]),
+        ("p", [["cursor", "c2", "extra"]]),
+        ("p", [["cursor", 2]]),
+        ("p", [[None, "c2"]]),
+        ("p", [3]),
+        ("u", 3),
+        ("u", ["https://api.example.com/"]),
+        ("u", "http://[oops/"),
+        ("u", "https://api.example.com:99999/"),
+        ("k", -1),
+        ("k", 1.5),
+        ("k", "3"),
+        ("k", True),
+        ("k", None),
+    ],
+)
+def test_wrong_types_are_malformed(key: str, value: Any) -> None:
+    """A token with a value of the wrong type, or a negative skip, is malformed."""
+    with pytest.raises(ValueError, match="resume_token is malformed"):
+        decode(raw_token(good_document(**{key: value})))
+
+
+@pytest.mark.parametrize("params", [["ab", "cd"], {"ab": "x"}])
+def test_params_not_pairs_are_malformed(params: Any) -> None:
+    """Parameters that are not a list of [name, value] pairs make the token malformed."""
+    with pytest.raises(ValueError, match="resume_token is malformed"):
+        decode(raw_token(good_document(p=params)))
+
+
+@pytest.mark.parametrize("url", ["", "/v1/endpoints?cursor=2", "page2"])
+def test_relative_url_is_malformed(url: str) -> None:
+    """A token whose next-page URL is not absolute is malformed."""
+    with pytest.raises(ValueError, match="resume_token is malformed"):
+        decode(raw_token(good_document(u=url)))
+
+
+@given(st.text())
+def test_arbitrary_text_after_prefix_is_only_ever_a_value_error(text: str) -> None:
+    """Any text after `r1.` decodes or raises ValueError, never another exception."""
+    with contextlib.suppress(ValueError):
+        decode(TOKEN_PREFIX + text)
+
+
+@given(st.text(alphabet=string.ascii_letters + string.digits + "-_="))
+def test_arbitrary_base64_after_prefix_is_malformed(text: str) -> None:
+    """Arbitrary base64-alphabet text after `r1.` is refused as malformed."""
+    with pytest.raises(ValueError, match="resume_token is malformed"):
+        decode(TOKEN_PREFIX + text)
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(st.fixed_dictionaries({}, optional=dict.fromkeys("cfspuk", _JSON)))
+def test_arbitrary_json_document_is_only_ever_a_value_error(document: dict[str, Any]) -> None:
+    """A token of any JSON object decodes or raises ValueError, never another exception."""
+    with contextlib.suppress(ValueError):
+        decode(raw_token(document))
+
+
+# Fingerprints
+
+
+def test_fingerprint_is_order_insensitive() -> None:
+    """The same filters in another order have the same fingerprint."""
+    assert filters_fingerprint((("a", "1"), ("b", "2"))) == filters_fingerprint(
+        (("b", "2"), ("a", "1"))
+    )
+
+
+@given(st.lists(st.tuples(st.text(), st.text()), max_size=6), st.randoms())
+def test_fingerprint_is_order_insensitive_for_any_filters(
+    params: list[tuple[str, str]], random: Random
+) -> None:
+    """Shuffling any filters leaves the fingerprint unchanged."""
+    shuffled = list(params)
+    random.shuffle(shuffled)
+    assert filters_fingerprint(tuple(params)) == filters_fingerprint(tuple(shuffled))
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        (),
+        (("severity", "low"),),
+        (("severity", "high"), ("status", "open")),
+        (("severity", "high"), ("severity", "high")),
+        (("severityhigh", ""),),
+        (("severit", "yhigh"),),
+    ],
+)
+def test_fingerprint_differs_for_different_filters(other: tuple[tuple[str, str], ...]) -> None:
+    """Different filters have different fingerprints, including look-alike splits."""
+    assert filters_fingerprint((("severity", "high"),)) != filters_fingerprint(other)
+
+
+def test_fingerprint_is_short_hex() -> None:
+    """A fingerprint is 16 lower-case hex digits."""
+    assert re.fullmatch(r"[0-9a-f]{16}", filters_fingerprint((("q", "é"),)))
