@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import aclosing, asynccontextmanager, suppress
 from typing import Any, Generic, TypeVar
 
 from attrs import frozen
@@ -207,20 +207,13 @@ class Pager(Generic[T]):
         return self._iterate_items()
 
     async def _iterate_items(self) -> AsyncGenerator[T, None]:
-        self._at_page, self._at_count = None, 0
-        yielded = 0
-        try:
-            async with self._prepared_pages() as prepared_pages:
-                async for prepared in prepared_pages:
-                    items = self._structure_items(prepared)
-                    self._at_page = prepared
-                    for count, item in enumerate(items, 1):
-                        self._at_count = count
-                        yielded += 1
-                        yield item
-        except RemedyError as error:
-            self._mark(error, yielded)
-            raise
+        async with aclosing(self.pages()) as pages:
+            async for page in pages:
+                for count, item in enumerate(page.items, 1):
+                    # The position moves before the hand-over: a caller that stops after this
+                    # item resumes after it.
+                    self._at_count = count
+                    yield item
 
     async def pages(self) -> AsyncGenerator[Page[T], None]:
         """Yield the list page by page; the last page is cut short when max_items is reached."""

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 
 import pytest
 from aiohttp import web
 
-from tests.loopback import serve_app
-
-Routes = dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]
+from tests.loopback import Handler, Serve, serve_app
 
 
 @pytest.fixture
-async def serve() -> AsyncIterator[Callable[[Routes], Awaitable[str]]]:
+async def serve() -> AsyncIterator[Serve]:
     """Start a loopback aiohttp.web app with the given GET routes; returns its base URL."""
     async with AsyncExitStack() as stack:
 
-        async def start(routes: Routes) -> str:
+        async def start(routes: dict[str, Handler]) -> str:
             app = web.Application()
             for path, handler in routes.items():
                 app.router.add_get(path, handler)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from aiohttp import web
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Serve = Callable[[dict[str, Handler]], Awaitable[str]]
+"""The `serve` fixture: start a loopback app from {path: handler}; returns its base URL."""
 
 
 @asynccontextmanager

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import warnings
-from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
@@ -24,10 +23,8 @@ from remedy_async import (
     ServerError,
     __version__,
 )
+from tests.loopback import Serve
 
-Serve = Callable[
-    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
-]
 TOKEN = "canary-token-7f3e9a"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import unicodedata
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from urllib.parse import unquote
 
 import pytest
@@ -33,11 +33,8 @@ from remedy_async import (
     UnprocessableEntityError,
 )
 from remedy_async._ids import MAX_ID_LENGTH
-from tests.loopback import serve_app
+from tests.loopback import Serve, serve_app
 
-Serve = Callable[
-    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
-]
 TOKEN = "canary-token-7f3e9a"
 PREFIX = "/v1/endpoints/"
 

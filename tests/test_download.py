@@ -13,11 +13,8 @@ from aioresponses import aioresponses
 
 from remedy_async import APIConnectionError, NotFoundError, RemedyClient
 from remedy_async._download import CHUNK_SIZE, safe_filename
-from tests.loopback import ScriptedServer, http_response
+from tests.loopback import ScriptedServer, Serve, http_response
 
-Serve = Callable[
-    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
-]
 PAYLOAD = bytes(range(256)) * 8192  # 2 MiB, many chunks
 
 

@@ -19,10 +19,8 @@ from remedy_async import (
     Scope,
     UnpagedPaginator,
 )
+from tests.loopback import Serve
 
-Serve = Callable[
-    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
-]
 TOTAL = 25
 
 

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 
 import pytest
 from aiohttp import web
 
 from remedy_async import RemedyClient
+from tests.loopback import Serve
 
-Serve = Callable[
-    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
-]
 PAGES = 10
 
 

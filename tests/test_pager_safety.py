@@ -15,10 +15,8 @@ from remedy_async import (
     PaginationError,
     RemedyClient,
 )
+from tests.loopback import Serve
 
-Serve = Callable[
-    [dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]], Awaitable[str]
-]
 TOKEN = "canary-token-7f3e9a"
 
 
