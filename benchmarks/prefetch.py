@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from remedy_async import RemedyClient, RequestOptions
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from simulator_process import running_simulator  # noqa: E402
+from simulator_process import running_simulator
 
 LATENCY_MS = 20
 PAGE_SIZE = 50
@@ -44,7 +44,7 @@ async def list_once(url: str, scheme: str, prefetch: int, pages: int, work_s: fl
             page_size=PAGE_SIZE, max_items=None, prefetch=prefetch, options=options
         )
         seen = 0
-        async for page in pager.pages():
+        async for _page in pager.pages():
             seen += 1
             if work_s:
                 await asyncio.sleep(work_s)

@@ -10,6 +10,8 @@ from aiohttp import web
 
 from tests.loopback import Handler, Serve, serve_app
 
+pytest_plugins = ["remedy_async.testing"]
+
 
 @pytest.fixture
 async def serve() -> AsyncIterator[Serve]:

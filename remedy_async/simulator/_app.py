@@ -1,0 +1,304 @@
+"""The request handler: routing on the raw path, auth, rate limit, faults, then the routes.
+
+One low-level handler serves everything (no aiohttp router): the router decodes `%2F` before
+matching, which would split ids containing `/`; here the raw path is split first and only the
+id segment is percent-decoded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import itertools
+import secrets
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Final, cast
+from urllib.parse import unquote
+
+from aiohttp import web
+
+from ._agentconf import CONTENT_TYPE, FILENAME, AgentConfiguration
+from ._config import (
+    PAGING_SCHEMES,
+    RESOURCES,
+    UNMATCHED_ROUTE,
+    FaultKind,
+    PagingScheme,
+    SimulatorConfig,
+)
+from ._counters import CounterState
+from ._dataset import Dataset
+from ._faults import FaultInjector, replacing_error
+from ._filters import FilterError
+from ._paging import CursorCodec, ListRequest, Pager
+from ._prng import iso
+from ._ratelimit import TokenBucket
+from ._responses import ApiError, Payload, error_payload, json_payload
+from ._wire import Sleep, reset, send
+
+PAGING_HEADER: Final = "X-Simulator-Paging"
+"""Request header that overrides the run's paging scheme for one request (for tests)."""
+REQUEST_ID_HEADER: Final = "X-Request-Id"
+ETAG_IN_THREAD: Final = 4 * 1024 * 1024
+"""Agent configurations at least this big get their ETag computed off the event loop."""
+
+_SINGULAR: Final = {
+    "endpoints": "endpoint",
+    "remediation-targets": "remediation target",
+    "scopes": "scope",
+    "vulnerability-findings": "vulnerability finding",
+}
+_Route = tuple[str, str | None, str | None]
+
+
+def _package_version() -> str:
+    try:
+        return version("remedy-async")
+    except PackageNotFoundError:  # pragma: no cover - only when run from a bare checkout
+        return "0+unknown"
+
+
+class SimulatorApp:
+    """Answers requests for one configuration and data set; counts into `counters`."""
+
+    def __init__(
+        self,
+        config: SimulatorConfig,
+        dataset: Dataset,
+        counters: CounterState,
+        *,
+        sleep: Sleep,
+        clock: Callable[[], float],
+    ) -> None:
+        self._config = config
+        self._dataset = dataset
+        self._counters = counters
+        self._sleep = sleep
+        self._clock = clock
+        self._pager = Pager(
+            dataset=dataset,
+            cursors=CursorCodec(config.seed),
+            items_key=config.items_key,
+            page_size=config.page_size,
+            max_page_size=config.max_page_size,
+        )
+        self._faults = FaultInjector(config.faults, config.seed)
+        self._bucket = None if config.rate_limit is None else TokenBucket(config.rate_limit, clock)
+        self._agent_configuration = AgentConfiguration(config.seed, config.agent_configuration_size)
+        self._request_ids = itertools.count(1)
+        self._request_id_prefix = secrets.token_hex(4)
+        self._version = _package_version()
+        self._routes: dict[str, _Route] = {
+            config.health_path: ("health", None, None),
+            config.agent_configuration_path: ("agent-configuration", None, None),
+        }
+        for resource in RESOURCES:
+            self._routes[f"/v1/{resource}"] = (f"list:{resource}", resource, None)
+        self._get_routes = {resource: f"get:{resource}" for resource in RESOURCES}
+        self._in_flight: set[asyncio.Task[object]] = set()
+
+    def __repr__(self) -> str:
+        return f"SimulatorApp(config={self._config!r})"
+
+    async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        """Answer one request (aiohttp low-level handler)."""
+        route, resource, raw_id = self._resolve(request.rel_url.raw_path)
+        self._counters.begin(route or UNMATCHED_ROUTE)
+        task = asyncio.current_task()
+        if task is not None:
+            self._in_flight.add(task)
+        status: int | None = None
+        try:
+            response = await self._answer(request, route, resource, raw_id)
+            if response is None:
+                return reset(request)
+            status = response.status
+            return response
+        finally:
+            self._counters.end(status)
+            self._in_flight.discard(task)
+
+    async def cancel_in_flight(self) -> None:
+        """Cancel the requests still being handled (stalled or slow) and wait for them."""
+        tasks = list(self._in_flight)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _resolve(self, raw_path: str) -> tuple[str | None, str | None, str | None]:
+        known = self._routes.get(raw_path)
+        if known is not None:
+            return known
+        parts = raw_path.split("/")
+        if len(parts) == 4 and parts[0] == "" and parts[1] == "v1" and parts[3]:
+            route = self._get_routes.get(parts[2])
+            if route is not None:
+                return route, parts[2], parts[3]
+        return None, None, None
+
+    async def _answer(
+        self,
+        request: web.BaseRequest,
+        route: str | None,
+        resource: str | None,
+        raw_id: str | None,
+    ) -> web.StreamResponse | None:
+        headers = {REQUEST_ID_HEADER: f"{self._request_id_prefix}-{next(self._request_ids):08x}"}
+        shaping = None
+        try:
+            if route is None:
+                raise ApiError(404, "not_found", f"no such route: {request.rel_url.raw_path}")
+            if request.method != "GET":
+                raise ApiError(
+                    405, "method_not_allowed", "this API is read-only: use GET", {"Allow": "GET"}
+                )
+            if route != "health":
+                self._authenticate(request)
+                self._limit_rate(headers)
+            decision = self._faults.roll(route, has_cursor=self._has_cursor(request, route))
+            if decision.latency is not None:
+                self._counters.fault(route, decision.latency.kind.value)
+                await self._sleep(decision.delay)
+            if decision.fault is not None:
+                self._counters.fault(route, decision.fault.kind.value)
+            replacing = decision.replacing
+            if replacing is not None:
+                if replacing.kind is FaultKind.RESET:
+                    return None
+                raise replacing_error(replacing, self._clock())
+            shaping = decision.shaping
+            payload = await self._route(request, route, resource, raw_id)
+        except ApiError as error:
+            payload = error_payload(error, self._config.error_format)
+        return await send(request, payload, headers, shaping, self._sleep)
+
+    def _authenticate(self, request: web.BaseRequest) -> None:
+        token = self._config.token
+        if token is None:
+            return
+        header, scheme = self._config.auth_header, self._config.auth_scheme
+        challenge = (
+            f'{scheme} realm="remedy"'
+            if scheme is not None
+            else f'ApiKey realm="remedy", header="{header}"'
+        )
+        given = request.headers.get(header)
+        if given is None:
+            raise ApiError(
+                401,
+                "unauthorized",
+                f"missing credentials: send the {header} header",
+                {"WWW-Authenticate": challenge},
+            )
+        credential = given
+        if scheme is not None:
+            given_scheme, _, credential = given.partition(" ")
+            if given_scheme.lower() != scheme.lower():
+                credential = ""
+        if not hmac.compare_digest(
+            credential.strip().encode(errors="surrogateescape"), token.encode()
+        ):
+            raise ApiError(
+                401,
+                "unauthorized",
+                f"invalid credentials in the {header} header",
+                {"WWW-Authenticate": challenge},
+            )
+
+    def _limit_rate(self, headers: dict[str, str]) -> None:
+        if self._bucket is None:
+            return
+        decision = self._bucket.take()
+        headers.update(decision.headers())
+        if not decision.allowed:
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"rate limit of {self._config.rate_limit} requests per second exceeded",
+                {"Retry-After": str(decision.retry_after)},
+            )
+
+    def _has_cursor(self, request: web.BaseRequest, route: str) -> bool:
+        if not route.startswith("list:") or not request.rel_url.query.get("cursor"):
+            return False
+        scheme = request.headers.get(PAGING_HEADER, self._config.paging)
+        return scheme in ("cursor", "link")
+
+    async def _route(
+        self,
+        request: web.BaseRequest,
+        route: str,
+        resource: str | None,
+        raw_id: str | None,
+    ) -> Payload:
+        if route == "health":
+            return json_payload(
+                {"status": "ok", "version": self._version, "time": iso(self._clock())}
+            )
+        if route == "agent-configuration":
+            return await self._agent_configuration_payload(request)
+        assert resource is not None
+        if raw_id is None:
+            return self._list(request, resource)
+        return self._get(resource, raw_id)
+
+    def _list(self, request: web.BaseRequest, resource: str) -> Payload:
+        scheme = request.headers.get(PAGING_HEADER, self._config.paging)
+        if scheme not in PAGING_SCHEMES:
+            raise ApiError(
+                400,
+                "invalid_parameter",
+                f"{PAGING_HEADER} must be one of {', '.join(PAGING_SCHEMES)}; got {scheme!r}",
+            )
+        query = request.rel_url.query
+        try:
+            filters = self._dataset.parse_filters(resource, query.items())
+        except FilterError as error:
+            raise ApiError(400, error.code, error.message) from None
+        listing = ListRequest(
+            scheme=cast(PagingScheme, scheme),
+            filters=filters,
+            view=self._dataset.matches(filters),
+            query=query,
+            url=request.url,
+        )
+        return self._pager.page(listing)
+
+    def _get(self, resource: str, raw_id: str) -> Payload:
+        try:
+            record_id = unquote(raw_id, errors="strict")
+        except UnicodeDecodeError:
+            record_id = None
+        index = None if record_id is None else self._dataset.index_of(resource, record_id)
+        if index is None:
+            shown = raw_id if record_id is None else record_id
+            raise ApiError(404, "not_found", f"no {_SINGULAR[resource]} with id {shown!r}")
+        return Payload(200, self._dataset.encode(resource, index))
+
+    async def _agent_configuration_payload(self, request: web.BaseRequest) -> Payload:
+        agent = self._agent_configuration
+        if agent.etag_known or agent.size < ETAG_IN_THREAD:
+            etag = agent.etag
+        else:
+            etag = await asyncio.to_thread(lambda: agent.etag)
+        headers = {
+            "ETag": etag,
+            "Content-Disposition": f'attachment; filename="{FILENAME}"',
+        }
+        if _etag_matches(request.headers.get("If-None-Match"), etag):
+            return Payload(304, b"", content_type=None, headers=headers)
+        return Payload(
+            200,
+            content_type=CONTENT_TYPE,
+            headers=headers,
+            chunks=agent.chunks,
+            length=agent.size,
+        )
+
+
+def _etag_matches(if_none_match: str | None, etag: str) -> bool:
+    if if_none_match is None:
+        return False
+    candidates = [candidate.strip() for candidate in if_none_match.split(",")]
+    return "*" in candidates or any(c.removeprefix("W/") == etag for c in candidates)

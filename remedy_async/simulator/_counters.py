@@ -1,0 +1,89 @@
+"""Counts what the simulator saw and did, so tests can assert on it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+import attrs
+
+
+@attrs.frozen
+class SimulatorCounters:
+    """A snapshot of a simulator's counters (take a new one to see later requests).
+
+    `requests` and `responses` count by route name and by status; `faults` counts injected
+    faults by kind and `faults_by_route` by route then kind; `in_flight` is how many requests
+    are being handled now and `max_in_flight` the most at once since the last reset.
+    """
+
+    requests: Mapping[str, int] = attrs.field(factory=dict)
+    responses: Mapping[int, int] = attrs.field(factory=dict)
+    faults: Mapping[str, int] = attrs.field(factory=dict)
+    faults_by_route: Mapping[str, Mapping[str, int]] = attrs.field(factory=dict)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    @property
+    def total_requests(self) -> int:
+        """Requests seen on every route."""
+        return sum(self.requests.values())
+
+    @property
+    def total_faults(self) -> int:
+        """Faults injected, of every kind."""
+        return sum(self.faults.values())
+
+
+class CounterState:
+    """The live, mutable counters behind the snapshots."""
+
+    def __init__(self) -> None:
+        self.requests: Counter[str] = Counter()
+        self.responses: Counter[int] = Counter()
+        self.faults: Counter[str] = Counter()
+        self.faults_by_route: dict[str, Counter[str]] = {}
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"CounterState(requests={sum(self.requests.values())}, in_flight={self.in_flight}, "
+            f"max_in_flight={self.max_in_flight})"
+        )
+
+    def begin(self, route: str) -> None:
+        """A request of `route` arrived."""
+        self.requests[route] += 1
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def end(self, status: int | None) -> None:
+        """A request is done (`status` None when no response was sent)."""
+        self.in_flight -= 1
+        if status is not None:
+            self.responses[status] += 1
+
+    def fault(self, route: str, kind: str) -> None:
+        """A fault of `kind` hit a request of `route`."""
+        self.faults[kind] += 1
+        self.faults_by_route.setdefault(route, Counter())[kind] += 1
+
+    def reset(self) -> None:
+        """Zero everything but the requests in flight, which are still running."""
+        self.requests.clear()
+        self.responses.clear()
+        self.faults.clear()
+        self.faults_by_route.clear()
+        self.max_in_flight = self.in_flight
+
+    def snapshot(self) -> SimulatorCounters:
+        """A frozen copy."""
+        return SimulatorCounters(
+            requests=dict(self.requests),
+            responses=dict(self.responses),
+            faults=dict(self.faults),
+            faults_by_route={route: dict(kinds) for route, kinds in self.faults_by_route.items()},
+            in_flight=self.in_flight,
+            max_in_flight=self.max_in_flight,
+        )

@@ -1,0 +1,189 @@
+"""The simulator's data set, for the server and for tests that need to know the truth."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+import orjson
+
+from ._cache import SizedLRU
+from ._config import DEFAULT_CACHE_BYTES, RESOURCES, SimulatorConfig
+from ._fields import column_builders, filter_fields, group_of
+from ._filters import Filters, Matcher, parse_filters
+from ._records import Record, build_record
+from ._world import World
+
+FilterInput = Mapping[str, str | Sequence[str]]
+"""Filters as a test writes them: wire names to one value or several (OR), as strings."""
+
+
+def _entry_size(body: bytes) -> int:
+    return len(body) + 160  # the bytes object, its key tuple and the dict entry
+
+
+def _view_size(view: Sequence[int]) -> int:
+    return view.itemsize * len(view) if isinstance(view, array) else 64
+
+
+class Dataset:
+    """The seeded records of a run: counts, ids in order, records by id, and filtering.
+
+    Records are generated on demand from (seed, resource, index), so any size costs little
+    memory; encoded records and pages are kept in bounded caches. Filters use the same wire
+    names and string values as a list request, e.g. `{"severity": ["high", "critical"]}`.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        size: int = 100,
+        id_prefix: str = "",
+        extra_fields_rate: float = 0.1,
+        cache: bool = True,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+    ) -> None:
+        self._world = World(
+            seed=seed, size=size, id_prefix=id_prefix, extra_fields_rate=extra_fields_rate
+        )
+        self._fields = filter_fields(self._world)
+        self._builders = column_builders(self._world)
+        self._columns: dict[str, bytes] = {}
+        self._matchers = {
+            resource: Matcher(
+                self._world.counts[resource],
+                self._fields[resource],
+                self._column,
+                group_of(self._world, resource),
+            )
+            for resource in RESOURCES
+        }
+        budget = cache_bytes if cache else 0
+        self._records: SizedLRU[bytes] = SizedLRU(budget // 2, _entry_size)
+        self._pages: SizedLRU[bytes] = SizedLRU(budget // 4, _entry_size)
+        self._views: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), _view_size)
+
+    @classmethod
+    def from_config(cls, config: SimulatorConfig) -> Dataset:
+        """The data set a simulator with this configuration serves."""
+        return cls(
+            seed=config.seed,
+            size=config.size,
+            id_prefix=config.id_prefix,
+            extra_fields_rate=config.extra_fields_rate,
+            cache=config.cache,
+            cache_bytes=config.cache_bytes,
+        )
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{name}={self.count(name)}" for name in RESOURCES)
+        return f"Dataset(seed={self.seed}, size={self.size}, {counts})"
+
+    @property
+    def seed(self) -> int:
+        """The seed the records derive from."""
+        return self._world.seed
+
+    @property
+    def size(self) -> int:
+        """The number of endpoints, which scales everything else."""
+        return self._world.size
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """The collections, by path segment."""
+        return RESOURCES
+
+    def filter_names(self, resource: str) -> tuple[str, ...]:
+        """The query parameters a list of `resource` accepts as filters, sorted."""
+        return tuple(sorted(self._fields[self._check(resource)]))
+
+    def count(self, resource: str, filters: FilterInput | None = None) -> int:
+        """How many records of `resource` (pass the filters, if any)."""
+        if not filters:
+            return self._world.counts[self._check(resource)]
+        return len(self.matches(self._parse(resource, filters)))
+
+    def ids(self, resource: str, filters: FilterInput | None = None) -> Iterator[str]:
+        """The ids of `resource` that pass the filters, in list order."""
+        make_id = self._world.make_id
+        return (make_id(resource, index) for index in self._indices(resource, filters))
+
+    def records(self, resource: str, filters: FilterInput | None = None) -> Iterator[Record]:
+        """The records of `resource` that pass the filters, in list order."""
+        world = self._world
+        return (build_record(world, resource, i) for i in self._indices(resource, filters))
+
+    def get(self, resource: str, record_id: str) -> Record | None:
+        """The record with this id, or None."""
+        index = self.index_of(resource, record_id)
+        return None if index is None else build_record(self._world, resource, index)
+
+    def index_of(self, resource: str, record_id: str) -> int | None:
+        """The position of the record with this id in the unfiltered list, or None."""
+        return self._world.parse_id(self._check(resource), record_id)
+
+    def id_of(self, resource: str, index: int) -> str:
+        """The id of the record at this position of the unfiltered list."""
+        return self._world.make_id(self._check(resource), index)
+
+    # used by the server -----------------------------------------------------------------------
+
+    def parse_filters(self, resource: str, params: Iterable[tuple[str, str]]) -> Filters:
+        """Read a query's filters; raises FilterError for unknown names or bad values."""
+        return parse_filters(resource, self._fields[resource], params)
+
+    def matches(self, filters: Filters) -> Sequence[int]:
+        """Ascending indices of the records that pass `filters` (cached)."""
+        if not filters:
+            return range(self._world.counts[filters.resource])
+        key = (filters.resource, filters.fingerprint)
+        view = self._views.get(key)
+        if view is None:
+            view = self._views.put(key, self._matchers[filters.resource].match(filters))
+        return view
+
+    def encode(self, resource: str, index: int) -> bytes:
+        """The JSON of one record (cached)."""
+        key = (resource, index)
+        body = self._records.get(key)
+        if body is None:
+            # orjson's result keeps its over-allocated buffer (~4 KiB): keep an exact copy.
+            encoded = orjson.dumps(build_record(self._world, resource, index))
+            body = self._records.put(key, bytes(memoryview(encoded)))
+        return body
+
+    def encode_run(self, filters: Filters, view: Sequence[int], start: int, stop: int) -> bytes:
+        """The JSON of records view[start:stop], comma-separated without brackets (cached)."""
+        key = (filters.resource, filters.fingerprint, start, stop)
+        body = self._pages.get(key)
+        if body is None:
+            encode = self.encode
+            resource = filters.resource
+            body = b",".join([encode(resource, index) for index in view[start:stop]])
+            body = self._pages.put(key, body)
+        return body
+
+    def _column(self, name: str) -> bytes:
+        column = self._columns.get(name)
+        if column is None:
+            column = self._columns[name] = self._builders[name]()
+        return column
+
+    def _indices(self, resource: str, filters: FilterInput | None) -> Sequence[int]:
+        if not filters:
+            return range(self._world.counts[self._check(resource)])
+        return self.matches(self._parse(resource, filters))
+
+    def _parse(self, resource: str, filters: FilterInput) -> Filters:
+        pairs: list[tuple[str, str]] = []
+        for name, value in filters.items():
+            values = [value] if isinstance(value, str) else list(value)
+            pairs.extend((name, item) for item in values)
+        return self.parse_filters(self._check(resource), pairs)
+
+    def _check(self, resource: str) -> str:
+        if resource not in RESOURCES:
+            raise ValueError(f"unknown resource {resource!r}; resources are {', '.join(RESOURCES)}")
+        return resource

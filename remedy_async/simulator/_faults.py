@@ -1,0 +1,112 @@
+"""Decides, reproducibly, which fault (if any) hits each request.
+
+Every request of a route gets the next number in that route's sequence; each configured fault
+that applies rolls `draw(seed, route, n, fault position) < rate`. Latency adds to whatever else
+happens; of the other faults, the first in configuration order that fires wins. A retried
+request is a new request, so it rolls again: faults never change the data or the page sequence.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from email.utils import formatdate
+from typing import Final
+
+import attrs
+
+from ._config import FaultKind, FaultSpec
+from ._prng import draw, name_key, seed_key, unit
+from ._responses import ERROR_CODES, ApiError
+
+REPLACING: Final = frozenset(
+    {
+        FaultKind.HTTP_500,
+        FaultKind.HTTP_502,
+        FaultKind.HTTP_503,
+        FaultKind.HTTP_504,
+        FaultKind.HTTP_429,
+        FaultKind.RESET,
+        FaultKind.CURSOR_EXPIRED,
+    }
+)
+"""Faults that answer instead of the handler; the others reshape the handler's answer."""
+
+
+@attrs.frozen
+class FaultDecision:
+    """The faults one request gets: an optional delay and at most one other fault."""
+
+    delay: float = 0.0
+    """Seconds to wait before answering (latency faults)."""
+    latency: FaultSpec | None = None
+    fault: FaultSpec | None = None
+
+    @property
+    def replacing(self) -> FaultSpec | None:
+        """The fault that answers instead of the handler, if any."""
+        return self.fault if self.fault is not None and self.fault.kind in REPLACING else None
+
+    @property
+    def shaping(self) -> FaultSpec | None:
+        """The fault that reshapes the handler's answer on the wire, if any."""
+        return self.fault if self.fault is not None and self.fault.kind not in REPLACING else None
+
+
+NO_FAULT: Final = FaultDecision()
+
+
+class FaultInjector:
+    """Rolls the configured faults for each request, deterministically from the seed."""
+
+    def __init__(self, faults: tuple[FaultSpec, ...], seed: int) -> None:
+        self._faults = faults
+        self._key = seed_key(seed, "faults")
+        self._sequence: defaultdict[str, int] = defaultdict(int)
+
+    def __repr__(self) -> str:
+        return f"FaultInjector(faults={len(self._faults)}, rolled={sum(self._sequence.values())})"
+
+    def roll(self, route: str, *, has_cursor: bool) -> FaultDecision:
+        """The faults for the next request of `route` (cursor expiry needs a cursor)."""
+        if not self._faults:
+            return NO_FAULT
+        number = self._sequence[route]
+        self._sequence[route] = number + 1
+        request_key = draw(self._key ^ name_key(route), number)
+        delay = 0.0
+        latency: FaultSpec | None = None
+        chosen: FaultSpec | None = None
+        for position, spec in enumerate(self._faults):
+            if not spec.applies_to(route):
+                continue
+            if spec.kind is FaultKind.CURSOR_EXPIRED and not has_cursor:
+                continue
+            if unit(draw(request_key, 2 * position)) >= spec.rate:
+                continue
+            if spec.kind is FaultKind.LATENCY:
+                if latency is None:
+                    jitter = unit(draw(request_key, 2 * position + 1)) * spec.jitter_ms
+                    delay, latency = (spec.latency_ms + jitter) / 1000, spec
+            elif chosen is None:
+                chosen = spec
+        if latency is None and chosen is None:
+            return NO_FAULT
+        return FaultDecision(delay=delay, latency=latency, fault=chosen)
+
+
+def replacing_error(spec: FaultSpec, now: float) -> ApiError:
+    """The error answer of a replacing fault (not RESET, which sends nothing)."""
+    if spec.kind is FaultKind.HTTP_429:
+        if spec.retry_after_format == "http-date":
+            retry_after = formatdate(now + spec.retry_after, usegmt=True)
+        else:
+            retry_after = str(spec.retry_after)
+        return ApiError(
+            429, "rate_limited", "too many requests; retry later", {"Retry-After": retry_after}
+        )
+    if spec.kind is FaultKind.CURSOR_EXPIRED:
+        return ApiError(
+            410, "cursor_expired", "the cursor has expired; restart the listing from the beginning"
+        )
+    status = int(spec.kind.value.removeprefix("http-"))
+    return ApiError(status, ERROR_CODES[status], f"simulated {status} fault")

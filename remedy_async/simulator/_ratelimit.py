@@ -1,0 +1,69 @@
+"""A token bucket: `rate` requests per second on average, bursts of up to `rate` requests."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import attrs
+
+
+@attrs.frozen
+class RateDecision:
+    """Whether a request may pass, and the X-RateLimit-* / Retry-After values to send."""
+
+    allowed: bool
+    limit: float
+    remaining: int
+    reset: int
+    """Unix time (whole seconds, rounded up) when the bucket is full again."""
+    retry_after: int
+    """Seconds until the next request can pass (0 when this one passed)."""
+
+    def headers(self) -> dict[str, str]:
+        """The X-RateLimit-* headers, plus Retry-After when refused."""
+        limit = int(self.limit) if self.limit == int(self.limit) else self.limit
+        headers = {
+            "X-RateLimit-Limit": str(limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(self.reset),
+        }
+        if not self.allowed:
+            headers["Retry-After"] = str(self.retry_after)
+        return headers
+
+
+class TokenBucket:
+    """Refills `rate` tokens per second up to `max(rate, 1)`; each request takes one.
+
+    `clock` returns Unix time in seconds; tests pass a fake one so nothing really waits.
+    """
+
+    def __init__(self, rate: float, clock: Callable[[], float]) -> None:
+        self._rate = rate
+        self._capacity = max(rate, 1.0)
+        self._clock = clock
+        self._tokens = self._capacity
+        self._updated = clock()
+
+    def __repr__(self) -> str:
+        return f"TokenBucket(rate={self._rate}, tokens={self._tokens:.2f})"
+
+    def take(self) -> RateDecision:
+        """Try to take a token now."""
+        now = self._clock()
+        elapsed = max(0.0, now - self._updated)
+        self._tokens = min(self._capacity, self._tokens + elapsed * self._rate)
+        self._updated = now
+        allowed = self._tokens >= 1.0
+        if allowed:
+            self._tokens -= 1.0
+        retry_after = 0 if allowed else max(1, math.ceil((1.0 - self._tokens) / self._rate))
+        reset = math.ceil(now + (self._capacity - self._tokens) / self._rate)
+        return RateDecision(
+            allowed=allowed,
+            limit=self._rate,
+            remaining=math.floor(self._tokens),
+            reset=reset,
+            retry_after=retry_after,
+        )

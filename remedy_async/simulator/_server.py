@@ -1,0 +1,118 @@
+"""Runs the simulator on a loopback (or any) TCP port, in the caller's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Final, Self
+
+from aiohttp import web
+
+from ._app import SimulatorApp
+from ._config import SimulatorConfig
+from ._counters import CounterState, SimulatorCounters
+from ._dataset import Dataset
+from ._wire import Sleep
+
+SHUTDOWN_TIMEOUT: Final = 1.0
+"""Seconds stop() lets unfinished requests run before cancelling them."""
+
+
+class Simulator:
+    """Serves the assumed Remedy API from seeded data, with optional faults, on a real socket.
+
+        async with Simulator(SimulatorConfig(size=1000, paging="offset")) as sim:
+            ...  # point a client at sim.url; check sim.counters and sim.dataset
+
+    `sleep` and `clock` (Unix seconds) are injectable so tests of latency, stalls and rate
+    limits never really wait.
+    """
+
+    def __init__(
+        self,
+        config: SimulatorConfig | None = None,
+        *,
+        sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config if config is not None else SimulatorConfig()
+        self.dataset = Dataset.from_config(self.config)
+        self._counters = CounterState()
+        self._app = SimulatorApp(
+            self.config, self.dataset, self._counters, sleep=sleep, clock=clock
+        )
+        self._runner: web.ServerRunner | None = None
+        self._url: str | None = None
+
+    def __repr__(self) -> str:
+        where = self._url or "not started"
+        config = self.config
+        return (
+            f"Simulator({where}, seed={config.seed}, size={config.size}, "
+            f"paging={config.paging!r}, faults={len(config.faults)})"
+        )
+
+    @property
+    def url(self) -> str:
+        """The base URL, e.g. `http://127.0.0.1:54321` (no trailing slash)."""
+        if self._url is None:
+            raise RuntimeError("the simulator is not running: call start() or use `async with`")
+        return self._url
+
+    @property
+    def port(self) -> int:
+        """The TCP port it listens on."""
+        return int(self.url.rsplit(":", 1)[1])
+
+    @property
+    def running(self) -> bool:
+        """Whether it is serving."""
+        return self._runner is not None
+
+    @property
+    def counters(self) -> SimulatorCounters:
+        """A snapshot of what it has seen so far."""
+        return self._counters.snapshot()
+
+    def reset_counters(self) -> None:
+        """Zero the counters (requests in flight stay counted as in flight)."""
+        self._counters.reset()
+
+    async def start(self) -> None:
+        """Start listening on the configured host and port (port 0: a free one)."""
+        if self._runner is not None:
+            raise RuntimeError("the simulator is already running")
+        server = web.Server(self._app.handle, handler_cancellation=True, access_log=None)
+        runner = web.ServerRunner(server, shutdown_timeout=SHUTDOWN_TIMEOUT)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, self.config.host, self.config.port)
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        host, port = runner.addresses[0][:2]
+        self._url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        self._runner = runner
+
+    async def stop(self) -> None:
+        """Stop listening, cancel requests still in flight, close connections; idempotent."""
+        runner, self._runner = self._runner, None
+        self._url = None
+        if runner is not None:
+            await self._app.cancel_in_flight()
+            await runner.cleanup()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()

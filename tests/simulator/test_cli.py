@@ -1,0 +1,102 @@
+"""`python -m remedy_async.simulator`: options, configuration, and a real process."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+
+import aiohttp
+import pytest
+
+from remedy_async.simulator import FaultKind, SimulatorConfig
+from remedy_async.simulator.__main__ import add_serve_arguments, config_from_args, main
+
+from .helpers import get_json
+
+
+def parse(*argv: str) -> SimulatorConfig:
+    parser = argparse.ArgumentParser()
+    add_serve_arguments(parser)
+    return config_from_args(parser.parse_args(argv))
+
+
+def test_no_options_give_the_default_configuration() -> None:
+    """Without options the CLI serves the default configuration."""
+    assert parse() == SimulatorConfig()
+
+
+def test_every_option_reaches_the_configuration() -> None:
+    """Each option sets its SimulatorConfig field."""
+    config = parse(
+        "--host", "0.0.0.0", "--port", "8080", "--seed", "9", "--size", "500",
+        "--paging", "link", "--items-key", "results", "--page-size", "50",
+        "--max-page-size", "500", "--token", "T", "--auth-header", "X-API-Key",
+        "--auth-scheme", "none", "--error-format", "problem", "--rate-limit", "20",
+        "--no-cache", "--agent-configuration-size", "1024", "--id-prefix", "p:",
+        "--health-path", "/healthz", "--agent-configuration-path", "/agent",
+    )  # fmt: skip
+    assert (config.host, config.port, config.seed, config.size) == ("0.0.0.0", 8080, 9, 500)
+    assert (config.paging, config.items_key) == ("link", "results")
+    assert (config.page_size, config.max_page_size) == (50, 500)
+    assert (config.token, config.auth_header, config.auth_scheme) == ("T", "X-API-Key", None)
+    assert (config.error_format, config.rate_limit, config.cache) == ("problem", 20, False)
+    assert (config.agent_configuration_size, config.id_prefix) == (1024, "p:")
+    assert (config.health_path, config.agent_configuration_path) == ("/healthz", "/agent")
+
+
+def test_faults_are_repeatable_and_take_the_fault_options() -> None:
+    """--fault KIND:RATE[:ROUTE] repeats; --latency-ms etc. fill in the parameters."""
+    config = parse(
+        "--fault", "latency:0.5", "--fault", "http-429:0.1:list:*,get:scopes",
+        "--latency-ms", "20", "--jitter-ms", "5", "--retry-after", "3",
+        "--retry-after-format", "http-date", "--stall-seconds", "2",
+    )  # fmt: skip
+    latency, limited = config.faults
+    assert (latency.kind, latency.rate, latency.routes) == (FaultKind.LATENCY, 0.5, None)
+    assert (latency.latency_ms, latency.jitter_ms, latency.stall_seconds) == (20, 5, 2)
+    assert (limited.kind, limited.routes) == (FaultKind.HTTP_429, ("list:*", "get:scopes"))
+    assert (limited.retry_after, limited.retry_after_format) == (3, "http-date")
+
+
+@pytest.mark.parametrize(
+    "argv", [["--fault", "boom:1"], ["--page-size", "5000"], ["--paging", "scroll"]]
+)
+def test_bad_options_exit_with_status_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Invalid options are reported as usage errors (exit status 2)."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+async def test_cli_serves_until_interrupted(
+    session: aiohttp.ClientSession, signum: signal.Signals
+) -> None:
+    """The process prints its URL, answers health, and exits 0 on SIGINT or SIGTERM."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "remedy_async.simulator", "--port", "0", "--size", "5",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONWARNINGS": "error"},
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), timeout=30)).decode()
+        prefix = "Remedy simulator listening on "
+        assert line.startswith(prefix), line
+        url = line[len(prefix) :].strip()
+        status, body, _ = await get_json(session, f"{url}/v1/health")
+        assert (status, body["status"]) == (200, "ok")
+        process.send_signal(signum)
+        _, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        assert process.returncode == 0, stderr.decode()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

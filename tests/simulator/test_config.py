@@ -1,0 +1,110 @@
+"""SimulatorConfig and FaultSpec: defaults, validation, parsing, repr."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from remedy_async.simulator import ROUTE_NAMES, FaultKind, FaultSpec, SimulatorConfig
+
+
+def test_defaults_are_the_assumed_contract() -> None:
+    """The defaults are cursor paging, pages of 100 up to 1000, `items`, no auth, no faults."""
+    config = SimulatorConfig()
+    assert (config.paging, config.page_size, config.max_page_size) == ("cursor", 100, 1000)
+    assert (config.items_key, config.error_format, config.token) == ("items", "error", None)
+    assert (config.auth_header, config.auth_scheme) == ("Authorization", "Bearer")
+    assert (config.host, config.port, config.size, config.faults) == ("127.0.0.1", 0, 100, ())
+
+
+def test_config_is_frozen() -> None:
+    """A configuration cannot be changed after it is made."""
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        SimulatorConfig().size = 5  # type: ignore[misc]
+
+
+def test_repr_hides_the_token() -> None:
+    """The token never shows in the repr."""
+    text = repr(SimulatorConfig(token="s3cret-token"))
+    assert "s3cret-token" not in text
+    assert "token='***'" in text
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"paging": "pages"},
+        {"items_key": "records"},
+        {"error_format": "xml"},
+        {"page_size": 0},
+        {"page_size": 200, "max_page_size": 100},
+        {"size": -1},
+        {"size": 10_000_000},
+        {"port": 70_000},
+        {"token": ""},
+        {"token": "a\nb"},
+        {"auth_header": "Bad Header"},
+        {"rate_limit": 0},
+        {"extra_fields_rate": 1.5},
+        {"health_path": "health"},
+        {"health_path": "/v1/endpoints"},
+        {"health_path": "/v1/x", "agent_configuration_path": "/v1/x"},
+        {"id_prefix": "a\nb"},
+    ],
+)
+def test_invalid_options_are_refused(options: dict[str, object]) -> None:
+    """Each out-of-contract option raises ValueError naming it."""
+    with pytest.raises(ValueError):  # noqa: PT011 - the messages are checked elsewhere
+        SimulatorConfig(**options)  # type: ignore[arg-type]
+
+
+def test_faults_must_be_fault_specs() -> None:
+    """`faults` holds FaultSpec values only."""
+    with pytest.raises(TypeError, match="FaultSpec"):
+        SimulatorConfig(faults=["http-500:1"])  # type: ignore[list-item]
+
+
+def test_fault_spec_parses_kind_rate_and_routes() -> None:
+    """`KIND:RATE:ROUTE` fills the kind, rate and routes; options fill the rest."""
+    spec = FaultSpec.parse("http-503:0.25:list:endpoints,get:*", stall_seconds=2)
+    assert spec.kind is FaultKind.HTTP_503
+    assert spec.rate == 0.25
+    assert spec.routes == ("list:endpoints", "get:*")
+    assert spec.stall_seconds == 2
+
+
+def test_fault_spec_without_route_applies_everywhere() -> None:
+    """Without routes a fault applies to every route."""
+    spec = FaultSpec.parse("reset:1")
+    assert spec.routes is None
+    assert all(spec.applies_to(route) for route in ROUTE_NAMES)
+
+
+def test_fault_spec_route_patterns_match_shell_style() -> None:
+    """`list:*` matches the list routes only."""
+    spec = FaultSpec("latency", 1, "list:*")
+    assert spec.applies_to("list:scopes")
+    assert not spec.applies_to("get:scopes")
+    assert not spec.applies_to("health")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("latency", "KIND:RATE"),
+        ("boom:0.5", "unknown kind"),
+        ("latency:lots", "not a number"),
+        ("latency:1.5", "between 0 and 1"),
+        ("latency:0.5:list:nothing", "matches no route"),
+    ],
+)
+def test_fault_spec_parse_explains_errors(text: str, message: str) -> None:
+    """A malformed fault text raises ValueError saying what is wrong."""
+    with pytest.raises(ValueError, match=message):
+        FaultSpec.parse(text)
+
+
+def test_fault_spec_refuses_bad_retry_after_format() -> None:
+    """Retry-After is given as seconds or as an HTTP date, nothing else."""
+    with pytest.raises(ValueError, match="retry_after_format"):
+        FaultSpec("http-429", 1, retry_after_format="minutes")  # type: ignore[arg-type]

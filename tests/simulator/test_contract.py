@@ -1,0 +1,252 @@
+"""Contract test: openapi.yaml is valid OpenAPI 3.1, and the simulator's answers match it.
+
+Why jsonschema + referencing rather than schemathesis or openapi-core: OpenAPI 3.1 schemas ARE
+JSON Schema 2020-12, so the reference validator checks them with exact 2020-12 semantics and
+no translation layer; `referencing` resolves the document's `$ref`s in place. schemathesis is not
+a dependency (and is a fuzzer: it generates requests, slowly, where we want to check specific
+wire shapes we choose: every paging scheme, items key and error format, which hang on a
+simulator-only header it would not know to vary). The openapi-core installed here (0.14) predates
+its OpenAPI 3.1 support, and newer ones validate requests too and need an adapter per client;
+we only need "is this body an instance of that response schema".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate as validate_spec
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+import remedy_async
+from remedy_async.simulator import FaultSpec, Simulator
+
+from .helpers import RESOURCES, StartSimulator, record_url
+
+SPEC: dict[str, Any] = yaml.safe_load(
+    (Path(remedy_async.__file__).parent / "openapi.yaml").read_text(encoding="utf-8")
+)
+BASE_URI = "https://remedy.example/openapi.yaml"
+REGISTRY: Registry[Any] = Registry().with_resource(
+    BASE_URI, Resource.from_contents(SPEC, default_specification=DRAFT202012)
+)
+PAGING_PARAMETERS = {"offset", "limit", "page", "pageSize", "cursor"}
+SCHEMES = ("none", "offset", "page", "cursor", "link")
+LIST_PATHS = {resource: f"/v1/{resource}" for resource in RESOURCES}
+GET_PATHS = {
+    "endpoints": "/v1/endpoints/{endpointId}",
+    "remediation-targets": "/v1/remediation-targets/{targetId}",
+    "scopes": "/v1/scopes/{scopeId}",
+    "vulnerability-findings": "/v1/vulnerability-findings/{findingId}",
+}
+
+
+def escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def resolve(node: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Follow an OpenAPI Reference Object within the document: (target, its pointer)."""
+    if "$ref" not in node:
+        return node, None
+    pointer = node["$ref"].removeprefix("#")
+    target: Any = SPEC
+    for token in pointer.strip("/").split("/"):
+        target = target[token.replace("~1", "/").replace("~0", "~")]
+    return target, pointer
+
+
+def response_spec(path: str, status: int) -> tuple[dict[str, Any], str]:
+    responses = SPEC["paths"][path]["get"]["responses"]
+    key = str(status) if str(status) in responses else f"{str(status)[0]}XX"
+    assert key in responses, f"{path} does not document status {status}"
+    spec, pointer = resolve(responses[key])
+    return spec, pointer or f"/paths/{escape(path)}/get/responses/{key}"
+
+
+def check_against_spec(path: str, status: int, headers: Mapping[str, str], body: bytes) -> Any:
+    """Assert the response is documented: status, media type, required headers, body schema."""
+    spec, pointer = response_spec(path, status)
+    for name, header in spec.get("headers", {}).items():
+        if resolve(header)[0].get("required"):
+            assert name in headers, f"{path} {status}: missing required header {name}"
+    if "content" not in spec:
+        assert body == b""
+        return None
+    media = headers["Content-Type"].split(";")[0]
+    assert media in spec["content"], f"{path} {status}: {media} is not documented"
+    if not media.endswith("json"):
+        return None
+    document = orjson.loads(body)
+    schema_pointer = f"{pointer}/content/{escape(media)}/schema"
+    validator = Draft202012Validator(
+        {"$ref": f"{BASE_URI}#{schema_pointer}"},
+        registry=REGISTRY,
+        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    )
+    validator.validate(document)
+    return document
+
+
+async def fetch_and_check(
+    session: aiohttp.ClientSession,
+    url: Any,
+    path: str,
+    params: Any = None,
+    headers: Mapping[str, str] | None = None,
+) -> tuple[int, Any]:
+    async with session.get(url, params=params, headers=headers) as response:
+        body = await response.read()
+        return response.status, check_against_spec(path, response.status, response.headers, body)
+
+
+def test_document_is_valid_openapi_3_1() -> None:
+    """openapi.yaml passes openapi-spec-validator as OpenAPI 3.1."""
+    assert SPEC["openapi"].startswith("3.1")
+    validate_spec(SPEC)
+
+
+def test_document_has_the_ten_operations() -> None:
+    """The document describes exactly the ten GET operations."""
+    operations = {(path, method) for path, item in SPEC["paths"].items() for method in item}
+    expected = {(path, "get") for path in (*LIST_PATHS.values(), *GET_PATHS.values())}
+    assert operations == expected | {("/v1/health", "get"), ("/v1/agent-configuration", "get")}
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_documented_filters_are_the_simulators(sim: Simulator, resource: str) -> None:
+    """Each list documents exactly the filters the simulator accepts."""
+    parameters = [resolve(p)[0] for p in SPEC["paths"][LIST_PATHS[resource]]["get"]["parameters"]]
+    documented = {p["name"] for p in parameters if p["in"] == "query"} - PAGING_PARAMETERS
+    assert documented == set(sim.dataset.filter_names(resource))
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("resource", RESOURCES)
+async def test_list_pages_match_the_document(
+    sim: Simulator, session: aiohttp.ClientSession, resource: str, scheme: str
+) -> None:
+    """A list page of every collection, in every paging scheme, fits the document."""
+    headers = {"X-Simulator-Paging": scheme}
+    url = sim.url + LIST_PATHS[resource]
+    status, document = await fetch_and_check(
+        session, url, LIST_PATHS[resource], {"limit": "10", "pageSize": "10"}, headers
+    )
+    assert status == 200
+    assert document
+
+
+@pytest.mark.parametrize("items_key", ["data", "results"])
+@pytest.mark.parametrize("scheme", ["offset", "page", "cursor"])
+async def test_other_items_keys_match_the_document(
+    serve: StartSimulator, session: aiohttp.ClientSession, items_key: str, scheme: str
+) -> None:
+    """Envelopes keyed `data` or `results` fit the document too."""
+    simulator = await serve(items_key=items_key, paging=scheme)
+    path = LIST_PATHS["vulnerability-findings"]
+    status, document = await fetch_and_check(session, simulator.url + path, path)
+    assert status == 200
+    assert items_key in document
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+async def test_records_match_the_document(
+    serve: StartSimulator, session: aiohttp.ClientSession, resource: str
+) -> None:
+    """Every record of a small run, extra fields and nulls included, fits its schema."""
+    simulator = await serve(size=30, paging="none")
+    status, records = await fetch_and_check(
+        session, simulator.url + LIST_PATHS[resource], LIST_PATHS[resource]
+    )
+    assert status == 200
+    assert len(records) == simulator.dataset.count(resource)
+    record_id = records[-1]["id"]
+    url = record_url(simulator.url, resource, record_id)
+    assert (await fetch_and_check(session, url, GET_PATHS[resource]))[0] == 200
+
+
+async def test_health_matches_the_document(sim: Simulator, session: aiohttp.ClientSession) -> None:
+    """The health answer fits the document."""
+    status, document = await fetch_and_check(session, f"{sim.url}/v1/health", "/v1/health")
+    assert (status, document["status"]) == (200, "ok")
+
+
+async def test_agent_configuration_matches_the_document(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """The download and its 304 carry the documented media type and headers."""
+    path = "/v1/agent-configuration"
+    async with session.get(sim.url + path) as response:
+        check_against_spec(path, response.status, response.headers, await response.read())
+        etag = response.headers["ETag"]
+    status, _ = await fetch_and_check(session, sim.url + path, path, None, {"If-None-Match": etag})
+    assert status == 304
+
+
+ERROR_CASES: list[tuple[str, Any, dict[str, str], int]] = [
+    ("/v1/endpoints", {"bogus": "1"}, {}, 400),
+    ("/v1/endpoints", {"limit": "0"}, {}, 400),
+    ("/v1/endpoints", {"cursor": "x"}, {}, 400),
+    ("/v1/scopes", {"enabled": "maybe"}, {}, 400),
+    ("/v1/endpoints/{endpointId}", None, {}, 404),
+    ("/v1/scopes/{scopeId}", None, {}, 404),
+]
+
+
+@pytest.mark.parametrize("error_format", ["error", "problem"])
+@pytest.mark.parametrize(("path", "params", "headers", "status"), ERROR_CASES)
+async def test_client_errors_match_the_document(
+    serve: StartSimulator,
+    session: aiohttp.ClientSession,
+    error_format: str,
+    path: str,
+    params: Any,
+    headers: dict[str, str],
+    status: int,
+) -> None:
+    """400 and 404 answers fit the document in both error formats."""
+    simulator = await serve(error_format=error_format)
+    url = simulator.url + path.replace("{endpointId}", "nope").replace("{scopeId}", "nope")
+    got, document = await fetch_and_check(session, url, path, params, headers)
+    assert got == status
+    assert document
+
+
+@pytest.mark.parametrize("error_format", ["error", "problem"])
+async def test_auth_and_rate_limit_errors_match_the_document(
+    serve: StartSimulator, session: aiohttp.ClientSession, error_format: str
+) -> None:
+    """401 and 429 answers (with their required headers) fit the document."""
+    simulator = await serve(error_format=error_format, token="t", rate_limit=1)
+    path = "/v1/scopes"
+    assert (await fetch_and_check(session, simulator.url + path, path))[0] == 401
+    auth = {"Authorization": "Bearer t"}
+    assert (await fetch_and_check(session, simulator.url + path, path, None, auth))[0] == 200
+    assert (await fetch_and_check(session, simulator.url + path, path, None, auth))[0] == 429
+
+
+@pytest.mark.parametrize("error_format", ["error", "problem"])
+@pytest.mark.parametrize(
+    "kind", ["http-500", "http-502", "http-503", "http-504", "http-429", "cursor-expired"]
+)
+async def test_fault_answers_match_the_document(
+    serve: StartSimulator, session: aiohttp.ClientSession, error_format: str, kind: str
+) -> None:
+    """Injected 5xx, 429 and 410 answers fit the document."""
+    faults = (FaultSpec(kind, 1.0, "list:vulnerability-findings"),)
+    simulator = await serve(error_format=error_format, faults=faults)
+    path = LIST_PATHS["vulnerability-findings"]
+    async with session.get(simulator.url + path, params={"limit": "5"}) as response:
+        first = orjson.loads(await response.read())
+    cursor = first.get("nextCursor") if isinstance(first, dict) else None
+    params = {"limit": "5", "cursor": cursor} if cursor else {"limit": "5"}
+    status, document = await fetch_and_check(session, simulator.url + path, path, params)
+    assert status >= 400
+    assert document

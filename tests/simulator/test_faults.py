@@ -1,0 +1,275 @@
+"""Fault injection, observed on the wire: every kind, routes, determinism, and retries."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import aiohttp
+import pytest
+
+from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+
+from .helpers import FakeClock, GatedSleep, RecordingSleep, StartSimulator, get_json
+
+LIST_URL = "/v1/endpoints"
+
+
+async def faulty(serve: StartSimulator, *faults: FaultSpec, **options: Any) -> Simulator:
+    return await serve(faults=faults, **options)
+
+
+async def test_latency_waits_before_answering(
+    serve: StartSimulator, session: aiohttp.ClientSession, fake_sleep: RecordingSleep
+) -> None:
+    """A latency fault sleeps latency_ms plus up to jitter_ms, then answers normally."""
+    simulator = await faulty(serve, FaultSpec("latency", 1.0, latency_ms=250, jitter_ms=50))
+    status, _, _ = await get_json(session, simulator.url + LIST_URL)
+    assert status == 200
+    assert len(fake_sleep.calls) == 1
+    assert 0.25 <= fake_sleep.calls[0] <= 0.30
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "code"),
+    [
+        ("http-500", 500, "internal_error"),
+        ("http-502", 502, "bad_gateway"),
+        ("http-503", 503, "service_unavailable"),
+        ("http-504", 504, "gateway_timeout"),
+    ],
+)
+async def test_server_error_faults(
+    serve: StartSimulator, session: aiohttp.ClientSession, kind: str, status: int, code: str
+) -> None:
+    """http-5xx faults answer that status with an error body."""
+    simulator = await faulty(serve, FaultSpec(kind, 1.0))
+    got, body, headers = await get_json(session, simulator.url + LIST_URL)
+    assert (got, body["error"]["code"]) == (status, code)
+    assert headers["X-Request-Id"]
+
+
+async def test_429_fault_with_retry_after_seconds(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """http-429 answers 429 with Retry-After in seconds."""
+    simulator = await faulty(serve, FaultSpec("http-429", 1.0, retry_after=7))
+    status, body, headers = await get_json(session, simulator.url + LIST_URL)
+    assert (status, body["error"]["code"], headers["Retry-After"]) == (429, "rate_limited", "7")
+
+
+async def test_429_fault_with_retry_after_http_date(
+    serve: StartSimulator, session: aiohttp.ClientSession, clock: FakeClock
+) -> None:
+    """With retry_after_format='http-date' Retry-After is an HTTP date that far ahead."""
+    fault = FaultSpec("http-429", 1.0, retry_after=30, retry_after_format="http-date")
+    simulator = await faulty(serve, fault)
+    _, _, headers = await get_json(session, simulator.url + LIST_URL)
+    assert parsedate_to_datetime(headers["Retry-After"]).timestamp() == clock.now + 30
+
+
+async def test_reset_drops_the_connection(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """A reset fault makes the client see a connection error, with no response."""
+    simulator = await faulty(serve, FaultSpec("reset", 1.0))
+    with pytest.raises(aiohttp.ClientConnectionError):
+        async with session.get(simulator.url + LIST_URL) as response:
+            await response.read()
+    assert simulator.counters.responses == {}
+
+
+async def test_truncate_cuts_the_body_short(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """A truncated body announces more bytes than it sends: a payload error."""
+    simulator = await faulty(serve, FaultSpec("truncate", 1.0))
+    async with session.get(simulator.url + LIST_URL) as response:
+        assert response.status == 200
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await response.read()
+
+
+async def test_truncate_cuts_a_streamed_array_short(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """A long bare array (chunked) also ends early: a payload error."""
+    simulator = await faulty(serve, FaultSpec("truncate", 1.0), size=60, paging="none")
+    async with session.get(f"{simulator.url}/v1/vulnerability-findings") as response:
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await response.read()
+
+
+async def test_malformed_body_is_complete_but_not_json(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """A malformed body has a matching Content-Length but does not parse as JSON."""
+    simulator = await faulty(serve, FaultSpec("malformed", 1.0))
+    async with session.get(simulator.url + LIST_URL) as response:
+        body = await response.read()
+        assert int(response.headers["Content-Length"]) == len(body)
+        assert response.headers["Content-Type"] == "application/json"
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(body)
+
+
+async def test_malformed_streamed_array_is_not_json(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """A streamed bare array can be malformed too."""
+    simulator = await faulty(serve, FaultSpec("malformed", 1.0), size=60, paging="none")
+    async with session.get(f"{simulator.url}/v1/vulnerability-findings") as response:
+        body = await response.read()
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(body)
+
+
+async def test_wrong_content_type_labels_json_as_html(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """The body is the right JSON, but labelled text/html."""
+    simulator = await faulty(serve, FaultSpec("wrong-content-type", 1.0))
+    async with session.get(simulator.url + LIST_URL) as response:
+        assert response.headers["Content-Type"].startswith("text/html")
+        body = json.loads(await response.read())
+    assert [item["id"] for item in body["items"]] == list(simulator.dataset.ids("endpoints"))
+
+
+async def test_stall_sends_headers_then_waits_before_the_body(
+    session: aiohttp.ClientSession,
+) -> None:
+    """Headers arrive at once; the body only after the stall (here: a gate the test opens)."""
+    sleep = GatedSleep()
+    config = SimulatorConfig(size=5, faults=(FaultSpec("stall", 1.0, stall_seconds=9),))
+    async with Simulator(config, sleep=sleep) as simulator:
+        response = await session.get(simulator.url + LIST_URL)
+        async with response:
+            assert response.status == 200
+            await sleep.until_waiting(1)
+            assert not response.content.is_eof()
+            sleep.gate.set()
+            body = json.loads(await response.read())
+    assert sleep.calls == [9]
+    assert len(body["items"]) == 5
+
+
+async def test_cursor_expiry_hits_only_requests_with_a_cursor(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """First pages pass; a request carrying a cursor gets 410 cursor_expired."""
+    simulator = await faulty(serve, FaultSpec("cursor-expired", 1.0))
+    url = simulator.url + LIST_URL
+    status, body, _ = await get_json(session, url, {"limit": "5"})
+    assert status == 200
+    status, error, _ = await get_json(session, url, {"limit": "5", "cursor": body["nextCursor"]})
+    assert (status, error["error"]["code"]) == (410, "cursor_expired")
+    assert simulator.counters.faults == {"cursor-expired": 1}
+
+
+async def test_faults_only_hit_their_routes(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """A fault scoped to list:endpoints leaves other routes alone."""
+    simulator = await faulty(serve, FaultSpec("http-503", 1.0, "list:endpoints"))
+    assert (await get_json(session, simulator.url + LIST_URL))[0] == 503
+    assert (await get_json(session, f"{simulator.url}/v1/endpoints/ep-00000001"))[0] == 200
+    assert (await get_json(session, f"{simulator.url}/v1/scopes"))[0] == 200
+    assert (await get_json(session, f"{simulator.url}/v1/health"))[0] == 200
+
+
+async def statuses(simulator: Simulator, session: aiohttp.ClientSession, count: int) -> list[int]:
+    return [(await get_json(session, simulator.url + LIST_URL))[0] for _ in range(count)]
+
+
+async def test_fault_sequence_is_reproducible_from_the_seed(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """Two runs with one seed fault the same requests; another seed faults others."""
+    fault = FaultSpec("http-500", 0.5)
+    first = await statuses(await faulty(serve, fault, seed=11), session, 40)
+    again = await statuses(await faulty(serve, fault, seed=11), session, 40)
+    other = await statuses(await faulty(serve, fault, seed=12), session, 40)
+    assert first == again
+    assert first != other
+    assert 10 < first.count(500) < 30
+
+
+async def test_rate_zero_never_fires(serve: StartSimulator, session: aiohttp.ClientSession) -> None:
+    """A fault with rate 0 never hits."""
+    simulator = await faulty(serve, FaultSpec("http-500", 0.0))
+    assert set(await statuses(simulator, session, 20)) == {200}
+
+
+async def test_retries_get_the_right_pages(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """Retrying faulted requests walks the exact same page sequence as a clean run."""
+    faults = (FaultSpec("http-503", 0.3), FaultSpec("malformed", 0.2), FaultSpec("reset", 0.1))
+    simulator = await faulty(serve, *faults)
+    url = f"{simulator.url}/v1/vulnerability-findings"
+    ids: list[str] = []
+    cursor = None
+    for _ in range(1000):
+        params = {"limit": "25", **({"cursor": cursor} if cursor else {})}
+        try:
+            async with session.get(url, params=params) as response:
+                if response.status != 200:
+                    continue
+                body = json.loads(await response.read())
+        except (aiohttp.ClientError, json.JSONDecodeError):
+            continue
+        ids += [item["id"] for item in body["items"]]
+        cursor = body["nextCursor"]
+        if cursor is None:
+            break
+    assert ids == list(simulator.dataset.ids("vulnerability-findings"))
+    assert simulator.counters.total_faults > 10
+
+
+async def test_faults_are_counted_by_kind_and_route(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """Counters record each injected fault by kind, and by route then kind."""
+    simulator = await faulty(serve, FaultSpec("latency", 1.0), FaultSpec("http-502", 1.0, "get:*"))
+    await get_json(session, simulator.url + LIST_URL)
+    await get_json(session, f"{simulator.url}/v1/scopes/sc-00000001")
+    counters = simulator.counters
+    assert counters.faults == {"latency": 2, "http-502": 1}
+    assert counters.faults_by_route == {
+        "list:endpoints": {"latency": 1},
+        "get:scopes": {"latency": 1, "http-502": 1},
+    }
+
+
+async def test_first_firing_fault_wins(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """When several faults fire, the first configured one answers."""
+    simulator = await faulty(serve, FaultSpec("http-504", 1.0), FaultSpec("http-500", 1.0))
+    assert await statuses(simulator, session, 3) == [504, 504, 504]
+
+
+async def test_faults_hit_the_agent_configuration(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """The download can be truncated like any other response."""
+    simulator = await faulty(serve, FaultSpec("truncate", 1.0, "agent-configuration"))
+    async with session.get(f"{simulator.url}/v1/agent-configuration") as response:
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await response.read()
+
+
+async def test_stop_cancels_a_stalled_request(session: aiohttp.ClientSession) -> None:
+    """Stopping the simulator does not wait for a stall that never ends."""
+    sleep = GatedSleep()
+    config = SimulatorConfig(size=5, faults=(FaultSpec("stall", 1.0),))
+    simulator = Simulator(config, sleep=sleep)
+    await simulator.start()
+    async with session.get(simulator.url + LIST_URL) as response:
+        await sleep.until_waiting(1)
+        await asyncio.wait_for(simulator.stop(), timeout=5)
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await response.read()
+    assert simulator.counters.in_flight == 0

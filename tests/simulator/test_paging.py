@@ -1,0 +1,277 @@
+"""Every paging scheme over real sockets: completeness, sizes, cursors and links."""
+
+from __future__ import annotations
+
+import base64
+
+import aiohttp
+import pytest
+from yarl import URL
+
+from remedy_async.simulator import Simulator
+
+from .helpers import RESOURCES, StartSimulator, get_json, list_all_ids
+
+SCHEMES = ("none", "offset", "page", "cursor", "link")
+FINDINGS = "vulnerability-findings"
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("resource", RESOURCES)
+async def test_every_scheme_lists_every_record_once_in_order(
+    sim: Simulator, session: aiohttp.ClientSession, scheme: str, resource: str
+) -> None:
+    """Walking all pages gives exactly the data set's ids, in order."""
+    ids = await list_all_ids(session, sim.url, resource, scheme, size=37)
+    assert ids == list(sim.dataset.ids(resource))
+
+
+@pytest.mark.parametrize("scheme", ["offset", "page", "cursor"])
+@pytest.mark.parametrize("items_key", ["data", "results"])
+async def test_envelopes_use_the_configured_items_key(
+    serve: StartSimulator, session: aiohttp.ClientSession, scheme: str, items_key: str
+) -> None:
+    """With items_key set, envelopes name their array `data` or `results`."""
+    simulator = await serve(items_key=items_key, paging=scheme)
+    ids = await list_all_ids(session, simulator.url, "scopes", scheme, items_key=items_key)
+    assert ids == list(simulator.dataset.ids("scopes"))
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+async def test_filtered_lists_page_through_the_matches(
+    sim: Simulator, session: aiohttp.ClientSession, scheme: str
+) -> None:
+    """Paging a filtered list gives exactly the matching ids, the filters kept on every page."""
+    filters = [("severity", "critical"), ("severity", "high"), ("status", "open")]
+    ids = await list_all_ids(session, sim.url, FINDINGS, scheme, size=5, filters=filters)
+    expected = sim.dataset.ids(FINDINGS, {"severity": ["critical", "high"], "status": "open"})
+    assert ids == list(expected)
+
+
+async def test_run_scheme_is_used_without_the_header(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """The run's configured scheme applies when no X-Simulator-Paging header is sent."""
+    simulator = await serve(paging="page")
+    _, body, _ = await get_json(session, f"{simulator.url}/v1/scopes")
+    assert set(body) == {"items", "page", "pageSize", "total", "totalPages"}
+
+
+async def test_default_page_size_is_100(sim: Simulator, session: aiohttp.ClientSession) -> None:
+    """Without a limit a page holds 100 records."""
+    _, body, _ = await get_json(session, f"{sim.url}/v1/{FINDINGS}")
+    assert len(body["items"]) == 100
+    assert body["nextCursor"]
+
+
+async def test_configured_page_sizes_apply(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """page_size and max_page_size are configurable."""
+    simulator = await serve(page_size=10, max_page_size=20)
+    url = f"{simulator.url}/v1/{FINDINGS}"
+    _, body, _ = await get_json(session, url)
+    assert len(body["items"]) == 10
+    status, _, _ = await get_json(session, url, {"limit": "21"})
+    assert status == 400
+
+
+async def test_maximum_page_size_is_allowed(sim: Simulator, session: aiohttp.ClientSession) -> None:
+    """limit=1000 is the largest accepted page."""
+    status, body, _ = await get_json(session, f"{sim.url}/v1/{FINDINGS}", {"limit": "1000"})
+    assert status == 200
+    assert len(body["items"]) == min(1000, sim.dataset.count(FINDINGS))
+
+
+@pytest.mark.parametrize(
+    ("scheme", "params", "name"),
+    [
+        ("cursor", {"limit": "1001"}, "limit"),
+        ("cursor", {"limit": "0"}, "limit"),
+        ("link", {"limit": "-3"}, "limit"),
+        ("offset", {"limit": "ten"}, "limit"),
+        ("offset", {"offset": "-1"}, "offset"),
+        ("page", {"pageSize": "5000"}, "pageSize"),
+        ("page", {"page": "0"}, "page"),
+        ("offset", [("limit", "5"), ("limit", "6")], "limit"),
+    ],
+)
+async def test_bad_paging_parameters_are_400(
+    sim: Simulator, session: aiohttp.ClientSession, scheme: str, params: object, name: str
+) -> None:
+    """Out-of-range or malformed paging parameters give 400 invalid_parameter naming them."""
+    headers = {"X-Simulator-Paging": scheme}
+    status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", params, headers)
+    assert status == 400
+    assert body["error"]["code"] == "invalid_parameter"
+    assert repr(name) in body["error"]["message"]
+
+
+async def test_unused_paging_parameters_are_ignored(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """Parameters of other schemes (offset, page, pageSize) are ignored, never filters."""
+    params = {"offset": "50", "page": "3", "pageSize": "oops", "limit": "4"}
+    status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", params)
+    assert status == 200
+    assert [item["id"] for item in body["items"]] == list(sim.dataset.ids("endpoints"))[:4]
+
+
+async def test_offset_page_reports_total(sim: Simulator, session: aiohttp.ClientSession) -> None:
+    """The offset envelope echoes offset and limit and gives the total."""
+    headers = {"X-Simulator-Paging": "offset"}
+    params = {"offset": "3", "limit": "5"}
+    _, body, _ = await get_json(session, f"{sim.url}/v1/scopes", params, headers)
+    assert (body["offset"], body["limit"], body["total"]) == (3, 5, sim.dataset.count("scopes"))
+    assert [item["id"] for item in body["items"]] == list(sim.dataset.ids("scopes"))[3:8]
+
+
+async def test_offset_past_the_end_is_an_empty_page(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """An offset beyond the total gives no items, not an error."""
+    headers = {"X-Simulator-Paging": "offset"}
+    _, body, _ = await get_json(session, f"{sim.url}/v1/scopes", {"offset": "999"}, headers)
+    assert body["items"] == []
+
+
+async def test_numbered_page_reports_total_pages(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """The page envelope gives total and totalPages (rounded up)."""
+    headers = {"X-Simulator-Paging": "page"}
+    params = {"page": "2", "pageSize": "10"}
+    _, body, _ = await get_json(session, f"{sim.url}/v1/scopes", params, headers)
+    assert (body["page"], body["pageSize"], body["total"], body["totalPages"]) == (2, 10, 24, 3)
+    assert [item["id"] for item in body["items"]] == list(sim.dataset.ids("scopes"))[10:20]
+
+
+async def test_last_cursor_page_has_null_next_cursor(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """A page that ends the list says nextCursor: null."""
+    _, body, _ = await get_json(session, f"{sim.url}/v1/scopes", {"limit": "24"})
+    assert body["nextCursor"] is None
+
+
+async def first_cursor(simulator: Simulator, session: aiohttp.ClientSession) -> str:
+    params = [("status", "open"), ("limit", "3")]
+    _, body, _ = await get_json(session, f"{simulator.url}/v1/{FINDINGS}", params)
+    cursor: str = body["nextCursor"]
+    return cursor
+
+
+def flip_a_bit(cursor: str) -> str:
+    raw = bytearray(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    raw[10] ^= 1
+    return base64.urlsafe_b64encode(bytes(raw)).rstrip(b"=").decode()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "params"),
+    [
+        (flip_a_bit, [("status", "open")]),
+        (lambda cursor: cursor[:-2], [("status", "open")]),
+        (lambda cursor: "not a cursor!", [("status", "open")]),
+        (lambda cursor: cursor, [("status", "resolved")]),
+        (lambda cursor: cursor, []),
+    ],
+    ids=["forged", "garbled", "junk", "other-filters", "no-filters"],
+)
+async def test_bad_cursors_are_400_invalid_cursor(
+    sim: Simulator, session: aiohttp.ClientSession, mutate: object, params: list[tuple[str, str]]
+) -> None:
+    """Forged, garbled or re-targeted cursors give 400 invalid_cursor."""
+    cursor = mutate(await first_cursor(sim, session))  # type: ignore[operator]
+    url = f"{sim.url}/v1/{FINDINGS}"
+    status, body, _ = await get_json(session, url, [*params, ("cursor", cursor)])
+    assert status == 400
+    assert body["error"]["code"] == "invalid_cursor"
+
+
+async def test_cursor_of_another_collection_is_refused(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """A cursor only works on the collection that issued it."""
+    _, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", {"limit": "2"})
+    params = {"cursor": body["nextCursor"]}
+    status, error, _ = await get_json(session, f"{sim.url}/v1/scopes", params)
+    assert (status, error["error"]["code"]) == (400, "invalid_cursor")
+
+
+async def test_cursor_from_another_seed_is_refused(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """Cursors are signed with the seed: another run's cursor is invalid."""
+    first, second = await serve(seed=1), await serve(seed=2)
+    _, body, _ = await get_json(session, f"{first.url}/v1/endpoints", {"limit": "2"})
+    params = {"cursor": body["nextCursor"]}
+    status, _, _ = await get_json(session, f"{second.url}/v1/endpoints", params)
+    assert status == 400
+
+
+async def test_link_header_has_next_and_first(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """Link carries an absolute rel=next with cursor, limit and filters, and rel=first."""
+    headers = {"X-Simulator-Paging": "link"}
+    params = [("severity", "high"), ("limit", "4")]
+    async with session.get(f"{sim.url}/v1/{FINDINGS}", params=params, headers=headers) as response:
+        links = response.links
+    next_url = URL(str(links["next"]["url"]))
+    assert next_url.is_absolute()
+    assert str(next_url).startswith(sim.url)
+    assert next_url.query.getall("severity") == ["high"]
+    assert next_url.query["limit"] == "4"
+    assert next_url.query["cursor"]
+    assert "cursor" not in URL(str(links["first"]["url"])).query
+
+
+async def test_last_link_page_has_no_next(sim: Simulator, session: aiohttp.ClientSession) -> None:
+    """The last page's Link has rel=first only."""
+    headers = {"X-Simulator-Paging": "link"}
+    async with session.get(f"{sim.url}/v1/scopes", headers=headers) as response:
+        assert set(response.links) == {"first"}
+
+
+async def test_link_urls_percent_encode_filter_values(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """Filter values with reserved characters survive a trip through the Link header."""
+    simulator = await serve(id_prefix="a,b;c <d>&e=f/é:")
+    endpoint = next(simulator.dataset.ids("endpoints"))
+    filters = [("endpointId", endpoint)]
+    ids = await list_all_ids(session, simulator.url, FINDINGS, "link", size=3, filters=filters)
+    assert ids == list(simulator.dataset.ids(FINDINGS, {"endpointId": endpoint}))
+
+
+async def test_bare_array_of_a_long_list_is_streamed(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """`none` streams long lists with chunked encoding and still sends every record."""
+    simulator = await serve(size=60, paging="none")
+    async with session.get(f"{simulator.url}/v1/{FINDINGS}") as response:
+        assert response.headers["Transfer-Encoding"] == "chunked"
+        body = await response.json()
+    assert [item["id"] for item in body] == list(simulator.dataset.ids(FINDINGS))
+    assert len(body) > 1000
+
+
+async def test_unknown_paging_header_is_400(sim: Simulator, session: aiohttp.ClientSession) -> None:
+    """An unknown X-Simulator-Paging value gives 400 invalid_parameter."""
+    headers = {"X-Simulator-Paging": "scroll"}
+    status, body, _ = await get_json(session, f"{sim.url}/v1/scopes", headers=headers)
+    assert (status, body["error"]["code"]) == (400, "invalid_parameter")
+
+
+async def test_pages_are_stable_between_requests(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """The same request gives byte-identical pages, cached or not."""
+    cached, uncached = await serve(), await serve(cache=False)
+    bodies = []
+    for simulator in (cached, cached, uncached):
+        params = {"limit": "50"}
+        async with session.get(f"{simulator.url}/v1/{FINDINGS}", params=params) as response:
+            bodies.append(await response.read())
+    assert bodies[0] == bodies[1] == bodies[2]

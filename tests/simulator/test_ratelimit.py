@@ -1,0 +1,91 @@
+"""Rate limiting: a token bucket with 429, Retry-After and X-RateLimit-* headers."""
+
+from __future__ import annotations
+
+import aiohttp
+
+from remedy_async.simulator._ratelimit import TokenBucket
+
+from .helpers import FakeClock, StartSimulator, get_json
+
+
+async def test_limited_responses_carry_rate_limit_headers(
+    serve: StartSimulator, session: aiohttp.ClientSession, clock: FakeClock
+) -> None:
+    """A passing request reports limit, remaining and the reset time."""
+    simulator = await serve(rate_limit=5)
+    status, _, headers = await get_json(session, f"{simulator.url}/v1/scopes")
+    assert status == 200
+    assert headers["X-RateLimit-Limit"] == "5"
+    assert headers["X-RateLimit-Remaining"] == "4"
+    assert int(headers["X-RateLimit-Reset"]) == int(clock.now) + 1
+
+
+async def test_over_the_limit_is_429_with_retry_after(
+    serve: StartSimulator, session: aiohttp.ClientSession, clock: FakeClock
+) -> None:
+    """The request after a burst of N gets 429 rate_limited with Retry-After seconds."""
+    simulator = await serve(rate_limit=2)
+    url = f"{simulator.url}/v1/scopes"
+    for _ in range(2):
+        assert (await get_json(session, url))[0] == 200
+    status, body, headers = await get_json(session, url)
+    assert status == 429
+    assert body["error"]["code"] == "rate_limited"
+    assert headers["Retry-After"] == "1"
+    assert headers["X-RateLimit-Remaining"] == "0"
+    assert int(headers["X-RateLimit-Reset"]) == int(clock.now) + 1
+    assert simulator.counters.responses[429] == 1
+
+
+async def test_bucket_refills_with_time(
+    serve: StartSimulator, session: aiohttp.ClientSession, clock: FakeClock
+) -> None:
+    """After waiting (on the fake clock) requests pass again."""
+    simulator = await serve(rate_limit=1)
+    url = f"{simulator.url}/v1/scopes"
+    assert (await get_json(session, url))[0] == 200
+    assert (await get_json(session, url))[0] == 429
+    clock.advance(1.0)
+    assert (await get_json(session, url))[0] == 200
+
+
+async def test_health_is_not_rate_limited(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """Health checks pass and do not spend tokens."""
+    simulator = await serve(rate_limit=1)
+    for _ in range(3):
+        status, _, headers = await get_json(session, f"{simulator.url}/v1/health")
+        assert status == 200
+        assert "X-RateLimit-Limit" not in headers
+    assert (await get_json(session, f"{simulator.url}/v1/scopes"))[0] == 200
+
+
+def test_slow_rates_wait_several_seconds() -> None:
+    """At 0.25 requests per second, the refused request is told to wait 4 seconds."""
+    clock = FakeClock(100.0)
+    bucket = TokenBucket(0.25, clock)
+    assert bucket.take().allowed
+    refused = bucket.take()
+    assert not refused.allowed
+    assert refused.retry_after == 4
+    assert refused.headers()["X-RateLimit-Limit"] == "0.25"
+    assert refused.headers()["Retry-After"] == "4"
+
+
+def test_bucket_never_holds_more_than_its_burst() -> None:
+    """A long idle time refills to the burst size, no further."""
+    clock = FakeClock(0.0)
+    bucket = TokenBucket(3, clock)
+    clock.advance(3600)
+    assert [bucket.take().allowed for _ in range(4)] == [True, True, True, False]
+
+
+def test_clock_going_backwards_does_not_add_tokens() -> None:
+    """A clock that steps back neither refills nor crashes the bucket."""
+    clock = FakeClock(50.0)
+    bucket = TokenBucket(1, clock)
+    assert bucket.take().allowed
+    clock.advance(-10)
+    assert not bucket.take().allowed
