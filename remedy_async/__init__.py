@@ -30,9 +30,11 @@ from ._errors import (
     RateLimitError,
     RemedyError,
     RemedyWarning,
+    ResponseTooLargeError,
     ServerError,
     UnprocessableEntityError,
 )
+from ._events import ClientEvent
 from ._http import JSONResponse
 from ._models import (
     Endpoint,
@@ -53,6 +55,7 @@ from ._models import (
 from ._options import RequestOptions
 from ._pager import Page, Pager
 from ._paging import PageRequest, PageResult, Paginator, PagingFault, UnpagedPaginator
+from ._retry import RetryPolicy
 from ._schemes import (
     AutoPaginator,
     CursorPaginator,
@@ -72,6 +75,7 @@ __all__ = [
     "AutoPaginator",
     "BadRequestError",
     "ClientClosedError",
+    "ClientEvent",
     "ConfigurationError",
     "ConflictError",
     "CursorPaginator",
@@ -107,6 +111,8 @@ __all__ = [
     "RemedyWarning",
     "RequestOptions",
     "ResourceCollection",
+    "ResponseTooLargeError",
+    "RetryPolicy",
     "Scope",
     "ScopeSelector",
     "ServerError",

@@ -1,16 +1,21 @@
-"""The client: holds the connection and settings, and hands requests to the collections."""
+"""The client: holds the connection, settings and shared limits, and serves the collections."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import ssl
+import time
 import warnings
-from collections.abc import Mapping
-from importlib.metadata import version
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import TypeVar
 
 import aiohttp
+from attrs import evolve
 from yarl import URL
 
+from . import _config as config
 from ._collection import (
     ENDPOINTS,
     REMEDIATION_TARGETS,
@@ -30,59 +35,24 @@ from ._download import (
     write_stream,
 )
 from ._errors import ClientClosedError, ConfigurationError
+from ._events import EventHook, Events
+from ._gate import RequestGate
 from ._http import JSONResponse, Request
-from ._models import (
-    Endpoint,
-    HealthStatus,
-    RemediationTarget,
-    Scope,
-    VulnerabilityFinding,
-)
-from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, check_headers, to_client_timeout
+from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
+from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
 from ._paging import Paginator
-from ._response import model_from, read_json, status_error
+from ._response import decode_json, model_from, status_error
+from ._retry import RetryPolicy
 from ._schemes import AutoPaginator
-from ._transport import AiohttpTransport, Transport
+from ._sender import Sender
+from ._transport import AiohttpTransport
 
 T = TypeVar("T")
 
-BASE_URL_ENV = "REMEDY_BASE_URL"
-TOKEN_ENV = "REMEDY_API_TOKEN"
-USER_AGENT = f"remedy-async/{version('remedy-async')}"
 AGENT_CONFIGURATION_FALLBACK_NAME = "agent-configuration"
 ERROR_BODY_LIMIT = 64 * 1024
-
-
-def _base_url(base_url: str | URL | None) -> URL:
-    raw = base_url if base_url is not None else os.environ.get(BASE_URL_ENV)
-    if not raw:
-        raise ConfigurationError(
-            f"no base URL: pass base_url, e.g. RemedyClient('https://api.example.com'), "
-            f"or set {BASE_URL_ENV}"
-        )
-    url = URL(raw)
-    if url.scheme not in {"http", "https"} or not url.host:
-        raise ConfigurationError(f"base URL must be an absolute http(s) URL, got {str(url)!r}")
-    if url.user is not None or url.password is not None:
-        raise ConfigurationError("base URL must not contain credentials; pass token= instead")
-    if url.query_string or url.fragment:
-        raise ConfigurationError("base URL must not have a query or fragment")
-    return url.with_path(url.path.rstrip("/"))
-
-
-def _token(token: str | None) -> str | None:
-    value = token if token is not None else os.environ.get(TOKEN_ENV)
-    if not value:
-        return None
-    if any(char in value for char in "\r\n\0"):
-        raise ConfigurationError("the token contains a line break or NUL, which cannot be sent")
-    return value
-
-
-def _api_path(path: str, name: str) -> str:
-    if not path.startswith("/") or "?" in path or "#" in path:
-        raise ConfigurationError(f"{name} must be a path starting with '/', got {path!r}")
-    return path
+DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024
+DEFAULT_RETRY = RetryPolicy()
 
 
 class RemedyClient:
@@ -91,9 +61,13 @@ class RemedyClient:
     Settings absent from the arguments come from `REMEDY_BASE_URL` and `REMEDY_API_TOKEN`.
     The token goes in `Authorization: Bearer <token>` unless `auth_header`/`auth_scheme` say
     otherwise (`auth_header="X-API-Key", auth_scheme=None` sends the bare token). An injected
-    `session` is used as given and never closed by the client. Lists detect the service's
-    paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
-    `paginators={"scopes": ...}` for some.
+    `session` is used as given and never closed by the client.
+
+    Every request goes through one gate per client: at most `max_in_flight` at once, and none
+    while the service has asked everyone to wait (429, or no rate-limit budget left). Failed
+    attempts are retried by `retry` (see RetryPolicy); `clock` (monotonic seconds) and `sleep`
+    (default asyncio.sleep) can be replaced so tests never wait. Lists detect the service's paging scheme (`AutoPaginator`) unless
+    `paginator=` fixes one for every collection or `paginators={"scopes": ...}` for some.
     """
 
     endpoints: ResourceCollection[Endpoint]
@@ -110,30 +84,54 @@ class RemedyClient:
         auth_scheme: str | None = "Bearer",
         timeout: Timeout = DEFAULT_TIMEOUT,
         headers: Mapping[str, str] | None = None,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        max_in_flight: int = 64,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        follow_redirects: bool = False,
+        allow_insecure_http: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
         session: aiohttp.ClientSession | None = None,
+        event_hooks: Sequence[EventHook] = (),
+        trace_configs: Sequence[aiohttp.TraceConfig] = (),
         health_path: str = "/v1/health",
         agent_configuration_path: str = "/v1/agent-configuration",
         paginator: Paginator | None = None,
         paginators: Mapping[str, Paginator] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
         self._closed = True  # until construction succeeds, so __del__ has nothing to report
         self._owned_session: aiohttp.ClientSession | None = None
-        self.base_url = _base_url(base_url)
-        self._token = _token(token)
+        self.base_url = config.base_url(base_url, allow_insecure_http=allow_insecure_http)
+        self._token = config.token(token)
         self._timeout = to_client_timeout(timeout)
-        self._headers = self._default_headers(headers or {}, auth_header, auth_scheme)
+        self._headers = config.default_headers(headers or {}, self._token, auth_header, auth_scheme)
         self._auth_header = auth_header
-        self._health_url = URL(str(self.base_url) + _api_path(health_path, "health_path"))
+        self._retry = retry
+        self._max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
+        self._follow_redirects = follow_redirects
+        self._ssl_context = ssl_context
+        self._trace_configs = list(trace_configs)
+        self._clock = clock
+        self._sleep = sleep if sleep is not None else asyncio.sleep
+        self._gate = RequestGate(config.positive_count(max_in_flight, "max_in_flight"), clock)
+        credential_headers = frozenset({auth_header.lower(), "authorization", "cookie"})
+        self._credential_headers = credential_headers
+        self._events = Events(event_hooks, credential_headers)
+        self._health_url = URL(str(self.base_url) + config.api_path(health_path, "health_path"))
         self._agent_configuration_url = URL(
-            str(self.base_url) + _api_path(agent_configuration_path, "agent_configuration_path")
+            str(self.base_url)
+            + config.api_path(agent_configuration_path, "agent_configuration_path")
         )
-        self._injected_session = session
-        self._transport: Transport | None = (
-            AiohttpTransport(session) if session is not None else None
-        )
+        self._sender: Sender | None = None if session is None else self._make_sender(session)
+        self._build_collections(paginator, paginators or {})
+        self._closed = False
+
+    def _build_collections(
+        self, paginator: Paginator | None, paginators: Mapping[str, Paginator]
+    ) -> None:
         default_paginator = paginator if paginator is not None else AutoPaginator()
-        per_collection = dict(paginators or {})
-        unknown = set(per_collection) - {resource.attribute for resource in RESOURCES}
+        unknown = set(paginators) - {resource.attribute for resource in RESOURCES}
         if unknown:
             raise ConfigurationError(f"paginators names unknown collections: {sorted(unknown)}")
 
@@ -142,28 +140,26 @@ class RemedyClient:
                 resource,
                 base_url=self.base_url,
                 get_json=self._get_json,
-                paginator=per_collection.get(resource.attribute, default_paginator),
+                paginator=paginators.get(resource.attribute, default_paginator),
             )
 
         self.endpoints = collection(ENDPOINTS)
         self.remediation_targets = collection(REMEDIATION_TARGETS)
         self.scopes = collection(SCOPES)
         self.vulnerability_findings = collection(VULNERABILITY_FINDINGS)
-        self._closed = False
 
-    def _default_headers(
-        self, headers: Mapping[str, str], auth_header: str, auth_scheme: str | None
-    ) -> dict[str, str]:
-        merged = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        merged.update(check_headers(headers))
-        if self._token is not None:
-            check_headers({auth_header: ""})
-            if any(name.lower() == auth_header.lower() for name in headers):
-                raise ConfigurationError(
-                    f"headers sets {auth_header!r}, which the token also sets; pass one of them"
-                )
-            merged[auth_header] = f"{auth_scheme} {self._token}" if auth_scheme else self._token
-        return merged
+    def _make_sender(self, session: aiohttp.ClientSession) -> Sender:
+        return Sender(
+            transport=AiohttpTransport(session),
+            gate=self._gate,
+            events=self._events,
+            secrets=self._secrets,
+            credential_headers=self._credential_headers,
+            follow_redirects=self._follow_redirects,
+            max_response_bytes=self._max_response_bytes,
+            clock=self._clock,
+            sleep=self._sleep,
+        )
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
@@ -171,7 +167,7 @@ class RemedyClient:
         return f"<RemedyClient {str(self.base_url)!r} {auth} {state}>"
 
     async def __aenter__(self) -> RemedyClient:
-        self._transport_or_open()
+        self._open_sender()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -193,31 +189,37 @@ class RemedyClient:
                 stacklevel=1,
             )
 
-    def _transport_or_open(self) -> Transport:
+    def _open_sender(self) -> Sender:
         if self._closed:
             raise ClientClosedError(f"{self!r} is closed; create a new client")
-        if self._transport is None:
+        if self._sender is None:
+            connector = aiohttp.TCPConnector(
+                limit=self._gate.max_in_flight,
+                ssl=self._ssl_context if self._ssl_context is not None else True,
+            )
             self._owned_session = aiohttp.ClientSession(
+                connector=connector,
                 timeout=self._timeout,
                 trust_env=False,
                 cookie_jar=aiohttp.DummyCookieJar(),
+                trace_configs=self._trace_configs or None,
             )
-            self._transport = AiohttpTransport(self._owned_session)
-        return self._transport
+            self._sender = self._make_sender(self._owned_session)
+        return self._sender
 
-    def _request_settings(
+    def _settings(
         self, options: RequestOptions | None
-    ) -> tuple[Mapping[str, str], aiohttp.ClientTimeout]:
+    ) -> tuple[Mapping[str, str], aiohttp.ClientTimeout, RetryPolicy]:
         if options is None:
-            return self._headers, self._timeout
+            return self._headers, self._timeout, self._retry
         headers = {**self._headers, **options.headers} if options.headers else self._headers
-        return headers, options.timeout or self._timeout
+        return headers, options.timeout or self._timeout, options.retry or self._retry
 
     async def _get_json(self, request: Request, options: RequestOptions | None) -> JSONResponse:
-        transport = self._transport_or_open()
-        headers, timeout = self._request_settings(options)
-        response = await transport.send(request, headers, timeout)
-        return read_json(response, secrets=self._secrets)
+        sender = self._open_sender()
+        headers, timeout, policy = self._settings(options)
+        response = await sender.send(request, headers, timeout, policy)
+        return decode_json(response, secrets=self._secrets)
 
     @property
     def _secrets(self) -> tuple[str, ...]:
@@ -234,19 +236,35 @@ class RemedyClient:
         """Download the agent configuration, streaming it in chunks.
 
         `destination` is a file path (written atomically: nothing is left behind on failure;
-        its directory must exist, else FileNotFoundError before any request),
-        an existing directory (the service's suggested file name is used, made safe), or a
-        writable binary file object (written as received, not closed).
+        its directory must exist, else FileNotFoundError before any request), an existing
+        directory (the service's suggested file name is used, made safe), or a writable binary
+        file object (written as received, not closed). A failed download to a path is retried
+        under the retry policy; one to a file object is not, since written bytes cannot be
+        taken back.
         """
         check_destination(destination)
-        transport = self._transport_or_open()
-        headers, timeout = self._request_settings(options)
+        sender = self._open_sender()
+        headers, timeout, policy = self._settings(options)
+        if not isinstance(destination, str | os.PathLike):
+            policy = evolve(policy, attempts=1)
         request = Request("GET", self._agent_configuration_url)
-        async with transport.stream(request, headers, timeout) as response:
+        attempt = partial(self._download_once, sender, destination)
+        return await sender.run(request, headers, timeout, policy, attempt)
+
+    async def _download_once(
+        self,
+        sender: Sender,
+        destination: Destination,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: aiohttp.ClientTimeout,
+        _: int,
+    ) -> DownloadResult:
+        async with sender.transport.stream(request, headers, timeout) as response:
+            sender.gate.observe(response.status, response.headers)
             if not 200 <= response.status < 300:
                 raise status_error(await response.read(ERROR_BODY_LIMIT), secrets=self._secrets)
-            disposition = response.headers.get("Content-Disposition")
-            filename = _disposition_filename(disposition)
+            filename = _disposition_filename(response.headers.get("Content-Disposition"))
             chunks = response.chunks(CHUNK_SIZE)
             if isinstance(destination, str | os.PathLike):
                 path = target_path(destination, filename, AGENT_CONFIGURATION_FALLBACK_NAME)

@@ -17,6 +17,7 @@
         ├── APIConnectionError    no complete response: refused, reset, truncated body
         │   └── APITimeoutError   the attempt ran out of time
         ├── DecodeError           a complete body that is not the JSON expected; has .path
+        ├── ResponseTooLargeError a body over max_response_bytes (checked while reading)
         └── PaginationError       the service's page sequence cannot be followed safely
 
     RemedyWarning (a UserWarning)
@@ -44,6 +45,8 @@ class RemedyError(Exception):
 
     resume_token: str | None = None
     items_yielded: int | None = None
+    attempts: int | None = None
+    """How many attempts the call made before this error ended it (None: not sent)."""
 
 
 class RemedyWarning(UserWarning):
@@ -224,6 +227,10 @@ class DecodeError(APIError):
             f"{type(self).__name__}({self.message!r}, path={self.path!r}, status={self.status}, "
             f"method={self.method!r}, url={self.url!r}, request_id={self.request_id!r})"
         )
+
+
+class ResponseTooLargeError(APIError):
+    """The response body is larger than the client's max_response_bytes; it was not read."""
 
 
 class PaginationError(APIError):

@@ -9,6 +9,8 @@ from types import MappingProxyType
 import aiohttp
 from attrs import field, frozen
 
+from ._retry import RetryPolicy
+
 Timeout = float | aiohttp.ClientTimeout
 """Seconds for the whole request, or an aiohttp.ClientTimeout for connect/read/total limits."""
 
@@ -53,10 +55,11 @@ def _checked_timeout(timeout: Timeout | None) -> aiohttp.ClientTimeout | None:
 
 @frozen
 class RequestOptions:
-    """Settings for one call, overriding the client's: timeout and extra headers.
+    """Settings for one call, overriding the client's: timeout, extra headers, retry policy.
 
-    For a list call they apply to every page request.
+    For a list call they apply to every page request (the retry policy's deadline to each page).
     """
 
     timeout: aiohttp.ClientTimeout | None = field(default=None, converter=_checked_timeout)
     headers: Mapping[str, str] = field(factory=dict, converter=frozen_headers, hash=False)
+    retry: RetryPolicy | None = None

@@ -13,7 +13,7 @@ from typing import Protocol
 import aiohttp
 from attrs import frozen
 
-from ._errors import APIConnectionError, APITimeoutError
+from ._errors import APIConnectionError, APITimeoutError, ResponseTooLargeError
 from ._http import Request, Response
 
 
@@ -21,9 +21,13 @@ class Transport(Protocol):
     """Sends requests; the client's only way out to the network."""
 
     async def send(
-        self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: aiohttp.ClientTimeout,
+        max_body: int,
     ) -> Response:
-        """Send a request and return the complete response."""
+        """Send a request and return the complete response (a body over max_body is an error)."""
         ...
 
     def stream(
@@ -83,6 +87,30 @@ class translate_errors:
             ) from exc
 
 
+async def _read_capped(request: Request, response: aiohttp.ClientResponse, limit: int) -> bytes:
+    length = response.content_length
+    if length is not None and length > limit:
+        raise _too_large(request, f"Content-Length {length}", limit)
+    if length is not None and "Content-Encoding" not in response.headers:
+        return await response.read()  # aiohttp reads exactly Content-Length bytes
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_any():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(request, f"over {size} bytes decoded", limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(request: Request, seen: str, limit: int) -> ResponseTooLargeError:
+    return ResponseTooLargeError(
+        f"response body too large ({seen}; max_response_bytes is {limit})",
+        method=request.method,
+        url=request.url,
+    )
+
+
 class AiohttpTransport:
     """Sends requests through an aiohttp.ClientSession, without following redirects."""
 
@@ -93,14 +121,22 @@ class AiohttpTransport:
         return f"<AiohttpTransport session={'closed' if self.session.closed else 'open'}>"
 
     async def send(
-        self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: aiohttp.ClientTimeout,
+        max_body: int,
     ) -> Response:
-        """Send a request and return the complete response."""
+        """Send a request and return the complete response.
+
+        A body over `max_body` bytes raises ResponseTooLargeError: refused from Content-Length
+        before reading when it can be, otherwise counted while streaming (after decompression).
+        """
         with translate_errors(request):
             async with self.session.request(
                 request.method, request.url, headers=headers, timeout=timeout, allow_redirects=False
             ) as response:
-                body = await response.read()
+                body = await _read_capped(request, response, max_body)
                 return Response(
                     request=request, status=response.status, headers=response.headers, body=body
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 
@@ -25,3 +26,19 @@ async def serve() -> AsyncIterator[Serve]:
             return await stack.enter_async_context(serve_app(app))
 
         yield start
+
+
+REAL_SLEEP_LIMIT = 0.05
+
+
+@pytest.fixture(autouse=True)
+def _no_real_sleeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any test that makes the event loop really sleep; time must be injected instead."""
+    real_sleep = asyncio.sleep
+
+    async def guarded_sleep(delay: float, result: object = None) -> object:
+        if delay > REAL_SLEEP_LIMIT:
+            raise AssertionError(f"a test slept for real ({delay} s); inject sleep instead")
+        return await real_sleep(delay, result)
+
+    monkeypatch.setattr(asyncio, "sleep", guarded_sleep)

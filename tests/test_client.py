@@ -20,6 +20,7 @@ from remedy_async import (
     HealthStatus,
     RemedyClient,
     RequestOptions,
+    RetryPolicy,
     ServerError,
     __version__,
 )
@@ -182,7 +183,9 @@ async def test_health_path_is_configurable_and_errors_are_typed(serve: Serve) ->
         return web.json_response({"status": "down"}, status=503)
 
     url = await serve({"/status/live": down})
-    async with RemedyClient(url, health_path="/status/live") as client:
+    async with RemedyClient(
+        url, health_path="/status/live", retry=RetryPolicy(attempts=1)
+    ) as client:
         with pytest.raises(ServerError) as caught:
             await client.health()
     assert caught.value.status == 503
@@ -214,7 +217,7 @@ async def test_refused_connection_is_an_api_connection_error() -> None:
     port = server.sockets[0].getsockname()[1]
     server.close()
     await server.wait_closed()
-    async with RemedyClient(f"http://127.0.0.1:{port}") as client:
+    async with RemedyClient(f"http://127.0.0.1:{port}", retry=RetryPolicy(attempts=1)) as client:
         with pytest.raises(APIConnectionError) as caught:
             await client.endpoints.get("ep-1")
     assert caught.value.method == "GET"
@@ -224,7 +227,7 @@ async def test_refused_connection_is_an_api_connection_error() -> None:
 @pytest.mark.parametrize("exception", [TimeoutError(), aiohttp.ServerTimeoutError()])
 async def test_timeouts_are_api_timeout_errors(exception: Exception) -> None:
     """A request that times out raises APITimeoutError."""
-    async with RemedyClient("https://api.example.com") as client:
+    async with RemedyClient("https://api.example.com", retry=RetryPolicy(attempts=1)) as client:
         with aioresponses() as mocked:
             mocked.get("https://api.example.com/v1/endpoints/ep-1", exception=exception)
             with pytest.raises(APITimeoutError):

@@ -28,6 +28,7 @@ from remedy_async import (
     PermissionDeniedError,
     RateLimitError,
     RemedyClient,
+    RetryPolicy,
     ServerError,
     Severity,
     UnprocessableEntityError,
@@ -183,7 +184,7 @@ async def test_error_status_maps_to_its_error_class(
         )
 
     url = await serve({"/v1/scopes/{id}": failing})
-    async with RemedyClient(url, token=TOKEN) as client:
+    async with RemedyClient(url, token=TOKEN, retry=RetryPolicy(attempts=1)) as client:
         with pytest.raises(error_class) as caught:
             await client.scopes.get("sc-1")
     error = caught.value

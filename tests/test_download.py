@@ -11,7 +11,7 @@ import pytest
 from aiohttp import web
 from aioresponses import aioresponses
 
-from remedy_async import APIConnectionError, NotFoundError, RemedyClient
+from remedy_async import APIConnectionError, NotFoundError, RemedyClient, RetryPolicy
 from remedy_async._download import CHUNK_SIZE, safe_filename
 from tests.loopback import ScriptedServer, Serve, http_response
 
@@ -113,7 +113,10 @@ async def test_truncated_download_leaves_nothing_behind(tmp_path: Path) -> None:
     destination = tmp_path / "agent.conf"
     destination.write_bytes(b"previous version")
     cut = http_response(200, b"x" * 1000, content_length=5000)
-    async with ScriptedServer([cut]) as server, RemedyClient(server.url) as client:
+    async with (
+        ScriptedServer([cut]) as server,
+        RemedyClient(server.url, retry=RetryPolicy(attempts=1)) as client,
+    ):
         with pytest.raises(APIConnectionError, match="cut short"):
             await client.download_agent_configuration(destination)
     assert destination.read_bytes() == b"previous version"
@@ -152,3 +155,36 @@ async def test_destination_in_a_missing_directory_fails_before_any_request(tmp_p
             with pytest.raises(FileNotFoundError, match="not a directory"):
                 await client.download_agent_configuration(tmp_path / "missing" / "a.conf")
             assert not mocked.requests
+
+
+async def test_cut_download_to_a_path_is_retried_to_a_complete_file(tmp_path: Path) -> None:
+    """A download cut short is retried; the file ends up whole, with no temp file left."""
+    body = b"agent-config " * 100
+    cut = http_response(200, body[:300], content_length=len(body))
+    whole = http_response(200, body)
+    waits: list[float] = []
+
+    async def record(delay: float) -> None:
+        waits.append(delay)
+
+    destination = tmp_path / "agent.conf"
+    async with (
+        ScriptedServer([cut, whole]) as server,
+        RemedyClient(server.url, sleep=record) as client,
+    ):
+        result = await client.download_agent_configuration(destination)
+    assert destination.read_bytes() == body
+    assert result.bytes_written == len(body)
+    assert len(waits) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["agent.conf"]
+
+
+async def test_cut_download_to_a_file_object_is_not_retried() -> None:
+    """A download into a file object fails on the first cut: written bytes cannot be taken back."""
+    cut = http_response(200, b"x" * 300, content_length=1000)
+    target = io.BytesIO()
+    async with ScriptedServer([cut, cut]) as server, RemedyClient(server.url) as client:
+        with pytest.raises(APIConnectionError) as caught:
+            await client.download_agent_configuration(target)
+    assert caught.value.attempts == 1
+    assert len(server.requests) == 1

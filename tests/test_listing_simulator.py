@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from remedy_async import APIError, RemedyClient, RequestOptions
+from remedy_async import APIError, RemedyClient, RequestOptions, RetryPolicy
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
 SCHEMES = ("none", "offset", "page", "cursor", "link")
@@ -111,7 +111,7 @@ async def test_failed_iteration_carries_a_token_that_continues_exactly(paging: s
         failures = 0
         yielded_counts: list[int | None] = []
         tokens: list[str | None] = []
-        async with RemedyClient(simulator.url) as client:
+        async with RemedyClient(simulator.url, retry=RetryPolicy(attempts=1)) as client:
             while True:
                 pager = client.vulnerability_findings.list(
                     page_size=10, resume_token=token, options=scheme(paging)

@@ -1,0 +1,94 @@
+"""Checks the client's settings at construction, so a bad one fails before any request."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from importlib.metadata import version
+
+from yarl import URL
+
+from ._errors import ConfigurationError
+from ._options import check_headers
+
+BASE_URL_ENV = "REMEDY_BASE_URL"
+TOKEN_ENV = "REMEDY_API_TOKEN"
+USER_AGENT = f"remedy-async/{version('remedy-async')}"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a host name or address stays on this machine."""
+    if host.lower() in {"localhost", "localhost."}:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def base_url(value: str | URL | None, *, allow_insecure_http: bool) -> URL:
+    """Return the base URL from the argument or REMEDY_BASE_URL, checked and without a trailing /.
+
+    Plain http is refused for any host but loopback unless allow_insecure_http is set, since
+    the token would cross the network in clear text.
+    """
+    raw = value if value is not None else os.environ.get(BASE_URL_ENV)
+    if not raw:
+        raise ConfigurationError(
+            f"no base URL: pass base_url, e.g. RemedyClient('https://api.example.com'), "
+            f"or set {BASE_URL_ENV}"
+        )
+    url = URL(raw)
+    if url.scheme not in {"http", "https"} or not url.host:
+        raise ConfigurationError(f"base URL must be an absolute http(s) URL, got {str(url)!r}")
+    if url.user is not None or url.password is not None:
+        raise ConfigurationError("base URL must not contain credentials; pass token= instead")
+    if url.query_string or url.fragment:
+        raise ConfigurationError("base URL must not have a query or fragment")
+    if url.scheme == "http" and not allow_insecure_http and not is_loopback(url.host):
+        raise ConfigurationError(
+            f"refusing plain http to {url.host}: the token would travel unencrypted; use https "
+            "or pass allow_insecure_http=True"
+        )
+    return url.with_path(url.path.rstrip("/"))
+
+
+def token(value: str | None) -> str | None:
+    """Return the token from the argument or REMEDY_API_TOKEN (None when neither is set)."""
+    found = value if value is not None else os.environ.get(TOKEN_ENV)
+    if not found:
+        return None
+    if any(char in found for char in "\r\n\0"):
+        raise ConfigurationError("the token contains a line break or NUL, which cannot be sent")
+    return found
+
+
+def api_path(path: str, name: str) -> str:
+    """Check a configurable API path (health, agent configuration)."""
+    if not path.startswith("/") or "?" in path or "#" in path:
+        raise ConfigurationError(f"{name} must be a path starting with '/', got {path!r}")
+    return path
+
+
+def default_headers(
+    headers: Mapping[str, str], secret: str | None, auth_header: str, auth_scheme: str | None
+) -> dict[str, str]:
+    """Return the headers every request carries: Accept, User-Agent, extras and credentials."""
+    merged = {"Accept": "application/json", "User-Agent": USER_AGENT}
+    merged.update(check_headers(headers))
+    if secret is not None:
+        check_headers({auth_header: ""})
+        if any(name.lower() == auth_header.lower() for name in headers):
+            raise ConfigurationError(
+                f"headers sets {auth_header!r}, which the token also sets; pass one of them"
+            )
+        merged[auth_header] = f"{auth_scheme} {secret}" if auth_scheme else secret
+    return merged
+
+
+def positive_count(value: int, name: str) -> int:
+    """Check a setting that must be an int >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{name} must be an int >= 1, got {value!r}")
+    return value

@@ -1,0 +1,89 @@
+"""What the client tells the outside world: DEBUG log lines and events for users' hooks.
+
+Every request, response, retry and wait is logged on the `remedy_async` logger at DEBUG, with
+the credential header redacted, and passed as a `ClientEvent` to each hook given to the client
+(for metrics). A hook that raises is logged and otherwise ignored: metrics never break a call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal
+
+from attrs import frozen
+
+from ._response import REDACTED
+
+LOGGER = logging.getLogger("remedy_async")
+
+EventKind = Literal["request", "response", "retry", "wait"]
+
+
+@frozen
+class ClientEvent:
+    """One thing the client did: sent a request, got a response, will retry, or waits."""
+
+    kind: EventKind
+    method: str
+    url: str
+    attempt: int
+    status: int | None = None
+    request_id: str | None = None
+    elapsed: float | None = None
+    """Seconds the attempt took (response events)."""
+    wait: float | None = None
+    """Seconds the client will wait (retry and wait events)."""
+    error: str | None = None
+    """Why the attempt failed (retry events)."""
+
+
+EventHook = Callable[[ClientEvent], None]
+
+
+def redacted_headers(headers: Mapping[str, str], secret_headers: frozenset[str]) -> dict[str, str]:
+    """Return headers for display, with every credential-bearing header's value hidden."""
+    return {
+        name: REDACTED if name.lower() in secret_headers else value
+        for name, value in headers.items()
+    }
+
+
+class Events:
+    """Sends each event to the DEBUG log and to the user's hooks."""
+
+    def __init__(self, hooks: Sequence[EventHook], secret_headers: frozenset[str]) -> None:
+        self._hooks = tuple(hooks)
+        self._secret_headers = secret_headers
+
+    @property
+    def active(self) -> bool:
+        """Whether anyone listens; lets the hot path skip building events."""
+        return bool(self._hooks) or LOGGER.isEnabledFor(logging.DEBUG)
+
+    def emit(self, event: ClientEvent, headers: Mapping[str, str] | None = None) -> None:
+        """Log the event at DEBUG (with redacted headers) and pass it to every hook."""
+        if LOGGER.isEnabledFor(logging.DEBUG):
+            shown = (
+                ""
+                if headers is None
+                else f" headers={redacted_headers(headers, self._secret_headers)}"
+            )
+            LOGGER.debug(
+                "%s %s %s attempt=%d status=%s request_id=%s elapsed=%s wait=%s error=%s%s",
+                event.kind,
+                event.method,
+                event.url,
+                event.attempt,
+                event.status,
+                event.request_id,
+                None if event.elapsed is None else round(event.elapsed, 4),
+                None if event.wait is None else round(event.wait, 3),
+                event.error,
+                shown,
+            )
+        for hook in self._hooks:
+            try:
+                hook(event)
+            except Exception:
+                LOGGER.exception("event hook %r failed", hook)

@@ -1,0 +1,104 @@
+"""When to try a request again and how long to wait first; pure decisions, no I/O.
+
+The send loop asks `RetryPolicy.decide` after each failed attempt. It answers with a wait or
+with None (give up), from the attempt number, the failure, the service's hint and the time left
+before the call's deadline.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import ssl
+from collections.abc import Callable
+
+import aiohttp
+from attrs import field, frozen
+
+from ._errors import APIConnectionError, APIError, APIStatusError, RateLimitError, RemedyError
+
+RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+
+def _positive(_: object, attribute: object, value: float) -> None:
+    if isinstance(value, bool) or not (0 < value < math.inf):
+        raise ValueError(f"{getattr(attribute, 'name', 'value')} must be a positive finite number")
+
+
+def _at_least_one(_: object, attribute: object, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("attempts must be an int >= 1")
+
+
+@frozen
+class RetryPolicy:
+    """How a request is retried: attempts, backoff, hints from the service, and a deadline.
+
+    `attempts` counts every try (3: the first and two retries). Waits use full jitter: a random
+    time up to `backoff_base * 2**retry`, capped at `backoff_cap`. A `retry-after-ms` or
+    `Retry-After` hint makes the wait at least the hint; a hint over `max_retry_after` raises
+    RateLimitError at once. `deadline` bounds a call's attempts and waits together: a wait that
+    would end past it is not started. `RetryPolicy(attempts=1)` turns retries off.
+    """
+
+    attempts: int = field(default=3, validator=_at_least_one)
+    backoff_base: float = field(default=0.5, validator=_positive)
+    backoff_cap: float = field(default=8.0, validator=_positive)
+    max_retry_after: float = field(default=60.0, validator=_positive)
+    deadline: float = field(default=60.0, validator=_positive)
+    retry_statuses: frozenset[int] = field(default=RETRYABLE_STATUSES, converter=frozenset)
+
+    def backoff(
+        self, retry: int, uniform: Callable[[float, float], float] = random.uniform
+    ) -> float:
+        """Return the full-jitter wait before retry number `retry` (1 for the first retry)."""
+        return uniform(0.0, min(self.backoff_cap, self.backoff_base * 2 ** (retry - 1)))
+
+    def retryable(self, error: BaseException) -> bool:
+        """Whether a failed attempt may be tried again.
+
+        Yes for connection failures, timeouts and bodies cut short, and for the statuses in
+        `retry_statuses`; no for TLS failures, other statuses, bodies that arrived whole but
+        are not the JSON expected, and anything that is not a RemedyError (cancellation too).
+        """
+        if isinstance(error, APIStatusError):
+            return error.status in self.retry_statuses
+        if isinstance(error, APIConnectionError):
+            return not isinstance(error.__cause__, ssl.SSLError | aiohttp.ClientSSLError)
+        return False
+
+    def decide(
+        self,
+        error: RemedyError,
+        *,
+        attempt: int,
+        hint: float | None,
+        time_left: float,
+        uniform: Callable[[float, float], float] = random.uniform,
+    ) -> float | None:
+        """Return how long to wait before the next attempt, or None to give up with `error`.
+
+        Raises RateLimitError when the service asks for a wait longer than `max_retry_after`.
+        """
+        if not isinstance(error, APIError) or not self.retryable(error) or attempt >= self.attempts:
+            return None
+        if hint is not None and hint > self.max_retry_after:
+            raise _too_long(error, hint, self.max_retry_after)
+        wait = self.backoff(attempt, uniform)
+        if hint is not None:
+            wait = max(wait, hint)
+        return wait if wait <= time_left else None
+
+
+def _too_long(error: APIError, hint: float, cap: float) -> RateLimitError:
+    limited = RateLimitError(
+        f"the service asked to wait {hint:.0f} s, more than max_retry_after ({cap:.0f} s)",
+        method=error.method,
+        url=error.url,
+        status=error.status if isinstance(error, APIStatusError) else 429,
+        request_id=getattr(error, "request_id", None),
+        headers=getattr(error, "headers", None),
+        retry_after=hint,
+    )
+    limited.__cause__ = error
+    return limited

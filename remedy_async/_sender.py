@@ -1,0 +1,227 @@
+"""Sends one call to the service: attempts under the retry policy, behind the client's gate.
+
+Every attempt waits out any pause the service asked for, takes one of the client's in-flight
+slots, and is bounded by the attempt timeout and by the call's deadline. A failed attempt is
+retried as the policy decides; the error that ends the call records how many attempts it took.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
+
+import aiohttp
+from yarl import URL
+
+from ._errors import APIStatusError, RateLimitError, RemedyError
+from ._events import ClientEvent, Events
+from ._gate import RequestGate
+from ._http import Request, Response
+from ._response import retry_after_seconds, status_error
+from ._retry import RetryPolicy
+from ._transport import Transport
+
+R = TypeVar("R")
+
+Sleep = Callable[[float], Awaitable[None]]
+Attempt = Callable[[Request, Mapping[str, str], aiohttp.ClientTimeout, int], Awaitable[R]]
+
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+def attempt_timeout(timeout: aiohttp.ClientTimeout, time_left: float) -> aiohttp.ClientTimeout:
+    """Cap an attempt's total timeout by the time left before the call's deadline."""
+    if timeout.total is not None and timeout.total <= time_left:
+        return timeout
+    return evolve_timeout(timeout, total=max(time_left, 0.001))
+
+
+def evolve_timeout(timeout: aiohttp.ClientTimeout, *, total: float) -> aiohttp.ClientTimeout:
+    return aiohttp.ClientTimeout(
+        total=total,
+        connect=timeout.connect,
+        sock_read=timeout.sock_read,
+        sock_connect=timeout.sock_connect,
+        ceil_threshold=timeout.ceil_threshold,
+    )
+
+
+class Sender:
+    """Runs calls with retries, the shared gate, redirects (when enabled) and events."""
+
+    def __init__(
+        self,
+        *,
+        transport: Transport,
+        gate: RequestGate,
+        events: Events,
+        secrets: tuple[str, ...],
+        credential_headers: frozenset[str],
+        follow_redirects: bool,
+        max_response_bytes: int,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Sleep,
+        uniform: Callable[[float, float], float] = random.uniform,
+    ) -> None:
+        self.transport = transport
+        self.gate = gate
+        self._events = events
+        self._secrets = secrets
+        self._credential_headers = credential_headers
+        self._follow_redirects = follow_redirects
+        self._max_response_bytes = max_response_bytes
+        self._clock = clock
+        self._sleep = sleep
+        self._uniform = uniform
+
+    async def send(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: aiohttp.ClientTimeout,
+        policy: RetryPolicy,
+    ) -> Response:
+        """Return the 2xx response to a request, or raise the typed error of the last attempt."""
+        return await self.run(request, headers, timeout, policy, self._send_once)
+
+    async def run(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: aiohttp.ClientTimeout,
+        policy: RetryPolicy,
+        attempt: Attempt[R],
+    ) -> R:
+        """Run `attempt` until it succeeds, the policy gives up, or the deadline would pass."""
+        deadline_at = self._clock() + policy.deadline
+        number = 0
+        while True:
+            number += 1
+            await self._wait_for_pause(request, number, policy, deadline_at)
+            time_left = deadline_at - self._clock()
+            try:
+                async with self.gate.slot():
+                    return await attempt(
+                        request, headers, attempt_timeout(timeout, time_left), number
+                    )
+            except RemedyError as error:
+                hint = _hint(error)
+                try:
+                    wait = policy.decide(
+                        error,
+                        attempt=number,
+                        hint=hint,
+                        time_left=deadline_at - self._clock(),
+                        uniform=self._uniform,
+                    )
+                except RateLimitError as too_long:
+                    too_long.attempts = number
+                    raise too_long from error
+                if wait is None:
+                    error.attempts = number
+                    raise
+                if self._events.active:
+                    self._events.emit(
+                        ClientEvent(
+                            "retry",
+                            request.method,
+                            str(request.url),
+                            number,
+                            wait=wait,
+                            status=getattr(error, "status", None),
+                            error=type(error).__name__,
+                        )
+                    )
+            await self._sleep(wait)
+
+    async def _wait_for_pause(
+        self, request: Request, number: int, policy: RetryPolicy, deadline_at: float
+    ) -> None:
+        pause = self.gate.pause_left()
+        if pause <= 0:
+            return
+        if pause > policy.max_retry_after or self._clock() + pause > deadline_at:
+            error = RateLimitError(
+                f"the service asked every request to wait {pause:.1f} s, past this call's "
+                "deadline or max_retry_after",
+                method=request.method,
+                url=request.url,
+                retry_after=pause,
+            )
+            error.attempts = number - 1
+            raise error
+        if self._events.active:
+            self._events.emit(
+                ClientEvent("wait", request.method, str(request.url), number, wait=pause)
+            )
+        await self._sleep(pause)
+
+    async def _send_once(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: aiohttp.ClientTimeout,
+        number: int,
+    ) -> Response:
+        for _ in range(MAX_REDIRECTS + 1):
+            response = await self._exchange(request, headers, timeout, number)
+            target = self._redirect_target(response)
+            if target is None:
+                break
+            if target.origin() != request.url.origin():
+                headers = {
+                    k: v for k, v in headers.items() if k.lower() not in self._credential_headers
+                }
+            request = Request(request.method, target)
+        if not 200 <= response.status < 300:
+            raise status_error(response, secrets=self._secrets)
+        return response
+
+    async def _exchange(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: aiohttp.ClientTimeout,
+        number: int,
+    ) -> Response:
+        started = self._clock()
+        if self._events.active:
+            self._events.emit(
+                ClientEvent("request", request.method, str(request.url), number), headers
+            )
+        response = await self.transport.send(request, headers, timeout, self._max_response_bytes)
+        self.gate.observe(response.status, response.headers)
+        if self._events.active:
+            self._events.emit(
+                ClientEvent(
+                    "response",
+                    request.method,
+                    str(request.url),
+                    number,
+                    status=response.status,
+                    request_id=response.request_id,
+                    elapsed=self._clock() - started,
+                )
+            )
+        return response
+
+    def _redirect_target(self, response: Response) -> URL | None:
+        if not self._follow_redirects or response.status not in REDIRECT_STATUSES:
+            return None
+        location = response.headers.get("Location")
+        if not location:
+            return None
+        try:
+            target = response.request.url.join(URL(location))
+        except ValueError:
+            return None
+        return target if target.scheme in {"http", "https"} else None
+
+
+def _hint(error: RemedyError) -> float | None:
+    if isinstance(error, APIStatusError):
+        return retry_after_seconds(error.headers)
+    return None
