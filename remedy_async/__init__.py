@@ -8,6 +8,7 @@ async with RemedyClient("https://api.example.com", token="...") as client:
 
 from importlib.metadata import version as _version
 
+from ._bulk import GetResult
 from ._client import RemedyClient
 from ._codec import from_wire, to_wire
 from ._collection import ResourceCollection
@@ -85,6 +86,7 @@ __all__ = [
     "Endpoint",
     "EndpointStatus",
     "FindingStatus",
+    "GetResult",
     "HealthStatus",
     "JSONResponse",
     "LinkHeaderPaginator",

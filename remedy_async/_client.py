@@ -66,8 +66,9 @@ class RemedyClient:
     Every request goes through one gate per client: at most `max_in_flight` at once, and none
     while the service has asked everyone to wait (429, or no rate-limit budget left). Failed
     attempts are retried by `retry` (see RetryPolicy); `clock` (monotonic seconds) and `sleep`
-    (default asyncio.sleep) can be replaced so tests never wait. Lists detect the service's paging scheme (`AutoPaginator`) unless
-    `paginator=` fixes one for every collection or `paginators={"scopes": ...}` for some.
+    (default asyncio.sleep) can be replaced so tests never wait. Lists detect the service's
+    paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
+    `paginators={"scopes": ...}` for some.
     """
 
     endpoints: ResourceCollection[Endpoint]

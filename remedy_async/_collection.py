@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from typing import Generic, TypeVar
 
 from attrs import frozen
 from yarl import URL
 
+from ._bulk import BulkGet, GetResult, IdSource
 from ._codec import structure_hook
 from ._http import JSONResponse, Request
 from ._ids import id_segment
@@ -74,6 +76,33 @@ class ResourceCollection(Generic[T]):
         url = self.url.joinpath(id_segment(resource_id), encoded=True)
         response = await self._get_json(Request("GET", url), options)
         return model_from(self.resource.model, response)
+
+    def get_many(
+        self,
+        ids: IdSource,
+        *,
+        concurrency: int = 16,
+        ordered: bool = True,
+        dedupe_window: int = 10_000,
+        options: RequestOptions | None = None,
+    ) -> AsyncIterator[GetResult[T]]:
+        """Fetch many records by id concurrently; yields one GetResult per input id.
+
+        `ids` may be any iterable or async iterable and is read lazily, so memory stays bounded
+        by `concurrency` (plus `dedupe_window` recent results). A duplicated id is fetched once
+        while in flight or among the recent results. An unknown id gives a result holding
+        NotFoundError; an invalid one, its ValueError or TypeError. `ordered=False` yields
+        results as they complete. Leaving the loop or cancelling cancels the fetches in flight.
+        """
+        _check_count("concurrency", concurrency, 1)
+        _check_count("dedupe_window", dedupe_window, 0)
+        bulk: BulkGet[T] = BulkGet(
+            partial(self.get, options=options),
+            ids,
+            concurrency=concurrency,
+            dedupe_window=dedupe_window,
+        )
+        return bulk.ordered() if ordered else bulk.as_completed()
 
     def list(
         self,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 EXCERPT_LIMIT = 500
@@ -109,7 +110,7 @@ class APIStatusError(APIError):
         self.request_id = request_id
         self.code = code
         self.body_excerpt = body_excerpt
-        self.headers: Mapping[str, str] = dict(headers or {})
+        self.headers: Mapping[str, str] = CIMultiDictProxy(CIMultiDict(headers or {}))
 
     def __str__(self) -> str:
         parts = [f"{self.status}"]

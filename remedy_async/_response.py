@@ -134,8 +134,8 @@ def retry_after_seconds(headers: Any, *, now: float | None = None) -> float | No
     non-finite or unparseable hint counts as absent.
     """
     milliseconds = _finite(headers.get("retry-after-ms"))
-    if milliseconds is not None:
-        return milliseconds / 1000 if milliseconds >= 0 else None
+    if milliseconds is not None and milliseconds >= 0:
+        return milliseconds / 1000
     value = headers.get("Retry-After")
     if value is None:
         return None

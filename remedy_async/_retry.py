@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import aiohttp
 from attrs import field, frozen
@@ -23,6 +23,13 @@ RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 def _positive(_: object, attribute: object, value: float) -> None:
     if isinstance(value, bool) or not (0 < value < math.inf):
         raise ValueError(f"{getattr(attribute, 'name', 'value')} must be a positive finite number")
+
+
+def _statuses(codes: Iterable[int]) -> frozenset[int]:
+    statuses = frozenset(codes)
+    if not all(isinstance(code, int) and 100 <= code <= 599 for code in statuses):
+        raise ValueError("retry_statuses must be HTTP status codes (ints from 100 to 599)")
+    return statuses
 
 
 def _at_least_one(_: object, attribute: object, value: int) -> None:
@@ -46,13 +53,14 @@ class RetryPolicy:
     backoff_cap: float = field(default=8.0, validator=_positive)
     max_retry_after: float = field(default=60.0, validator=_positive)
     deadline: float = field(default=60.0, validator=_positive)
-    retry_statuses: frozenset[int] = field(default=RETRYABLE_STATUSES, converter=frozenset)
+    retry_statuses: frozenset[int] = field(default=RETRYABLE_STATUSES, converter=_statuses)
 
     def backoff(
         self, retry: int, uniform: Callable[[float, float], float] = random.uniform
     ) -> float:
         """Return the full-jitter wait before retry number `retry` (1 for the first retry)."""
-        return uniform(0.0, min(self.backoff_cap, self.backoff_base * 2 ** (retry - 1)))
+        doublings = min(retry - 1, 64)  # past that the cap has long been reached
+        return uniform(0.0, min(self.backoff_cap, self.backoff_base * 2.0**doublings))
 
     def retryable(self, error: BaseException) -> bool:
         """Whether a failed attempt may be tried again.
@@ -82,6 +90,8 @@ class RetryPolicy:
         """
         if not isinstance(error, APIError) or not self.retryable(error) or attempt >= self.attempts:
             return None
+        if hint is not None and not math.isfinite(hint):
+            hint = None
         if hint is not None and hint > self.max_retry_after:
             raise _too_long(error, hint, self.max_retry_after)
         wait = self.backoff(attempt, uniform)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 
 import pytest
 from aiohttp import web
 
-from tests.loopback import Handler, Serve, serve_app
+from tests.loopback import CANARY, Handler, Serve, serve_app
 
 pytest_plugins = ["remedy_async.testing"]
 
@@ -42,3 +43,44 @@ def _no_real_sleeps(monkeypatch: pytest.MonkeyPatch) -> None:
         return await real_sleep(delay, result)
 
     monkeypatch.setattr(asyncio, "sleep", guarded_sleep)
+
+
+class CanaryWatch(logging.Handler):
+    """Collects every log record (formatted, with any traceback) that shows the canary token."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+        self.leaks: list[str] = []
+        self.records = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records += 1
+        text = self.format(record)
+        if CANARY in text:
+            self.leaks.append(text[:300])
+
+
+CANARY_WATCH = CanaryWatch()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Log the library at DEBUG for the whole suite, watched for the canary token."""
+    library = logging.getLogger("remedy_async")
+    library.setLevel(logging.DEBUG)
+    logging.getLogger().addHandler(CANARY_WATCH)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Fail the run if a test's report (traceback, captured output or logs) shows the canary."""
+    texts = [report.longreprtext, *(content for _, content in report.sections)]
+    if any(CANARY in text for text in texts):
+        CANARY_WATCH.leaks.append(f"report of {report.nodeid} ({report.when})")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Turn any canary sighting into a failed run, naming where it was seen."""
+    logging.getLogger().removeHandler(CANARY_WATCH)
+    if CANARY_WATCH.leaks:
+        print("\nCANARY TOKEN LEAKED:\n" + "\n".join(CANARY_WATCH.leaks[:20]))
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

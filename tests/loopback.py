@@ -8,6 +8,9 @@ from contextlib import asynccontextmanager
 
 from aiohttp import web
 
+CANARY = "canary-token-7f3e9a"
+"""The token tests use; the suite fails if it ever shows up in a log record or a report."""
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Serve = Callable[[dict[str, Handler]], Awaitable[str]]
 """The `serve` fixture: start a loopback app from {path: handler}; returns its base URL."""

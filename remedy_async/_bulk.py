@@ -1,0 +1,169 @@
+"""Fetches many records by id concurrently, one result per input id, in bounded memory."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict, deque
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+)
+from typing import Generic, TypeVar
+
+from attrs import frozen
+
+from ._errors import RemedyError
+
+T = TypeVar("T")
+
+IdSource = Iterable[str | int] | AsyncIterable[str | int]
+"""Ids to fetch: any iterable or async iterable of str or int ids, read lazily."""
+
+
+@frozen
+class GetResult(Generic[T]):
+    """One answer of get_many: the id asked for, and its record or the error in its way."""
+
+    id: str
+    value: T | None = None
+    error: Exception | None = None
+    """NotFoundError for an unknown id, ValueError/TypeError for an invalid one, or the API
+    error that remained after retries."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the record was fetched."""
+        return self.error is None
+
+    def unwrap(self) -> T:
+        """Return the record, or raise the error that prevented fetching it."""
+        if self.error is not None:
+            raise self.error
+        assert self.value is not None
+        return self.value
+
+
+async def _read_ids(source: IdSource) -> AsyncIterator[str | int]:
+    if isinstance(source, AsyncIterable):
+        async for resource_id in source:
+            yield resource_id
+    else:
+        for resource_id in source:
+            yield resource_id
+
+
+_END = object()
+
+
+def _key(resource_id: object) -> str:
+    return resource_id if isinstance(resource_id, str) else str(resource_id)
+
+
+class BulkGet(Generic[T]):
+    """Runs one get_many: reads ids lazily, keeps at most `concurrency` fetches in flight.
+
+    An id already in flight shares that fetch; one among the last `dedupe_window` results is
+    answered from it. Memory holds the in-flight fetches, the reorder window (ordered mode, at
+    most `concurrency` entries) and the recent results, never the whole id stream.
+    """
+
+    def __init__(
+        self,
+        get: Callable[[str | int], Awaitable[T]],
+        ids: IdSource,
+        *,
+        concurrency: int,
+        dedupe_window: int,
+    ) -> None:
+        if isinstance(ids, str | bytes):
+            raise TypeError("ids must be an iterable of ids, not a single string")
+        self._get = get
+        self._ids = _read_ids(ids)
+        self._concurrency = concurrency
+        self._dedupe_window = dedupe_window
+        self._in_flight: dict[str, asyncio.Task[GetResult[T]]] = {}
+        self._recent: OrderedDict[str, GetResult[T]] = OrderedDict()
+        self._exhausted = False
+
+    async def _fetch(self, key: str, resource_id: str | int) -> GetResult[T]:
+        try:
+            return GetResult(key, value=await self._get(resource_id))
+        except (RemedyError, ValueError, TypeError) as error:
+            return GetResult(key, error=error)
+
+    def _remember(self, key: str, task: asyncio.Task[GetResult[T]]) -> None:
+        self._in_flight.pop(key, None)
+        if task.cancelled() or task.exception() is not None or not self._dedupe_window:
+            return
+        self._recent[key] = task.result()
+        if len(self._recent) > self._dedupe_window:
+            self._recent.popitem(last=False)
+
+    async def _next_id(self) -> str | int | object:
+        """Return the next input id, or _END once the input is used up."""
+        if self._exhausted:
+            return _END
+        resource_id = await anext(self._ids, _END)
+        self._exhausted = resource_id is _END
+        return resource_id
+
+    def _answer(self, resource_id: object) -> GetResult[T] | asyncio.Task[GetResult[T]]:
+        """Return a known result for the id, or the fetch (shared or new) that will give it."""
+        key = _key(resource_id)
+        if key in self._recent:
+            self._recent.move_to_end(key)
+            return self._recent[key]
+        task = self._in_flight.get(key)
+        if task is None:
+            task = asyncio.create_task(self._fetch(key, resource_id))  # type: ignore[arg-type]
+            task.add_done_callback(lambda done: self._remember(key, done))
+            self._in_flight[key] = task
+        return task
+
+    async def ordered(self) -> AsyncGenerator[GetResult[T], None]:
+        """Yield results in input order."""
+        window: deque[GetResult[T] | asyncio.Task[GetResult[T]]] = deque()
+        try:
+            while True:
+                while (
+                    len(window) < self._concurrency and (rid := await self._next_id()) is not _END
+                ):
+                    window.append(self._answer(rid))
+                if not window:
+                    return
+                head = window.popleft()
+                yield head if isinstance(head, GetResult) else await head
+        finally:
+            await self._cancel()
+
+    async def as_completed(self) -> AsyncGenerator[GetResult[T], None]:
+        """Yield results as their fetches finish."""
+        waiting: dict[asyncio.Task[GetResult[T]], int] = {}
+        try:
+            while True:
+                while (
+                    len(waiting) < self._concurrency and (rid := await self._next_id()) is not _END
+                ):
+                    answer = self._answer(rid)
+                    if isinstance(answer, GetResult):
+                        yield answer
+                    else:
+                        waiting[answer] = waiting.get(answer, 0) + 1
+                if not waiting:
+                    return
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    for _ in range(waiting.pop(task)):
+                        yield task.result()
+        finally:
+            await self._cancel()
+
+    async def _cancel(self) -> None:
+        tasks = list(self._in_flight.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

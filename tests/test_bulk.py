@@ -1,0 +1,209 @@
+"""get_many: one result per input id, duplicates fetched once, bounded, cancellable."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from aiohttp import web
+
+from remedy_async import GetResult, NotFoundError, RemedyClient
+from remedy_async.simulator import Simulator
+from tests.loopback import Serve
+
+pytestmark = pytest.mark.remedy_simulator(seed=4, size=30)
+ENDPOINTS = "endpoints"
+
+
+def some_ids(simulator: Simulator, count: int) -> list[str]:
+    return list(itertools.islice(simulator.dataset.ids(ENDPOINTS), count))
+
+
+async def test_one_result_per_id_in_input_order(remedy_simulator: Simulator) -> None:
+    """Results come one per input id, in input order, each with its record or error."""
+    known = some_ids(remedy_simulator, 20)
+    ids = [*known[:10], "missing-1", *known[10:], "", "missing-2"]
+    async with RemedyClient(remedy_simulator.url) as client:
+        results = [r async for r in client.endpoints.get_many(ids, concurrency=4)]
+    assert [r.id for r in results] == ids
+    for result in results:
+        if result.id in known:
+            assert result.ok
+            assert result.unwrap().id == result.id
+        elif result.id == "":
+            assert isinstance(result.error, ValueError)
+        else:
+            assert isinstance(result.error, NotFoundError)
+            with pytest.raises(NotFoundError):
+                result.unwrap()
+
+
+async def test_duplicated_ids_are_fetched_once(remedy_simulator: Simulator) -> None:
+    """An id repeated in the input is fetched once and answered for every occurrence."""
+    known = some_ids(remedy_simulator, 5)
+    ids = known + known + [known[0]] * 3
+    async with RemedyClient(remedy_simulator.url) as client:
+        results = [r async for r in client.endpoints.get_many(ids, concurrency=3)]
+    assert [r.id for r in results] == ids
+    assert all(r.ok for r in results)
+    assert remedy_simulator.counters.requests["get:endpoints"] == 5
+
+
+async def test_int_ids_are_accepted(remedy_simulator: Simulator) -> None:
+    """Int ids are fetched by their decimal string, and reported under it."""
+    async with RemedyClient(remedy_simulator.url) as client:
+        results = [r async for r in client.endpoints.get_many([7, 7])]
+    assert [r.id for r in results] == ["7", "7"]
+    assert all(isinstance(r.error, NotFoundError) for r in results)
+    assert remedy_simulator.counters.requests["get:endpoints"] == 1
+
+
+async def test_async_iterable_input(remedy_simulator: Simulator) -> None:
+    """An async iterable of ids works like a list."""
+    known = some_ids(remedy_simulator, 8)
+
+    async def stream() -> AsyncIterator[str]:
+        for resource_id in known:
+            yield resource_id
+
+    async with RemedyClient(remedy_simulator.url) as client:
+        results = [r.id async for r in client.endpoints.get_many(stream(), concurrency=3)]
+    assert results == known
+
+
+async def test_unordered_yields_every_result_once(remedy_simulator: Simulator) -> None:
+    """ordered=False yields every input id's result exactly once, duplicates included."""
+    known = some_ids(remedy_simulator, 12)
+    ids = [*known, known[0], "missing"]
+    async with RemedyClient(remedy_simulator.url) as client:
+        results = [r async for r in client.endpoints.get_many(ids, concurrency=4, ordered=False)]
+    assert sorted(r.id for r in results) == sorted(ids)
+
+
+async def test_input_is_read_lazily_and_memory_stays_bounded(remedy_simulator: Simulator) -> None:
+    """An endless id stream is read only as far as the concurrency window needs."""
+    known = some_ids(remedy_simulator, 30)
+    read = 0
+
+    def endless() -> Iterator[str]:
+        nonlocal read
+        for resource_id in itertools.cycle(known):
+            read += 1
+            yield resource_id
+
+    async with RemedyClient(remedy_simulator.url) as client:
+        bulk = client.endpoints.get_many(endless(), concurrency=5, dedupe_window=0)
+        taken = [result async for result in _take(bulk, 50)]
+    assert len(taken) == 50
+    assert read <= 50 + 5
+
+
+async def _take(
+    results: AsyncIterator[GetResult[object]], count: int
+) -> AsyncIterator[GetResult[object]]:
+    async for result in results:
+        yield result
+        count -= 1
+        if count == 0:
+            await results.aclose()  # type: ignore[attr-defined]
+            return
+
+
+class GatedGets:
+    """A get endpoint that counts concurrent requests and holds them until released."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.started = 0
+        self.release = asyncio.Event()
+        self.arrived = asyncio.Condition()
+
+    async def handle(self, request: web.Request) -> web.Response:
+        self.started += 1
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        async with self.arrived:
+            self.arrived.notify_all()
+        try:
+            await asyncio.wait_for(self.release.wait(), timeout=10)
+            return web.json_response({"id": request.match_info["id"]})
+        finally:
+            self.in_flight -= 1
+
+
+async def test_concurrency_caps_requests_in_flight(serve: Serve) -> None:
+    """No more than `concurrency` gets are in flight at once."""
+    handler = GatedGets()
+    url = await serve({"/v1/endpoints/{id}": handler.handle})
+    async with RemedyClient(url) as client:
+        task = asyncio.create_task(
+            _collect(client.endpoints.get_many([f"e{i}" for i in range(20)], concurrency=4))
+        )
+        try:
+            async with handler.arrived:
+                await asyncio.wait_for(handler.arrived.wait_for(lambda: handler.in_flight >= 4), 10)
+        finally:
+            handler.release.set()
+        results = await task
+    assert len(results) == 20
+    assert handler.max_in_flight == 4
+
+
+async def _collect(results: AsyncIterator[GetResult[object]]) -> list[GetResult[object]]:
+    return [result async for result in results]
+
+
+def bulk_tasks() -> list[asyncio.Task[object]]:
+    return [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == "BulkGet._fetch"]
+
+
+async def test_cancelling_get_many_cancels_fetches_in_flight(serve: Serve) -> None:
+    """Cancelling the consumer cancels its fetches; the client keeps working afterwards."""
+    handler = GatedGets()
+    url = await serve({"/v1/endpoints/{id}": handler.handle})
+    async with RemedyClient(url) as client:
+        task = asyncio.create_task(
+            _collect(client.endpoints.get_many([f"e{i}" for i in range(10)], concurrency=3))
+        )
+        async with handler.arrived:
+            await asyncio.wait_for(handler.arrived.wait_for(lambda: handler.in_flight >= 3), 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        left = bulk_tasks()
+        handler.release.set()
+        assert left == []
+        assert (await client.endpoints.get("after")).id == "after"
+
+
+async def test_breaking_out_cancels_fetches_in_flight(serve: Serve) -> None:
+    """Leaving the loop early and closing the iterator cancels the remaining fetches."""
+    handler = GatedGets()
+    handler.release.set()
+    url = await serve({"/v1/endpoints/{id}": handler.handle})
+    async with RemedyClient(url) as client:
+        results = client.endpoints.get_many([f"e{i}" for i in range(50)], concurrency=5)
+        async for result in results:
+            assert result.ok
+            break
+        await results.aclose()  # type: ignore[attr-defined]
+        assert bulk_tasks() == []
+    assert handler.started < 50
+
+
+def test_a_single_string_is_refused() -> None:
+    """Passing one id string instead of a collection of ids is a TypeError."""
+    client = RemedyClient("https://api.example.com")
+    with pytest.raises(TypeError, match="single string"):
+        client.endpoints.get_many("ep-1")
+
+
+@pytest.mark.parametrize(("name", "value"), [("concurrency", 0), ("dedupe_window", -1)])
+def test_bad_settings_are_refused(name: str, value: int) -> None:
+    """concurrency < 1 or dedupe_window < 0 raises ValueError at once."""
+    client = RemedyClient("https://api.example.com")
+    with pytest.raises(ValueError, match=name):
+        client.endpoints.get_many(["a"], **{name: value})  # type: ignore[arg-type]

@@ -1,0 +1,449 @@
+"""The send loop over loopback: retries, hints, deadlines, the gate, caps, redirects, events."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import logging
+from collections.abc import Awaitable, Callable
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from remedy_async import (
+    APIConnectionError,
+    APIStatusError,
+    ClientEvent,
+    ConfigurationError,
+    DecodeError,
+    NotFoundError,
+    RateLimitError,
+    RemedyClient,
+    RequestOptions,
+    ResponseTooLargeError,
+    RetryPolicy,
+    ServerError,
+)
+from tests.loopback import ScriptedServer, Serve, http_response
+
+TOKEN = "canary-token-7f3e9a"
+RECORD = b'{"id": "ep-1"}'
+
+
+class FakeTime:
+    """A clock that only the fake sleep moves forward; records every wait."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.waits: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.now += seconds
+
+
+def client_for(url: str, time: FakeTime, **settings: object) -> RemedyClient:
+    return RemedyClient(url, clock=time.clock, sleep=time.sleep, **settings)  # type: ignore[arg-type]
+
+
+def ok() -> bytes:
+    return http_response(200, RECORD, headers={"Content-Type": "application/json"})
+
+
+def status(code: int, **headers: str) -> bytes:
+    return http_response(
+        code,
+        b'{"error": {"code": "x", "message": "y"}}',
+        headers={"Content-Type": "application/json", **headers},
+    )
+
+
+async def test_transient_503s_are_retried_until_success() -> None:
+    """Two 503s then a 200 succeed on the third attempt, after two backoff waits."""
+    time = FakeTime()
+    async with (
+        ScriptedServer([status(503), status(503), ok()]) as server,
+        client_for(server.url, time) as client,
+    ):
+        assert (await client.endpoints.get("ep-1")).id == "ep-1"
+    assert len(server.requests) == 3
+    assert len(time.waits) == 2
+    assert 0 <= time.waits[0] <= 0.5
+    assert 0 <= time.waits[1] <= 1.0
+
+
+async def test_persistent_503_fails_after_the_configured_attempts() -> None:
+    """A 503 on every attempt ends in ServerError recording exactly `attempts` attempts."""
+    time = FakeTime()
+    async with (
+        ScriptedServer([status(503)] * 5) as server,
+        client_for(server.url, time, retry=RetryPolicy(attempts=4)) as client,
+    ):
+        with pytest.raises(ServerError) as caught:
+            await client.endpoints.get("ep-1")
+    assert caught.value.attempts == 4
+    assert len(server.requests) == 4
+
+
+@pytest.mark.parametrize("code", [400, 401, 403, 404, 409, 422])
+async def test_client_errors_are_not_retried(code: int) -> None:
+    """4xx other than 408 and 429 fail on the first attempt."""
+    time = FakeTime()
+    async with (
+        ScriptedServer([status(code), ok()]) as server,
+        client_for(server.url, time) as client,
+    ):
+        with pytest.raises(APIStatusError) as caught:
+            await client.endpoints.get("ep-1")
+    assert caught.value.attempts == 1
+    assert len(server.requests) == 1
+
+
+async def test_invalid_json_in_a_complete_body_is_not_retried() -> None:
+    """A whole 200 body that is not JSON raises DecodeError without a retry."""
+    time = FakeTime()
+    broken = http_response(200, b'{"id": "ep', headers={"Content-Type": "application/json"})
+    async with ScriptedServer([broken, ok()]) as server, client_for(server.url, time) as client:
+        with pytest.raises(DecodeError):
+            await client.endpoints.get("ep-1")
+    assert len(server.requests) == 1
+
+
+async def test_truncated_body_and_reset_are_retried() -> None:
+    """A body cut short and a connection closed without an answer are both retried."""
+    time = FakeTime()
+    cut = http_response(200, RECORD[:5], content_length=len(RECORD))
+    policy = RetryPolicy(attempts=4)
+    async with (
+        ScriptedServer([cut, b"", ok()]) as server,
+        client_for(server.url, time, retry=policy) as client,
+    ):
+        assert (await client.endpoints.get("ep-1")).id == "ep-1"
+    # aiohttp may itself resend an idempotent request once after a dropped connection, so the
+    # server's count is the reliable one.
+    assert len(server.requests) == 3
+    assert time.waits
+
+
+@pytest.mark.parametrize(
+    ("headers", "at_least"),
+    [({"Retry-After": "7"}, 7.0), ({"retry-after-ms": "2500", "Retry-After": "30"}, 2.5)],
+)
+async def test_retry_after_hints_are_honoured(headers: dict[str, str], at_least: float) -> None:
+    """The wait before a retry is at least the service's hint (retry-after-ms first)."""
+    time = FakeTime()
+    async with (
+        ScriptedServer([status(429, **headers), ok()]) as server,
+        client_for(server.url, time) as client,
+    ):
+        await client.endpoints.get("ep-1")
+    assert time.waits
+    assert time.waits[0] >= at_least
+    assert time.waits[0] < at_least + 0.5 or "retry-after-ms" not in headers
+
+
+async def test_hint_over_the_cap_raises_at_once() -> None:
+    """A Retry-After above max_retry_after raises RateLimitError with retry_after, no retry."""
+    time = FakeTime()
+    async with (
+        ScriptedServer([status(429, **{"Retry-After": "3600"}), ok()]) as server,
+        client_for(server.url, time) as client,
+    ):
+        with pytest.raises(RateLimitError) as caught:
+            await client.endpoints.get("ep-1")
+    assert caught.value.retry_after == 3600
+    assert caught.value.attempts == 1
+    assert time.waits == []
+
+
+@pytest.mark.parametrize("hint", ["soon", "-5", "nan", "inf"])
+async def test_unusable_hint_falls_back_to_backoff(hint: str) -> None:
+    """A garbage, negative or non-finite Retry-After is ignored in favour of backoff."""
+    time = FakeTime()
+    async with (
+        ScriptedServer([status(503, **{"Retry-After": hint}), ok()]) as server,
+        client_for(server.url, time) as client,
+    ):
+        await client.endpoints.get("ep-1")
+    assert len(time.waits) == 1
+    assert 0 <= time.waits[0] <= 0.5
+
+
+async def test_deadline_stops_retries_before_a_wait_would_pass_it() -> None:
+    """With a 10 s deadline and 8 s hints, the client waits once, then gives up."""
+    time = FakeTime()
+    policy = RetryPolicy(attempts=10, deadline=10)
+    async with (
+        ScriptedServer([status(503, **{"Retry-After": "8"})] * 5) as server,
+        client_for(server.url, time, retry=policy) as client,
+    ):
+        with pytest.raises(ServerError) as caught:
+            await client.endpoints.get("ep-1")
+    assert sum(time.waits) <= 10
+    assert caught.value.attempts == 2
+
+
+async def test_a_429_pauses_every_other_request_of_the_client(serve: Serve) -> None:
+    """After one request gets 429 with Retry-After, the next request waits the pause first."""
+    time = FakeTime()
+    calls = 0
+
+    async def limited(request: web.Request) -> web.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return web.json_response(
+                {"error": {"code": "rate_limited"}}, status=429, headers={"Retry-After": "5"}
+            )
+        return web.json_response({"id": request.match_info["id"]})
+
+    url = await serve({"/v1/endpoints/{id}": limited})
+    events: list[ClientEvent] = []
+    async with client_for(
+        url, time, retry=RetryPolicy(attempts=1), event_hooks=[events.append]
+    ) as client:
+        with pytest.raises(RateLimitError):
+            await client.endpoints.get("a")
+        assert (await client.endpoints.get("b")).id == "b"
+    assert time.waits == [5.0]
+    assert [e.kind for e in events if e.kind == "wait"] == ["wait"]
+
+
+async def test_exhausted_rate_limit_budget_pauses_until_reset(serve: Serve) -> None:
+    """A response with X-RateLimit-Remaining: 0 and a reset in 3 s holds the next request 3 s."""
+    time = FakeTime()
+
+    async def budget(request: web.Request) -> web.Response:
+        return web.json_response(
+            {"id": request.match_info["id"]},
+            headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "3"},
+        )
+
+    url = await serve({"/v1/endpoints/{id}": budget})
+    async with client_for(url, time) as client:
+        await client.endpoints.get("a")
+        await client.endpoints.get("b")
+    assert time.waits == [3.0]
+
+
+async def test_max_in_flight_caps_concurrent_requests(serve: Serve) -> None:
+    """However many tasks call at once, at most max_in_flight requests are on the wire."""
+    in_flight = 0
+    peak = 0
+    release = asyncio.Event()
+    arrived = asyncio.Condition()
+
+    async def held(request: web.Request) -> web.Response:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        async with arrived:
+            arrived.notify_all()
+        await asyncio.wait_for(release.wait(), 10)
+        in_flight -= 1
+        return web.json_response({"id": request.match_info["id"]})
+
+    url = await serve({"/v1/endpoints/{id}": held})
+    async with RemedyClient(url, max_in_flight=3) as client:
+        calls = asyncio.gather(*(client.endpoints.get(f"e{i}") for i in range(12)))
+        try:
+            async with arrived:
+                await asyncio.wait_for(arrived.wait_for(lambda: in_flight >= 3), 10)
+            for _ in range(20):
+                await asyncio.sleep(0)
+        finally:
+            release.set()
+        assert len(await calls) == 12
+    assert peak == 3
+
+
+async def test_body_over_the_cap_is_refused_from_content_length() -> None:
+    """A Content-Length above max_response_bytes raises ResponseTooLargeError, not retried."""
+    big = http_response(200, b"x" * 5000, headers={"Content-Type": "application/json"})
+    async with (
+        ScriptedServer([big, ok()]) as server,
+        RemedyClient(server.url, max_response_bytes=1000) as client,
+    ):
+        with pytest.raises(ResponseTooLargeError, match="Content-Length 5000"):
+            await client.endpoints.get("ep-1")
+    assert len(server.requests) == 1
+
+
+async def test_decompressed_body_over_the_cap_is_refused(serve: Serve) -> None:
+    """A small gzip body that inflates past max_response_bytes is refused while reading."""
+
+    async def bomb(request: web.Request) -> web.Response:
+        body = gzip.compress(b'{"id": "' + b"a" * 200_000 + b'"}')
+        return web.Response(
+            body=body, headers={"Content-Encoding": "gzip", "Content-Type": "application/json"}
+        )
+
+    url = await serve({"/v1/endpoints/{id}": bomb})
+    async with RemedyClient(url, max_response_bytes=50_000) as client:
+        with pytest.raises(ResponseTooLargeError, match="decoded"):
+            await client.endpoints.get("ep-1")
+
+
+def redirect_to(location: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def handler(request: web.Request) -> web.Response:
+        return web.Response(status=302, headers={"Location": location})
+
+    return handler
+
+
+async def headers_echo(request: web.Request) -> web.Response:
+    return web.json_response({"id": "ep-1", "headers": dict(request.headers)})
+
+
+async def test_redirects_are_not_followed_by_default(serve: Serve) -> None:
+    """A 302 raises APIStatusError naming the Location, and nothing else is requested."""
+    url = await serve({"/v1/endpoints/{id}": redirect_to("/elsewhere")})
+    async with RemedyClient(url) as client:
+        with pytest.raises(APIStatusError, match="redirect to /elsewhere not followed"):
+            await client.endpoints.get("ep-1")
+
+
+async def test_same_origin_redirect_keeps_credentials(serve: Serve) -> None:
+    """With follow_redirects, a same-origin redirect is followed with the token."""
+    url = await serve(
+        {"/v1/endpoints/{id}": redirect_to("/moved/ep-1"), "/moved/{id}": headers_echo}
+    )
+    async with RemedyClient(url, token=TOKEN, follow_redirects=True) as client:
+        headers = (await client.endpoints.get("ep-1")).extra["headers"]
+    assert headers["Authorization"] == f"Bearer {TOKEN}"
+
+
+@pytest.mark.parametrize(
+    ("auth_header", "auth_scheme"), [("Authorization", "Bearer"), ("X-API-Key", None)]
+)
+async def test_cross_origin_redirect_drops_credentials(
+    serve: Serve, auth_header: str, auth_scheme: str | None
+) -> None:
+    """A redirect to another origin is followed without the credential header, whatever its name."""
+    other = await serve({"/landing/{id}": headers_echo})
+    url = await serve({"/v1/endpoints/{id}": redirect_to(f"{other}/landing/ep-1")})
+    async with RemedyClient(
+        url, token=TOKEN, auth_header=auth_header, auth_scheme=auth_scheme, follow_redirects=True
+    ) as client:
+        headers = (await client.endpoints.get("ep-1")).extra["headers"]
+    assert auth_header not in headers
+    assert TOKEN not in str(headers)
+
+
+@pytest.mark.parametrize("url", ["http://api.example.com", "http://10.0.0.5:8080"])
+def test_plain_http_to_another_host_is_refused(url: str) -> None:
+    """http:// to a non-loopback host raises ConfigurationError unless explicitly allowed."""
+    with pytest.raises(ConfigurationError, match="unencrypted"):
+        RemedyClient(url)
+    RemedyClient(url, allow_insecure_http=True)
+
+
+@pytest.mark.parametrize("url", ["http://localhost:8080", "http://127.0.0.1", "http://[::1]:9000"])
+def test_plain_http_to_loopback_is_allowed(url: str) -> None:
+    """http:// to loopback addresses is accepted (tests, local simulators)."""
+    RemedyClient(url)
+
+
+async def test_debug_log_records_requests_and_redacts_the_token(
+    serve: Serve, caplog: pytest.LogCaptureFixture
+) -> None:
+    """At DEBUG the client logs request and response events, with the credential redacted."""
+    url = await serve({"/v1/endpoints/{id}": headers_echo})
+    with caplog.at_level(logging.DEBUG, logger="remedy_async"):
+        async with RemedyClient(url, token=TOKEN) as client:
+            await client.endpoints.get("ep-1")
+    messages = [record.getMessage() for record in caplog.records if record.name == "remedy_async"]
+    assert any(m.startswith("request GET") for m in messages)
+    assert any(m.startswith("response GET") and "status=200" in m for m in messages)
+    assert any("[REDACTED]" in m for m in messages)
+    assert all(TOKEN not in m for m in messages)
+
+
+async def test_event_hooks_see_retries_and_a_failing_hook_is_contained(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Hooks receive request, response and retry events; a hook that raises is only logged."""
+    time = FakeTime()
+    events: list[ClientEvent] = []
+
+    def broken(event: ClientEvent) -> None:
+        raise RuntimeError("metrics down")
+
+    async with (
+        ScriptedServer([status(503), ok()]) as server,
+        client_for(server.url, time, event_hooks=[events.append, broken]) as client,
+    ):
+        await client.endpoints.get("ep-1")
+    assert [e.kind for e in events] == ["request", "response", "retry", "request", "response"]
+    assert events[2].status == 503
+    assert events[2].wait == time.waits[0]
+    assert "event hook" in caplog.text
+
+
+async def test_trace_configs_reach_the_session(serve: Serve) -> None:
+    """aiohttp trace configs given to the client see its requests."""
+    url = await serve({"/v1/endpoints/{id}": headers_echo})
+    started: list[str] = []
+
+    async def on_start(
+        session: object, context: object, params: aiohttp.TraceRequestStartParams
+    ) -> None:
+        started.append(str(params.url))
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_start.append(on_start)
+    async with RemedyClient(url, trace_configs=[trace]) as client:
+        await client.endpoints.get("ep-1")
+    assert started == [f"{url}/v1/endpoints/ep-1"]
+
+
+async def test_connection_errors_after_retries_record_attempts() -> None:
+    """A server that always drops the connection fails with APIConnectionError after 3 attempts."""
+    time = FakeTime()
+    async with ScriptedServer([b""] * 10) as server, client_for(server.url, time) as client:
+        with pytest.raises(APIConnectionError) as caught:
+            await client.endpoints.get("ep-1")
+    assert caught.value.attempts == 3
+    assert isinstance(caught.value.__cause__, aiohttp.ClientError)
+
+
+async def test_not_found_is_final(serve: Serve) -> None:
+    """A 404 is raised on the first attempt."""
+
+    async def missing(request: web.Request) -> web.Response:
+        return web.json_response({"error": {"code": "not_found", "message": "no"}}, status=404)
+
+    url = await serve({"/v1/endpoints/{id}": missing})
+    async with RemedyClient(url) as client:
+        with pytest.raises(NotFoundError) as caught:
+            await client.endpoints.get("x")
+    assert caught.value.attempts == 1
+
+
+async def test_a_pause_past_the_deadline_fails_without_sending(serve: Serve) -> None:
+    """When the client-wide pause outlasts a call's deadline, the call fails before sending."""
+    time = FakeTime()
+    calls = 0
+
+    async def limited(request: web.Request) -> web.Response:
+        nonlocal calls
+        calls += 1
+        return web.json_response(
+            {"error": {"code": "rate_limited"}}, status=429, headers={"Retry-After": "30"}
+        )
+
+    url = await serve({"/v1/endpoints/{id}": limited})
+    async with client_for(url, time, retry=RetryPolicy(attempts=1)) as client:
+        with pytest.raises(RateLimitError):
+            await client.endpoints.get("a")
+        short = RequestOptions(retry=RetryPolicy(deadline=10))
+        with pytest.raises(RateLimitError, match="past this call's deadline") as caught:
+            await client.endpoints.get("b", options=short)
+    assert calls == 1
+    assert caught.value.retry_after == 30
+    assert caught.value.attempts == 0
+    assert time.waits == []
