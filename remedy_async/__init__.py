@@ -10,7 +10,7 @@ from importlib.metadata import version as _version
 
 from ._bulk import GetResult
 from ._client import RemedyClient
-from ._codec import from_wire, to_wire
+from ._codec import to_wire
 from ._collection import ResourceCollection
 from ._download import DownloadResult
 from ._errors import (
@@ -36,6 +36,7 @@ from ._errors import (
     UnprocessableEntityError,
 )
 from ._events import ClientEvent
+from ._fastpath import from_wire
 from ._http import JSONResponse
 from ._models import (
     Endpoint,

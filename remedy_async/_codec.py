@@ -301,17 +301,9 @@ def make_converter() -> cattrs.Converter:
 CONVERTER = make_converter()
 
 
-def structure_hook(model: type[T]) -> Callable[[object, object], T]:
-    """Return the generated structure function for a model (look it up once, call it per item)."""
+def cattrs_structure_hook(model: type[T]) -> Callable[[object, object], T]:
+    """Return the cattrs-generated structure function of a model (the authoritative one)."""
     return cast(Callable[[object, object], T], CONVERTER.get_structure_hook(model))
-
-
-def from_wire(model: type[T], data: object, *, path: str = "$") -> T:
-    """Build a model from decoded wire JSON; a bad value raises WireFault with its JSON path."""
-    try:
-        return structure_hook(model)(data, model)
-    except Exception as exc:
-        raise fault_from(exc, path, model) from exc
 
 
 def to_wire(record: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from attrs import frozen
 from yarl import URL
 
 from ._bulk import BulkGet, GetResult, IdSource
-from ._codec import structure_hook
+from ._fastpath import structure_hook
 from ._http import JSONResponse, Request
 from ._ids import id_segment
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
@@ -59,6 +59,7 @@ class ResourceCollection(Generic[T]):
     ) -> None:
         self.resource = resource
         self.url = base_url.joinpath("v1", resource.segment)
+        self._url_text = str(self.url)
         self._base_url = base_url
         self.paginator = paginator
         self._get_json = get_json
@@ -73,7 +74,7 @@ class ResourceCollection(Generic[T]):
 
         The id is sent as exactly one percent-encoded path segment, whatever it contains.
         """
-        url = self.url.joinpath(id_segment(resource_id), encoded=True)
+        url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
         response = await self._get_json(Request("GET", url), options)
         return model_from(self.resource.model, response)
 

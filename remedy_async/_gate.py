@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping
 
 from ._response import retry_after_seconds
 
@@ -61,8 +60,7 @@ class RequestGate:
             self.pause_for(pause)
         return pause
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        """Hold one of the in-flight slots for the duration of a request."""
-        async with self._slots:
-            yield
+    @property
+    def slot(self) -> asyncio.Semaphore:
+        """One of the in-flight slots, to hold for the duration of a request (`async with`)."""
+        return self._slots

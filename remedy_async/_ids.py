@@ -25,6 +25,8 @@ def id_segment(resource_id: str | int) -> str:
         raise ValueError(
             f"a resource id must be at most {MAX_ID_LENGTH} characters, got {len(text)}"
         )
+    if text.isprintable():  # the common case, checked in C: no control characters
+        return quote(text, safe="")
     for position, char in enumerate(text):
         if unicodedata.category(char) == "Cc":
             raise ValueError(

@@ -14,7 +14,8 @@ from ._retry import RetryPolicy
 Timeout = float | aiohttp.ClientTimeout
 """Seconds for the whole request, or an aiohttp.ClientTimeout for connect/read/total limits."""
 
-DEFAULT_TIMEOUT = aiohttp.ClientTimeout(total=60, connect=10, sock_read=30)
+DEFAULT_TIMEOUT = aiohttp.ClientTimeout(total=30, connect=10, sock_read=30)
+"""Per attempt: a call's 60 s deadline (RetryPolicy) leaves room for a retry."""
 
 
 def to_client_timeout(timeout: Timeout) -> aiohttp.ClientTimeout:

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 from attrs import frozen
 from yarl import URL
 
-from ._codec import WireFault, fault_from
+from ._codec import WireFault, fault_from, json_type_name
 from ._errors import DuplicateItemWarning, PaginationError, RemedyError
 from ._http import JSONResponse
 from ._paging import PageRequest, PageResult, Paginator, PagingFault
@@ -54,35 +54,74 @@ class _Prepared:
     items: Sequence[Any]
     items_path: str
     start: int
-    positions: tuple[int, ...]
+    positions: Sequence[int]
     end: int
     whole: bool
     next: PageRequest | None
+    all_objects: bool
+
+
+@frozen
+class _Delivery:
+    """Which raw items of a page the caller gets, and the page position after each."""
+
+    items: Sequence[Any]
+    positions: Sequence[int]
+    repeats: int
+    stopped_early: bool
+    all_objects: bool = False
+    """True when every item is known to be a JSON object with an id (it was indexed by id)."""
 
 
 class _RecentIds:
-    """Remembers the ids of the current and previous page, to catch items a page repeats.
+    """Remembers the ids of the previous page, to catch items a page repeats.
 
     Bounded on purpose: remembering every id of a million-item export would cost more memory
     than the export itself; repeats come from pages shifting under the list, so they sit at
-    page boundaries.
+    page boundaries. A page without repeats is checked with one set comprehension; only a page
+    that has some is walked item by item.
     """
 
     def __init__(self) -> None:
-        self._previous: set[object] = set()
-        self._current: set[object] = set()
+        self._previous: frozenset[object] | set[object] = frozenset()
 
-    def next_page(self) -> None:
-        self._previous, self._current = self._current, set()
+    def deliver(self, items: Sequence[Any], skip: int, remaining: int | None) -> _Delivery:
+        """Cut a page's raw items to what is new and wanted, skipping repeated ids."""
+        candidates = items[skip:] if skip else items
+        stopped_early = remaining is not None and len(candidates) > remaining
+        if stopped_early:
+            candidates = candidates[:remaining]
+        try:
+            ids = {item["id"] for item in candidates}
+        except (TypeError, KeyError, IndexError):
+            ids = None
+        if ids is not None and len(ids) == len(candidates) and ids.isdisjoint(self._previous):
+            self._previous = ids
+            positions = range(skip + 1, skip + len(candidates) + 1)
+            return _Delivery(candidates, positions, 0, stopped_early, all_objects=True)
+        return self._deliver_each(items, skip, remaining)
 
-    def repeated(self, item: object) -> bool:
-        key = item.get("id") if isinstance(item, dict) else None
-        if key is None or isinstance(key, dict | list):
-            return False
-        if key in self._current or key in self._previous:
-            return True
-        self._current.add(key)
-        return False
+    def _deliver_each(self, items: Sequence[Any], skip: int, remaining: int | None) -> _Delivery:
+        seen: set[object] = set()
+        delivered: list[Any] = []
+        positions: list[int] = []
+        repeats = 0
+        stopped_early = False
+        for index in range(skip, len(items)):
+            if remaining is not None and len(delivered) >= remaining:
+                stopped_early = True
+                break
+            item = items[index]
+            key = item.get("id") if isinstance(item, dict) else None
+            if key is not None and not isinstance(key, dict | list):
+                if key in seen or key in self._previous:
+                    repeats += 1
+                    continue
+                seen.add(key)
+            delivered.append(item)
+            positions.append(index + 1)
+        self._previous = seen
+        return _Delivery(delivered, positions, repeats, stopped_early)
 
 
 class _LookAhead:
@@ -195,6 +234,26 @@ class Pager(Generic[T]):
             f"<Pager {self._description} page_size={self._page_size} "
             f"max_items={self._max_items} prefetch={self._prefetch} "
             f"paginator={type(self._paginator).__name__}>"
+        )
+
+    def as_dicts(self) -> Pager[dict[str, Any]]:
+        """Return the same list yielding each record as its wire dict, not as a model.
+
+        For throughput when you only pass records on (to a file, a queue, another service):
+        paging, resume tokens, safety checks and retries are unchanged; only building the
+        model is skipped. Each item is still checked to be a JSON object.
+        """
+        return Pager(
+            fetch=self._fetch,
+            paginator=self._paginator,
+            model=dict,
+            structure=_wire_object,
+            start=self._start,
+            base_url=self._base_url,
+            page_size=self._page_size,
+            max_items=self._max_items,
+            prefetch=self._prefetch,
+            description=self._description,
         )
 
     @property
@@ -339,45 +398,33 @@ class Pager(Generic[T]):
             self._check_target(request)
             response = await fetch(request)
             result = self._read(request, response)
-            recent.next_page()
-            delivered: list[Any] = []
-            positions: list[int] = []
-            repeats = 0
-            stopped_early = False
-            for index in range(skip, len(result.items)):
-                if remaining is not None and len(delivered) >= remaining:
-                    stopped_early = True
-                    break
-                item = result.items[index]
-                if recent.repeated(item):
-                    repeats += 1
-                    continue
-                delivered.append(item)
-                positions.append(index + 1)
-            if repeats:
+            delivery = recent.deliver(result.items, skip, remaining)
+            if delivery.repeats:
                 warnings.warn(
                     DuplicateItemWarning(
-                        f"{repeats} item(s) of the page at {response.url} repeat ids delivered "
-                        "just before; the repeats were skipped"
+                        f"{delivery.repeats} item(s) of the page at {response.url} repeat ids "
+                        "delivered just before; the repeats were skipped"
                     ),
                     stacklevel=2,
                 )
+            positions = delivery.positions
+            stopped_early = delivery.stopped_early
             end = positions[-1] if stopped_early and positions else len(result.items)
-            whole = not stopped_early
-            following = result.next if whole else None
+            following = None if stopped_early else result.next
             yield _Prepared(
                 request=request,
                 response=response,
-                items=delivered,
+                items=delivery.items,
                 items_path=result.items_path,
                 start=skip,
-                positions=tuple(positions),
+                positions=positions,
                 end=end,
-                whole=whole,
+                whole=not stopped_early,
                 next=following,
+                all_objects=delivery.all_objects,
             )
             if remaining is not None:
-                remaining -= len(delivered)
+                remaining -= len(delivery.items)
             if following is None or remaining == 0:
                 return
             if following in seen:
@@ -421,6 +468,8 @@ class Pager(Generic[T]):
 
     def _structure_items(self, prepared: _Prepared) -> tuple[T, ...]:
         structure, model = self._structure, self._model
+        if structure is _wire_object and prepared.all_objects:
+            return tuple(prepared.items)
         try:
             return tuple([structure(raw, model) for raw in prepared.items])
         except Exception:
@@ -432,6 +481,12 @@ class Pager(Generic[T]):
                     fault = fault_from(exc, f"{prepared.items_path}[{index}]", model)
                     raise wire_fault_error(fault, prepared.response) from exc
             raise
+
+
+def _wire_object(item: object, _: object) -> dict[str, Any]:
+    if item.__class__ is dict:
+        return item
+    raise WireFault("$", f"expected an object, got {json_type_name(item)}")
 
 
 def _describe(request: PageRequest) -> str:

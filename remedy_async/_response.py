@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import orjson
 
-from ._codec import WireFault, from_wire
+from ._codec import WireFault
 from ._errors import (
     APIStatusError,
     DecodeError,
@@ -22,6 +22,7 @@ from ._errors import (
     excerpt,
     status_error_class,
 )
+from ._fastpath import from_wire
 from ._http import JSONResponse, Response
 
 T = TypeVar("T")

@@ -103,7 +103,7 @@ class Sender:
             await self._wait_for_pause(request, number, policy, deadline_at)
             time_left = deadline_at - self._clock()
             try:
-                async with self.gate.slot():
+                async with self.gate.slot:
                     return await attempt(
                         request, headers, attempt_timeout(timeout, time_left), number
                     )

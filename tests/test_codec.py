@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remedy_async._codec import WireFault, from_wire, structure_hook, to_camel, to_wire
+from remedy_async._codec import WireFault, to_camel, to_wire
+from remedy_async._fastpath import from_wire, structure_hook
 from remedy_async._models import (
     Endpoint,
     EndpointStatus,

@@ -338,7 +338,7 @@ async def test_slot_admits_at_most_max_in_flight() -> None:
 
     async def holder() -> None:
         nonlocal inside, peak, finished
-        async with requests.slot():
+        async with requests.slot:
             inside += 1
             peak = max(peak, inside)
             await release.wait()
@@ -363,13 +363,13 @@ async def test_slot_is_freed_when_the_holder_finishes() -> None:
     order: list[str] = []
 
     async def first() -> None:
-        async with requests.slot():
+        async with requests.slot:
             order.append("first in")
             await first_release.wait()
         order.append("first out")
 
     async def second() -> None:
-        async with requests.slot():
+        async with requests.slot:
             order.append("second in")
 
     tasks = [asyncio.create_task(first()), asyncio.create_task(second())]
@@ -384,10 +384,10 @@ async def test_slot_is_freed_when_the_holder_fails() -> None:
     """A request that raises inside its slot still gives the slot back."""
     requests, _ = gate(max_in_flight=1)
     with pytest.raises(RuntimeError, match="boom"):
-        async with requests.slot():
+        async with requests.slot:
             raise RuntimeError("boom")
     entered = False
-    async with asyncio.timeout(1), requests.slot():
+    async with asyncio.timeout(1), requests.slot:
         entered = True
     assert entered
 
@@ -398,7 +398,7 @@ async def test_slot_is_freed_when_the_holder_is_cancelled() -> None:
     hold = asyncio.Event()
 
     async def holder() -> None:
-        async with requests.slot():
+        async with requests.slot:
             await hold.wait()
 
     task = asyncio.create_task(holder())
@@ -406,7 +406,7 @@ async def test_slot_is_freed_when_the_holder_is_cancelled() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    async with asyncio.timeout(1), requests.slot():
+    async with asyncio.timeout(1), requests.slot:
         pass
 
 

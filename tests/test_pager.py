@@ -221,3 +221,30 @@ def test_pager_repr_describes_the_call() -> None:
     assert "page_size=5" in text
     assert "max_items=9" in text
     assert "AutoPaginator" in text
+
+
+async def test_as_dicts_yields_wire_records_with_paging_unchanged(
+    scopes: tuple[RemedyClient, Scopes],
+) -> None:
+    """as_dicts() lists the same records as wire dicts, across pages, with resume tokens."""
+    client, _ = scopes
+    async with client:
+        pager = client.scopes.list(page_size=10).as_dicts()
+        records = [record async for record in pager]
+        assert records == [{"id": i, "enabled": True} for i in ALL_IDS]
+        first_page = await anext(aiter(client.scopes.list(page_size=10).as_dicts().pages()))
+        rest = client.scopes.list(resume_token=first_page.resume_token).as_dicts()
+        assert [r["id"] async for r in rest] == ALL_IDS[10:]
+
+
+async def test_as_dicts_still_rejects_items_that_are_not_objects(serve: Serve) -> None:
+    """A non-object item in as_dicts() mode raises DecodeError at its path."""
+
+    async def listing(request: web.Request) -> web.Response:
+        return web.json_response({"items": [{"id": "a"}, "b"]})
+
+    url = await serve({"/v1/endpoints": listing})
+    async with RemedyClient(url) as client:
+        with pytest.raises(DecodeError) as caught:
+            await client.endpoints.list().as_dicts().collect()
+    assert caught.value.path == "$.items[1]"

@@ -76,6 +76,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="cache encoded records and pages",
     )
     add(
+        "--cache-bytes",
+        type=int,
+        default=_DEFAULTS.cache_bytes,
+        help="memory for cached encodings (benchmarks raise it so every page stays cached)",
+    )
+    add(
         "--agent-configuration-size",
         type=int,
         default=_DEFAULTS.agent_configuration_size,
@@ -112,6 +118,7 @@ def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         rate_limit=ns.rate_limit,
         faults=tuple(FaultSpec.parse(text, **fault_options) for text in ns.fault),
         cache=ns.cache,
+        cache_bytes=ns.cache_bytes,
         agent_configuration_size=ns.agent_configuration_size,
         id_prefix=ns.id_prefix,
         health_path=ns.health_path,

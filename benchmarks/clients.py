@@ -1,0 +1,270 @@
+"""One benchmark measurement in this process: a workload run by one client variant.
+
+    python benchmarks/clients.py WORKLOAD VARIANT URL [options]   -> one JSON line on stdout
+
+Variants: raw (aiohttp + orjson into dicts: the limit of this stack), cattrs (aiohttp + orjson +
+a default cattrs converter), httpx_pydantic (httpx.AsyncClient + pydantic v2 models, what a
+typical generated SDK does), msgspec (aiohttp + msgspec typed decoding: the fastest decoding
+reference), remedy (remedy_async with its defaults: typed models, retries and the rate gate on)
+and remedy_dicts (remedy_async's `as_dicts()` mode).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+import aiohttp
+import attrs
+import cattrs
+import httpx
+import msgspec
+import orjson
+import pydantic
+from pydantic.alias_generators import to_camel
+
+from remedy_async import RemedyClient, VulnerabilityFinding
+from remedy_async._fastpath import structure_hook
+
+FINDINGS = "vulnerability-findings"
+
+
+# -- comparator models ---------------------------------------------------------------------
+
+
+class PydanticPackage(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(alias_generator=to_camel, extra="allow")
+    name: str | None = None
+    installed_version: str | None = None
+    fixed_version: str | None = None
+
+
+class PydanticFinding(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(alias_generator=to_camel, extra="allow")
+    id: str
+    endpoint_id: str | None = None
+    cve_id: str | None = None
+    title: str | None = None
+    severity: str | None = None
+    cvss_score: float | None = None
+    scanner: str | None = None
+    status: str | None = None
+    detected_at: datetime | None = None
+    package: PydanticPackage | None = None
+    remediation_target_id: str | None = None
+
+
+class PydanticPage(pydantic.BaseModel):
+    items: list[PydanticFinding]
+
+
+class MsgspecPackage(msgspec.Struct, rename="camel"):
+    name: str | None = None
+    installed_version: str | None = None
+    fixed_version: str | None = None
+
+
+class MsgspecFinding(msgspec.Struct, rename="camel"):
+    id: str
+    endpoint_id: str | None = None
+    cve_id: str | None = None
+    title: str | None = None
+    severity: str | None = None
+    cvss_score: float | None = None
+    scanner: str | None = None
+    status: str | None = None
+    detected_at: datetime | None = None
+    package: MsgspecPackage | None = None
+    remediation_target_id: str | None = None
+
+
+class MsgspecPage(msgspec.Struct):
+    items: list[MsgspecFinding]
+
+
+@attrs.frozen
+class CattrsPackage:
+    name: str | None = None
+    installedVersion: str | None = None
+    fixedVersion: str | None = None
+
+
+@attrs.frozen
+class CattrsFinding:
+    id: str
+    endpointId: str | None = None
+    cveId: str | None = None
+    title: str | None = None
+    severity: str | None = None
+    cvssScore: float | None = None
+    scanner: str | None = None
+    status: str | None = None
+    detectedAt: str | None = None
+    package: CattrsPackage | None = None
+    remediationTargetId: str | None = None
+
+
+CATTRS = cattrs.Converter()
+
+
+def decoders() -> dict[str, Callable[[bytes], list[Any]]]:
+    """Page body -> list of items, for each variant (decode and build the items)."""
+    structure = structure_hook(VulnerabilityFinding)
+    structure_cattrs = CATTRS.get_structure_hook(CattrsFinding)
+    page_adapter = PydanticPage.model_validate_json
+    msgspec_decoder = msgspec.json.Decoder(MsgspecPage)
+
+    def remedy(body: bytes) -> list[Any]:
+        return [structure(item, VulnerabilityFinding) for item in orjson.loads(body)["items"]]
+
+    return {
+        "raw": lambda body: orjson.loads(body)["items"],
+        "cattrs": lambda body: [
+            structure_cattrs(i, CattrsFinding) for i in orjson.loads(body)["items"]
+        ],
+        "httpx_pydantic": lambda body: page_adapter(body).items,
+        "msgspec": lambda body: msgspec_decoder.decode(body).items,
+        "remedy": remedy,
+        "remedy_dicts": lambda body: orjson.loads(body)["items"],
+    }
+
+
+# -- workloads -----------------------------------------------------------------------------
+
+
+async def list_items(variant: str, url: str, items: int, page_size: int) -> int:
+    """List `items` findings in pages of `page_size` (offset paging) and return the count."""
+    if variant in {"remedy", "remedy_dicts"}:
+        async with RemedyClient(url) as client:
+            pager = client.vulnerability_findings.list(page_size=page_size, max_items=items)
+            iterator = pager.as_dicts() if variant == "remedy_dicts" else pager
+            return sum([1 async for _ in iterator])
+    decode = decoders()[variant]
+    count = 0
+    if variant == "httpx_pydantic":
+        async with httpx.AsyncClient() as http:
+            while count < items:
+                response = await http.get(
+                    f"{url}/v1/{FINDINGS}", params={"offset": count, "limit": page_size}
+                )
+                count += len(decode(response.content))
+        return min(count, items)
+    async with aiohttp.ClientSession() as session:
+        while count < items:
+            params = {"offset": count, "limit": page_size}
+            async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
+                count += len(decode(await response.read()))
+    return min(count, items)
+
+
+async def get_many(variant: str, url: str, ids: list[str], concurrency: int) -> int:
+    """Fetch every id with at most `concurrency` requests in flight; return the count."""
+    if variant in {"remedy", "remedy_dicts"}:
+        async with RemedyClient(url) as client:
+            results = client.vulnerability_findings.get_many(ids, concurrency=concurrency)
+            return sum([1 async for result in results if result.ok])
+    limit = asyncio.Semaphore(concurrency)
+    if variant == "httpx_pydantic":
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        async with httpx.AsyncClient(limits=limits) as http:
+
+            async def one_httpx(finding_id: str) -> Any:
+                async with limit:
+                    response = await http.get(f"{url}/v1/{FINDINGS}/{finding_id}")
+                    return PydanticFinding.model_validate_json(response.content)
+
+            return len(await asyncio.gather(*(one_httpx(i) for i in ids)))
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    build = _single_builders()[variant]
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def one(finding_id: str) -> Any:
+            async with limit, session.get(f"{url}/v1/{FINDINGS}/{finding_id}") as response:
+                return build(await response.read())
+
+        return len(await asyncio.gather(*(one(i) for i in ids)))
+
+
+def _single_builders() -> dict[str, Callable[[bytes], Any]]:
+    decoder = msgspec.json.Decoder(MsgspecFinding)
+    return {
+        "raw": orjson.loads,
+        "cattrs": lambda body: CATTRS.structure(orjson.loads(body), CattrsFinding),
+        "msgspec": decoder.decode,
+    }
+
+
+def decode_only(variant: str, body: bytes, seconds: float) -> tuple[int, float]:
+    """Decode a cached page body repeatedly for about `seconds`; return (records, elapsed)."""
+    decode = decoders()[variant]
+    records, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        records += len(decode(body))
+    return records, time.perf_counter() - started
+
+
+def peak_rss_kib() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+async def stream(variant: str, url: str, items: int) -> dict[str, int]:
+    """Stream `items` findings without keeping them; report the peak RSS growth."""
+    async with RemedyClient(url) as client:
+        iterator = client.vulnerability_findings.list(page_size=1000, max_items=1000)
+        _ = [f async for f in iterator]  # imports, session, first page: the baseline
+        baseline = peak_rss_kib()
+        pager = client.vulnerability_findings.list(page_size=1000, max_items=items)
+        source = pager.as_dicts() if variant == "remedy_dicts" else pager
+        count = 0
+        async for _ in source:
+            count += 1
+    return {"items": count, "baseline_kib": baseline, "rss_growth_kib": peak_rss_kib() - baseline}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("workload", choices=["list", "get_many", "decode", "stream"])
+    parser.add_argument("variant")
+    parser.add_argument("url")
+    parser.add_argument("--items", type=int, default=200_000)
+    parser.add_argument("--page-size", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--ids-file", help="file with one finding id per line (get_many)")
+    parser.add_argument("--body-file", help="cached page body (decode)")
+    parser.add_argument("--seconds", type=float, default=1.0)
+    args = parser.parse_args()
+    result: dict[str, Any] = {"workload": args.workload, "variant": args.variant}
+    run: Callable[[], Awaitable[Any]]
+    if args.workload == "decode":
+        with open(args.body_file, "rb") as body_file:
+            body = body_file.read()
+        records, elapsed = decode_only(args.variant, body, args.seconds)
+        result.update(items=records, seconds=elapsed)
+    elif args.workload == "stream":
+        started = time.perf_counter()
+        result.update(asyncio.run(stream(args.variant, args.url, args.items)))
+        result["seconds"] = time.perf_counter() - started
+    else:
+        if args.workload == "list":
+            run = lambda: list_items(args.variant, args.url, args.items, args.page_size)  # noqa: E731
+        else:
+            with open(args.ids_file) as ids_file:
+                ids = ids_file.read().split()[: args.items]
+
+            run = lambda: get_many(args.variant, args.url, ids, args.concurrency)  # noqa: E731
+        started = time.perf_counter()
+        result["items"] = asyncio.run(run())
+        result["seconds"] = time.perf_counter() - started
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

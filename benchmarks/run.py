@@ -1,0 +1,279 @@
+"""Runs every benchmark: remedy_async against raw aiohttp and the usual alternatives.
+
+    python benchmarks/run.py               # the full run (about 10 minutes on 2 cores)
+    python benchmarks/run.py --quick       # a seconds-long smoke run (CI)
+
+The simulator runs in its own process with every encoded page and record cached, so the client
+is what is measured; every (workload, variant) measurement runs in a fresh process; repetitions
+are interleaved so drift on a shared machine hits all variants alike. Ratios are against raw
+aiohttp measured in the same run. Results go to benchmarks/results/ as Markdown, JSON and a PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from simulator_process import running_simulator  # noqa: E402
+
+FINDINGS = "vulnerability-findings"
+VARIANTS = ("raw", "cattrs", "httpx_pydantic", "msgspec", "remedy", "remedy_dicts")
+
+
+def measure(arguments: list[str]) -> dict[str, Any]:
+    """Run one measurement in its own process and return its JSON result."""
+    output = subprocess.run(
+        [sys.executable, str(HERE / "clients.py"), *arguments],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return dict(json.loads(output.strip().splitlines()[-1]))
+
+
+async def warm(url: str, items: int, page_sizes: tuple[int, ...], ids: int, work: Path) -> None:
+    """Fetch every page and record once so the simulator serves them from its cache."""
+    async with aiohttp.ClientSession() as session:
+        for size in page_sizes:
+            for offset in range(0, items, size):
+                params = {"offset": offset, "limit": size}
+                async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
+                    body = await response.read()
+                    if offset == 0 and size == max(page_sizes):
+                        (work / "page.json").write_bytes(body)
+        found: list[str] = []
+        offset = 0
+        while len(found) < ids:
+            params = {"offset": offset, "limit": 1000}
+            async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
+                page = (await response.json())["items"]
+            found += [item["id"] for item in page]
+            offset += len(page)
+        (work / "ids.txt").write_text("\n".join(found[:ids]))
+        limit = asyncio.Semaphore(32)
+
+        async def one(finding_id: str) -> None:
+            async with limit, session.get(f"{url}/v1/{FINDINGS}/{finding_id}") as response:
+                await response.read()
+
+        await asyncio.gather(*(one(i) for i in found[:ids]))
+
+
+def cases(plan: Plan, work: Path) -> list[tuple[str, str, list[str]]]:
+    """Every (case name, variant, arguments) of the run, in a fixed order."""
+    out: list[tuple[str, str, list[str]]] = []
+    for concurrency, count in plan.get_many:
+        for variant in VARIANTS[:-1]:
+            args = ["get_many", variant, "{url}", "--concurrency", str(concurrency)]
+            args += ["--items", str(count), "--ids-file", str(work / "ids.txt")]
+            out.append((f"a. get_many c={concurrency}", variant, args))
+    for size in plan.page_sizes:
+        for variant in VARIANTS:
+            args = [
+                "list",
+                variant,
+                "{url}",
+                "--items",
+                str(plan.list_items),
+                "--page-size",
+                str(size),
+            ]
+            out.append((f"b. list pages of {size}", variant, args))
+    for variant in VARIANTS:
+        args = ["decode", variant, "-", "--body-file", str(work / "page.json")]
+        out.append(
+            ("c. decode per record", variant, [*args, "--seconds", str(plan.decode_seconds)])
+        )
+    return out
+
+
+class Plan:
+    """The sizes of a run."""
+
+    def __init__(self, quick: bool) -> None:
+        self.quick = quick
+        self.repetitions = 1 if quick else 5
+        self.size = 600 if quick else 11_000
+        self.list_items = 2_000 if quick else 200_000
+        self.page_sizes = (100, 1000)
+        self.get_many = (
+            ((1, 50), (16, 500), (64, 500)) if quick else ((1, 2_000), (16, 20_000), (64, 20_000))
+        )
+        self.decode_seconds = 0.2 if quick else 1.0
+        self.stream_items = (2_000,) if quick else (100_000, 1_000_000)
+        self.prefetch_pages = 5 if quick else 40
+
+
+@contextmanager
+def timed(label: str) -> Iterator[None]:
+    started = time.perf_counter()
+    print(f"-- {label}", file=sys.stderr, flush=True)
+    yield
+    print(f"   {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+
+
+def run_main_cases(plan: Plan, work: Path) -> dict[str, dict[str, list[float]]]:
+    """Workloads a-c against one cached simulator; seconds per record for each repetition."""
+    per_record: dict[str, dict[str, list[float]]] = {}
+    with running_simulator(
+        "--size", str(plan.size), "--paging", "offset", "--cache-bytes", str(2**31)
+    ) as url:
+        ids_needed = max(count for _, count in plan.get_many)
+        with timed("warming the simulator cache"):
+            asyncio.run(warm(url, plan.list_items, plan.page_sizes, ids_needed, work))
+        plan_cases = cases(plan, work)
+        for repetition in range(plan.repetitions):
+            with timed(f"repetition {repetition + 1}/{plan.repetitions}"):
+                for name, variant, args in plan_cases:
+                    result = measure([arg.replace("{url}", url) for arg in args])
+                    seconds_per = result["seconds"] / max(result["items"], 1)
+                    per_record.setdefault(name, {}).setdefault(variant, []).append(seconds_per)
+    return per_record
+
+
+def run_stream(plan: Plan) -> list[dict[str, Any]]:
+    """Workload d: peak RSS growth while streaming findings, per variant and size."""
+    rows = []
+    size = 600 if plan.quick else 52_000
+    with running_simulator("--size", str(size), "--paging", "cursor", "--no-cache") as url:
+        for items in plan.stream_items:
+            for variant in ("remedy", "remedy_dicts"):
+                with timed(f"streaming {items:,} ({variant})"):
+                    rows.append(measure(["stream", variant, url, "--items", str(items)]))
+    return rows
+
+
+def run_prefetch(plan: Plan) -> str:
+    """Workload e: the prefetch benchmark (its own simulator with 20 ms page latency)."""
+    arguments = ["--pages", str(plan.prefetch_pages), "--repetitions", str(plan.repetitions)]
+    with timed("prefetch with 20 ms page latency"):
+        return subprocess.run(
+            [sys.executable, str(HERE / "prefetch.py"), *arguments],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+
+def summarise(per_record: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
+    """Median, min and max throughput per case and variant, and ratios to raw in this run."""
+    summary: dict[str, Any] = {}
+    for name, variants in per_record.items():
+        raw_median = statistics.median(variants["raw"])
+        summary[name] = {
+            variant: {
+                "per_second_median": 1 / statistics.median(times),
+                "per_second_min": 1 / max(times),
+                "per_second_max": 1 / min(times),
+                "ratio_to_raw": raw_median / statistics.median(times),
+                "repetitions": len(times),
+            }
+            for variant, times in variants.items()
+        }
+    return summary
+
+
+def markdown(
+    summary: dict[str, Any], streams: list[dict[str, Any]], prefetch: str, plan: Plan
+) -> str:
+    lines = [
+        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
+        f"({platform.python_implementation()} {platform.python_version()}, "
+        f"{platform.machine()}), {plan.repetitions} interleaved repetitions"
+        + (" (quick smoke run)" if plan.quick else ""),
+        "",
+        "Records per second, median (min-max); ratio = this variant / raw aiohttp in this run.",
+        "",
+        "| workload | " + " | ".join(VARIANTS) + " |",
+        "|---|" + "---|" * len(VARIANTS),
+    ]
+    for name, variants in summary.items():
+        cells = []
+        for variant in VARIANTS:
+            row = variants.get(variant)
+            if row is None:
+                cells.append("-")
+                continue
+            cells.append(
+                f"{row['per_second_median']:,.0f} ({row['per_second_min']:,.0f}-"
+                f"{row['per_second_max']:,.0f}) **{row['ratio_to_raw']:.2f}x**"
+            )
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "d. Peak RSS growth while streaming (cursor paging, pages of 1000):", ""]
+    lines += ["| items | variant | RSS growth | seconds |", "|---|---|---|---|"]
+    for row in streams:
+        lines.append(
+            f"| {row['items']:,} | {row['variant']} | {row['rss_growth_kib'] / 1024:.1f} MiB "
+            f"| {row['seconds']:.1f} |"
+        )
+    lines += ["", "e. Prefetch (20 ms latency per list request):", "", prefetch.strip(), ""]
+    return "\n".join(lines)
+
+
+def plot(summary: dict[str, Any], path: Path) -> None:
+    """Throughput against concurrency for get_many, one line per variant."""
+    import matplotlib  # noqa: PLC0415 - only the full run draws
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    names = [name for name in summary if name.startswith("a. get_many")]
+    levels = [int(name.split("c=")[1]) for name in names]
+    for variant in VARIANTS[:-1]:
+        axes.plot(
+            levels,
+            [summary[n][variant]["per_second_median"] for n in names],
+            marker="o",
+            label=variant,
+        )
+    axes.set_xscale("log", base=2)
+    axes.set_xlabel("concurrency")
+    axes.set_ylabel("records per second (median)")
+    axes.set_title("get_many of findings by id against the simulator")
+    axes.legend()
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a seconds-long smoke run")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    arguments = parser.parse_args()
+    plan = Plan(arguments.quick)
+    arguments.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as work:
+        per_record = run_main_cases(plan, Path(work))
+    summary = summarise(per_record)
+    streams = run_stream(plan)
+    prefetch = run_prefetch(plan)
+    report = markdown(summary, streams, prefetch, plan)
+    (arguments.out / "results.md").write_text(report)
+    raw = {"summary": summary, "seconds_per_record": per_record, "streams": streams}
+    (arguments.out / "results.json").write_text(json.dumps(raw, indent=2))
+    if not plan.quick:
+        plot(summary, arguments.out / "throughput.png")
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""The generated fast path agrees with the cattrs converter on every record, good or bad."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from remedy_async import (
+    Endpoint,
+    HealthStatus,
+    RemediationTarget,
+    Scope,
+    VulnerabilityFinding,
+)
+from remedy_async._codec import cattrs_structure_hook
+from remedy_async._fastpath import STEP_ASIDE_ERRORS, _fast_for, structure_hook
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**40), max_value=2**40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+timestamps = st.sampled_from(
+    ["2026-03-01T12:00:00Z", "2026-03-01T12:00:00+02:00", "2026-03-01T12:00:00", "yesterday", ""]
+)
+enum_like = st.sampled_from(["open", "high", "online", "linux", "patch", "pending", "brand-new"])
+
+FIELD_VALUES = st.one_of(
+    json_values, timestamps, enum_like, st.lists(st.text(max_size=5), max_size=3)
+)
+
+WIRE_KEYS = {
+    Endpoint: ["id", "hostname", "displayName", "os", "ipAddresses", "agentVersion", "status",
+               "lastSeenAt", "enrolledAt", "tags"],
+    RemediationTarget: ["id", "endpointId", "scopeId", "findingIds", "action", "status",
+                        "createdAt", "updatedAt", "completedAt", "attempts", "lastError"],
+    Scope: ["id", "name", "description", "enabled", "selector", "rules", "createdAt", "updatedAt"],
+    VulnerabilityFinding: ["id", "endpointId", "cveId", "title", "severity", "cvssScore",
+                           "scanner", "status", "detectedAt", "package", "remediationTargetId"],
+}  # fmt: skip
+NESTED = {
+    "os": st.fixed_dictionaries({}, optional={"family": FIELD_VALUES, "name": FIELD_VALUES}),
+    "package": st.fixed_dictionaries(
+        {}, optional={"name": FIELD_VALUES, "installedVersion": FIELD_VALUES, "x": json_values}
+    ),
+    "selector": st.fixed_dictionaries(
+        {}, optional={"tags": FIELD_VALUES, "endpointIds": FIELD_VALUES}
+    ),
+}
+
+
+def records(model: type[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Wire dicts with any subset of the model's keys, values good or bad, plus unknown keys."""
+    optional = {key: (NESTED.get(key, FIELD_VALUES) | FIELD_VALUES) for key in WIRE_KEYS[model]}
+    optional["id"] = st.one_of(st.text(max_size=8), st.integers(), st.none(), st.booleans())
+    unknown = st.dictionaries(
+        st.sampled_from(["riskScore", "labels", "zz"]), json_values, max_size=2
+    )
+    return st.builds(
+        lambda known, more: {**more, **known}, st.fixed_dictionaries({}, optional=optional), unknown
+    )
+
+
+def outcome(structure: Any, model: type[Any], data: object) -> tuple[str, object]:
+    try:
+        return "ok", structure(data, model)
+    except Exception as error:
+        return "error", type(error).__name__
+
+
+@pytest.mark.parametrize("model", list(WIRE_KEYS))
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_fast_path_agrees_with_cattrs(model: type[Any], data: st.DataObject) -> None:
+    """Whatever the record, the fast function either steps aside or returns what cattrs returns."""
+    record = data.draw(records(model))
+    reference = outcome(cattrs_structure_hook(model), model, record)
+    try:
+        fast = _fast_for(model)(record)
+    except STEP_ASIDE_ERRORS:
+        return
+    assert reference == ("ok", fast)
+
+
+@pytest.mark.parametrize("model", list(WIRE_KEYS))
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_structure_hook_matches_cattrs_including_faults(
+    model: type[Any], data: st.DataObject
+) -> None:
+    """The public structure function gives cattrs' result, or fails the same way cattrs does."""
+    record = data.draw(records(model))
+    assert outcome(structure_hook(model), model, record) == outcome(
+        cattrs_structure_hook(model), model, record
+    )
+
+
+def test_unknown_keys_land_in_extra_on_the_fast_path() -> None:
+    """Keys the model does not know are kept in extra by the fast path too."""
+    record = {"id": "vf-1", "severity": "high", "riskScore": 7, "package": {"name": "a", "x": 1}}
+    finding = _fast_for(VulnerabilityFinding)(record)
+    assert finding.extra == {"riskScore": 7}
+    assert finding.package.extra == {"x": 1}
+
+
+def test_records_without_unknown_keys_share_an_immutable_empty_extra() -> None:
+    """A record with only known keys gets an empty, read-only extra, never a shared dict."""
+    finding = _fast_for(VulnerabilityFinding)({"id": "vf-1"})
+    assert finding.extra == {}
+    with pytest.raises(TypeError):
+        finding.extra["x"] = 1  # type: ignore[index]
+
+
+def test_health_status_uses_the_fast_path() -> None:
+    """Every model, HealthStatus included, has a fast function."""
+    assert _fast_for(HealthStatus)({"status": "ok"}) == HealthStatus(status="ok")
