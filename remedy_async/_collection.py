@@ -128,7 +128,10 @@ class ResourceCollection(Generic[T]):
         _check_count("prefetch", prefetch, 0)
         filter_params = encode_filters(filters)
         first = self.paginator.first(page_size)
-        clashes = {name for name, _ in filter_params} & {name for name, _ in first.params}
+        owned = {name for name, _ in first.params} | set(
+            getattr(self.paginator, "parameter_names", ())
+        )
+        clashes = {name for name, _ in filter_params} & owned
         if clashes:
             raise ValueError(
                 f"filter(s) {sorted(clashes)} are paging parameters of "

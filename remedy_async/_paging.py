@@ -5,6 +5,9 @@ and, given the decoded response to a page request, returns the page's raw items 
 page request (or None at the end). A new paging scheme is one new class implementing it; the
 pager, the collection and the client do not change.
 
+A paginator may also expose `parameter_names`, the query parameters it sets, so that a filter of
+the same name is refused before any request.
+
 A paginator reports a body of the wrong shape with `WireFault` (a JSON path and a reason) and a
 page sequence it cannot follow safely with `PagingFault`; the pager adds the HTTP context.
 """

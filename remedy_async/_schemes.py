@@ -84,6 +84,11 @@ class OffsetPaginator:
     total_field: str = "total"
     item_keys: tuple[str, ...] = ITEM_KEYS
 
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """The query parameters this scheme sets (a filter may not use them)."""
+        return frozenset({self.offset_param, self.limit_param})
+
     def first(self, page_size: int | None) -> PageRequest:
         """Start at offset 0, with the page size as the limit when given."""
         return PageRequest(
@@ -123,6 +128,11 @@ class PageNumberPaginator:
     total_pages_field: str = "totalPages"
     first_page: int = 1
     item_keys: tuple[str, ...] = ITEM_KEYS
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """The query parameters this scheme sets (a filter may not use them)."""
+        return frozenset({self.page_param, self.size_param})
 
     def first(self, page_size: int | None) -> PageRequest:
         """Start at the first page, with the page size when given."""
@@ -174,6 +184,11 @@ class CursorPaginator:
     next_kind: Literal["cursor", "url"] = "cursor"
     item_keys: tuple[str, ...] = ITEM_KEYS
 
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """The query parameters this scheme sets (a filter may not use them)."""
+        return frozenset({self.cursor_param, self.limit_param})
+
     def first(self, page_size: int | None) -> PageRequest:
         """Start without a cursor, with the page size as the limit when given."""
         return PageRequest(params=_size_params(self.limit_param, page_size))
@@ -210,6 +225,11 @@ class LinkHeaderPaginator:
 
     page_size_param: str = "limit"
     item_keys: tuple[str, ...] = ITEM_KEYS
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """The query parameters this scheme sets (a filter may not use them)."""
+        return frozenset({self.page_size_param})
 
     def first(self, page_size: int | None) -> PageRequest:
         """Start with the page size parameter when given."""
@@ -268,6 +288,12 @@ class AutoPaginator:
     cursor: CursorPaginator = field(factory=CursorPaginator)
     link: LinkHeaderPaginator = field(factory=LinkHeaderPaginator)
     unpaged: UnpagedPaginator = field(factory=UnpagedPaginator)
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """The query parameters any of the detectable schemes sets."""
+        schemes = (self.offset, self.page_number, self.cursor, self.link)
+        return frozenset().union(*(scheme.parameter_names for scheme in schemes))
 
     def first(self, page_size: int | None) -> PageRequest:
         """Ask for the first page with the page size named for every scheme."""

@@ -176,3 +176,11 @@ def test_unknown_collection_in_paginators_is_a_configuration_error() -> None:
     """paginators naming a collection that does not exist is refused."""
     with pytest.raises(ValueError, match="unknown collections"):
         RemedyClient("https://h", paginators={"devices": OffsetPaginator()})
+
+
+@pytest.mark.parametrize("name", ["limit", "offset", "cursor", "page", "pageSize"])
+def test_filter_named_like_a_paging_parameter_is_refused_without_page_size(name: str) -> None:
+    """A filter named like any parameter the paging schemes set is refused, page size or not."""
+    client = RemedyClient("https://api.example.com")
+    with pytest.raises(ValueError, match="paging parameters"):
+        client.endpoints.list(**{name: "3"})  # type: ignore[arg-type]

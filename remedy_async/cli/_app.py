@@ -1,0 +1,116 @@
+"""Runs one command line: parse, dispatch, and turn the outcome into an exit status."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TextIO
+
+from remedy_async.simulator.__main__ import config_from_args, serve
+
+from ._demo import run_demo
+from ._errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    UsageError,
+    describe,
+    exit_status,
+)
+from ._export import run_export
+from ._parser import build_parser
+from ._read import run_get, run_list
+from ._service import run_agent_config_download, run_health
+from ._terminal import Terminal
+
+Command = Callable[[argparse.Namespace, Terminal], Awaitable[int]]
+
+
+async def _serve(options: argparse.Namespace, terminal: Terminal) -> int:
+    try:
+        config = config_from_args(options)
+    except (TypeError, ValueError) as error:
+        raise UsageError(str(error), command="remedy-async serve") from None
+    await serve(config)
+    return 0
+
+
+COMMANDS: dict[str, Command] = {
+    "demo": run_demo,
+    "serve": _serve,
+    "list": run_list,
+    "get": run_get,
+    "export": run_export,
+    "health": run_health,
+    "agent-config download": run_agent_config_download,
+}
+
+
+@contextmanager
+def _debug_log(stream: TextIO, enabled: bool) -> Iterator[None]:
+    """Log the library's requests at DEBUG on `stream` while the block runs (credentials
+    are redacted by the library)."""
+    if not enabled:
+        yield
+        return
+    logger = logging.getLogger("remedy_async")
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _report(error: Exception, terminal: Terminal, debug: bool) -> int:
+    if isinstance(error, BrokenPipeError):
+        return EXIT_BROKEN_PIPE
+    if debug:
+        traceback.print_exception(error, file=terminal.stderr)
+    command = error.command if isinstance(error, UsageError) else "remedy-async"
+    terminal.stderr.write(f"{command}: error: {describe(error)}\n")
+    terminal.stderr.flush()
+    return exit_status(error)
+
+
+async def run(argv: Sequence[str], terminal: Terminal) -> int:
+    """Run one command line with the given streams; returns the exit status.
+
+    Errors end as one line on stderr (with a traceback under --debug) and their status: 2 for
+    usage and configuration, 1 for the service, the network or files. Cancellation passes.
+    """
+    debug = False
+    try:
+        options = build_parser().parse_args(list(argv))
+        debug = bool(getattr(options, "debug", False))
+        name = options.command
+        if name == "agent-config":
+            name = f"{name} {options.agent_command}"
+        with _debug_log(terminal.stderr, debug):
+            return await COMMANDS[name](options, terminal)
+    except Exception as error:
+        return _report(error, terminal, debug)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `remedy-async` command line in this process; returns the exit status."""
+    terminal = Terminal.of_process()
+    try:
+        status = asyncio.run(run(sys.argv[1:] if argv is None else argv, terminal))
+    except KeyboardInterrupt:
+        terminal.say("interrupted")
+        return EXIT_INTERRUPTED
+    if status == EXIT_BROKEN_PIPE:
+        # The reader left; point stdout at /dev/null so the final flush at exit is quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return status

@@ -1,0 +1,48 @@
+"""Exit statuses, and the one line that tells the user what went wrong."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from remedy_async._errors import ConfigurationError, RemedyError
+
+EXIT_OK: Final = 0
+EXIT_FAILURE: Final = 1
+"""The service or the network failed, or a record was not found."""
+EXIT_USAGE: Final = 2
+"""The command line or the configuration cannot work."""
+EXIT_INTERRUPTED: Final = 130
+"""Interrupted by Ctrl-C (SIGINT), as a shell reports it."""
+EXIT_BROKEN_PIPE: Final = 141
+"""The reader of stdout went away (as if killed by SIGPIPE, like other Unix tools)."""
+
+
+class UsageError(Exception):
+    """The command cannot run as given; exit status 2. `command` names the (sub)command."""
+
+    def __init__(self, message: str, *, command: str = "remedy-async") -> None:
+        super().__init__(message)
+        self.command = command
+
+
+def exit_status(error: BaseException) -> int:
+    """Return the exit status for an error that ended a command."""
+    if isinstance(error, UsageError | ConfigurationError):
+        return EXIT_USAGE
+    return EXIT_FAILURE
+
+
+def describe(error: BaseException) -> str:
+    """Return one line naming the error's type and saying what happened.
+
+    Library errors carry the status, request id, method and URL in their text, never the
+    token; the number of attempts is added when the call was retried.
+    """
+    if isinstance(error, UsageError):
+        return str(error)
+    text = " ".join(str(error).split()) or "no details"
+    line = f"{type(error).__name__}: {text}"
+    attempts = error.attempts if isinstance(error, RemedyError) else None
+    if attempts is not None and attempts > 1:
+        line += f" [after {attempts} attempts]"
+    return line

@@ -1,0 +1,277 @@
+"""`export`: every record of some collections into one file each, atomically and resumably.
+
+Resources export concurrently, page by page, in constant memory. See `_checkpoint` for the
+files and the checkpoint; in short, each resource is written to `<name>.<format>.part`,
+checkpointed after every page, and renamed to `<name>.<format>` once complete. `--resume`
+continues an interrupted export exactly; without it, an unfinished export in the directory is
+refused (exit 2) unless `--restart` discards it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from attrs import evolve, frozen
+
+from remedy_async._codec import to_wire
+from remedy_async._collection import RESOURCES, Resource, ResourceCollection
+from remedy_async._errors import RemedyError
+from remedy_async._pager import Pager
+
+from ._checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    ExportFiles,
+    fsync_directory,
+    read_checkpoint,
+    write_checkpoint,
+)
+from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe
+from ._formats import EXPORT_FORMATS, encoder_for
+from ._meters import Meter, Meters
+from ._progress import progress
+from ._settings import open_client
+from ._terminal import ProgressMode, Terminal
+
+DEFAULT_FORMAT = "jsonl"
+
+
+@frozen
+class Job:
+    """One resource's export as planned: its files, and the checkpoint it starts from."""
+
+    resource: Resource[Any]
+    files: ExportFiles
+    format: str
+    start: Checkpoint | None
+    """Where to start; None when the file is already complete (a resumed export skips it)."""
+    fresh: bool = False
+    """Whether the .part file must be created (it holds nothing yet)."""
+
+
+def _resumable(files: ExportFiles, file_format: str | None) -> Checkpoint | None:
+    """Return the checkpoint to continue from, or None when there is nothing to continue."""
+    try:
+        checkpoint = read_checkpoint(files.checkpoint)
+    except CheckpointError as error:
+        raise UsageError(f"cannot resume: {error}; pass --restart to discard it") from None
+    if checkpoint is None or not files.part(checkpoint.format).exists():
+        return None
+    if checkpoint.resource != files.resource or checkpoint.format not in EXPORT_FORMATS:
+        raise UsageError(f"cannot resume: {files.checkpoint} is for another export")
+    if file_format is not None and file_format != checkpoint.format:
+        raise UsageError(
+            f"the unfinished export of {files.resource} is {checkpoint.format}; resume it "
+            f"with --format {checkpoint.format} (or without --format)"
+        )
+    if files.part(checkpoint.format).stat().st_size < checkpoint.length:
+        raise UsageError(
+            f"cannot resume {files.resource}: its .part file is shorter than its checkpoint "
+            "says; pass --restart to start it again"
+        )
+    return checkpoint
+
+
+def _finished_format(files: ExportFiles, file_format: str | None) -> str | None:
+    """Return the format of a finished file with nothing unfinished beside it, if any."""
+    if files.parts(EXPORT_FORMATS):
+        return None
+    for candidate in (file_format,) if file_format else EXPORT_FORMATS:
+        if files.final(candidate).exists():
+            return candidate
+    return None
+
+
+def plan_jobs(
+    directory: Path,
+    resources: Sequence[Resource[Any]],
+    *,
+    file_format: str | None,
+    page_size: int,
+    resume: bool,
+    restart: bool,
+) -> list[Job]:
+    """Decide, from the files in `directory`, where each resource's export starts.
+
+    Without --resume or --restart, an unfinished export (a .part file) is refused. With
+    --restart it is deleted. With --resume a checkpointed .part file continues in its own
+    format; a resource with a finished file (in --format, or in any format when none is given)
+    and nothing unfinished is skipped; anything else starts from the beginning.
+    """
+    all_files = [ExportFiles(directory, resource.segment) for resource in resources]
+    unfinished = [files.resource for files in all_files if files.parts(EXPORT_FORMATS)]
+    if unfinished and not (resume or restart):
+        raise UsageError(
+            f"{directory} holds an unfinished export of {', '.join(unfinished)}; pass "
+            "--resume to continue it or --restart to discard it"
+        )
+    jobs: list[Job] = []
+    for resource, files in zip(resources, all_files, strict=True):
+        if restart:
+            files.discard(EXPORT_FORMATS)
+        checkpoint = _resumable(files, file_format) if resume else None
+        if checkpoint is not None:
+            jobs.append(Job(resource, files, checkpoint.format, checkpoint))
+            continue
+        finished = _finished_format(files, file_format)
+        files.discard(EXPORT_FORMATS)
+        if resume and finished is not None:
+            jobs.append(Job(resource, files, finished, None))
+            continue
+        chosen = file_format or DEFAULT_FORMAT
+        header = len(encoder_for(chosen, resource).start())
+        start = Checkpoint(resource.segment, chosen, page_size, records=0, length=header)
+        jobs.append(Job(resource, files, chosen, start, fresh=True))
+    return jobs
+
+
+def _create_part(job: Job, header: bytes) -> None:
+    assert job.start is not None
+    with open(job.files.part(job.format), "wb") as file:
+        file.write(header)
+        file.flush()
+        os.fsync(file.fileno())
+    write_checkpoint(job.files.checkpoint, job.start)
+
+
+def _open_part(job: Job, checkpoint: Checkpoint) -> BinaryIO:
+    """Open the .part file for writing after the length the checkpoint covers."""
+    file = open(job.files.part(job.format), "r+b")  # noqa: SIM115 - closed by the caller
+    file.truncate(checkpoint.length)
+    file.seek(checkpoint.length)
+    return file
+
+
+def _complete(job: Job) -> Path:
+    final = job.files.final(job.format)
+    os.replace(job.files.part(job.format), final)
+    fsync_directory(final.parent)
+    job.files.checkpoint.unlink(missing_ok=True)
+    return final
+
+
+async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Path:
+    """Write one resource's records to its .part file, checkpointing each page; rename at end."""
+    assert job.start is not None
+    encoder = encoder_for(job.format, job.resource)
+    checkpoint = job.start
+    try:
+        if job.fresh:
+            await asyncio.to_thread(_create_part, job, encoder.start())
+        file = await asyncio.to_thread(_open_part, job, checkpoint)
+        with file:
+            async for page in pager.pages():
+                data = encoder.records([to_wire(record) for record in page.items])
+                file.write(data)
+                file.flush()
+                await asyncio.to_thread(os.fsync, file.fileno())
+                checkpoint = evolve(
+                    checkpoint,
+                    records=checkpoint.records + len(page.items),
+                    length=checkpoint.length + len(data),
+                    resume_token=page.resume_token,
+                )
+                meter.add(len(page.items))
+                if page.resume_token is not None:
+                    await asyncio.to_thread(write_checkpoint, job.files.checkpoint, checkpoint)
+            file.write(encoder.end())
+            file.flush()
+            os.fsync(file.fileno())
+        final = await asyncio.to_thread(_complete, job)
+    except BaseException:
+        meter.finish(failed=True)
+        raise
+    meter.finish()
+    return final
+
+
+def _unique(resources: Sequence[Resource[Any]]) -> list[Resource[Any]]:
+    return list(dict.fromkeys(resources))
+
+
+def _plan(options: argparse.Namespace) -> list[Job]:
+    directory = Path(options.out)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(f"--out {directory} is not a directory") from None
+    return plan_jobs(
+        directory,
+        _unique(options.resources) or list(RESOURCES),
+        file_format=options.format,
+        page_size=options.page_size,
+        resume=options.resume,
+        restart=options.restart,
+    )
+
+
+async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
+    """Export the chosen collections (all four by default) into --out; see the module doc."""
+    meters = Meters()
+    client = open_client(options, terminal.env, [meters.on_event])
+    jobs = await asyncio.to_thread(_plan, options)
+    async with client:
+        runs: list[tuple[Job, Pager[Any], Meter]] = []
+        for job in jobs:
+            segment = job.resource.segment
+            if job.start is None:
+                terminal.say(f"{segment}: already complete in {job.files.final(job.format)}")
+                continue
+            collection: ResourceCollection[Any] = getattr(client, job.resource.attribute)
+            try:
+                pager = collection.list(
+                    page_size=job.start.page_size, resume_token=job.start.resume_token
+                )
+            except ValueError as error:
+                raise UsageError(
+                    f"cannot resume {segment}: {error}; pass --restart to start it again"
+                ) from None
+            runs.append(
+                (job, pager, meters.add(segment, (segment, "list"), done=job.start.records))
+            )
+        try:
+            mode: ProgressMode = options.progress if runs else "never"
+            with progress(meters, mode, terminal, data_on_stdout=False):
+                outcomes = await asyncio.gather(
+                    *(export_one(job, pager, meter) for job, pager, meter in runs),
+                    return_exceptions=True,
+                )
+        except asyncio.CancelledError:
+            terminal.say("run the same command with --resume to continue where it stopped")
+            raise
+    return _report(runs, outcomes, terminal, debug=options.debug)
+
+
+def _report(
+    runs: Sequence[tuple[Job, Pager[Any], Meter]],
+    outcomes: Sequence[Path | BaseException],
+    terminal: Terminal,
+    *,
+    debug: bool,
+) -> int:
+    failed = False
+    for (job, _, meter), outcome in zip(runs, outcomes, strict=True):
+        segment = job.resource.segment
+        if isinstance(outcome, Path):
+            retries = f", {meter.retries} retries" if meter.retries else ""
+            terminal.say(
+                f"{segment}: {meter.records:,} records in {outcome} "
+                f"({meter.seconds:.2f} s{retries})"
+            )
+            continue
+        if not isinstance(outcome, RemedyError | OSError):
+            raise outcome
+        failed = True
+        if debug:
+            traceback.print_exception(outcome, file=terminal.stderr)
+        terminal.say(f"{segment}: stopped after {meter.records:,} records: {describe(outcome)}")
+    if failed:
+        terminal.say("run the same command with --resume to continue where it stopped")
+        return EXIT_FAILURE
+    return EXIT_OK

@@ -1,0 +1,207 @@
+"""The command line's grammar: every subcommand, option and default, in one argparse tree."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+from remedy_async.simulator.__main__ import add_serve_arguments
+
+from ._errors import UsageError
+from ._filters import RESOURCE_NAMES, parse_filter, resource_named
+from ._formats import EXPORT_FORMATS, OUTPUT_FORMATS
+from ._terminal import PROGRESS_MODES
+
+T = TypeVar("T")
+
+DESCRIPTION = """\
+Read the Remedy API from the shell: list, get and export the four collections, check health,
+download the agent configuration; or run the demo and the simulator of the service.
+
+Connection settings come from the options, else from REMEDY_BASE_URL and REMEDY_API_TOKEN.
+Data goes to stdout, progress and messages to stderr. Exit status: 0 success, 1 API or network
+error (or an id not found), 2 usage error, 130 interrupted.
+"""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are raised (as UsageError) instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise the usage error, naming this (sub)command and where to read its options."""
+        raise UsageError(f"{message} (see {self.prog} --help)", command=self.prog)
+
+
+def _argument(convert: Callable[[str], T], name: str) -> Callable[[str], T]:
+    def read(text: str) -> T:
+        try:
+            return convert(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    read.__name__ = name
+    return read
+
+
+def _count(minimum: int) -> Callable[[str], int]:
+    def read(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise ValueError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return _argument(read, f"integer >= {minimum}")
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise ValueError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+RESOURCE = _argument(resource_named, "resource")
+FILTER = _argument(parse_filter, "filter")
+_RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
+
+
+def _connection_options() -> Parser:
+    parent = Parser(add_help=False)
+    group = parent.add_argument_group("connection")
+    add = group.add_argument
+    add("--base-url", help="API base URL (default: $REMEDY_BASE_URL)")
+    add(
+        "--token",
+        help="API token (default: $REMEDY_API_TOKEN; prefer it, a flag shows up in ps)",
+    )
+    add("--auth-header", default="Authorization", help="header carrying the token (%(default)s)")
+    add(
+        "--auth-scheme",
+        default="Bearer",
+        help="scheme before the token (%(default)s); 'none' sends the bare token",
+    )
+    add("--timeout", type=_argument(_seconds, "seconds"), help="seconds per request attempt")
+    add("--retries", type=_count(0), help="retries per request (default 2; 0 turns them off)")
+    add("--max-in-flight", type=_count(1), default=64, help="requests at once (%(default)s)")
+    add(
+        "--allow-insecure-http",
+        action="store_true",
+        help="allow plain http to a host other than loopback (the token travels in clear)",
+    )
+    return parent
+
+
+def _common_options() -> Parser:
+    parent = Parser(add_help=False)
+    parent.add_argument(
+        "--debug",
+        action="store_true",
+        help="log requests on stderr (credentials redacted) and show tracebacks",
+    )
+    return parent
+
+
+def _progress_options() -> Parser:
+    parent = Parser(add_help=False)
+    parent.add_argument(
+        "--progress",
+        choices=PROGRESS_MODES,
+        default="auto",
+        help="live progress on stderr: auto (the default: when stderr is a terminal and CI "
+        "is unset), always, or never",
+    )
+    return parent
+
+
+def build_parser() -> Parser:
+    """Return the parser of `remedy-async` and all its subcommands."""
+    parser = Parser(
+        prog="remedy-async",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    common, connection, progress = _common_options(), _connection_options(), _progress_options()
+    client = [common, connection]
+
+    def command(name: str, help_text: str, parents: list[Parser]) -> Any:
+        return commands.add_parser(name, help=help_text, description=help_text, parents=parents)
+
+    demo = command(
+        "demo",
+        "export everything from the embedded simulator, with faults, and check it arrived",
+        [common, progress],
+    )
+    demo.add_argument("--size", type=_count(1), default=1000, help="endpoints (%(default)s)")
+    demo.add_argument("--seed", type=int, default=0, help="seed of data and faults")
+    demo.add_argument(
+        "--get-many", type=_count(0), default=2000, help="finding ids to fetch by id (%(default)s)"
+    )
+    demo.add_argument(
+        "--faults",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="inject 503s, 429s, resets and truncated bodies (default: on)",
+    )
+
+    serve = command("serve", "run the simulator of the service until interrupted", [])
+    add_serve_arguments(serve)
+
+    list_ = command("list", "write the records of a collection to stdout", [*client, progress])
+    list_.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
+    list_.add_argument(
+        "--filter",
+        "-f",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="query filter, repeatable; a repeated key sends several values",
+    )
+    list_.add_argument("--max-items", type=_count(0), help="stop after this many records")
+    list_.add_argument("--page-size", type=_count(1), help="records per page request")
+    list_.add_argument("--format", choices=OUTPUT_FORMATS, default="jsonl")
+
+    get = command("get", "write records by id to stdout; unknown ids exit 1", [*client, progress])
+    get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
+    get.add_argument("ids", nargs="+", metavar="ID", help="record ids; '-' reads them from stdin")
+    get.add_argument("--format", choices=OUTPUT_FORMATS, default="jsonl")
+    get.add_argument("--concurrency", type=_count(1), default=16, help="gets at once")
+
+    export = command(
+        "export",
+        "write collections to files in a directory, atomically and resumably",
+        [*client, progress],
+    )
+    export.add_argument(
+        "resources", type=RESOURCE, nargs="*", metavar="RESOURCE", help="default: all four"
+    )
+    export.add_argument("--out", required=True, metavar="DIR", help="directory of the files")
+    export.add_argument(
+        "--format",
+        choices=EXPORT_FORMATS,
+        help="jsonl (default) or csv; a resumed export keeps its own",
+    )
+    export.add_argument(
+        "--page-size", type=_count(1), default=1000, help="records per page request (%(default)s)"
+    )
+    again = export.add_mutually_exclusive_group()
+    again.add_argument(
+        "--resume", action="store_true", help="continue an interrupted export in DIR"
+    )
+    again.add_argument(
+        "--restart", action="store_true", help="discard an interrupted export in DIR first"
+    )
+
+    command("health", "check the service's health; exit 1 unless it reports ok", client)
+
+    agent = command("agent-config", "the agent configuration", [])
+    agent_commands = agent.add_subparsers(dest="agent_command", required=True, metavar="ACTION")
+    download = agent_commands.add_parser(
+        "download", help="download the agent configuration", parents=client
+    )
+    download.add_argument(
+        "--out", required=True, metavar="PATH", help="file, existing directory, or - for stdout"
+    )
+    return parser

@@ -1,0 +1,83 @@
+"""`list` and `get`: records of one collection, written to stdout in the chosen format."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from remedy_async._codec import to_wire
+from remedy_async._collection import ResourceCollection
+
+from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe
+from ._filters import group_filters
+from ._meters import Meters
+from ._progress import progress
+from ._settings import open_client
+from ._sinks import open_sink
+from ._terminal import Terminal
+
+
+async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
+    """Stream the records matching the filters to stdout, page by page."""
+    resource = options.resource
+    meters = Meters()
+    async with open_client(options, terminal.env, [meters.on_event]) as client:
+        collection: ResourceCollection[Any] = getattr(client, resource.attribute)
+        filters: dict[str, Any] = group_filters(options.filter)
+        try:
+            pager = collection.list(
+                page_size=options.page_size, max_items=options.max_items, **filters
+            )
+        except (TypeError, ValueError) as error:
+            raise UsageError(str(error)) from None
+        sink = open_sink(options.format, resource, terminal.stdout)
+        meter = meters.add(resource.segment, (resource.segment, "list"))
+        with progress(meters, options.progress, terminal, data_on_stdout=True, transient=True):
+            try:
+                async for page in pager.pages():
+                    sink.write([to_wire(record) for record in page.items])
+                    meter.add(len(page.items))
+            finally:
+                meter.finish()
+        sink.close()
+    return EXIT_OK
+
+
+def _stdin_ids(stdin: TextIO) -> Iterator[str]:
+    for line in stdin:
+        text = line.strip()
+        if text:
+            yield text
+
+
+async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
+    """Fetch records by id concurrently and write them in input order.
+
+    Each id that cannot be fetched (unknown, invalid, or failing after retries) gets one error
+    line on stderr; the others are still written, and the status is 1 at the end.
+    """
+    resource = options.resource
+    ids = _stdin_ids(terminal.stdin) if options.ids == ["-"] else options.ids
+    meters = Meters()
+    failures = 0
+    async with open_client(options, terminal.env, [meters.on_event]) as client:
+        collection: ResourceCollection[Any] = getattr(client, resource.attribute)
+        sink = open_sink(options.format, resource, terminal.stdout)
+        meter = meters.add(resource.segment, (resource.segment, "get"))
+        with progress(
+            meters, options.progress, terminal, data_on_stdout=True, transient=True
+        ) as say:
+            try:
+                async for result in collection.get_many(ids, concurrency=options.concurrency):
+                    if result.error is None:
+                        sink.write([to_wire(result.value)])
+                        meter.add(1, pages=0)
+                    else:
+                        failures += 1
+                        meter.errors += 1
+                        say(f"{resource.segment}/{result.id}: {describe(result.error)}")
+            finally:
+                meter.finish()
+        sink.close()
+    return EXIT_FAILURE if failures else EXIT_OK

@@ -1,0 +1,69 @@
+"""`health` and `agent-config download`: the service's two calls outside the collections."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from remedy_async._codec import to_wire
+from remedy_async._download import DownloadResult
+
+from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
+from ._settings import open_client
+from ._terminal import Terminal
+
+
+def _write_json(terminal: Terminal, document: Any) -> None:
+    terminal.stdout.write(orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE))
+    terminal.stdout.flush()
+
+
+async def run_health(options: argparse.Namespace, terminal: Terminal) -> int:
+    """Print the service's health answer as JSON; 0 when it reports ok, else 1."""
+    async with open_client(options, terminal.env) as client:
+        status = await client.health()
+    _write_json(terminal, to_wire(status))
+    if status.ok:
+        return EXIT_OK
+    terminal.say(f"the service reports status {status.status!r}, not 'ok'")
+    return EXIT_FAILURE
+
+
+def _summary(result: DownloadResult) -> dict[str, Any]:
+    return {
+        "path": None if result.path is None else str(result.path),
+        "bytes": result.bytes_written,
+        "sha256": result.sha256,
+        "contentType": result.content_type,
+        "filename": result.filename,
+        "etag": result.etag,
+    }
+
+
+def _check_destination(path: Path) -> None:
+    if not path.is_dir() and not path.parent.is_dir():
+        raise UsageError(f"cannot write {path}: {path.parent} is not a directory")
+
+
+async def run_agent_config_download(options: argparse.Namespace, terminal: Terminal) -> int:
+    """Download the agent configuration to a file (atomically) or stdout.
+
+    To a file, a JSON summary (path, bytes, sha256, ...) goes to stdout; to stdout (`--out -`),
+    the file's bytes do and a one-line summary goes to stderr.
+    """
+    out = options.out
+    if out != "-":
+        await asyncio.to_thread(_check_destination, Path(out))
+    async with open_client(options, terminal.env) as client:
+        if out == "-":
+            result = await client.download_agent_configuration(terminal.stdout)
+            terminal.stdout.flush()
+            terminal.say(f"wrote {result.bytes_written:,} bytes, sha256 {result.sha256}")
+            return EXIT_OK
+        result = await client.download_agent_configuration(out)
+    _write_json(terminal, _summary(result))
+    return EXIT_OK

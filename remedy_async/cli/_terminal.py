@@ -1,0 +1,74 @@
+"""Where a command reads and writes, and what it knows about the terminal it runs in.
+
+Data goes to `stdout` (binary: records are written as the bytes orjson makes); progress and
+messages go to `stderr`. rich is an optional dependency (the `cli` extra), imported only when
+a table or a progress display is actually drawn.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import BinaryIO, Literal, TextIO
+
+from attrs import frozen
+
+from ._errors import UsageError
+
+ProgressMode = Literal["auto", "always", "never"]
+PROGRESS_MODES: tuple[ProgressMode, ...] = ("auto", "always", "never")
+
+INSTALL_HINT = "this needs rich; install the command-line extra: pip install 'remedy-async[cli]'"
+
+
+@frozen
+class Terminal:
+    """The streams and environment a command runs with: the process's own, or a test's."""
+
+    stdout: BinaryIO
+    stderr: TextIO
+    stdin: TextIO
+    env: Mapping[str, str]
+    stdout_tty: bool = False
+    stderr_tty: bool = False
+
+    @classmethod
+    def of_process(cls) -> Terminal:
+        """Return the process's standard streams and environment."""
+        return cls(
+            stdout=sys.stdout.buffer,
+            stderr=sys.stderr,
+            stdin=sys.stdin,
+            env=os.environ,
+            stdout_tty=sys.stdout.isatty(),
+            stderr_tty=sys.stderr.isatty(),
+        )
+
+    def say(self, message: str) -> None:
+        """Write one line for the user on stderr."""
+        self.stderr.write(f"remedy-async: {message}\n")
+        self.stderr.flush()
+
+
+def shows_progress(mode: ProgressMode, terminal: Terminal, *, data_on_stdout: bool) -> bool:
+    """Decide whether to draw a progress display on stderr.
+
+    `auto` draws it only for a person watching: stderr is a terminal, `CI` is unset, and the
+    data is not going to that same terminal (the display would be drawn over it).
+    """
+    if mode != "auto":
+        return mode == "always"
+    if not terminal.stderr_tty or terminal.env.get("CI"):
+        return False
+    return not (data_on_stdout and terminal.stdout_tty)
+
+
+def rich_missing(error: ImportError) -> UsageError:
+    """Turn the failed import of rich into the usage error that says how to install it.
+
+    Re-raises any other import error, which would be a bug rather than a missing extra.
+    """
+    if error.name is None or error.name.partition(".")[0] != "rich":
+        raise error
+    return UsageError(INSTALL_HINT)

@@ -1,0 +1,86 @@
+"""Runs the command line as a subprocess (or in this process) against a simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import os
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import attrs
+import orjson
+import pytest
+
+from remedy_async.cli import Terminal, run
+from remedy_async.simulator import Simulator, SimulatorConfig
+
+COMMAND = (sys.executable, "-m", "remedy_async")
+RESOURCES = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
+
+
+@attrs.frozen
+class Outcome:
+    """What one run of the command line did: exit status, stdout bytes, stderr text."""
+
+    code: int
+    stdout: bytes
+    stderr: str
+
+    def jsonl(self) -> list[dict[str, Any]]:
+        return [orjson.loads(line) for line in self.stdout.splitlines()]
+
+    def csv(self) -> list[dict[str, str]]:
+        return list(csv.DictReader(io.StringIO(self.stdout.decode(), newline="")))
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The test process's environment without Remedy settings or CI, plus `extra`."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("REMEDY_") and name not in {"CI", "FORCE_COLOR", "TTY_COMPATIBLE"}
+    }
+    return {**env, "PYTHONWARNINGS": "error", **extra}
+
+
+async def start_cli(*args: str, env: dict[str, str] | None = None) -> asyncio.subprocess.Process:
+    """Start `python -m remedy_async ARGS` with piped streams."""
+    return await asyncio.create_subprocess_exec(
+        *COMMAND,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env if env is not None else clean_env(),
+    )
+
+
+async def cli(*args: str, env: dict[str, str] | None = None, stdin: bytes = b"") -> Outcome:
+    """Run `python -m remedy_async ARGS` to the end; a minute at most."""
+    process = await start_cli(*args, env=env)
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(stdin), timeout=60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode is not None
+    return Outcome(process.returncode, stdout, stderr.decode())
+
+
+async def cli_here(*args: str, env: dict[str, str] | None = None, stdin: str = "") -> Outcome:
+    """Run the command line in this process and event loop, with captured streams."""
+    stdout, stderr = io.BytesIO(), io.StringIO()
+    terminal = Terminal(stdout=stdout, stderr=stderr, stdin=io.StringIO(stdin), env=env or {})
+    code = await run(args, terminal)
+    return Outcome(code, stdout.getvalue(), stderr.getvalue())
+
+
+@pytest.fixture
+async def simulator() -> AsyncIterator[Simulator]:
+    """A small seeded simulator (20 endpoints, ~400 findings) on a loopback port."""
+    async with Simulator(SimulatorConfig(seed=3, size=20)) as running:
+        yield running

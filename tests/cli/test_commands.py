@@ -1,0 +1,190 @@
+"""`remedy-async list|get|health|agent-config|serve` as a subprocess against a simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import signal
+from pathlib import Path
+
+import orjson
+import pytest
+
+from remedy_async.simulator import Simulator, SimulatorConfig
+from tests.loopback import CANARY
+
+from .conftest import RESOURCES, clean_env, cli, start_cli
+
+
+async def test_list_streams_jsonl_in_wire_form_with_filters(simulator: Simulator) -> None:
+    """list writes one camelCase record per line: the filtered set, in order, nothing on stderr."""
+    outcome = await cli(
+        "list", "vulnerability_findings", "--base-url", simulator.url,
+        "-f", "severity=critical", "--filter", "severity=high", "--page-size", "7",
+    )  # fmt: skip
+    assert (outcome.code, outcome.stderr) == (0, "")
+    records = outcome.jsonl()
+    filters = {"severity": ["critical", "high"]}
+    expected = list(simulator.dataset.ids("vulnerability-findings", filters))
+    assert [record["id"] for record in records] == expected
+    assert {record["severity"] for record in records} == {"critical", "high"}
+    assert "cveId" in records[0]
+    assert "cve_id" not in records[0]
+
+
+async def test_list_json_csv_and_table_formats(simulator: Simulator) -> None:
+    """json is one array, csv has the fixed header, table is for humans; max-items caps all."""
+    base = ("list", "endpoints", "--base-url", simulator.url, "--max-items", "5")
+    as_json, as_csv, as_table = await asyncio.gather(
+        cli(*base, "--format", "json"),
+        cli(*base, "--format", "csv"),
+        cli(*base, "--format", "table"),
+    )
+    ids = list(simulator.dataset.ids("endpoints"))[:5]
+    assert as_json.code == as_csv.code == as_table.code == 0
+    assert [record["id"] for record in orjson.loads(as_json.stdout)] == ids
+    rows = as_csv.csv()
+    assert [row["id"] for row in rows] == ids
+    assert list(rows[0])[:3] == ["id", "hostname", "displayName"]
+    assert list(rows[0])[-1] == "extra"
+    assert orjson.loads(rows[0]["os"])["family"] in {"windows", "macos", "linux"}
+    table = as_table.stdout.decode()
+    assert "hostname" in table
+    assert all(endpoint_id in table for endpoint_id in ids)
+    assert "5 record(s)" in table
+
+
+async def test_get_prints_found_records_and_exits_1_for_unknown_ids(simulator: Simulator) -> None:
+    """get fetches ids in input order; each unknown id is one stderr line and the status is 1."""
+    first, second = list(simulator.dataset.ids("scopes"))[:2]
+    outcome = await cli("get", "scopes", second, "sc-missing", first, "--base-url", simulator.url)
+    assert outcome.code == 1
+    assert [record["id"] for record in outcome.jsonl()] == [second, first]
+    (line,) = outcome.stderr.splitlines()
+    assert line.startswith("remedy-async: scopes/sc-missing: NotFoundError: 404")
+    assert "request id" in line
+
+
+async def test_get_reads_ids_from_stdin(simulator: Simulator) -> None:
+    """`get RESOURCE -` reads one id per line from stdin, skipping blank lines."""
+    ids = list(simulator.dataset.ids("endpoints"))[:3]
+    outcome = await cli(
+        "get", "endpoints", "-", "--format", "csv", "--base-url", simulator.url,
+        stdin="\n".join([ids[0], "", *ids[1:]]).encode() + b"\n",
+    )  # fmt: skip
+    assert (outcome.code, outcome.stderr) == (0, "")
+    assert [row["id"] for row in outcome.csv()] == ids
+
+
+async def test_health_and_agent_configuration_download(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    """health prints the answer and exits 0; the download lands atomically with its digest."""
+    env = clean_env(REMEDY_BASE_URL=simulator.url)
+    health, download = await asyncio.gather(
+        cli("health", env=env),
+        cli("agent-config", "download", "--out", str(tmp_path / "agent.conf"), env=env),
+    )
+    assert (health.code, health.jsonl()[0]["status"]) == (0, "ok")
+    assert download.code == 0, download.stderr
+    (summary,) = download.jsonl()
+    written = (tmp_path / "agent.conf").read_bytes()
+    assert summary["bytes"] == len(written) == simulator.config.agent_configuration_size
+    assert summary["sha256"] == hashlib.sha256(written).hexdigest()
+    assert [path.name for path in tmp_path.iterdir()] == ["agent.conf"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("list", "devices", "--base-url", "http://127.0.0.1:9"), "unknown resource 'devices'"),
+        (("list", "endpoints"), "no base URL: pass --base-url or set REMEDY_BASE_URL"),
+        (("list", "endpoints", "--base-url", "http://127.0.0.1:9", "-f", "oops"), "key=value"),
+        (("export", "--base-url", "http://127.0.0.1:9"), "--out"),
+        (("frobnicate",), "invalid choice"),
+    ],
+    ids=["unknown-resource", "no-base-url", "bad-filter", "missing-out", "unknown-command"],
+)
+async def test_usage_errors_exit_2_with_one_line(args: tuple[str, ...], message: str) -> None:
+    """A command line that cannot run exits 2 with one error line and no traceback."""
+    outcome = await cli(*args)
+    assert outcome.code == 2
+    assert outcome.stdout == b""
+    (line,) = outcome.stderr.splitlines()
+    assert message in line
+    assert "error:" in line
+
+
+async def test_connection_refused_and_404_exit_1(simulator: Simulator) -> None:
+    """Network and API errors exit 1 with the error type on one line; --debug adds the trace."""
+    refused, missing = await asyncio.gather(
+        cli("health", "--base-url", "http://127.0.0.1:9", "--retries", "0"),
+        cli("list", "endpoints", "--base-url", simulator.url + "/nowhere", "--debug"),
+    )
+    assert refused.code == 1
+    (line,) = refused.stderr.splitlines()
+    assert line.startswith("remedy-async: error: APIConnectionError: ")
+    assert missing.code == 1
+    assert "Traceback (most recent call last)" in missing.stderr
+    assert missing.stderr.splitlines()[-1].startswith("remedy-async: error: NotFoundError: 404")
+
+
+async def test_the_token_is_never_echoed() -> None:
+    """A token given by flag or environment is sent but never printed, even under --debug."""
+    config = SimulatorConfig(
+        seed=1, size=3, token=CANARY, auth_header="X-API-Key", auth_scheme=None
+    )
+    async with Simulator(config) as simulator:
+        base = ("--base-url", simulator.url, "--auth-header", "X-API-Key", "--auth-scheme", "none")
+        by_flag, wrong = await asyncio.gather(
+            cli("list", "scopes", "--max-items", "1", "--debug", "--token", CANARY, *base),
+            cli("list", "scopes", "--debug", *base, env=clean_env(REMEDY_API_TOKEN="x" + CANARY)),
+        )
+    assert by_flag.code == 0
+    assert len(by_flag.jsonl()) == 1
+    assert "[REDACTED]" in by_flag.stderr
+    assert wrong.code == 1
+    assert "AuthenticationError: 401" in wrong.stderr
+    for outcome in (by_flag, wrong):
+        assert CANARY not in outcome.stderr
+        assert CANARY.encode() not in outcome.stdout
+
+
+async def test_forced_progress_goes_to_stderr_only(simulator: Simulator) -> None:
+    """--progress always draws the meters on stderr while stdout stays pure data."""
+    outcome = await cli(
+        "list", "vulnerability-findings", "--base-url", simulator.url, "--progress", "always",
+        "--page-size", "50",
+    )  # fmt: skip
+    assert outcome.code == 0
+    assert len(outcome.jsonl()) == simulator.dataset.count("vulnerability-findings")
+    assert "records/s" in outcome.stderr
+    assert "vulnerability" in outcome.stderr
+    assert "\x1b[" in outcome.stderr  # drawn as on a terminal
+
+
+async def test_serve_runs_the_simulator_until_interrupted() -> None:
+    """`remedy-async serve` prints its URL, serves, and exits 0 on SIGINT."""
+    process = await start_cli("serve", "--port", "0", "--size", "5", "--seed", "2")
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), timeout=30)).decode()
+        url = line.removeprefix("Remedy simulator listening on ").strip()
+        health = await cli("health", "--base-url", url)
+        assert (health.code, health.jsonl()[0]["status"]) == (0, "ok")
+        process.send_signal(signal.SIGINT)
+        await asyncio.wait_for(process.communicate(), timeout=30)
+        assert process.returncode == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_python_m_and_the_console_script_agree() -> None:
+    """The module and the `remedy-async` entry point are the same main()."""
+    from remedy_async.__main__ import main as module_main  # noqa: PLC0415
+    from remedy_async.cli import main  # noqa: PLC0415
+
+    assert module_main is main
+    assert RESOURCES[0] == "endpoints"

@@ -1,0 +1,115 @@
+"""`remedy-async export`: atomic files, checkpoints, and resumes after a failure or Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import orjson
+
+from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+
+from .conftest import RESOURCES, Outcome, cli, start_cli
+
+FAILING = SimulatorConfig(
+    seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
+)
+"""With seed 0 and no retries, the findings list fails after 3 pages of 50 (150 records)."""
+
+
+def exported_ids(directory: Path, resource: str) -> list[str]:
+    lines = (directory / f"{resource}.jsonl").read_bytes().splitlines()
+    return [orjson.loads(line)["id"] for line in lines]
+
+
+def assert_complete(directory: Path, simulator: Simulator) -> None:
+    """Every resource's file holds exactly the simulator's records, once; nothing else is left."""
+    for resource in RESOURCES:
+        assert exported_ids(directory, resource) == list(simulator.dataset.ids(resource))
+    assert sorted(path.name for path in directory.iterdir()) == [
+        f"{resource}.jsonl" for resource in RESOURCES
+    ]
+
+
+async def test_export_writes_every_collection_once(simulator: Simulator, tmp_path: Path) -> None:
+    """All four collections are exported by default; csv is chosen per run, header first."""
+    out = tmp_path / "out"
+    jsonl, csv = await asyncio.gather(
+        cli("export", "--out", str(out), "--base-url", simulator.url, "--page-size", "30"),
+        cli(
+            "export", "scopes", "endpoints", "scopes", "--out", str(tmp_path / "csv"),
+            "--format", "csv", "--base-url", simulator.url,
+        ),
+    )  # fmt: skip
+    assert (jsonl.code, jsonl.stdout) == (0, b""), jsonl.stderr
+    assert_complete(out, simulator)
+    assert "vulnerability-findings: " in jsonl.stderr
+    assert " records in " in jsonl.stderr
+    assert csv.code == 0, csv.stderr
+    assert sorted(path.name for path in (tmp_path / "csv").iterdir()) == [
+        "endpoints.csv",
+        "scopes.csv",
+    ]
+    rows = Outcome(0, (tmp_path / "csv" / "scopes.csv").read_bytes(), "").csv()
+    assert [row["id"] for row in rows] == list(simulator.dataset.ids("scopes"))
+
+
+async def test_a_failed_export_resumes_against_a_healthy_service(tmp_path: Path) -> None:
+    """A persistent error leaves a checkpointed .part file; --resume completes it exactly once."""
+    async with Simulator(FAILING) as failing:
+        first = await cli(
+            "export", "--out", str(tmp_path), "--base-url", failing.url,
+            "--page-size", "50", "--retries", "0",
+        )  # fmt: skip
+    assert first.code == 1
+    assert "vulnerability-findings: stopped after 150 records: ServerError: 500" in first.stderr
+    assert "--resume" in first.stderr.splitlines()[-1]
+    checkpoint = orjson.loads((tmp_path / "vulnerability-findings.checkpoint.json").read_bytes())
+    assert checkpoint["records"] == 150
+    assert (checkpoint["format"], checkpoint["pageSize"]) == ("jsonl", 50)
+    part = tmp_path / "vulnerability-findings.jsonl.part"
+    assert part.stat().st_size == checkpoint["bytes"]
+    with part.open("ab") as file:  # a crash after the checkpoint: bytes it does not cover
+        file.write(b'{"id":"half a rec')
+
+    healthy = SimulatorConfig(seed=FAILING.seed, size=FAILING.size)
+    async with Simulator(healthy) as simulator:
+        refused = await cli("export", "--out", str(tmp_path), "--base-url", simulator.url)
+        assert refused.code == 2
+        assert "unfinished export of vulnerability-findings" in refused.stderr
+        resumed = await cli(
+            "export", "--out", str(tmp_path), "--base-url", simulator.url, "--resume"
+        )
+        assert resumed.code == 0, resumed.stderr
+        assert "endpoints: already complete" in resumed.stderr
+        assert_complete(tmp_path, simulator)
+
+
+async def test_an_interrupted_export_exits_130_and_resumes(tmp_path: Path) -> None:
+    """SIGINT after the first checkpoint exits 130; --resume then completes every file."""
+    slow = SimulatorConfig(
+        seed=5, size=20, faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=40)]
+    )
+    args = ("export", "--out", str(tmp_path), "--page-size", "10")
+    async with Simulator(slow) as simulator:
+        process = await start_cli(*args, "--base-url", simulator.url)
+        checkpoint = tmp_path / "vulnerability-findings.checkpoint.json"
+        try:
+            while not (checkpoint.exists() and orjson.loads(checkpoint.read_bytes())["records"]):
+                assert process.returncode is None, "the export ended before it was interrupted"
+                await asyncio.sleep(0.02)
+            process.send_signal(signal.SIGINT)
+            _, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        assert process.returncode == 130, stderr.decode()
+        assert stderr.decode().splitlines()[-1] == "remedy-async: interrupted"
+    assert (tmp_path / "vulnerability-findings.jsonl.part").exists()
+    assert not (tmp_path / "vulnerability-findings.jsonl").exists()
+    async with Simulator(SimulatorConfig(seed=slow.seed, size=slow.size)) as simulator:
+        resumed = await cli(*args, "--base-url", simulator.url, "--resume")
+        assert resumed.code == 0, resumed.stderr
+        assert_complete(tmp_path, simulator)

@@ -1,0 +1,217 @@
+"""The command line run in the test's own event loop, with captured streams.
+
+The subprocess tests show the real process; these reach the same code quickly (and under
+coverage): every command, format and error path, without real waits (no retries, no faults
+that pause).
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from aiohttp import web
+
+from remedy_async.cli import Terminal, main, run
+from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+from tests.loopback import CANARY, Serve
+
+from .conftest import RESOURCES, cli_here
+
+
+async def test_list_in_every_format(simulator: Simulator) -> None:
+    """jsonl, json, csv and table all hold the same records; the filter reaches the service."""
+    base = ("list", "remediation_targets", "--base-url", simulator.url, "-f", "status=failed")
+    expected = list(simulator.dataset.ids("remediation-targets", {"status": "failed"}))
+    jsonl = await cli_here(*base, "--page-size", "3")
+    as_json = await cli_here(*base, "--format", "json")
+    as_csv = await cli_here(*base, "--format", "csv")
+    table = await cli_here(*base, "--format", "table")
+    assert [record["id"] for record in jsonl.jsonl()] == expected
+    assert [record["id"] for record in orjson.loads(as_json.stdout)] == expected
+    assert [row["id"] for row in as_csv.csv()] == expected
+    assert f"{len(expected)} record(s)" in table.stdout.decode()
+    assert {jsonl.code, as_json.code, as_csv.code, table.code} == {0}
+
+
+async def test_an_empty_list_is_still_valid_output(simulator: Simulator) -> None:
+    """No match: json writes [], csv nothing, jsonl nothing; all exit 0."""
+    base = ("list", "scopes", "--base-url", simulator.url, "-f", "name=nothing-matches")
+    as_json = await cli_here(*base, "--format", "json")
+    jsonl = await cli_here(*base)
+    assert (as_json.code, orjson.loads(as_json.stdout)) == (0, [])
+    assert (jsonl.code, jsonl.stdout) == (0, b"")
+
+
+async def test_a_filter_named_like_a_paging_parameter_is_a_usage_error(
+    simulator: Simulator,
+) -> None:
+    """A filter the pager would clash with exits 2 before any request."""
+    outcome = await cli_here(
+        "list", "scopes", "--base-url", simulator.url, "--page-size", "5", "-f", "limit=3"
+    )
+    assert outcome.code == 2
+    assert "paging parameters" in outcome.stderr
+
+
+async def test_get_from_stdin_with_an_unknown_id(simulator: Simulator) -> None:
+    """Found ids are written; the unknown one is reported and makes the status 1."""
+    known = list(simulator.dataset.ids("endpoints"))[:2]
+    outcome = await cli_here(
+        "get", "endpoints", "-", "--base-url", simulator.url, "--format", "json",
+        stdin=f"{known[0]}\nep-nope\n{known[1]}\n",
+    )  # fmt: skip
+    assert outcome.code == 1
+    assert [record["id"] for record in orjson.loads(outcome.stdout)] == known
+    assert "endpoints/ep-nope: NotFoundError: 404" in outcome.stderr
+
+
+async def test_health_that_is_not_ok_exits_1(serve: Serve) -> None:
+    """A 2xx health answer that is not "ok" is printed and exits 1."""
+
+    async def degraded(request: web.Request) -> web.Response:
+        return web.json_response({"status": "degraded"})
+
+    url = await serve({"/v1/health": degraded})
+    outcome = await cli_here("health", env={"REMEDY_BASE_URL": url})
+    assert outcome.code == 1
+    assert outcome.jsonl() == [{"status": "degraded"}]
+    assert "reports status 'degraded'" in outcome.stderr
+
+
+async def test_agent_configuration_to_a_directory_or_stdout(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    """--out DIR uses the service's file name; --out - streams the bytes to stdout."""
+    base = ("agent-config", "download", "--base-url", simulator.url, "--out")
+    to_dir = await cli_here(*base, str(tmp_path))
+    to_stdout = await cli_here(*base, "-")
+    nowhere = await cli_here(*base, str(tmp_path / "a" / "b"))
+    (summary,) = to_dir.jsonl()
+    assert Path(summary["path"]).read_bytes() == to_stdout.stdout
+    assert len(to_stdout.stdout) == simulator.config.agent_configuration_size
+    assert "wrote 65,536 bytes, sha256" in to_stdout.stderr
+    assert (nowhere.code, to_dir.code, to_stdout.code) == (2, 0, 0)
+    assert "is not a directory" in nowhere.stderr
+
+
+async def test_export_then_resume_after_a_failure(tmp_path: Path) -> None:
+    """A failed resource keeps its checkpoint; --resume (csv, kept) completes it exactly once."""
+    failing = SimulatorConfig(
+        seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
+    )
+    args = ("export", "--out", str(tmp_path), "--page-size", "50", "--retries", "0")
+    async with Simulator(failing) as simulator:
+        first = await cli_here(*args, "--base-url", simulator.url, "--format", "csv", "--debug")
+    assert first.code == 1
+    assert "Traceback" in first.stderr
+    assert "stopped after 150 records" in first.stderr
+    async with Simulator(SimulatorConfig(seed=0, size=30)) as simulator:
+        resumed = await cli_here(*args, "--base-url", simulator.url, "--resume")
+        again = await cli_here(*args, "--base-url", simulator.url, "--resume")
+        for resource in RESOURCES:
+            lines = (tmp_path / f"{resource}.csv").read_text().splitlines()
+            ids = [line.split(",", 1)[0] for line in lines[1:]]
+            assert ids == list(simulator.dataset.ids(resource))
+    assert resumed.code == 0, resumed.stderr
+    assert again.code == 0
+    assert again.stderr.count("already complete") == 4
+    assert len(list(tmp_path.iterdir())) == 4
+
+
+async def test_export_refuses_a_damaged_checkpoint_and_restart_discards_it(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    """An unreadable checkpoint stops --resume (exit 2); --restart starts that resource again."""
+    (tmp_path / "scopes.jsonl.part").write_bytes(b'{"id":')
+    (tmp_path / "scopes.checkpoint.json").write_bytes(b"garbage")
+    args = ("export", "scopes", "--out", str(tmp_path), "--base-url", simulator.url)
+    resumed = await cli_here(*args, "--resume")
+    restarted = await cli_here(*args, "--restart", "--progress", "always")
+    assert resumed.code == 2
+    assert "cannot resume" in resumed.stderr
+    assert restarted.code == 0, restarted.stderr
+    assert "records/s" in restarted.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["scopes.jsonl"]
+
+
+async def test_export_into_a_file_is_a_usage_error(tmp_path: Path) -> None:
+    """--out must be a directory."""
+    (tmp_path / "file").write_bytes(b"")
+    outcome = await cli_here(
+        "export", "--out", str(tmp_path / "file"), "--base-url", "http://127.0.0.1:9"
+    )
+    assert (outcome.code, outcome.stderr.strip()) == (
+        2,
+        f"remedy-async: error: --out {tmp_path / 'file'} is not a directory",
+    )
+
+
+async def test_debug_logs_requests_without_the_token(simulator: Simulator) -> None:
+    """--debug logs each request with the credential header redacted."""
+    outcome = await cli_here(
+        "list", "scopes", "--max-items", "1", "--base-url", simulator.url, "--debug",
+        env={"REMEDY_API_TOKEN": CANARY},
+    )  # fmt: skip
+    assert outcome.code == 0
+    assert "remedy_async DEBUG request GET" in outcome.stderr
+    assert CANARY not in outcome.stderr
+
+
+async def test_demo_without_faults(tmp_path: Path) -> None:
+    """The demo's summary says every record arrived exactly once."""
+    outcome = await cli_here("demo", "--size", "10", "--get-many", "20", "--no-faults")
+    assert outcome.code == 0, outcome.stderr
+    text = outcome.stdout.decode()
+    assert "Faults: none" in text
+    assert "5 unknown ids answered 404" in text
+    assert "Every record arrived exactly once" in text
+
+
+async def test_without_rich_tables_fail_with_the_install_hint_and_data_still_flows(
+    simulator: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With rich missing, a table exits 2 naming the extra, while jsonl still works."""
+    monkeypatch.setitem(sys.modules, "rich", None)
+    monkeypatch.delitem(sys.modules, "remedy_async.cli._rich", raising=False)
+    base = ("list", "scopes", "--base-url", simulator.url)
+    table = await cli_here(*base, "--format", "table")
+    forced = await cli_here(*base, "--progress", "always")
+    demo = await cli_here("demo", "--size", "1")
+    plain = await cli_here(*base)
+    for outcome in (table, forced, demo):
+        assert outcome.code == 2
+        assert "pip install 'remedy-async[cli]'" in outcome.stderr
+        assert outcome.stdout == b""
+    assert plain.code == 0
+    assert len(plain.jsonl()) == simulator.dataset.count("scopes")
+
+
+@pytest.mark.parametrize("output", ["jsonl", "table"])
+async def test_a_closed_pipe_ends_quietly(simulator: Simulator, output: str) -> None:
+    """When the reader of stdout goes away the command stops with status 141 and no message."""
+
+    class ClosedPipe(io.BytesIO):
+        def write(self, data: object) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    stderr = io.StringIO()
+    terminal = Terminal(stdout=ClosedPipe(), stderr=stderr, stdin=io.StringIO(), env={})
+    code = await run(["list", "scopes", "--base-url", simulator.url, "--format", output], terminal)
+    assert (code, stderr.getvalue()) == (141, "")
+
+
+async def test_serve_with_a_bad_option_is_a_usage_error() -> None:
+    """The simulator's own validation surfaces as exit 2."""
+    outcome = await cli_here("serve", "--fault", "boom:1")
+    assert outcome.code == 2
+    assert outcome.stderr.startswith("remedy-async serve: error: fault 'boom:1'")
+
+
+def test_main_returns_the_status(capsys: pytest.CaptureFixture[str]) -> None:
+    """main() runs the command line in this process and returns its status."""
+    assert main(["list", "devices"]) == 2
+    assert "unknown resource 'devices'" in capsys.readouterr().err
