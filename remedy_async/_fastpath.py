@@ -11,9 +11,8 @@ faster when the data is good. `tests/test_fastpath.py` checks that equivalence.
 from __future__ import annotations
 
 import enum
-import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -31,7 +30,6 @@ class _StepAside(Exception):
 
 
 _STEP_ASIDE = _StepAside()
-_EMPTY_EXTRA: Mapping[str, Any] = types.MappingProxyType({})
 _fromisoformat = datetime.fromisoformat
 
 
@@ -73,7 +71,6 @@ class _Generator:
             "_timestamp": _timestamp,
             "_number": _number,
             "_identifier": _identifier,
-            "_EMPTY_EXTRA": _EMPTY_EXTRA,
             "_new": object.__new__,
         }
         self.lines: list[str] = []
@@ -139,7 +136,7 @@ class _Generator:
         body.append("record = _new(_model)")
         body += [f"_set{index}(record, v{index})" for index in range(len(fields))]
         body += [
-            "if data.keys() <= _known: _set_extra(record, _EMPTY_EXTRA)",
+            "if data.keys() <= _known: _set_extra(record, {})",
             "else: _set_extra(record, {k: v for k, v in data.items() if k not in _known})",
             "return record",
         ]
