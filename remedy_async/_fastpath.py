@@ -191,8 +191,20 @@ def structure_hook(model: type[T]) -> Callable[[object, object], T]:
     """
     hook = _HOOKS.get(model)
     if hook is None:
-        hook = _HOOKS[model] = with_fallback(_fast_for(model), cattrs_structure_hook(model), model)
+        hook = _HOOKS[model] = with_fallback(_fast_for(model), _lazy_cattrs(model), model)
     return hook
+
+
+def _lazy_cattrs(model: type[T]) -> Callable[[object, object], T]:
+    """The cattrs function of a model, generated the first time a record needs it."""
+    generated: list[Callable[[object, object], T]] = []
+
+    def structure(data: object, _: object) -> T:
+        if not generated:
+            generated.append(cattrs_structure_hook(model))
+        return generated[0](data, model)
+
+    return structure
 
 
 def from_wire(model: type[T], data: object, *, path: str = "$") -> T:

@@ -14,8 +14,9 @@ from ._retry import RetryPolicy
 Timeout = float | aiohttp.ClientTimeout
 """Seconds for the whole request, or an aiohttp.ClientTimeout for connect/read/total limits."""
 
-DEFAULT_TIMEOUT = aiohttp.ClientTimeout(total=30, connect=10, sock_read=30)
-"""Per attempt: a call's 60 s deadline (RetryPolicy) leaves room for a retry."""
+DEFAULT_TIMEOUT = aiohttp.ClientTimeout(total=30, connect=10)
+"""Per attempt: a call's 60 s deadline (RetryPolicy) leaves room for a retry. No separate read
+timeout: the total bounds a stall, and a read timer costs a reschedule on every chunk."""
 
 
 def to_client_timeout(timeout: Timeout) -> aiohttp.ClientTimeout:
