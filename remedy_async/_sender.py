@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any, TypeVar
 
 import aiohttp
 from yarl import URL
@@ -77,15 +77,18 @@ class Sender:
         self._sleep = sleep
         self._uniform = uniform
 
-    async def send(
+    def send(
         self,
         request: Request,
         headers: Mapping[str, str],
         timeout: aiohttp.ClientTimeout,
         policy: RetryPolicy,
-    ) -> Response:
-        """Return the 2xx response to a request, or raise the typed error of the last attempt."""
-        return await self.run(request, headers, timeout, policy, self._send_once)
+    ) -> Coroutine[Any, Any, Response]:
+        """Return the 2xx response to a request, or raise the typed error of the last attempt.
+
+        A plain function handing back `run`'s coroutine: one frame less for every resumption.
+        """
+        return self.run(request, headers, timeout, policy, self._send_once)
 
     async def run(
         self,
@@ -166,8 +169,25 @@ class Sender:
         timeout: aiohttp.ClientTimeout,
         number: int,
     ) -> Response:
+        """One attempt: the exchange, and any redirects it is allowed to follow."""
+        events = self._events
         for _ in range(MAX_REDIRECTS + 1):
-            response = await self._exchange(request, headers, timeout, number)
+            started = self._clock()
+            url = str(request.url) if events.active else ""
+            if url:
+                events.emit(ClientEvent("request", request.method, url, number), headers)
+            response = await self.transport.send(
+                request, headers, timeout, self._max_response_bytes
+            )
+            self.gate.observe(response.status, response.headers)
+            if url:
+                elapsed = self._clock() - started
+                events.emit(
+                    ClientEvent(
+                        "response", request.method, url, number, status=response.status,
+                        request_id=response.request_id, elapsed=elapsed,
+                    )
+                )  # fmt: skip
             target = self._redirect_target(response)
             if target is None:
                 break
@@ -178,34 +198,6 @@ class Sender:
             request = Request(request.method, target)
         if not 200 <= response.status < 300:
             raise status_error(response, secrets=self._secrets)
-        return response
-
-    async def _exchange(
-        self,
-        request: Request,
-        headers: Mapping[str, str],
-        timeout: aiohttp.ClientTimeout,
-        number: int,
-    ) -> Response:
-        started = self._clock()
-        if self._events.active:
-            self._events.emit(
-                ClientEvent("request", request.method, str(request.url), number), headers
-            )
-        response = await self.transport.send(request, headers, timeout, self._max_response_bytes)
-        self.gate.observe(response.status, response.headers)
-        if self._events.active:
-            self._events.emit(
-                ClientEvent(
-                    "response",
-                    request.method,
-                    str(request.url),
-                    number,
-                    status=response.status,
-                    request_id=response.request_id,
-                    elapsed=self._clock() - started,
-                )
-            )
         return response
 
     def _redirect_target(self, response: Response) -> URL | None:
