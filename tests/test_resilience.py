@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -17,25 +18,10 @@ from remedy_async import (
     ServerError,
 )
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+from tests.fakes import FakeTime
 
 FINDINGS = "vulnerability-findings"
 PATIENT = RetryPolicy(attempts=8)
-
-
-class FakeTime:
-    """A clock moved only by the fake sleep; records every wait."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.waits: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        self.now += seconds
-        await asyncio.sleep(0)
 
 
 LIST_FAULTS = (
@@ -171,6 +157,17 @@ def connections_in_use(client: RemedyClient) -> int:
     return len(session.connector._acquired)  # type: ignore[union-attr]
 
 
+async def cancel_and_check_nothing_is_left(task: asyncio.Task[Any], client: RemedyClient) -> None:
+    """Cancel a task using the client, then check no task or connection of it is left."""
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert leftover_tasks() == []
+    assert connections_in_use(client) == 0
+
+
 @pytest.fixture
 async def held_simulator() -> AsyncIterator[tuple[Simulator, Hold]]:
     hold = Hold()
@@ -196,13 +193,7 @@ async def test_cancelling_a_list_leaves_nothing_behind(
         )
         async with hold.parked:
             await asyncio.wait_for(hold.parked.wait_for(lambda: hold.count >= 1), 10)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        for _ in range(5):
-            await asyncio.sleep(0)
-        assert leftover_tasks() == []
-        assert connections_in_use(client) == 0
+        await cancel_and_check_nothing_is_left(task, client)
         hold.release.set()
         assert len(await client.scopes.list().collect()) == simulator.dataset.count("scopes")
 
@@ -222,13 +213,7 @@ async def test_cancelling_get_many_leaves_nothing_behind(
         task = asyncio.create_task(fetch_all())
         async with hold.parked:
             await asyncio.wait_for(hold.parked.wait_for(lambda: hold.count >= 8), 10)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        for _ in range(5):
-            await asyncio.sleep(0)
-        assert leftover_tasks() == []
-        assert connections_in_use(client) == 0
+        await cancel_and_check_nothing_is_left(task, client)
         hold.release.set()
         options = RequestOptions(retry=RetryPolicy(attempts=1))
         assert (await client.endpoints.get(ids[0], options=options)).id == ids[0]

@@ -25,25 +25,11 @@ from remedy_async import (
     RetryPolicy,
     ServerError,
 )
+from tests.fakes import FakeTime
 from tests.loopback import ScriptedServer, Serve, http_response
 
 TOKEN = "canary-token-7f3e9a"
 RECORD = b'{"id": "ep-1"}'
-
-
-class FakeTime:
-    """A clock that only the fake sleep moves forward; records every wait."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.waits: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        self.now += seconds
 
 
 def client_for(url: str, time: FakeTime, **settings: object) -> RemedyClient:
