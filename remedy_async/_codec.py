@@ -142,8 +142,8 @@ def _union_members(type_: Any) -> tuple[Any, ...]:
     return typing.get_args(type_) if isinstance(type_, types.UnionType) else ()
 
 
-def _open_enum_of(type_: Any) -> type[enum.Enum] | None:
-    """Return E for `E | str` or `E | str | None`, where E is an enum."""
+def open_enum_of(type_: Any) -> type[enum.Enum] | None:
+    """Return E for `E | str` or `E | str | None` (an enum open to unknown values), else None."""
     members = [member for member in _union_members(type_) if member is not type(None)]
     enums = [m for m in members if isinstance(m, type) and issubclass(m, enum.Enum)]
     if len(members) == 2 and len(enums) == 1 and str in members:
@@ -152,7 +152,7 @@ def _open_enum_of(type_: Any) -> type[enum.Enum] | None:
 
 
 def _open_enum_hook(type_: Any) -> Callable[[object, object], object]:
-    enum_type = _open_enum_of(type_)
+    enum_type = open_enum_of(type_)
     assert enum_type is not None
     members = enum_type._value2member_map_
     optional = type(None) in _union_members(type_)
@@ -270,7 +270,7 @@ def configure_converter(converter: cattrs.Converter) -> None:
     converter.register_structure_hook(datetime, _structure_datetime)
     converter.register_unstructure_hook(datetime, format_timestamp)
     converter.register_structure_hook_factory(
-        lambda t: _open_enum_of(t) is not None, _open_enum_hook
+        lambda t: open_enum_of(t) is not None, _open_enum_hook
     )
     converter.register_structure_hook_factory(
         _is_homogeneous_tuple, lambda t: _tuple_hook(t, converter)
@@ -279,7 +279,7 @@ def configure_converter(converter: cattrs.Converter) -> None:
         _is_homogeneous_tuple, lambda _: lambda value: [converter.unstructure(v) for v in value]
     )
     converter.register_unstructure_hook_factory(
-        lambda t: _open_enum_of(t) is not None, lambda _: _unstructure_open_enum
+        lambda t: open_enum_of(t) is not None, lambda _: _unstructure_open_enum
     )
     # Factories, not eager hooks: a model's function is generated on first use, after the hooks
     # of the models nested in it exist; cattrs caches it, so it is generated once.

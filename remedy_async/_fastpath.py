@@ -10,7 +10,6 @@ faster when the data is good. `tests/test_fastpath.py` checks that equivalence.
 
 from __future__ import annotations
 
-import enum
 import typing
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -18,7 +17,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from ._codec import cattrs_structure_hook, fault_from, to_camel
+from ._codec import cattrs_structure_hook, fault_from, open_enum_of, to_camel
 
 T = TypeVar("T")
 
@@ -55,12 +54,6 @@ def _optional_member(type_: Any) -> Any:
     return members[0] if len(members) == 1 else type_
 
 
-def _open_enum(type_: Any) -> type[enum.Enum] | None:
-    members = [m for m in typing.get_args(type_) if m is not type(None)]
-    enums = [m for m in members if isinstance(m, type) and issubclass(m, enum.Enum)]
-    return enums[0] if len(members) == 2 and str in members and len(enums) == 1 else None
-
-
 class _Generator:
     """Writes the source of one model's fast function and collects the names it needs."""
 
@@ -77,7 +70,7 @@ class _Generator:
 
     def convert(self, var: str, type_: Any, index: int) -> list[str]:
         """Lines turning `var` (not None) into the attribute value, or stepping aside."""
-        enum_type = _open_enum(type_)
+        enum_type = open_enum_of(type_)
         if enum_type is not None:
             self.names[f"_members{index}"] = enum_type._value2member_map_
             return [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing, asynccontextmanager, suppress
 from typing import Any, Generic, TypeVar
 
@@ -18,15 +18,15 @@ from attrs import frozen
 from yarl import URL
 
 from ._codec import WireFault, fault_from, json_type_name
+from ._delivery import RecentIds
 from ._errors import DuplicateItemWarning, PaginationError, RemedyError
 from ._http import JSONResponse
+from ._lookahead import FetchPage, LookAhead
 from ._paging import PageRequest, PageResult, Paginator, PagingFault
 from ._response import wire_fault_error
 from ._resume import ResumePoint, encode_token
 
 T = TypeVar("T")
-
-FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
 
 
 @frozen
@@ -59,138 +59,6 @@ class _Prepared:
     whole: bool
     next: PageRequest | None
     all_objects: bool
-
-
-@frozen
-class _Delivery:
-    """Which raw items of a page the caller gets, and the page position after each."""
-
-    items: Sequence[Any]
-    positions: Sequence[int]
-    repeats: int
-    stopped_early: bool
-    all_objects: bool = False
-    """True when every item is known to be a JSON object with an id (it was indexed by id)."""
-
-
-class _RecentIds:
-    """Remembers the ids of the previous page, to catch items a page repeats.
-
-    Bounded on purpose: remembering every id of a million-item export would cost more memory
-    than the export itself; repeats come from pages shifting under the list, so they sit at
-    page boundaries. A page without repeats is checked with one set comprehension; only a page
-    that has some is walked item by item.
-    """
-
-    def __init__(self) -> None:
-        self._previous: frozenset[object] | set[object] = frozenset()
-
-    def deliver(self, items: Sequence[Any], skip: int, remaining: int | None) -> _Delivery:
-        """Cut a page's raw items to what is new and wanted, skipping repeated ids."""
-        candidates = items[skip:] if skip else items
-        stopped_early = remaining is not None and len(candidates) > remaining
-        if stopped_early:
-            candidates = candidates[:remaining]
-        try:
-            ids = {item["id"] for item in candidates}
-        except (TypeError, KeyError, IndexError):
-            ids = None
-        if ids is not None and len(ids) == len(candidates) and ids.isdisjoint(self._previous):
-            self._previous = ids
-            positions = range(skip + 1, skip + len(candidates) + 1)
-            return _Delivery(candidates, positions, 0, stopped_early, all_objects=True)
-        return self._deliver_each(items, skip, remaining)
-
-    def _deliver_each(self, items: Sequence[Any], skip: int, remaining: int | None) -> _Delivery:
-        seen: set[object] = set()
-        delivered: list[Any] = []
-        positions: list[int] = []
-        repeats = 0
-        stopped_early = False
-        for index in range(skip, len(items)):
-            if remaining is not None and len(delivered) >= remaining:
-                stopped_early = True
-                break
-            item = items[index]
-            key = item.get("id") if isinstance(item, dict) else None
-            if key is not None and not isinstance(key, dict | list):
-                if key in seen or key in self._previous:
-                    repeats += 1
-                    continue
-                seen.add(key)
-            delivered.append(item)
-            positions.append(index + 1)
-        self._previous = seen
-        return _Delivery(delivered, positions, repeats, stopped_early)
-
-
-class _LookAhead:
-    """Fetches predicted next pages in parallel, handing each over only if it was the right guess.
-
-    A request that was not predicted is fetched on the spot, and every outstanding guess is
-    cancelled. Guesses whose result nobody wants are cancelled and their errors discarded, so a
-    wrong guess costs a request but never an item.
-    """
-
-    def __init__(
-        self,
-        fetch: FetchPage,
-        predict: Callable[[PageRequest], PageRequest | None],
-        room: Callable[[], int],
-    ) -> None:
-        self._fetch = fetch
-        self._predict = predict
-        self._room = room
-        self._ahead: dict[PageRequest, asyncio.Task[JSONResponse]] = {}
-        self._latest: PageRequest | None = None
-
-    async def fetch(self, request: PageRequest) -> JSONResponse:
-        task = self._ahead.pop(request, None)
-        if task is None:
-            self._drop(list(self._ahead))
-            task = asyncio.create_task(self._fetch(request))
-        self._latest = request
-        self._guess_after(request)
-        try:
-            return await task
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-
-    def refill(self) -> None:
-        """Use room the caller just freed to guess further ahead."""
-        if self._latest is not None:
-            self._guess_after(self._latest)
-
-    def _guess_after(self, request: PageRequest) -> None:
-        wanted: list[PageRequest] = []
-        current = request
-        for _ in range(self._room()):
-            guess = self._predict(current)
-            if guess is None:
-                break
-            wanted.append(guess)
-            current = guess
-        self._drop([guess for guess in self._ahead if guess not in wanted])
-        for guess in wanted:
-            if guess not in self._ahead:
-                self._ahead[guess] = asyncio.create_task(self._fetch(guess))
-
-    def _drop(self, guesses: list[PageRequest]) -> None:
-        for guess in guesses:
-            task = self._ahead.pop(guess)
-            task.cancel()
-            task.add_done_callback(_discard_outcome)
-
-    async def close(self) -> None:
-        tasks = list(self._ahead.values())
-        self._drop(list(self._ahead))
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def _discard_outcome(task: asyncio.Task[JSONResponse]) -> None:
-    if not task.cancelled():
-        task.exception()
 
 
 class Pager(Generic[T]):
@@ -350,7 +218,7 @@ class Pager(Generic[T]):
         predict = getattr(self._paginator, "predict_next", None)
         look_ahead = None
         if predict is not None and self._max_items is None:
-            look_ahead = _LookAhead(
+            look_ahead = LookAhead(
                 self._fetch, predict, lambda: max(0, self._prefetch - queue.qsize() - 1)
             )
         pages = self._fetch_pages(look_ahead.fetch if look_ahead else self._fetch)
@@ -393,7 +261,7 @@ class Pager(Generic[T]):
             return
         request, skip = self._start.request, self._start.skip
         seen = {request}
-        recent = _RecentIds()
+        recent = RecentIds()
         while True:
             self._check_target(request)
             response = await fetch(request)
