@@ -202,10 +202,3 @@ def model_from(model: type[T], response: JSONResponse) -> T:
         return from_wire(model, response.body)
     except WireFault as fault:
         raise wire_fault_error(fault, response) from None
-
-
-def read_json(response: Response, *, secrets: Iterable[str] = ()) -> JSONResponse:
-    """Return the decoded JSON of a 2xx response, or raise its typed status error."""
-    if not 200 <= response.status < 300:
-        raise status_error(response, secrets=secrets)
-    return decode_json(response, secrets=secrets)

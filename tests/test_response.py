@@ -26,7 +26,6 @@ from remedy_async._http import JSONResponse, Request, Response
 from remedy_async._response import (
     REDACTED,
     decode_json,
-    read_json,
     redact,
     retry_after_seconds,
     status_error,
@@ -103,13 +102,6 @@ def test_redirect_error_mentions_the_location() -> None:
 def test_redirect_without_location_still_says_redirect() -> None:
     """A 3xx without a Location still says it was a redirect that was not followed."""
     assert "redirect" in status_error(response(307)).message
-
-
-def test_read_json_raises_the_status_error() -> None:
-    """read_json raises the typed error for a non-2xx response."""
-    with pytest.raises(NotFoundError) as info:
-        read_json(response(404, b"{}", content_type=JSON, request_id="req-1"))
-    assert info.value.request_id == "req-1"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,11 +350,6 @@ def test_valid_json_becomes_a_json_response() -> None:
     decoded = decode_json(ok)
     assert decoded == JSONResponse(url=URL_, status=200, headers=ok.headers, body=[{"id": "ep-1"}])
     assert decoded.request_id == "req-1"
-
-
-def test_read_json_decodes_a_2xx() -> None:
-    """read_json returns the decoded body of a 2xx response."""
-    assert read_json(response(200, b'{"status": "ok"}', content_type=JSON)).body == {"status": "ok"}
 
 
 def test_invalid_json_is_a_decode_error_with_context() -> None:
