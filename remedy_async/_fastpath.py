@@ -29,12 +29,13 @@ class _StepAside(Exception):
 
 
 _STEP_ASIDE = _StepAside()
-_fromisoformat = datetime.fromisoformat
 
 
-def _timestamp(value: object) -> datetime:
-    parsed = _fromisoformat(value)  # type: ignore[arg-type]
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+class _OpenMembers(dict[str, object]):
+    """An enum's value-to-member table that answers an unknown value with the value itself."""
+
+    def __missing__(self, value: str) -> object:
+        return value
 
 
 def _number(value: object) -> float:
@@ -54,6 +55,24 @@ def _optional_member(type_: Any) -> Any:
     return members[0] if len(members) == 1 else type_
 
 
+def _builder_of(model: type[Any]) -> type[Any]:
+    """A subclass of a frozen model whose attributes can be set with plain assignment.
+
+    Frozen attrs classes override `__setattr__`, so each attribute would otherwise be set through
+    a descriptor call (about 35 ns each). A record is built as this subclass, where assignment
+    is CPython's own slot store (a few ns), and then becomes the model by `__class__`
+    assignment, which CPython allows because the subclass adds no slots. Nothing outside the
+    generated function ever sees a builder instance.
+    """
+    namespace = {
+        "__slots__": (),
+        "__setattr__": object.__setattr__,
+        "__delattr__": object.__delattr__,
+        "__module__": __name__,
+    }
+    return type(f"_{model.__name__}Builder", (model,), namespace)
+
+
 class _Generator:
     """Writes the source of one model's fast function and collects the names it needs."""
 
@@ -61,76 +80,95 @@ class _Generator:
         self._fast_for = fast_for
         self.names: dict[str, Any] = {
             "_STEP_ASIDE": _STEP_ASIDE,
-            "_timestamp": _timestamp,
+            "_UTC": UTC,
+            "_fromisoformat": datetime.fromisoformat,
             "_number": _number,
             "_identifier": _identifier,
             "_new": object.__new__,
         }
-        self.lines: list[str] = []
 
     def convert(self, var: str, type_: Any, index: int) -> list[str]:
-        """Lines turning `var` (not None) into the attribute value, or stepping aside."""
+        """Lines turning the wire value in `var` (maybe None) into the attribute value."""
         enum_type = open_enum_of(type_)
         if enum_type is not None:
-            self.names[f"_members{index}"] = enum_type._value2member_map_
+            self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
             return [
-                f"if {var}.__class__ is str: {var} = _members{index}.get({var}, {var})",
-                "else: raise _STEP_ASIDE",
+                f"if {var}.__class__ is str: {var} = _members{index}[{var}]",
+                f"elif {var} is not None: raise _STEP_ASIDE",
             ]
         inner = _optional_member(type_)
-        if inner is str:
-            return [f"if {var}.__class__ is not str: raise _STEP_ASIDE"]
-        if inner is bool:
-            return [f"if {var}.__class__ is not bool: raise _STEP_ASIDE"]
-        if inner is int:
-            return [f"if {var}.__class__ is not int: raise _STEP_ASIDE"]
+        if inner in (str, bool, int):
+            return [
+                f"if {var}.__class__ is not {inner.__name__} and {var} is not None:",
+                "    raise _STEP_ASIDE",
+            ]
         if inner is float:
-            return [f"if {var}.__class__ is not float: {var} = _number({var})"]
+            return [
+                f"if {var}.__class__ is not float and {var} is not None: {var} = _number({var})"
+            ]
         if inner is datetime:
-            return [f"{var} = _timestamp({var})"]
+            return [
+                f"if {var} is not None:",
+                f"    {var} = _fromisoformat({var})",
+                f"    if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
+            ]
         if isinstance(inner, type) and attrs.has(inner):
             self.names[f"_nested{index}"] = self._fast_for(inner)
-            return [f"{var} = _nested{index}({var})"]
+            return [f"if {var} is not None: {var} = _nested{index}({var})"]
         if typing.get_origin(inner) is tuple:
             element = typing.get_args(inner)[0]
-            lines = [f"if {var}.__class__ is not list: raise _STEP_ASIDE"]
+            lines = [
+                f"if {var} is not None:",
+                f"    if {var}.__class__ is not list: raise _STEP_ASIDE",
+            ]
             if element is str:
                 lines += [
-                    f"for _item in {var}:",
-                    "    if _item.__class__ is not str: raise _STEP_ASIDE",
+                    f"    for _item in {var}:",
+                    "        if _item.__class__ is not str: raise _STEP_ASIDE",
                 ]
-            return [*lines, f"{var} = tuple({var})"]
+            return [*lines, f"    {var} = tuple({var})"]
         if inner is Any:
             return []
         raise TypeError(f"no fast conversion for {type_!r}")
 
     def source(self, model: type[Any]) -> str:
-        """The source of `fast_<Model>(data)`."""
+        """The source of `fast_<Model>(data)`.
+
+        A record that has all of the model's keys (the common case) is read with plain
+        subscripts, and then its length alone says whether it has unknown keys; a record
+        missing some is read with `get`.
+        """
         hints = typing.get_type_hints(model)
         fields = [f for f in attrs.fields(model) if f.name != "extra"]
-        self.names["_model"] = model
-        self.names["_known"] = frozenset(to_camel(f.name) for f in fields)
-        body = ["if data.__class__ is not dict: raise _STEP_ASIDE", "get = data.get"]
+        wire = [to_camel(f.name) for f in fields]
+        self.names.update(_model=model, _builder=_builder_of(model), _known=frozenset(wire))
+        read_all = [f"v{i} = data[{key!r}]" for i, key in enumerate(wire)]
+        read_some = ["get = data.get"] + [
+            f"v{i} = data[{key!r}]" if key == "id" else f"v{i} = get({key!r})"
+            for i, key in enumerate(wire)
+        ]
+        read_some.append("unknown = not data.keys() <= _known")
+        body = [
+            "if data.__class__ is not dict: raise _STEP_ASIDE",
+            f"if len(data) >= {len(fields)}:",
+            "    try:",
+            *(f"        {line}" for line in read_all),
+            f"        unknown = len(data) != {len(fields)}",
+            "    except KeyError:",
+            *(f"        {line}" for line in read_some),
+            "else:",
+            *(f"    {line}" for line in read_some),
+        ]
         for index, field in enumerate(fields):
-            var, wire = f"v{index}", to_camel(field.name)
-            self.names[f"_set{index}"] = model.__dict__[field.name].__set__
             if field.name == "id":
-                body += [
-                    f"{var} = data[{wire!r}]",
-                    f"if {var}.__class__ is not str: {var} = _identifier({var})",
-                ]
-                continue
-            body.append(f"{var} = get({wire!r})")
-            conversion = self.convert(var, hints[field.name], index)
-            if conversion:
-                body.append(f"if {var} is not None:")
-                body += [f"    {line}" for line in conversion]
-        self.names["_set_extra"] = model.__dict__["extra"].__set__
-        body.append("record = _new(_model)")
-        body += [f"_set{index}(record, v{index})" for index in range(len(fields))]
+                body.append(f"if v{index}.__class__ is not str: v{index} = _identifier(v{index})")
+            else:
+                body += self.convert(f"v{index}", hints[field.name], index)
+        body.append("record = _new(_builder)")
+        body += [f"record.{field.name} = v{index}" for index, field in enumerate(fields)]
         body += [
-            "if data.keys() <= _known: _set_extra(record, {})",
-            "else: _set_extra(record, {k: v for k, v in data.items() if k not in _known})",
+            "record.extra = {k: v for k, v in data.items() if k not in _known} if unknown else {}",
+            "record.__class__ = _model",
             "return record",
         ]
         lines = [f"def fast_{model.__name__}(data):", *(f"    {line}" for line in body)]

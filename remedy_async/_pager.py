@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
-from contextlib import aclosing, asynccontextmanager, suppress
+from contextlib import asynccontextmanager, suppress
 from typing import Any, Generic, TypeVar
 
 from attrs import frozen
@@ -19,7 +19,7 @@ from yarl import URL
 
 from ._codec import WireFault, fault_from, json_type_name
 from ._delivery import RecentIds
-from ._errors import DuplicateItemWarning, PaginationError, RemedyError
+from ._errors import DecodeError, DuplicateItemWarning, PaginationError, RemedyError
 from ._http import JSONResponse
 from ._lookahead import FetchPage, LookAhead
 from ._paging import PageRequest, PageResult, Paginator, PagingFault
@@ -134,13 +134,33 @@ class Pager(Generic[T]):
         return self._iterate_items()
 
     async def _iterate_items(self) -> AsyncGenerator[T, None]:
-        async with aclosing(self.pages()) as pages:
-            async for page in pages:
-                for count, item in enumerate(page.items, 1):
-                    # The position moves before the hand-over: a caller that stops after this
-                    # item resumes after it.
-                    self._at_count = count
-                    yield item
+        # Records are built one at a time as they are handed over rather than a page at a
+        # time, so a record the caller drops is freed at once instead of ageing into the
+        # garbage collector's older generations (that cost a typed list a third of its speed).
+        structure, model = self._structure, self._model
+        self._at_page, self._at_count = None, 0
+        delivered = 0
+        try:
+            async with self._prepared_pages() as prepared_pages:
+                async for prepared in prepared_pages:
+                    delivered += self._at_count
+                    self._at_page, self._at_count = prepared, 0
+                    ready = structure is _wire_object and prepared.all_objects
+                    for count, raw in enumerate(prepared.items, 1):
+                        if ready:
+                            item = raw
+                        else:
+                            try:
+                                item = structure(raw, model)
+                            except Exception as exc:
+                                raise self._decode_error(prepared, count - 1, exc) from exc
+                        # The position moves before the hand-over: a caller that stops after
+                        # this item resumes after it.
+                        self._at_count = count
+                        yield item
+        except RemedyError as error:
+            self._mark(error, delivered + self._at_count)
+            raise
 
     async def pages(self) -> AsyncGenerator[Page[T], None]:
         """Yield the list page by page; the last page is cut short when max_items is reached."""
@@ -345,10 +365,14 @@ class Pager(Generic[T]):
                 try:
                     structure(raw, model)
                 except Exception as exc:
-                    index = (prepared.positions[count] - 1) if prepared.positions else count
-                    fault = fault_from(exc, f"{prepared.items_path}[{index}]", model)
-                    raise wire_fault_error(fault, prepared.response) from exc
+                    raise self._decode_error(prepared, count, exc) from exc
             raise
+
+    def _decode_error(self, prepared: _Prepared, count: int, exc: Exception) -> DecodeError:
+        """The DecodeError for the `count`-th delivered item of a page, with its JSON path."""
+        index = (prepared.positions[count] - 1) if prepared.positions else count
+        fault = fault_from(exc, f"{prepared.items_path}[{index}]", self._model)
+        return wire_fault_error(fault, prepared.response)
 
 
 def _wire_object(item: object, _: object) -> dict[str, Any]:

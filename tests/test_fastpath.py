@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from remedy_async import (
     Endpoint,
     HealthStatus,
+    Package,
     RemediationTarget,
     Scope,
     VulnerabilityFinding,
@@ -128,3 +130,49 @@ def test_fast_path_records_pickle_like_cattrs_records() -> None:
 def test_health_status_uses_the_fast_path() -> None:
     """Every model, HealthStatus included, has a fast function."""
     assert _fast_for(HealthStatus)({"status": "ok"}) == HealthStatus(status="ok")
+
+
+FULL_FINDING = {
+    "id": "vf-1",
+    "endpointId": "ep-1",
+    "cveId": "CVE-2026-0001",
+    "title": "t",
+    "severity": "high",
+    "cvssScore": 7.5,
+    "scanner": "s",
+    "status": "open",
+    "detectedAt": "2026-03-01T12:00:00Z",
+    "package": {"name": "a", "installedVersion": "1", "fixedVersion": "2"},
+    "remediationTargetId": None,
+}
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        pytest.param(FULL_FINDING, id="exactly the known keys"),
+        pytest.param({**FULL_FINDING, "riskScore": 3}, id="every known key and an unknown one"),
+        pytest.param(
+            {**{k: v for k, v in FULL_FINDING.items() if k != "title"}, "riskScore": 3},
+            id="as many keys as known, one of them unknown",
+        ),
+        pytest.param({"id": "vf-1", "riskScore": 3}, id="fewer keys than known"),
+    ],
+)
+def test_every_key_layout_gives_what_cattrs_gives(record: dict[str, Any]) -> None:
+    """Complete, over-complete, swapped and sparse records all match cattrs, extra included."""
+    fast = _fast_for(VulnerabilityFinding)(record)
+    slow = cattrs_structure_hook(VulnerabilityFinding)(record, VulnerabilityFinding)
+    assert fast == slow
+    assert fast.extra == slow.extra == {k: v for k, v in record.items() if k == "riskScore"}
+
+
+def test_fast_path_records_are_exactly_the_model_and_stay_frozen() -> None:
+    """A record built on the fast path is an instance of the model itself and cannot be changed."""
+    finding = _fast_for(VulnerabilityFinding)(FULL_FINDING)
+    assert type(finding) is VulnerabilityFinding
+    assert type(finding.package) is Package
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        finding.title = "changed"  # type: ignore[misc]
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        del finding.package.name  # type: ignore[misc]

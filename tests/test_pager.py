@@ -175,6 +175,30 @@ async def test_bad_item_is_a_decode_error_with_its_path(serve: Serve) -> None:
     assert caught.value.path == "$.data[1].id"
 
 
+async def test_records_before_a_bad_item_are_delivered_and_resume_stops_at_it(
+    serve: Serve,
+) -> None:
+    """Iterating items hands over the good records before a bad one; the error resumes at it."""
+    fixed = False
+
+    async def listing(request: web.Request) -> web.Response:
+        bad = {"id": "ep-2"} if fixed else {"hostname": "no-id"}
+        return web.json_response({"items": [{"id": "ep-0"}, {"id": "ep-1"}, bad, {"id": "ep-3"}]})
+
+    url = await serve({"/v1/endpoints": listing})
+    got: list[str] = []
+    async with RemedyClient(url) as client:
+        with pytest.raises(DecodeError) as caught:
+            async for endpoint in client.endpoints.list():
+                got.append(endpoint.id)
+        assert got == ["ep-0", "ep-1"]
+        assert caught.value.path == "$.items[2].id"
+        assert caught.value.items_yielded == 2
+        fixed = True
+        rest = client.endpoints.list(resume_token=caught.value.resume_token)
+        assert [endpoint.id async for endpoint in rest] == ["ep-2", "ep-3"]
+
+
 async def test_unpaged_list_that_advertises_more_pages_is_a_pagination_error(serve: Serve) -> None:
     """An unpaged list whose response says more pages exist raises rather than truncating."""
 
