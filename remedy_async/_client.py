@@ -37,11 +37,11 @@ from ._download import (
 from ._errors import ClientClosedError, ConfigurationError
 from ._events import EventHook, Events
 from ._gate import RequestGate
-from ._http import JSONResponse, Request
+from ._http import Request, Response
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
 from ._paging import Paginator
-from ._response import decode_json, model_from, status_error
+from ._response import record_from, status_error
 from ._retry import RetryPolicy
 from ._schemes import AutoPaginator
 from ._sender import Sender
@@ -140,7 +140,8 @@ class RemedyClient:
             return ResourceCollection(
                 resource,
                 base_url=self.base_url,
-                get_json=self._get_json,
+                send=self._send,
+                secrets=self._secrets,
                 paginator=paginators.get(resource.attribute, default_paginator),
             )
 
@@ -149,9 +150,11 @@ class RemedyClient:
         self.scopes = collection(SCOPES)
         self.vulnerability_findings = collection(VULNERABILITY_FINDINGS)
 
-    def _make_sender(self, session: aiohttp.ClientSession) -> Sender:
+    def _make_sender(
+        self, session: aiohttp.ClientSession, session_headers: Mapping[str, str] | None = None
+    ) -> Sender:
         return Sender(
-            transport=AiohttpTransport(session),
+            transport=AiohttpTransport(session, session_headers=session_headers),
             gate=self._gate,
             events=self._events,
             secrets=self._secrets,
@@ -198,14 +201,22 @@ class RemedyClient:
                 limit=self._gate.max_in_flight,
                 ssl=self._ssl_context if self._ssl_context is not None else True,
             )
+            # Headers every request carries live in the session, so aiohttp does not merge them
+            # per request; credentials stay per request, to be dropped on a redirect elsewhere.
+            session_headers = {
+                name: value
+                for name, value in self._headers.items()
+                if name.lower() not in self._credential_headers
+            }
             self._owned_session = aiohttp.ClientSession(
                 connector=connector,
                 timeout=self._timeout,
+                headers=session_headers,
                 trust_env=False,
                 cookie_jar=aiohttp.DummyCookieJar(),
                 trace_configs=self._trace_configs or None,
             )
-            self._sender = self._make_sender(self._owned_session)
+            self._sender = self._make_sender(self._owned_session, session_headers)
         return self._sender
 
     def _settings(
@@ -216,11 +227,11 @@ class RemedyClient:
         headers = {**self._headers, **options.headers} if options.headers else self._headers
         return headers, options.timeout or self._timeout, options.retry or self._retry
 
-    async def _get_json(self, request: Request, options: RequestOptions | None) -> JSONResponse:
+    def _send(self, request: Request, options: RequestOptions | None) -> Awaitable[Response]:
+        """Send a request under the client's settings; returns the sender's own coroutine."""
         sender = self._open_sender()
         headers, timeout, policy = self._settings(options)
-        response = await sender.send(request, headers, timeout, policy)
-        return decode_json(response, secrets=self._secrets)
+        return sender.send(request, headers, timeout, policy)
 
     @property
     def _secrets(self) -> tuple[str, ...]:
@@ -228,8 +239,8 @@ class RemedyClient:
 
     async def health(self, *, options: RequestOptions | None = None) -> HealthStatus:
         """Ask the service whether it is healthy; an error status raises, any 2xx answer returns."""
-        response = await self._get_json(Request("GET", self._health_url), options)
-        return model_from(HealthStatus, response)
+        response = await self._send(Request("GET", self._health_url), options)
+        return record_from(HealthStatus, response, secrets=self._secrets)
 
     async def download_agent_configuration(
         self, destination: Destination, *, options: RequestOptions | None = None

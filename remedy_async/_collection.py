@@ -11,19 +11,19 @@ from yarl import URL
 
 from ._bulk import BulkGet, GetResult, IdSource
 from ._fastpath import structure_hook
-from ._http import JSONResponse, Request
+from ._http import JSONResponse, Request, Response
 from ._ids import id_segment
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import RequestOptions
 from ._pager import Pager
 from ._paging import PageRequest, Paginator
 from ._query import FilterValue, encode_filters
-from ._response import model_from
+from ._response import decode_json, record_from
 from ._resume import ResumePoint, decode_token, filters_fingerprint
 
 T = TypeVar("T")
 
-GetJSON = Callable[[Request, RequestOptions | None], Awaitable[JSONResponse]]
+Send = Callable[[Request, RequestOptions | None], Awaitable[Response]]
 
 
 @frozen
@@ -55,14 +55,21 @@ class ResourceCollection(Generic[T]):
     """Reads one kind of record: `get` one by id, `list` many lazily."""
 
     def __init__(
-        self, resource: Resource[T], *, base_url: URL, get_json: GetJSON, paginator: Paginator
+        self,
+        resource: Resource[T],
+        *,
+        base_url: URL,
+        send: Send,
+        secrets: tuple[str, ...],
+        paginator: Paginator,
     ) -> None:
         self.resource = resource
         self.url = base_url.joinpath("v1", resource.segment)
         self._url_text = str(self.url)
         self._base_url = base_url
         self.paginator = paginator
-        self._get_json = get_json
+        self._send = send
+        self._secrets = secrets
         self._structure = structure_hook(resource.model)
 
     def __repr__(self) -> str:
@@ -75,8 +82,8 @@ class ResourceCollection(Generic[T]):
         The id is sent as exactly one percent-encoded path segment, whatever it contains.
         """
         url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
-        response = await self._get_json(Request("GET", url), options)
-        return model_from(self.resource.model, response)
+        response = await self._send(Request("GET", url), options)
+        return record_from(self.resource.model, response, secrets=self._secrets)
 
     def get_many(
         self,
@@ -151,7 +158,8 @@ class ResourceCollection(Generic[T]):
                 url = page.url
             else:
                 url = self.url.with_query(filter_params + page.params)
-            return await self._get_json(Request("GET", url), options)
+            response = await self._send(Request("GET", url), options)
+            return decode_json(response, secrets=self._secrets)
 
         return Pager(
             fetch=fetch,

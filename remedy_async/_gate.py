@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 
 from ._response import retry_after_seconds
 
@@ -31,25 +33,79 @@ def reset_delay(headers: Mapping[str, str], *, now: float | None = None) -> floa
     return reset
 
 
+class InFlightSlots:
+    """A first-come, first-served count of slots that costs no coroutine when one is free.
+
+    The sender takes a slot with `take()` and only awaits `wait()` when none is free, so the
+    common case is a counter decrement; `async with slots:` does both for other callers. A
+    freed slot passes straight to the longest waiter, so later arrivals cannot jump the queue.
+    """
+
+    def __init__(self, count: int) -> None:
+        self._free = count
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    def __repr__(self) -> str:
+        return f"<InFlightSlots free={self._free} waiting={len(self._waiters)}>"
+
+    def take(self) -> bool:
+        """Take a free slot now if there is one nobody is queued for; True when taken."""
+        if self._free and not self._waiters:
+            self._free -= 1
+            return True
+        return False
+
+    async def wait(self) -> None:
+        """Queue for a slot (after `take()` failed); the slot is held on return."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.give_back()  # handed a slot just as we were cancelled: pass it on
+            else:
+                with suppress(ValueError):
+                    self._waiters.remove(waiter)
+            raise
+
+    def give_back(self) -> None:
+        """Free a held slot: to the longest waiter still waiting, else back to the count."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._free += 1
+
+    async def __aenter__(self) -> None:
+        if not self.take():
+            await self.wait()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.give_back()
+
+
 class RequestGate:
     """Admits a client's requests: at most `max_in_flight` at once, none during a pause."""
 
     def __init__(self, max_in_flight: int, clock: Callable[[], float]) -> None:
         self.max_in_flight = max_in_flight
-        self._slots = asyncio.Semaphore(max_in_flight)
+        self.slots = InFlightSlots(max_in_flight)
+        self.resume_at = 0.0
+        """When requests may go out again, on the gate's clock (in the past when not paused)."""
         self._clock = clock
-        self._resume_at = 0.0
 
     def __repr__(self) -> str:
         return f"<RequestGate max_in_flight={self.max_in_flight} pause={self.pause_left():.2f}s>"
 
     def pause_left(self) -> float:
         """Seconds until requests may go out again (0 when there is no pause)."""
-        return max(0.0, self._resume_at - self._clock())
+        return max(0.0, self.resume_at - self._clock())
 
     def pause_for(self, seconds: float) -> None:
         """Hold every request of the client for `seconds` from now (a longer pause wins)."""
-        self._resume_at = max(self._resume_at, self._clock() + seconds)
+        self.resume_at = max(self.resume_at, self._clock() + seconds)
 
     def observe(self, status: int, headers: Mapping[str, str]) -> float | None:
         """Pause as a response asks (429 hint, or no requests remaining); return the pause."""
@@ -59,8 +115,3 @@ class RequestGate:
         if pause:
             self.pause_for(pause)
         return pause
-
-    @property
-    def slot(self) -> asyncio.Semaphore:
-        """One of the in-flight slots, to hold for the duration of a request (`async with`)."""
-        return self._slots

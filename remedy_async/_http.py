@@ -29,6 +29,11 @@ class Response:
     body: bytes
 
     @property
+    def url(self) -> URL:
+        """The URL the request went to."""
+        return self.request.url
+
+    @property
     def request_id(self) -> str | None:
         """The service's id for this exchange (`X-Request-Id`), for support tickets."""
         return self.headers.get(REQUEST_ID_HEADER)

@@ -163,10 +163,10 @@ def _finite(value: str | None) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def decode_json(response: Response, *, secrets: Iterable[str] = ()) -> JSONResponse:
-    """Decode a successful response's body as JSON; a body that is not JSON is a DecodeError."""
+def json_body(response: Response, *, secrets: Iterable[str] = ()) -> Any:
+    """Decode a successful response's body from JSON; a body that is not JSON is a DecodeError."""
     try:
-        body = orjson.loads(response.body)
+        return orjson.loads(response.body)
     except orjson.JSONDecodeError as exc:
         shown = redact(body_text(response.body), secrets).strip()
         what = "an empty body" if not response.body else "a body that is not valid JSON"
@@ -179,12 +179,17 @@ def decode_json(response: Response, *, secrets: Iterable[str] = ()) -> JSONRespo
             request_id=response.request_id,
             body_excerpt=excerpt(shown) if shown else None,
         ) from None
+
+
+def decode_json(response: Response, *, secrets: Iterable[str] = ()) -> JSONResponse:
+    """Decode a successful response into a JSONResponse (what paginators read)."""
+    body = json_body(response, secrets=secrets)
     return JSONResponse(
         url=response.request.url, status=response.status, headers=response.headers, body=body
     )
 
 
-def wire_fault_error(fault: WireFault, response: JSONResponse) -> DecodeError:
+def wire_fault_error(fault: WireFault, response: Response | JSONResponse) -> DecodeError:
     """Return the DecodeError for a decoded body that does not fit what was expected."""
     return DecodeError(
         fault.reason,
@@ -196,9 +201,10 @@ def wire_fault_error(fault: WireFault, response: JSONResponse) -> DecodeError:
     )
 
 
-def model_from(model: type[T], response: JSONResponse) -> T:
-    """Build a model from a decoded response body, or raise DecodeError naming the bad value."""
+def record_from(model: type[T], response: Response, *, secrets: Iterable[str] = ()) -> T:
+    """Decode a successful response's body into a model; DecodeError says what did not fit."""
+    body = json_body(response, secrets=secrets)
     try:
-        return from_wire(model, response.body)
+        return from_wire(model, body)
     except WireFault as fault:
         raise wire_fault_error(fault, response) from None

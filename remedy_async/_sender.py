@@ -99,17 +99,25 @@ class Sender:
         attempt: Attempt[R],
     ) -> R:
         """Run `attempt` until it succeeds, the policy gives up, or the deadline would pass."""
-        deadline_at = self._clock() + policy.deadline
+        clock, gate = self._clock, self.gate
+        now = clock()
+        deadline_at = now + policy.deadline
         number = 0
         while True:
             number += 1
-            await self._wait_for_pause(request, number, policy, deadline_at)
-            time_left = deadline_at - self._clock()
+            if gate.resume_at > now:
+                await self._wait_for_pause(request, number, policy, deadline_at)
+                now = clock()
+            if not gate.slots.take():
+                await gate.slots.wait()
+                now = clock()
             try:
-                async with self.gate.slot:
+                try:
                     return await attempt(
-                        request, headers, attempt_timeout(timeout, time_left), number
+                        request, headers, attempt_timeout(timeout, deadline_at - now), number
                     )
+                finally:
+                    gate.slots.give_back()
             except RemedyError as error:
                 hint = _hint(error)
                 try:
@@ -117,7 +125,7 @@ class Sender:
                         error,
                         attempt=number,
                         hint=hint,
-                        time_left=deadline_at - self._clock(),
+                        time_left=deadline_at - clock(),
                         uniform=self._uniform,
                     )
                 except RateLimitError as too_long:
@@ -139,6 +147,7 @@ class Sender:
                         )
                     )
             await self._sleep(wait)
+            now = clock()
 
     async def _wait_for_pause(
         self, request: Request, number: int, policy: RetryPolicy, deadline_at: float

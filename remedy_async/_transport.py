@@ -12,6 +12,7 @@ from typing import Protocol
 
 import aiohttp
 from attrs import frozen
+from multidict import CIMultiDict
 
 from ._errors import APIConnectionError, APITimeoutError, ResponseTooLargeError
 from ._http import Request, Response
@@ -48,43 +49,36 @@ class StreamedResponse:
 
     async def chunks(self, size: int) -> AsyncIterator[bytes]:
         """Yield the body in chunks of at most `size` bytes; a cut body is APIConnectionError."""
-        with translate_errors(self.request):
+        try:
             async for chunk in self._response.content.iter_chunked(size):
                 yield chunk
+        except TRANSPORT_FAILURES as exc:
+            raise transport_error(self.request, exc) from exc
 
     async def read(self, limit: int) -> Response:
         """Read at most `limit` bytes of the body into a complete Response (for error reports)."""
-        with translate_errors(self.request):
+        try:
             body = await self._response.content.read(limit)
+        except TRANSPORT_FAILURES as exc:
+            raise transport_error(self.request, exc) from exc
         return Response(request=self.request, status=self.status, headers=self.headers, body=body)
 
 
-class translate_errors:
-    """Turns aiohttp and timeout exceptions into the library's transport errors."""
+TRANSPORT_FAILURES = (asyncio.TimeoutError, aiohttp.ClientError)
+"""What aiohttp raises for a failed exchange; `transport_error` says which error it is to us."""
 
-    def __init__(self, request: Request) -> None:
-        self._request = request
 
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, _: object
-    ) -> None:
-        if exc is None or not isinstance(exc, Exception):
-            return
-        method, url = self._request.method, self._request.url
-        if isinstance(exc, asyncio.TimeoutError | aiohttp.ServerTimeoutError):
-            raise APITimeoutError("the request timed out", method=method, url=url) from exc
-        if isinstance(exc, aiohttp.ClientPayloadError):
-            raise APIConnectionError(
-                f"the response body was cut short or malformed: {exc}", method=method, url=url
-            ) from exc
-        if isinstance(exc, aiohttp.ClientError):
-            reason = str(exc) or type(exc).__name__
-            raise APIConnectionError(
-                f"connection failed: {reason}", method=method, url=url
-            ) from exc
+def transport_error(request: Request, exc: BaseException) -> APIConnectionError:
+    """The library's error for an aiohttp or timeout failure of a request."""
+    method, url = request.method, request.url
+    if isinstance(exc, asyncio.TimeoutError | aiohttp.ServerTimeoutError):
+        return APITimeoutError("the request timed out", method=method, url=url)
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return APIConnectionError(
+            f"the response body was cut short or malformed: {exc}", method=method, url=url
+        )
+    reason = str(exc) or type(exc).__name__
+    return APIConnectionError(f"connection failed: {reason}", method=method, url=url)
 
 
 async def _read_capped(request: Request, response: aiohttp.ClientResponse, limit: int) -> bytes:
@@ -112,10 +106,31 @@ def _too_large(request: Request, seen: str, limit: int) -> ResponseTooLargeError
 
 
 class AiohttpTransport:
-    """Sends requests through an aiohttp.ClientSession, without following redirects."""
+    """Sends requests through an aiohttp.ClientSession, without following redirects.
 
-    def __init__(self, session: aiohttp.ClientSession) -> None:
+    `session_headers` are headers the session already sends with every request (its default
+    headers); those are left out of each request's own headers rather than merged again.
+    """
+
+    def __init__(
+        self, session: aiohttp.ClientSession, *, session_headers: Mapping[str, str] | None = None
+    ) -> None:
         self.session = session
+        self._session_headers = CIMultiDict(session_headers or {})
+        self._headers_for: tuple[Mapping[str, str], CIMultiDict[str] | None] | None = None
+
+    def _request_headers(self, headers: Mapping[str, str]) -> CIMultiDict[str] | None:
+        """The headers a request adds to the session's: what differs, computed once per mapping."""
+        cached = self._headers_for
+        if cached is not None and cached[0] is headers:
+            return cached[1]
+        session_headers = self._session_headers
+        own = CIMultiDict(
+            (name, value) for name, value in headers.items() if session_headers.get(name) != value
+        )
+        result = own or None
+        self._headers_for = (headers, result)
+        return result
 
     def __repr__(self) -> str:
         return f"<AiohttpTransport session={'closed' if self.session.closed else 'open'}>"
@@ -132,24 +147,37 @@ class AiohttpTransport:
         A body over `max_body` bytes raises ResponseTooLargeError: refused from Content-Length
         before reading when it can be, otherwise counted while streaming (after decompression).
         """
-        with translate_errors(request):
+        own_headers = self._request_headers(headers)
+        try:
             async with self.session.request(
-                request.method, request.url, headers=headers, timeout=timeout, allow_redirects=False
+                request.method,
+                request.url,
+                headers=own_headers,
+                timeout=timeout,
+                allow_redirects=False,
             ) as response:
                 body = await _read_capped(request, response, max_body)
                 return Response(
                     request=request, status=response.status, headers=response.headers, body=body
                 )
+        except TRANSPORT_FAILURES as exc:
+            raise transport_error(request, exc) from exc
 
     @asynccontextmanager
     async def stream(
         self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
     ) -> AsyncIterator[StreamedResponse]:
         """Open a response whose body is read in chunks; it is released on exit."""
-        with translate_errors(request):
+        try:
             response = await self.session.request(
-                request.method, request.url, headers=headers, timeout=timeout, allow_redirects=False
+                request.method,
+                request.url,
+                headers=self._request_headers(headers),
+                timeout=timeout,
+                allow_redirects=False,
             )
+        except TRANSPORT_FAILURES as exc:
+            raise transport_error(request, exc) from exc
         try:
             yield StreamedResponse(
                 request=request, status=response.status, headers=response.headers, response=response

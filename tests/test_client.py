@@ -118,6 +118,43 @@ async def test_per_call_headers_are_added_to_that_call_only(serve: Serve) -> Non
     assert "X-Trace" not in without
 
 
+async def header_list_echo(request: web.Request) -> web.Response:
+    return web.json_response(
+        {"id": "ep-1", "headers": [list(item) for item in request.headers.items()]}
+    )
+
+
+@pytest.mark.parametrize("own_session", [True, False], ids=["client's session", "given session"])
+async def test_every_header_is_sent_once_and_per_call_headers_override(
+    serve: Serve, own_session: bool
+) -> None:
+    """Default, credential and per-call headers each reach the wire once; per-call ones win."""
+    url = await serve({"/v1/endpoints/{id}": header_list_echo})
+    session = None if own_session else aiohttp.ClientSession()
+    try:
+        async with RemedyClient(url, token=TOKEN, headers={"X-Team": "sec"}, session=session) as c:
+            options = RequestOptions(headers={"Accept": "application/x-ndjson", "X-Trace": "t"})
+            plain = (await c.endpoints.get("ep-1")).extra["headers"]
+            overridden = (await c.endpoints.get("ep-1", options=options)).extra["headers"]
+    finally:
+        if session is not None:
+            await session.close()
+
+    def values(sent: list[list[str]], name: str) -> list[str]:
+        return [value for key, value in sent if key.lower() == name.lower()]
+
+    for name, expected in [
+        ("Authorization", f"Bearer {TOKEN}"),
+        ("Accept", "application/json"),
+        ("User-Agent", f"remedy-async/{__version__}"),
+        ("X-Team", "sec"),
+    ]:
+        assert values(plain, name) == [expected]
+    assert values(overridden, "Accept") == ["application/x-ndjson"]
+    assert values(overridden, "X-Trace") == ["t"]
+    assert values(overridden, "Authorization") == [f"Bearer {TOKEN}"]
+
+
 async def test_close_is_idempotent_and_a_closed_client_refuses_work() -> None:
     """close() twice is fine; any call afterwards raises ClientClosedError, before I/O."""
     client = RemedyClient("https://api.example.com")

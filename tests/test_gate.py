@@ -338,7 +338,7 @@ async def test_slot_admits_at_most_max_in_flight() -> None:
 
     async def holder() -> None:
         nonlocal inside, peak, finished
-        async with requests.slot:
+        async with requests.slots:
             inside += 1
             peak = max(peak, inside)
             await release.wait()
@@ -363,13 +363,13 @@ async def test_slot_is_freed_when_the_holder_finishes() -> None:
     order: list[str] = []
 
     async def first() -> None:
-        async with requests.slot:
+        async with requests.slots:
             order.append("first in")
             await first_release.wait()
         order.append("first out")
 
     async def second() -> None:
-        async with requests.slot:
+        async with requests.slots:
             order.append("second in")
 
     tasks = [asyncio.create_task(first()), asyncio.create_task(second())]
@@ -384,10 +384,10 @@ async def test_slot_is_freed_when_the_holder_fails() -> None:
     """A request that raises inside its slot still gives the slot back."""
     requests, _ = gate(max_in_flight=1)
     with pytest.raises(RuntimeError, match="boom"):
-        async with requests.slot:
+        async with requests.slots:
             raise RuntimeError("boom")
     entered = False
-    async with asyncio.timeout(1), requests.slot:
+    async with asyncio.timeout(1), requests.slots:
         entered = True
     assert entered
 
@@ -398,7 +398,7 @@ async def test_slot_is_freed_when_the_holder_is_cancelled() -> None:
     hold = asyncio.Event()
 
     async def holder() -> None:
-        async with requests.slot:
+        async with requests.slots:
             await hold.wait()
 
     task = asyncio.create_task(holder())
@@ -406,7 +406,7 @@ async def test_slot_is_freed_when_the_holder_is_cancelled() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    async with asyncio.timeout(1), requests.slot:
+    async with asyncio.timeout(1), requests.slots:
         pass
 
 
@@ -423,3 +423,64 @@ def test_max_in_flight_is_kept() -> None:
     """The gate exposes the cap it was built with."""
     requests, _ = gate(max_in_flight=3)
     assert requests.max_in_flight == 3
+
+
+async def test_a_freed_slot_goes_to_the_longest_waiter_not_a_newcomer() -> None:
+    """Slots are first come, first served: a request arriving as a slot frees queues behind."""
+    requests, _ = gate(max_in_flight=1)
+    slots = requests.slots
+    assert slots.take()
+    order: list[str] = []
+
+    async def waiter(name: str) -> None:
+        async with slots:
+            order.append(name)
+
+    first = asyncio.create_task(waiter("first"))
+    await settle()
+    slots.give_back()
+    assert not slots.take()  # the freed slot already belongs to the queued request
+    second = asyncio.create_task(waiter("second"))
+    await asyncio.gather(first, second)
+    assert order == ["first", "second"]
+    assert slots.take()
+
+
+async def test_a_waiter_cancelled_after_being_handed_a_slot_passes_it_on() -> None:
+    """A slot handed to a request that is cancelled before it runs goes to the next waiter."""
+    requests, _ = gate(max_in_flight=1)
+    slots = requests.slots
+    assert slots.take()
+    got: list[str] = []
+
+    async def waiter(name: str) -> None:
+        async with slots:
+            got.append(name)
+
+    doomed = asyncio.create_task(waiter("doomed"))
+    lucky = asyncio.create_task(waiter("lucky"))
+    await settle()
+    slots.give_back()  # hands the slot to "doomed" ...
+    doomed.cancel()  # ... which is cancelled before it can run
+    with pytest.raises(asyncio.CancelledError):
+        await doomed
+    await asyncio.wait_for(lucky, 1)
+    assert got == ["lucky"]
+    assert slots.take()
+    assert not slots.take()
+
+
+async def test_a_cancelled_waiter_leaves_the_queue() -> None:
+    """A request cancelled while queued takes no slot, and the count is unchanged afterwards."""
+    requests, _ = gate(max_in_flight=1)
+    slots = requests.slots
+    assert slots.take()
+    waiting = asyncio.create_task(slots.wait())
+    await settle()
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert "waiting=0" in repr(slots)
+    slots.give_back()
+    assert slots.take()
+    assert not slots.take()
