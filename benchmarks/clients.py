@@ -145,22 +145,29 @@ async def list_items(variant: str, url: str, items: int, page_size: int) -> int:
         async with RemedyClient(url) as client:
             pager = client.vulnerability_findings.list(page_size=page_size, max_items=items)
             iterator = pager.as_dicts() if variant == "remedy_dicts" else pager
-            return sum([1 async for _ in iterator])
+            count = 0
+            async for _ in iterator:
+                count += 1
+            return count
     decode = decoders()[variant]
     count = 0
+    # Every variant hands each record to the same trivial consumer (`count += 1`), so what
+    # differs is only how records are fetched, decoded and delivered.
     if variant == "httpx_pydantic":
         async with httpx.AsyncClient() as http:
             while count < items:
                 response = await http.get(
                     f"{url}/v1/{FINDINGS}", params={"offset": count, "limit": page_size}
                 )
-                count += len(decode(response.content))
+                for _ in decode(response.content):
+                    count += 1
         return min(count, items)
     async with aiohttp.ClientSession() as session:
         while count < items:
             params = {"offset": count, "limit": page_size}
             async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
-                count += len(decode(await response.read()))
+                for _ in decode(await response.read()):
+                    count += 1
     return min(count, items)
 
 

@@ -43,22 +43,30 @@ class Page(Generic[T]):
 
 
 @frozen
-class _Prepared:
-    """A fetched page, cut to what the caller gets, with the positions needed to resume.
+class _Place:
+    """Where a delivered page sits in the list: what resuming needs, without the items.
 
     Positions count the raw items of the page consumed so far (delivered or skipped).
     """
 
     request: PageRequest
-    response: JSONResponse
-    items: Sequence[Any]
-    items_path: str
     start: int
     positions: Sequence[int]
     end: int
     whole: bool
     next: PageRequest | None
+    delivered: int
+
+
+@frozen
+class _Prepared:
+    """A fetched page, cut to what the caller gets, and its place in the list."""
+
+    items: Sequence[Any]
+    response: JSONResponse
+    items_path: str
     all_objects: bool
+    place: _Place
 
 
 class Pager(Generic[T]):
@@ -94,7 +102,7 @@ class Pager(Generic[T]):
         self._max_items = max_items
         self._prefetch = prefetch
         self._description = description
-        self._at_page: _Prepared | None = None
+        self._at_page: _Place | None = None
         self._at_count = 0
 
     def __repr__(self) -> str:
@@ -144,7 +152,7 @@ class Pager(Generic[T]):
             async with self._prepared_pages() as prepared_pages:
                 async for prepared in prepared_pages:
                     delivered += self._at_count
-                    self._at_page, self._at_count = prepared, 0
+                    self._at_page, self._at_count = prepared.place, 0
                     ready = structure is _wire_object and prepared.all_objects
                     for count, raw in enumerate(prepared.items, 1):
                         if ready:
@@ -158,6 +166,7 @@ class Pager(Generic[T]):
                         # this item resumes after it.
                         self._at_count = count
                         yield item
+                    del prepared  # not kept alive while the next page is fetched and decoded
         except RemedyError as error:
             self._mark(error, delivered + self._at_count)
             raise
@@ -170,7 +179,7 @@ class Pager(Generic[T]):
             async with self._prepared_pages() as prepared_pages:
                 async for prepared in prepared_pages:
                     items = self._structure_items(prepared)
-                    self._at_page, self._at_count = prepared, len(items)
+                    self._at_page, self._at_count = prepared.place, len(items)
                     yielded += len(items)
                     yield Page(
                         items=items,
@@ -180,6 +189,7 @@ class Pager(Generic[T]):
                         url=str(prepared.response.url),
                         resume_token=self.resume_token,
                     )
+                    del prepared, items  # the caller holds the page if it wants it
         except RemedyError as error:
             self._mark(error, yielded)
             raise
@@ -206,7 +216,7 @@ class Pager(Generic[T]):
         page, count = self._at_page, self._at_count
         if page is None:
             return self._start
-        if count < len(page.items):
+        if count < page.delivered:
             consumed = page.start if count == 0 else page.positions[count - 1]
             return self._point(page.request, consumed)
         if not page.whole:
@@ -251,6 +261,7 @@ class Pager(Generic[T]):
                     queue.put_nowait(prepared)
                     if prepared is None:
                         return
+                    del prepared
             except Exception as error:  # handed to the consumer, raised where it belongs
                 queue.put_nowait(error)
             finally:
@@ -264,6 +275,7 @@ class Pager(Generic[T]):
                 if look_ahead is not None:
                     look_ahead.refill()
                 yield got
+                del got
 
         producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self._description}")
         try:
@@ -284,35 +296,12 @@ class Pager(Generic[T]):
         recent = RecentIds()
         while True:
             self._check_target(request)
-            response = await fetch(request)
-            result = self._read(request, response)
-            delivery = recent.deliver(result.items, skip, remaining)
-            if delivery.repeats:
-                warnings.warn(
-                    DuplicateItemWarning(
-                        f"{delivery.repeats} item(s) of the page at {response.url} repeat ids "
-                        "delivered just before; the repeats were skipped"
-                    ),
-                    stacklevel=2,
-                )
-            positions = delivery.positions
-            stopped_early = delivery.stopped_early
-            end = positions[-1] if stopped_early and positions else len(result.items)
-            following = None if stopped_early else result.next
-            yield _Prepared(
-                request=request,
-                response=response,
-                items=delivery.items,
-                items_path=result.items_path,
-                start=skip,
-                positions=positions,
-                end=end,
-                whole=not stopped_early,
-                next=following,
-                all_objects=delivery.all_objects,
-            )
+            prepared = self._prepare(request, await fetch(request), skip, remaining, recent)
+            yield prepared
+            following, url = prepared.place.next, prepared.response.url
             if remaining is not None:
-                remaining -= len(delivery.items)
+                remaining -= prepared.place.delivered
+            del prepared  # not kept alive while the next page is fetched and decoded
             if following is None or remaining == 0:
                 return
             if following in seen:
@@ -320,10 +309,48 @@ class Pager(Generic[T]):
                     "the service sent a next-page request already followed in this list "
                     f"({_describe(following)}); stopping rather than repeating items",
                     method="GET",
-                    url=response.url,
+                    url=url,
                 )
             seen.add(following)
             request, skip = following, 0
+
+    def _prepare(
+        self,
+        request: PageRequest,
+        response: JSONResponse,
+        skip: int,
+        remaining: int | None,
+        recent: RecentIds,
+    ) -> _Prepared:
+        """Read a fetched page and cut it to the new items the caller is owed."""
+        result = self._read(request, response)
+        delivery = recent.deliver(result.items, skip, remaining)
+        if delivery.repeats:
+            warnings.warn(
+                DuplicateItemWarning(
+                    f"{delivery.repeats} item(s) of the page at {response.url} repeat ids "
+                    "delivered just before; the repeats were skipped"
+                ),
+                stacklevel=3,
+            )
+        positions = delivery.positions
+        stopped_early = delivery.stopped_early
+        place = _Place(
+            request=request,
+            start=skip,
+            positions=positions,
+            end=positions[-1] if stopped_early and positions else len(result.items),
+            whole=not stopped_early,
+            next=None if stopped_early else result.next,
+            delivered=len(delivery.items),
+        )
+        return _Prepared(
+            items=delivery.items,
+            response=response,
+            items_path=result.items_path,
+            all_objects=delivery.all_objects,
+            place=place,
+        )
 
     def _check_target(self, request: PageRequest) -> None:
         """Refuse, before sending, a next-page URL that leaves the API's origin or base path."""
@@ -370,7 +397,8 @@ class Pager(Generic[T]):
 
     def _decode_error(self, prepared: _Prepared, count: int, exc: Exception) -> DecodeError:
         """The DecodeError for the `count`-th delivered item of a page, with its JSON path."""
-        index = (prepared.positions[count] - 1) if prepared.positions else count
+        positions = prepared.place.positions
+        index = (positions[count] - 1) if positions else count
         fault = fault_from(exc, f"{prepared.items_path}[{index}]", self._model)
         return wire_fault_error(fault, prepared.response)
 

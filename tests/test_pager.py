@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from aiohttp import web
 
 from remedy_async import (
     DecodeError,
+    Endpoint,
     JSONResponse,
     Page,
     PageRequest,
@@ -187,10 +189,14 @@ async def test_records_before_a_bad_item_are_delivered_and_resume_stops_at_it(
 
     url = await serve({"/v1/endpoints": listing})
     got: list[str] = []
+
+    async def take_all(pager: AsyncIterator[Endpoint]) -> None:
+        async for endpoint in pager:
+            got.append(endpoint.id)
+
     async with RemedyClient(url) as client:
         with pytest.raises(DecodeError) as caught:
-            async for endpoint in client.endpoints.list():
-                got.append(endpoint.id)
+            await take_all(aiter(client.endpoints.list()))
         assert got == ["ep-0", "ep-1"]
         assert caught.value.path == "$.items[2].id"
         assert caught.value.items_yielded == 2
@@ -272,3 +278,34 @@ async def test_as_dicts_still_rejects_items_that_are_not_objects(serve: Serve) -
         with pytest.raises(DecodeError) as caught:
             await client.endpoints.list().as_dicts().collect()
     assert caught.value.path == "$.items[1]"
+
+
+class RememberingPaginator(PageNumberPaginator):
+    """Page-number paging that notes, at each page, whether the previous response still lives."""
+
+    def __init__(self) -> None:
+        self.previous: weakref.ref[JSONResponse] | None = None
+        self.previous_alive: list[bool] = []
+
+    def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        if self.previous is not None:
+            self.previous_alive.append(self.previous() is not None)
+        self.previous = weakref.ref(response)
+        return super().read(request, response)
+
+
+@pytest.mark.parametrize("mode", ["items", "dicts", "pages"])
+async def test_a_page_is_let_go_before_the_next_one_is_read(serve: Serve, mode: str) -> None:
+    """Only one page's response is alive at a time, so memory holds one page, not two."""
+    handler = Scopes()
+    url = await serve({"/v1/scopes": handler.handle})
+    paginator = RememberingPaginator()
+    async with RemedyClient(url, paginator=paginator) as client:
+        pager = client.scopes.list(page_size=10)
+        if mode == "pages":
+            async for page in pager.pages():
+                assert page.items
+        else:
+            async for record in pager.as_dicts() if mode == "dicts" else pager:
+                assert record
+    assert paginator.previous_alive == [False, False]
