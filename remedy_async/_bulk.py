@@ -11,6 +11,7 @@ from collections.abc import (
     Awaitable,
     Callable,
     Iterable,
+    Iterator,
 )
 from typing import Generic, TypeVar
 
@@ -47,15 +48,6 @@ class GetResult(Generic[T]):
         return self.value
 
 
-async def _read_ids(source: IdSource) -> AsyncIterator[str | int]:
-    if isinstance(source, AsyncIterable):
-        async for resource_id in source:
-            yield resource_id
-    else:
-        for resource_id in source:
-            yield resource_id
-
-
 _END = object()
 
 
@@ -82,33 +74,40 @@ class BulkGet(Generic[T]):
         if isinstance(ids, str | bytes):
             raise TypeError("ids must be an iterable of ids, not a single string")
         self._get = get
-        self._ids = _read_ids(ids)
+        self._sync_ids: Iterator[str | int] | None = None
+        self._async_ids: AsyncIterator[str | int] | None = None
+        if isinstance(ids, AsyncIterable):
+            self._async_ids = aiter(ids)
+        else:
+            self._sync_ids = iter(ids)
         self._concurrency = concurrency
         self._dedupe_window = dedupe_window
         self._in_flight: dict[str, asyncio.Task[GetResult[T]]] = {}
         self._recent: OrderedDict[str, GetResult[T]] = OrderedDict()
-        self._exhausted = False
 
     async def _fetch(self, key: str, resource_id: str | int) -> GetResult[T]:
         try:
-            return GetResult(key, value=await self._get(resource_id))
-        except (RemedyError, ValueError, TypeError) as error:
-            return GetResult(key, error=error)
-
-    def _remember(self, key: str, task: asyncio.Task[GetResult[T]]) -> None:
-        self._in_flight.pop(key, None)
-        if task.cancelled() or task.exception() is not None or not self._dedupe_window:
-            return
-        self._recent[key] = task.result()
-        if len(self._recent) > self._dedupe_window:
-            self._recent.popitem(last=False)
+            try:
+                result = GetResult(key, value=await self._get(resource_id))
+            except (RemedyError, ValueError, TypeError) as error:
+                result = GetResult(key, error=error)
+        finally:
+            del self._in_flight[key]
+        if self._dedupe_window:
+            self._recent[key] = result
+            if len(self._recent) > self._dedupe_window:
+                self._recent.popitem(last=False)
+        return result
 
     async def _next_id(self) -> str | int | object:
         """Return the next input id, or _END once the input is used up."""
-        if self._exhausted:
+        if self._sync_ids is not None:
+            return next(self._sync_ids, _END)  # no await: a plain iterable never waits
+        if self._async_ids is None:
             return _END
-        resource_id = await anext(self._ids, _END)
-        self._exhausted = resource_id is _END
+        resource_id = await anext(self._async_ids, _END)
+        if resource_id is _END:
+            self._async_ids = None
         return resource_id
 
     def _answer(self, resource_id: object) -> GetResult[T] | asyncio.Task[GetResult[T]]:
@@ -120,7 +119,6 @@ class BulkGet(Generic[T]):
         task = self._in_flight.get(key)
         if task is None:
             task = asyncio.create_task(self._fetch(key, resource_id))  # type: ignore[arg-type]
-            task.add_done_callback(lambda done: self._remember(key, done))
             self._in_flight[key] = task
         return task
 
