@@ -6,7 +6,8 @@ Variants: raw (aiohttp + orjson into dicts: the limit of this stack), cattrs (ai
 a default cattrs converter), httpx_pydantic (httpx.AsyncClient + pydantic v2 models, what a
 typical generated SDK does), msgspec (aiohttp + msgspec typed decoding: the fastest decoding
 reference), remedy (remedy_async with its defaults: typed models, retries and the rate gate on)
-and remedy_dicts (remedy_async's `as_dicts()` mode).
+and remedy_dicts (remedy_async's `as_dicts()` mode). Each variant imports only its own
+libraries, so no process carries another's objects on its heap.
 """
 
 from __future__ import annotations
@@ -18,122 +19,36 @@ import resource
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 from typing import Any
 
 import aiohttp
-import attrs
-import cattrs
-import httpx
-import msgspec
 import orjson
-import pydantic
-from pydantic.alias_generators import to_camel
-
-from remedy_async import RemedyClient, VulnerabilityFinding
-from remedy_async._fastpath import structure_hook
 
 FINDINGS = "vulnerability-findings"
+REMEDY_VARIANTS = {"remedy", "remedy_dicts"}
 
 
-# -- comparator models ---------------------------------------------------------------------
+def decoders(variant: str) -> tuple[Callable[[bytes], list[Any]], Callable[[bytes], Any]]:
+    """(page body -> items, record body -> record) for a variant, importing only its library."""
+    import comparators  # noqa: PLC0415 - lives beside this script
 
+    if variant in {"raw", "remedy_dicts"}:
+        return (lambda body: orjson.loads(body)["items"]), orjson.loads
+    if variant == "remedy":
+        from remedy_async import VulnerabilityFinding  # noqa: PLC0415
+        from remedy_async._fastpath import structure_hook  # noqa: PLC0415
 
-class PydanticPackage(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(alias_generator=to_camel, extra="allow")
-    name: str | None = None
-    installed_version: str | None = None
-    fixed_version: str | None = None
-
-
-class PydanticFinding(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(alias_generator=to_camel, extra="allow")
-    id: str
-    endpoint_id: str | None = None
-    cve_id: str | None = None
-    title: str | None = None
-    severity: str | None = None
-    cvss_score: float | None = None
-    scanner: str | None = None
-    status: str | None = None
-    detected_at: datetime | None = None
-    package: PydanticPackage | None = None
-    remediation_target_id: str | None = None
-
-
-class PydanticPage(pydantic.BaseModel):
-    items: list[PydanticFinding]
-
-
-class MsgspecPackage(msgspec.Struct, rename="camel"):
-    name: str | None = None
-    installed_version: str | None = None
-    fixed_version: str | None = None
-
-
-class MsgspecFinding(msgspec.Struct, rename="camel"):
-    id: str
-    endpoint_id: str | None = None
-    cve_id: str | None = None
-    title: str | None = None
-    severity: str | None = None
-    cvss_score: float | None = None
-    scanner: str | None = None
-    status: str | None = None
-    detected_at: datetime | None = None
-    package: MsgspecPackage | None = None
-    remediation_target_id: str | None = None
-
-
-class MsgspecPage(msgspec.Struct):
-    items: list[MsgspecFinding]
-
-
-@attrs.frozen
-class CattrsPackage:
-    name: str | None = None
-    installedVersion: str | None = None
-    fixedVersion: str | None = None
-
-
-@attrs.frozen
-class CattrsFinding:
-    id: str
-    endpointId: str | None = None
-    cveId: str | None = None
-    title: str | None = None
-    severity: str | None = None
-    cvssScore: float | None = None
-    scanner: str | None = None
-    status: str | None = None
-    detectedAt: str | None = None
-    package: CattrsPackage | None = None
-    remediationTargetId: str | None = None
-
-
-CATTRS = cattrs.Converter()
-
-
-def decoders() -> dict[str, Callable[[bytes], list[Any]]]:
-    """Page body -> list of items, for each variant (decode and build the items)."""
-    structure = structure_hook(VulnerabilityFinding)
-    structure_cattrs = CATTRS.get_structure_hook(CattrsFinding)
-    page_adapter = PydanticPage.model_validate_json
-    msgspec_decoder = msgspec.json.Decoder(MsgspecPage)
-
-    def remedy(body: bytes) -> list[Any]:
-        return [structure(item, VulnerabilityFinding) for item in orjson.loads(body)["items"]]
-
-    return {
-        "raw": lambda body: orjson.loads(body)["items"],
-        "cattrs": lambda body: [
-            structure_cattrs(i, CattrsFinding) for i in orjson.loads(body)["items"]
-        ],
-        "httpx_pydantic": lambda body: page_adapter(body).items,
-        "msgspec": lambda body: msgspec_decoder.decode(body).items,
-        "remedy": remedy,
-        "remedy_dicts": lambda body: orjson.loads(body)["items"],
+        structure = structure_hook(VulnerabilityFinding)
+        return (
+            lambda body: [structure(i, VulnerabilityFinding) for i in orjson.loads(body)["items"]],
+            lambda body: structure(orjson.loads(body), VulnerabilityFinding),
+        )
+    models = {
+        "cattrs": comparators.cattrs_models,
+        "httpx_pydantic": comparators.pydantic_models,
+        "msgspec": comparators.msgspec_models,
     }
+    return models[variant]()
 
 
 # -- workloads -----------------------------------------------------------------------------
@@ -141,7 +56,9 @@ def decoders() -> dict[str, Callable[[bytes], list[Any]]]:
 
 async def list_items(variant: str, url: str, items: int, page_size: int) -> int:
     """List `items` findings in pages of `page_size` (offset paging) and return the count."""
-    if variant in {"remedy", "remedy_dicts"}:
+    if variant in REMEDY_VARIANTS:
+        from remedy_async import RemedyClient  # noqa: PLC0415
+
         async with RemedyClient(url) as client:
             pager = client.vulnerability_findings.list(page_size=page_size, max_items=items)
             iterator = pager.as_dicts() if variant == "remedy_dicts" else pager
@@ -149,11 +66,13 @@ async def list_items(variant: str, url: str, items: int, page_size: int) -> int:
             async for _ in iterator:
                 count += 1
             return count
-    decode = decoders()[variant]
+    decode, _ = decoders(variant)
     count = 0
     # Every variant hands each record to the same trivial consumer (`count += 1`), so what
     # differs is only how records are fetched, decoded and delivered.
     if variant == "httpx_pydantic":
+        import httpx  # noqa: PLC0415
+
         async with httpx.AsyncClient() as http:
             while count < items:
                 response = await http.get(
@@ -173,23 +92,27 @@ async def list_items(variant: str, url: str, items: int, page_size: int) -> int:
 
 async def get_many(variant: str, url: str, ids: list[str], concurrency: int) -> int:
     """Fetch every id with at most `concurrency` requests in flight; return the count."""
-    if variant in {"remedy", "remedy_dicts"}:
+    if variant in REMEDY_VARIANTS:
+        from remedy_async import RemedyClient  # noqa: PLC0415
+
         async with RemedyClient(url) as client:
             results = client.vulnerability_findings.get_many(ids, concurrency=concurrency)
             return sum([1 async for result in results if result.ok])
     limit = asyncio.Semaphore(concurrency)
+    _, build = decoders(variant)
     if variant == "httpx_pydantic":
+        import httpx  # noqa: PLC0415
+
         limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         async with httpx.AsyncClient(limits=limits) as http:
 
             async def one_httpx(finding_id: str) -> Any:
                 async with limit:
                     response = await http.get(f"{url}/v1/{FINDINGS}/{finding_id}")
-                    return PydanticFinding.model_validate_json(response.content)
+                    return build(response.content)
 
             return len(await asyncio.gather(*(one_httpx(i) for i in ids)))
     connector = aiohttp.TCPConnector(limit=concurrency)
-    build = _single_builders()[variant]
     async with aiohttp.ClientSession(connector=connector) as session:
 
         async def one(finding_id: str) -> Any:
@@ -199,18 +122,9 @@ async def get_many(variant: str, url: str, ids: list[str], concurrency: int) -> 
         return len(await asyncio.gather(*(one(i) for i in ids)))
 
 
-def _single_builders() -> dict[str, Callable[[bytes], Any]]:
-    decoder = msgspec.json.Decoder(MsgspecFinding)
-    return {
-        "raw": orjson.loads,
-        "cattrs": lambda body: CATTRS.structure(orjson.loads(body), CattrsFinding),
-        "msgspec": decoder.decode,
-    }
-
-
 def decode_only(variant: str, body: bytes, seconds: float) -> tuple[int, float]:
     """Decode a cached page body repeatedly for about `seconds`; return (records, elapsed)."""
-    decode = decoders()[variant]
+    decode, _ = decoders(variant)
     records, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
         records += len(decode(body))
@@ -225,6 +139,8 @@ def current_rss_kib() -> int:
 
 async def stream(variant: str, url: str, items: int) -> dict[str, int]:
     """Stream `items` findings without keeping them; report RSS at start, peak and growth."""
+    from remedy_async import RemedyClient  # noqa: PLC0415
+
     async with RemedyClient(url) as client:
         iterator = client.vulnerability_findings.list(page_size=1000, max_items=1000)
         _ = [f async for f in iterator]  # imports, session, first page: the baseline
