@@ -81,12 +81,11 @@ def transport_error(request: Request, exc: BaseException) -> APIConnectionError:
     return APIConnectionError(f"connection failed: {reason}", method=method, url=url)
 
 
-async def _read_capped(request: Request, response: aiohttp.ClientResponse, limit: int) -> bytes:
+async def _read_counted(request: Request, response: aiohttp.ClientResponse, limit: int) -> bytes:
+    """Read a body of unknown decoded size, counting as it streams in."""
     length = response.content_length
     if length is not None and length > limit:
         raise _too_large(request, f"Content-Length {length}", limit)
-    if length is not None and "Content-Encoding" not in response.headers:
-        return await response.read()  # aiohttp reads exactly Content-Length bytes
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.content.iter_any():
@@ -95,6 +94,11 @@ async def _read_capped(request: Request, response: aiohttp.ClientResponse, limit
             raise _too_large(request, f"over {size} bytes decoded", limit)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _decoded(response: aiohttp.ClientResponse) -> bool:
+    """Whether aiohttp decompresses the body, so Content-Length does not bound its size."""
+    return "Content-Encoding" in response.headers
 
 
 def _too_large(request: Request, seen: str, limit: int) -> ResponseTooLargeError:
@@ -156,7 +160,11 @@ class AiohttpTransport:
                 timeout=timeout,
                 allow_redirects=False,
             ) as response:
-                body = await _read_capped(request, response, max_body)
+                length = response.content_length
+                if length is not None and length <= max_body and not _decoded(response):
+                    body = await response.read()  # aiohttp reads exactly Content-Length bytes
+                else:
+                    body = await _read_counted(request, response, max_body)
                 return Response(
                     request=request, status=response.status, headers=response.headers, body=body
                 )
