@@ -292,7 +292,9 @@ class Pager(Generic[T]):
         if remaining == 0:
             return
         request, skip = self._start.request, self._start.skip
-        seen = {request}
+        # Every request followed, to refuse a cycle before it repeats items. Kept as hashes (an
+        # int each, not the request with its cursor), so a long list costs little memory.
+        seen = {hash(request)}
         recent = RecentIds()
         while True:
             self._check_target(request)
@@ -304,14 +306,14 @@ class Pager(Generic[T]):
             del prepared  # not kept alive while the next page is fetched and decoded
             if following is None or remaining == 0:
                 return
-            if following in seen:
+            if hash(following) in seen:
                 raise PaginationError(
                     "the service sent a next-page request already followed in this list "
                     f"({_describe(following)}); stopping rather than repeating items",
                     method="GET",
                     url=url,
                 )
-            seen.add(following)
+            seen.add(hash(following))
             request, skip = following, 0
 
     def _prepare(
