@@ -51,6 +51,23 @@ async def test_duplicated_ids_are_fetched_once(remedy_simulator: Simulator) -> N
     assert remedy_simulator.counters.requests["get:endpoints"] == 5
 
 
+async def test_an_id_beyond_the_dedupe_window_is_fetched_again(
+    remedy_simulator: Simulator,
+) -> None:
+    """Only the last dedupe_window results are remembered: an older repeat is fetched anew."""
+    a, b, c = some_ids(remedy_simulator, 3)
+    async with RemedyClient(remedy_simulator.url) as client:
+        results = [
+            r
+            async for r in client.endpoints.get_many(
+                [a, b, c, a, c], concurrency=1, dedupe_window=2
+            )
+        ]
+    assert [r.id for r in results] == [a, b, c, a, c]
+    assert all(r.ok for r in results)
+    assert remedy_simulator.counters.requests["get:endpoints"] == 4  # a twice; c remembered
+
+
 async def test_int_ids_are_accepted(remedy_simulator: Simulator) -> None:
     """Int ids are fetched by their decimal string, and reported under it."""
     async with RemedyClient(remedy_simulator.url) as client:

@@ -205,6 +205,27 @@ async def test_records_before_a_bad_item_are_delivered_and_resume_stops_at_it(
         assert [endpoint.id async for endpoint in rest] == ["ep-2", "ep-3"]
 
 
+async def test_pages_with_a_bad_item_raise_before_the_page_is_yielded(serve: Serve) -> None:
+    """pages() builds a whole page first, so a bad item raises with no part of its page yielded."""
+
+    async def listing(request: web.Request) -> web.Response:
+        return web.json_response({"items": [{"id": "ep-0"}, {"id": 7.5}]})
+
+    url = await serve({"/v1/endpoints": listing})
+    seen: list[Page[Endpoint]] = []
+
+    async def take_pages(pages: AsyncIterator[Page[Endpoint]]) -> None:
+        async for page in pages:
+            seen.append(page)
+
+    async with RemedyClient(url) as client:
+        with pytest.raises(DecodeError) as caught:
+            await take_pages(client.endpoints.list().pages())
+    assert seen == []
+    assert caught.value.path == "$.items[1].id"
+    assert caught.value.items_yielded == 0
+
+
 async def test_unpaged_list_that_advertises_more_pages_is_a_pagination_error(serve: Serve) -> None:
     """An unpaged list whose response says more pages exist raises rather than truncating."""
 
