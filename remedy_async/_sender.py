@@ -87,8 +87,12 @@ class Sender:
         """Return the 2xx response to a request, or raise the typed error of the last attempt.
 
         A plain function handing back `run`'s coroutine: one frame less for every resumption.
+        Without events to emit or redirects to follow, each attempt is the transport's own
+        coroutine, checked by `_checked` (one more frame less).
         """
-        return self.run(request, headers, timeout, policy, self._send_once)
+        if self._events.active or self._follow_redirects:
+            return self.run(request, headers, timeout, policy, self._send_once)
+        return self.run(request, headers, timeout, policy, self._exchange, finish=self._checked)
 
     async def run(
         self,
@@ -97,8 +101,13 @@ class Sender:
         timeout: aiohttp.ClientTimeout,
         policy: RetryPolicy,
         attempt: Attempt[R],
+        finish: Callable[[R], R] | None = None,
     ) -> R:
-        """Run `attempt` until it succeeds, the policy gives up, or the deadline would pass."""
+        """Run `attempt` until it succeeds, the policy gives up, or the deadline would pass.
+
+        `finish`, when given, turns an attempt's result into the call's result (or raises); it
+        counts as part of the attempt, so an error it raises is retried like any other.
+        """
         clock, gate = self._clock, self.gate
         now = clock()
         deadline_at = now + policy.deadline
@@ -113,11 +122,12 @@ class Sender:
                 now = clock()
             try:
                 try:
-                    return await attempt(
+                    result = await attempt(
                         request, headers, attempt_timeout(timeout, deadline_at - now), number
                     )
                 finally:
                     gate.slots.give_back()
+                return result if finish is None else finish(result)
             except RemedyError as error:
                 hint = _hint(error)
                 try:
@@ -171,6 +181,23 @@ class Sender:
             )
         await self._sleep(pause)
 
+    def _exchange(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: aiohttp.ClientTimeout,
+        number: int,
+    ) -> Awaitable[Response]:
+        """One attempt without events or redirects: the transport's coroutine itself."""
+        return self.transport.send(request, headers, timeout, self._max_response_bytes)
+
+    def _checked(self, response: Response) -> Response:
+        """Let the gate see a final response, and raise its typed error unless it is a 2xx."""
+        self.gate.observe(response.status, response.headers)
+        if not 200 <= response.status < 300:
+            raise status_error(response, secrets=self._secrets)
+        return response
+
     async def _send_once(
         self,
         request: Request,
@@ -188,7 +215,6 @@ class Sender:
             response = await self.transport.send(
                 request, headers, timeout, self._max_response_bytes
             )
-            self.gate.observe(response.status, response.headers)
             if url:
                 elapsed = self._clock() - started
                 events.emit(
@@ -199,15 +225,14 @@ class Sender:
                 )  # fmt: skip
             target = self._redirect_target(response)
             if target is None:
-                break
+                return self._checked(response)
+            self.gate.observe(response.status, response.headers)
             if target.origin() != request.url.origin():
                 headers = {
                     k: v for k, v in headers.items() if k.lower() not in self._credential_headers
                 }
             request = Request(request.method, target)
-        if not 200 <= response.status < 300:
-            raise status_error(response, secrets=self._secrets)
-        return response
+        raise status_error(response, secrets=self._secrets)  # still redirected after the limit
 
     def _redirect_target(self, response: Response) -> URL | None:
         if not self._follow_redirects or response.status not in REDIRECT_STATUSES:
