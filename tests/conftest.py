@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 
 import pytest
@@ -69,6 +69,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     library = logging.getLogger("remedy_async")
     library.setLevel(logging.DEBUG)
     logging.getLogger().addHandler(CANARY_WATCH)
+
+
+@pytest.fixture(params=["logged", "quiet"])
+def library_logging(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run a test twice: with the library logging at DEBUG, and quiet as in production.
+
+    The suite logs at DEBUG to watch for the canary, which makes every request build events;
+    quiet, the sender takes its fast path (no events), which must behave the same.
+    """
+    library = logging.getLogger("remedy_async")
+    previous = library.level
+    if request.param == "quiet":
+        library.setLevel(logging.INFO)
+    try:
+        yield str(request.param)
+    finally:
+        library.setLevel(previous)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -20,6 +20,8 @@ from remedy_async import (
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 from tests.fakes import FakeTime
 
+pytestmark = pytest.mark.usefixtures("library_logging")
+
 FINDINGS = "vulnerability-findings"
 PATIENT = RetryPolicy(attempts=8)
 

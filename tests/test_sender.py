@@ -25,8 +25,11 @@ from remedy_async import (
     RetryPolicy,
     ServerError,
 )
+from remedy_async._sender import MAX_REDIRECTS
 from tests.fakes import FakeTime
 from tests.loopback import ScriptedServer, Serve, http_response
+
+pytestmark = pytest.mark.usefixtures("library_logging")
 
 TOKEN = "canary-token-7f3e9a"
 RECORD = b'{"id": "ep-1"}'
@@ -301,6 +304,23 @@ async def test_same_origin_redirect_keeps_credentials(serve: Serve) -> None:
     async with RemedyClient(url, token=TOKEN, follow_redirects=True) as client:
         headers = (await client.endpoints.get("ep-1")).extra["headers"]
     assert headers["Authorization"] == f"Bearer {TOKEN}"
+
+
+async def test_endless_redirects_stop_at_the_limit_with_a_status_error(serve: Serve) -> None:
+    """A redirect loop is followed MAX_REDIRECTS times; the last redirect is the answer."""
+    hops = 0
+
+    async def loop(request: web.Request) -> web.Response:
+        nonlocal hops
+        hops += 1
+        return web.Response(status=302, headers={"Location": f"/v1/endpoints/ep-{hops}"})
+
+    url = await serve({"/v1/endpoints/{id}": loop})
+    async with RemedyClient(url, follow_redirects=True) as client:
+        with pytest.raises(APIStatusError) as caught:
+            await client.endpoints.get("ep-0")
+    assert caught.value.status == 302
+    assert hops == MAX_REDIRECTS + 1
 
 
 @pytest.mark.parametrize(
