@@ -46,7 +46,8 @@ class Page(Generic[T]):
 class _Place:
     """Where a delivered page sits in the list: what resuming needs, without the items.
 
-    Positions count the raw items of the page consumed so far (delivered or skipped).
+    Positions count the raw items of the page consumed so far (delivered or skipped), one
+    position per delivered item.
     """
 
     request: PageRequest
@@ -55,7 +56,6 @@ class _Place:
     end: int
     whole: bool
     next: PageRequest | None
-    delivered: int
 
 
 @frozen
@@ -216,7 +216,7 @@ class Pager(Generic[T]):
         page, count = self._at_page, self._at_count
         if page is None:
             return self._start
-        if count < page.delivered:
+        if count < len(page.positions):
             consumed = page.start if count == 0 else page.positions[count - 1]
             return self._point(page.request, consumed)
         if not page.whole:
@@ -302,7 +302,7 @@ class Pager(Generic[T]):
             yield prepared
             following, url = prepared.place.next, prepared.response.url
             if remaining is not None:
-                remaining -= prepared.place.delivered
+                remaining -= len(prepared.items)
             del prepared  # not kept alive while the next page is fetched and decoded
             if following is None or remaining == 0:
                 return
@@ -344,7 +344,6 @@ class Pager(Generic[T]):
             end=positions[-1] if stopped_early and positions else len(result.items),
             whole=not stopped_early,
             next=None if stopped_early else result.next,
-            delivered=len(delivery.items),
         )
         return _Prepared(
             items=delivery.items,
