@@ -83,9 +83,6 @@ def transport_error(request: Request, exc: BaseException) -> APIConnectionError:
 
 async def _read_counted(request: Request, response: aiohttp.ClientResponse, limit: int) -> bytes:
     """Read a body of unknown decoded size, counting as it streams in."""
-    length = response.content_length
-    if length is not None and length > limit:
-        raise _too_large(request, f"Content-Length {length}", limit)
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.content.iter_any():
@@ -94,11 +91,6 @@ async def _read_counted(request: Request, response: aiohttp.ClientResponse, limi
             raise _too_large(request, f"over {size} bytes decoded", limit)
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _decoded(response: aiohttp.ClientResponse) -> bool:
-    """Whether aiohttp decompresses the body, so Content-Length does not bound its size."""
-    return "Content-Encoding" in response.headers
 
 
 def _too_large(request: Request, seen: str, limit: int) -> ResponseTooLargeError:
@@ -161,8 +153,12 @@ class AiohttpTransport:
                 allow_redirects=False,
             ) as response:
                 length = response.content_length
-                if length is not None and length <= max_body and not _decoded(response):
-                    body = await response.read()  # aiohttp reads exactly Content-Length bytes
+                if length is not None and length > max_body:
+                    raise _too_large(request, f"Content-Length {length}", max_body)
+                # Without Content-Encoding, aiohttp reads exactly Content-Length bytes; a
+                # compressed body's decoded size is only known by counting it.
+                if length is not None and "Content-Encoding" not in response.headers:
+                    body = await response.read()
                 else:
                     body = await _read_counted(request, response, max_body)
                 return Response(
