@@ -39,7 +39,7 @@ def decoders(variant: str) -> tuple[Callable[[bytes], list[Any]], Callable[[byte
         return (lambda body: orjson.loads(body)["items"]), orjson.loads
     if variant == "remedy":
         from remedy_async import VulnerabilityFinding  # noqa: PLC0415
-        from remedy_async._fastpath import structure_hook  # noqa: PLC0415
+        from remedy_async._wire._fastpath import structure_hook  # noqa: PLC0415
 
         structure = structure_hook(VulnerabilityFinding)
         return (

@@ -1,17 +1,21 @@
 """Typed asyncio client for the Remedy device-management API.
 
-async with RemedyClient("https://api.example.com", token="...") as client:
-    endpoint = await client.endpoints.get("ep-1")
-    async for finding in client.vulnerability_findings.list(severity="critical"):
-        ...
+    async with RemedyClient("https://api.example.com", token="...") as client:
+        endpoint = await client.endpoints.get("ep-1")
+        async for finding in client.vulnerability_findings.list(severity="critical"):
+            ...
+
+A call flows client -> collection -> `_paging` (which page next) -> `_sending` (one attempt,
+retries, limits) -> `_wire` (bytes to values) -> models. Everything public is named here.
 """
 
 from importlib.metadata import version as _version
 
+import attrs as _attrs
+
 from ._bulk import GetResult
 from ._client import RemedyClient
-from ._codec import to_wire
-from ._collection import ResourceCollection
+from ._collection import RESOURCES, Resource, ResourceCollection
 from ._download import DownloadResult
 from ._errors import (
     APIConnectionError,
@@ -35,8 +39,6 @@ from ._errors import (
     ServerError,
     UnprocessableEntityError,
 )
-from ._events import ClientEvent
-from ._fastpath import from_wire
 from ._http import JSONResponse
 from ._models import (
     Endpoint,
@@ -55,20 +57,25 @@ from ._models import (
     VulnerabilityFinding,
 )
 from ._options import RequestOptions
-from ._pager import Page, Pager
-from ._paging import PageRequest, PageResult, Paginator, PagingFault, UnpagedPaginator
-from ._retry import RetryPolicy
-from ._schemes import (
-    AutoPaginator,
+from ._paging._auto import AutoPaginator
+from ._paging._pager import Page, Pager
+from ._paging._protocol import PageRequest, PageResult, Paginator, PagingFault
+from ._paging._schemes import (
     CursorPaginator,
     LinkHeaderPaginator,
     OffsetPaginator,
     PageNumberPaginator,
+    UnpagedPaginator,
 )
+from ._sending._events import ClientEvent
+from ._sending._retry import RetryPolicy
+from ._wire._codec import to_wire
+from ._wire._fastpath import from_wire
 
 __version__ = _version("remedy-async")
 
 __all__ = [
+    "RESOURCES",
     "APIConnectionError",
     "APIError",
     "APIStatusError",
@@ -113,6 +120,7 @@ __all__ = [
     "RemedyError",
     "RemedyWarning",
     "RequestOptions",
+    "Resource",
     "ResourceCollection",
     "ResponseTooLargeError",
     "RetryPolicy",
@@ -127,3 +135,22 @@ __all__ = [
     "from_wire",
     "to_wire",
 ]
+
+
+def _present_as_public() -> None:
+    """Give every public class and function this package as its `__module__`.
+
+    So reprs, docs, tracebacks and pickles name `remedy_async.Endpoint`, not the private module
+    it happens to live in, and moving code between private modules never breaks a user's
+    pickled records or errors (as httpx does). An attrs class's annotations are resolved first,
+    in its own module, since they are looked up through `__module__`.
+    """
+    for name in __all__:
+        value = globals()[name]
+        if isinstance(value, type) or callable(value):
+            if isinstance(value, type) and _attrs.has(value):
+                _attrs.resolve_types(value)
+            value.__module__ = __name__
+
+
+_present_as_public()

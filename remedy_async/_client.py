@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import ssl
 import time
 import warnings
@@ -12,7 +11,6 @@ from functools import partial
 from typing import TypeVar
 
 import aiohttp
-from attrs import evolve
 from yarl import URL
 
 from . import _config as config
@@ -25,32 +23,23 @@ from ._collection import (
     Resource,
     ResourceCollection,
 )
-from ._download import (
-    CHUNK_SIZE,
-    Destination,
-    DownloadResult,
-    check_destination,
-    target_path,
-    write_atomically,
-    write_stream,
-)
+from ._download import Destination, DownloadResult, check_destination, receive, retry_for
 from ._errors import ClientClosedError, ConfigurationError
-from ._events import EventHook, Events
-from ._gate import RequestGate
-from ._http import Request, Response
+from ._http import AttemptTimeout, Request, Response
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
-from ._paging import Paginator
-from ._response import record_from, status_error
-from ._retry import RetryPolicy
-from ._schemes import AutoPaginator
-from ._sender import Sender
-from ._transport import AiohttpTransport
+from ._paging._auto import AutoPaginator
+from ._paging._protocol import Paginator
+from ._sending._events import EventHook, Events
+from ._sending._gate import RequestGate
+from ._sending._headers import default_headers
+from ._sending._retry import RetryPolicy
+from ._sending._sender import Sender
+from ._sending._transport import AiohttpTransport, attempt_timeout_of, open_session
+from ._wire._reader import record_from
 
 T = TypeVar("T")
 
-AGENT_CONFIGURATION_FALLBACK_NAME = "agent-configuration"
-ERROR_BODY_LIMIT = 64 * 1024
 DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024
 DEFAULT_RETRY = RetryPolicy()
 
@@ -105,8 +94,8 @@ class RemedyClient:
         self._owned_session: aiohttp.ClientSession | None = None
         self.base_url = config.base_url(base_url, allow_insecure_http=allow_insecure_http)
         self._token = config.token(token)
-        self._timeout = to_client_timeout(timeout)
-        self._headers = config.default_headers(headers or {}, self._token, auth_header, auth_scheme)
+        self._timeout = attempt_timeout_of(to_client_timeout(timeout))
+        self._headers = default_headers(headers or {}, self._token, auth_header, auth_scheme)
         self._auth_header = auth_header
         self._retry = retry
         self._max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
@@ -197,10 +186,6 @@ class RemedyClient:
         if self._closed:
             raise ClientClosedError(f"{self!r} is closed; create a new client")
         if self._sender is None:
-            connector = aiohttp.TCPConnector(
-                limit=self._gate.max_in_flight,
-                ssl=self._ssl_context if self._ssl_context is not None else True,
-            )
             # Headers every request carries live in the session, so aiohttp does not merge them
             # per request; credentials stay per request, to be dropped on a redirect elsewhere.
             session_headers = {
@@ -208,24 +193,24 @@ class RemedyClient:
                 for name, value in self._headers.items()
                 if name.lower() not in self._credential_headers
             }
-            self._owned_session = aiohttp.ClientSession(
-                connector=connector,
-                timeout=self._timeout,
+            self._owned_session = open_session(
+                max_connections=self._gate.max_in_flight,
+                ssl_context=self._ssl_context,
                 headers=session_headers,
-                trust_env=False,
-                cookie_jar=aiohttp.DummyCookieJar(),
-                trace_configs=self._trace_configs or None,
+                timeout=self._timeout,
+                trace_configs=self._trace_configs,
             )
             self._sender = self._make_sender(self._owned_session, session_headers)
         return self._sender
 
     def _settings(
         self, options: RequestOptions | None
-    ) -> tuple[Mapping[str, str], aiohttp.ClientTimeout, RetryPolicy]:
+    ) -> tuple[Mapping[str, str], AttemptTimeout, RetryPolicy]:
         if options is None:
             return self._headers, self._timeout, self._retry
         headers = {**self._headers, **options.headers} if options.headers else self._headers
-        return headers, options.timeout or self._timeout, options.retry or self._retry
+        timeout = self._timeout if options.timeout is None else attempt_timeout_of(options.timeout)
+        return headers, timeout, options.retry or self._retry
 
     def _send(self, request: Request, options: RequestOptions | None) -> Awaitable[Response]:
         """Send a request under the client's settings; returns the sender's own coroutine."""
@@ -257,45 +242,8 @@ class RemedyClient:
         check_destination(destination)
         sender = self._open_sender()
         headers, timeout, policy = self._settings(options)
-        if not isinstance(destination, str | os.PathLike):
-            policy = evolve(policy, attempts=1)
         request = Request("GET", self._agent_configuration_url)
-        attempt = partial(self._download_once, sender, destination)
-        return await sender.run(request, headers, timeout, policy, attempt)
-
-    async def _download_once(
-        self,
-        sender: Sender,
-        destination: Destination,
-        request: Request,
-        headers: Mapping[str, str],
-        timeout: aiohttp.ClientTimeout,
-        _: int,
-    ) -> DownloadResult:
-        async with sender.transport.stream(request, headers, timeout) as response:
-            sender.gate.observe(response.status, response.headers)
-            if not 200 <= response.status < 300:
-                raise status_error(await response.read(ERROR_BODY_LIMIT), secrets=self._secrets)
-            filename = _disposition_filename(response.headers.get("Content-Disposition"))
-            chunks = response.chunks(CHUNK_SIZE)
-            if isinstance(destination, str | os.PathLike):
-                path = target_path(destination, filename, AGENT_CONFIGURATION_FALLBACK_NAME)
-                written, digest = await write_atomically(path, chunks)
-            else:
-                path = None
-                written, digest = await write_stream(destination, chunks)
-            return DownloadResult(
-                path=path,
-                bytes_written=written,
-                content_type=response.headers.get("Content-Type"),
-                filename=filename,
-                etag=response.headers.get("ETag"),
-                sha256=digest,
-            )
-
-
-def _disposition_filename(value: str | None) -> str | None:
-    if not value:
-        return None
-    _, params = aiohttp.multipart.parse_content_disposition(value)
-    return aiohttp.multipart.content_disposition_filename(params, "filename")
+        read_body = partial(receive, destination)
+        return await sender.stream(
+            request, headers, timeout, retry_for(destination, policy), read_body
+        )

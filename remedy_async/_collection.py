@@ -4,22 +4,24 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from attrs import frozen
 from yarl import URL
 
 from ._bulk import BulkGet, GetResult, IdSource
-from ._fastpath import structure_hook
 from ._http import JSONResponse, Request, Response
-from ._ids import id_segment
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import RequestOptions
-from ._pager import Pager
-from ._paging import PageRequest, Paginator
-from ._query import FilterValue, encode_filters
-from ._response import decode_json, record_from
-from ._resume import ResumePoint, decode_token, filters_fingerprint
+from ._paging._pager import Pager
+from ._paging._protocol import PageRequest, Paginator
+from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
+from ._wire._codec import wire_names
+from ._wire._fastpath import structure_hook
+from ._wire._ids import id_segment
+from ._wire._json import decode_json
+from ._wire._query import FilterValue, encode_filters
+from ._wire._reader import record_from
 
 T = TypeVar("T")
 
@@ -28,11 +30,22 @@ Send = Callable[[Request, RequestOptions | None], Awaitable[Response]]
 
 @frozen
 class Resource(Generic[T]):
-    """A resource group of the API: where it lives under /v1 and what its records are."""
+    """A resource group of the API: where it lives under /v1 and what its records are.
+
+    `RESOURCES` lists the four; `collection.resource` says which one a collection serves.
+    """
 
     attribute: str
+    """The client attribute serving it, e.g. `vulnerability_findings`."""
     segment: str
+    """Its path segment under /v1, e.g. `vulnerability-findings`."""
     model: type[T]
+    """The frozen attrs class its records decode into."""
+
+    @property
+    def wire_fields(self) -> tuple[str, ...]:
+        """The wire names of the model's fields (all but `extra`), in declaration order."""
+        return tuple(wire_names(self.model).values())
 
 
 ENDPOINTS = Resource("endpoints", "endpoints", Endpoint)
@@ -41,7 +54,13 @@ SCOPES = Resource("scopes", "scopes", Scope)
 VULNERABILITY_FINDINGS = Resource(
     "vulnerability_findings", "vulnerability-findings", VulnerabilityFinding
 )
-RESOURCES = (ENDPOINTS, REMEDIATION_TARGETS, SCOPES, VULNERABILITY_FINDINGS)
+RESOURCES: tuple[Resource[Any], ...] = (
+    ENDPOINTS,
+    REMEDIATION_TARGETS,
+    SCOPES,
+    VULNERABILITY_FINDINGS,
+)
+"""The API's four resource groups, in the order the client and the command line list them."""
 
 
 def _check_count(name: str, value: int | None, minimum: int) -> None:

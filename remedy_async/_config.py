@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Mapping
-from importlib.metadata import version
 
 from yarl import URL
 
 from ._errors import ConfigurationError
-from ._options import check_headers
 
 BASE_URL_ENV = "REMEDY_BASE_URL"
 TOKEN_ENV = "REMEDY_API_TOKEN"
-USER_AGENT = f"remedy-async/{version('remedy-async')}"
 
 
 def is_loopback(host: str) -> bool:
@@ -69,22 +65,6 @@ def api_path(path: str, name: str) -> str:
     if not path.startswith("/") or "?" in path or "#" in path:
         raise ConfigurationError(f"{name} must be a path starting with '/', got {path!r}")
     return path
-
-
-def default_headers(
-    headers: Mapping[str, str], secret: str | None, auth_header: str, auth_scheme: str | None
-) -> dict[str, str]:
-    """Return the headers every request carries: Accept, User-Agent, extras and credentials."""
-    merged = {"Accept": "application/json", "User-Agent": USER_AGENT}
-    merged.update(check_headers(headers))
-    if secret is not None:
-        check_headers({auth_header: ""})
-        if any(name.lower() == auth_header.lower() for name in headers):
-            raise ConfigurationError(
-                f"headers sets {auth_header!r}, which the token also sets; pass one of them"
-            )
-        merged[auth_header] = f"{auth_scheme} {secret}" if auth_scheme else secret
-    return merged
 
 
 def positive_count(value: int, name: str) -> int:

@@ -1,4 +1,8 @@
-"""Streams a file download to a path (atomically) or to a binary file object."""
+"""Streams a file download to a path (atomically), into a directory, or to a binary file object.
+
+The client sends the request through the sender's `stream` seam; `receive` turns one 2xx
+response's body into the file and the `DownloadResult`.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +15,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import BinaryIO
 
-from attrs import frozen
+import aiohttp
+from attrs import evolve, frozen
+
+from ._sending._retry import RetryPolicy
+from ._sending._transport import StreamedResponse
 
 CHUNK_SIZE = 64 * 1024
+FALLBACK_NAME = "agent-configuration"
+"""The file name used in a directory when the service suggests none that is usable."""
 
 Destination = str | os.PathLike[str] | BinaryIO
 """Where a download goes: a file path, an existing directory, or a writable binary file."""
@@ -95,3 +105,38 @@ async def write_stream(file: BinaryIO, chunks: AsyncIterator[bytes]) -> tuple[in
         digest.update(chunk)
         written += len(chunk)
     return written, digest.hexdigest()
+
+
+def retry_for(destination: Destination, policy: RetryPolicy) -> RetryPolicy:
+    """The retry policy for a download: none to a file object, whose written bytes stay."""
+    if isinstance(destination, str | os.PathLike):
+        return policy
+    return evolve(policy, attempts=1)
+
+
+async def receive(destination: Destination, response: StreamedResponse) -> DownloadResult:
+    """Write a 2xx response's body to the destination and say what was written."""
+    filename = _disposition_filename(response.headers.get("Content-Disposition"))
+    chunks = response.chunks(CHUNK_SIZE)
+    if isinstance(destination, str | os.PathLike):
+        target = target_path(destination, filename, FALLBACK_NAME)
+        written, digest = await write_atomically(target, chunks)
+        path: Path | None = target
+    else:
+        path = None
+        written, digest = await write_stream(destination, chunks)
+    return DownloadResult(
+        path=path,
+        bytes_written=written,
+        content_type=response.headers.get("Content-Type"),
+        filename=filename,
+        etag=response.headers.get("ETag"),
+        sha256=digest,
+    )
+
+
+def _disposition_filename(value: str | None) -> str | None:
+    if not value:
+        return None
+    _, params = aiohttp.multipart.parse_content_disposition(value)
+    return aiohttp.multipart.content_disposition_filename(params, "filename")

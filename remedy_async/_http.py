@@ -1,4 +1,7 @@
-"""Plain values for one HTTP exchange, shared by the pure core and the aiohttp layer."""
+"""Plain values for one HTTP exchange, shared by the pure core and the aiohttp layer.
+
+Only `_sending/_transport` turns them into aiohttp's types and back.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,22 @@ from attrs import frozen
 from yarl import URL
 
 REQUEST_ID_HEADER = "X-Request-Id"
+
+
+@frozen
+class AttemptTimeout:
+    """Limits for one attempt, in seconds (None: no limit of that kind).
+
+    `total` bounds the whole exchange, `connect` getting a connection (pool wait included),
+    `sock_connect` the socket connect alone, and `sock_read` the gap between two reads.
+    """
+
+    total: float | None = None
+    connect: float | None = None
+    sock_connect: float | None = None
+    sock_read: float | None = None
+    ceil_threshold: float = 5.0
+    """Timeouts above this many seconds are rounded up to whole seconds (aiohttp's rule)."""
 
 
 @frozen

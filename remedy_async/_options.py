@@ -9,7 +9,8 @@ from types import MappingProxyType
 import aiohttp
 from attrs import field, frozen
 
-from ._retry import RetryPolicy
+from ._sending._headers import check_headers
+from ._sending._retry import RetryPolicy
 
 Timeout = float | aiohttp.ClientTimeout
 """Seconds for the whole request, or an aiohttp.ClientTimeout for connect/read/total limits."""
@@ -35,20 +36,6 @@ def to_client_timeout(timeout: Timeout) -> aiohttp.ClientTimeout:
 def frozen_headers(headers: Mapping[str, str]) -> Mapping[str, str]:
     """Return checked headers as a read-only mapping."""
     return MappingProxyType(check_headers(headers))
-
-
-def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """Return headers as a dict after checking no name or value could split the header block."""
-    checked: dict[str, str] = {}
-    for name, value in headers.items():
-        if not isinstance(name, str) or not isinstance(value, str):
-            raise TypeError(
-                f"header names and values must be str, got {name!r}: {type(value).__name__}"
-            )
-        if not name or any(c in name for c in " \t\r\n:") or any(c in value for c in "\r\n\0"):
-            raise ValueError(f"header {name!r} has a name or value that is not allowed")
-        checked[name] = value
-    return checked
 
 
 def _checked_timeout(timeout: Timeout | None) -> aiohttp.ClientTimeout | None:

@@ -11,8 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remedy_async._codec import WireFault, to_camel, to_wire
-from remedy_async._fastpath import from_wire, structure_hook
 from remedy_async._models import (
     Endpoint,
     EndpointStatus,
@@ -29,6 +27,9 @@ from remedy_async._models import (
     Severity,
     VulnerabilityFinding,
 )
+from remedy_async._wire._codec import to_camel, to_wire
+from remedy_async._wire._fastpath import from_wire, structure_hook
+from remedy_async._wire._faults import WireFault
 
 RECORDS = (Endpoint, RemediationTarget, Scope, VulnerabilityFinding)
 ALL_MODELS = (*RECORDS, OperatingSystem, Package, ScopeSelector, HealthStatus)

@@ -33,7 +33,7 @@ from remedy_async import (
     Severity,
     UnprocessableEntityError,
 )
-from remedy_async._ids import MAX_ID_LENGTH
+from remedy_async._wire._ids import MAX_ID_LENGTH
 from tests.loopback import Serve, serve_app
 
 TOKEN = "canary-token-7f3e9a"

@@ -18,8 +18,8 @@ from remedy_async import (
     Scope,
     VulnerabilityFinding,
 )
-from remedy_async._codec import cattrs_structure_hook
-from remedy_async._fastpath import STEP_ASIDE_ERRORS, _fast_for, structure_hook
+from remedy_async._wire._codec import cattrs_structure_hook
+from remedy_async._wire._fastpath import STEP_ASIDE_ERRORS, _fast_for, structure_hook
 
 json_scalars = st.one_of(
     st.none(),

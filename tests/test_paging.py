@@ -8,18 +8,11 @@ import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from remedy_async._codec import WireFault
 from remedy_async._http import JSONResponse
-from remedy_async._paging import (
-    NEXT_MARKERS,
-    PageRequest,
-    PageResult,
-    Paginator,
-    PagingFault,
-    UnpagedPaginator,
-    envelope_items,
-    has_link_next,
-)
+from remedy_async._paging._envelope import NEXT_MARKERS, envelope_items, has_link_next
+from remedy_async._paging._protocol import PageRequest, PageResult, Paginator, PagingFault
+from remedy_async._paging._schemes import UnpagedPaginator
+from remedy_async._wire._faults import WireFault
 
 URL_ = URL("https://api.example.com/v1/scopes")
 ITEMS = [{"id": "sc-1"}, {"id": "sc-2"}]

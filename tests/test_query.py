@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from remedy_async._models import Severity
-from remedy_async._query import encode_filters
+from remedy_async._wire._query import encode_filters
 
 
 class Colour(enum.Enum):

@@ -23,13 +23,10 @@ from remedy_async._errors import (
     UnprocessableEntityError,
 )
 from remedy_async._http import JSONResponse, Request, Response
-from remedy_async._response import (
-    REDACTED,
-    decode_json,
-    redact,
-    retry_after_seconds,
-    status_error,
-)
+from remedy_async._redact import REDACTED, redact
+from remedy_async._sending._retry import retry_after_seconds
+from remedy_async._sending._status import status_error
+from remedy_async._wire._json import decode_json
 
 URL_ = URL("https://api.example.com/v1/endpoints?limit=10")
 TOKEN = "tok_live_5f3a9c0e1b2d"

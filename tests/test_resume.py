@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from yarl import URL
 
-from remedy_async._paging import PageRequest
-from remedy_async._resume import (
+from remedy_async._paging._protocol import PageRequest
+from remedy_async._paging._resume import (
     TOKEN_PREFIX,
     ResumePoint,
     decode_token,

@@ -36,8 +36,7 @@ from remedy_async._errors import (
     ServerError,
     UnprocessableEntityError,
 )
-from remedy_async._response import retry_after_seconds
-from remedy_async._retry import RETRYABLE_STATUSES, RetryPolicy
+from remedy_async._sending._retry import RETRYABLE_STATUSES, RetryPolicy, retry_after_seconds
 
 METHOD = "GET"
 URL_ = "http://h/x"

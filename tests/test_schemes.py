@@ -9,16 +9,17 @@ import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from remedy_async._codec import WireFault
 from remedy_async._http import JSONResponse
-from remedy_async._paging import PageRequest, PageResult, Paginator, PagingFault, UnpagedPaginator
-from remedy_async._schemes import (
-    AutoPaginator,
+from remedy_async._paging._auto import AutoPaginator
+from remedy_async._paging._protocol import PageRequest, PageResult, Paginator, PagingFault
+from remedy_async._paging._schemes import (
     CursorPaginator,
     LinkHeaderPaginator,
     OffsetPaginator,
     PageNumberPaginator,
+    UnpagedPaginator,
 )
+from remedy_async._wire._faults import WireFault
 
 URL_ = URL("https://api.example.com/v1/endpoints")
 ITEMS = [{"id": "ep-1"}, {"id": "ep-2"}]

@@ -25,7 +25,7 @@ from remedy_async import (
     RetryPolicy,
     ServerError,
 )
-from remedy_async._sender import MAX_REDIRECTS
+from remedy_async._sending._sender import MAX_REDIRECTS
 from tests.fakes import FakeTime
 from tests.loopback import ScriptedServer, Serve, http_response
 

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
-from remedy_async.simulator.__main__ import config_from_args, serve
+from remedy_async.simulator import config_from_args, serve
 
 from ._demo import run_demo
 from ._errors import (

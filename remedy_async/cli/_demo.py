@@ -16,10 +16,15 @@ from typing import Any
 
 from attrs import frozen
 
-from remedy_async._client import RemedyClient
-from remedy_async._collection import RESOURCES, VULNERABILITY_FINDINGS, Resource, ResourceCollection
-from remedy_async._errors import NotFoundError, RemedyError
-from remedy_async._retry import RetryPolicy
+from remedy_async import (
+    RESOURCES,
+    NotFoundError,
+    RemedyClient,
+    RemedyError,
+    Resource,
+    ResourceCollection,
+    RetryPolicy,
+)
 from remedy_async.simulator import Dataset, FaultSpec, Simulator, SimulatorConfig
 
 from ._errors import EXIT_FAILURE, EXIT_OK, describe
@@ -44,6 +49,7 @@ DEMO_RETRY = RetryPolicy(attempts=8, backoff_base=0.02, backoff_cap=0.25)
 GET_MANY_NAME = "findings by id"
 PAGE_SIZE = 500
 UNKNOWN_IDS = 5
+FINDINGS = next(r for r in RESOURCES if r.attribute == "vulnerability_findings")
 
 
 @frozen
@@ -105,7 +111,7 @@ async def _export(collection: ResourceCollection[Any], dataset: Dataset, meter: 
 
 def _ids_to_get(dataset: Dataset, count: int, seed: int) -> tuple[list[str], set[str]]:
     """Return known finding ids in a seeded random order with a few unknown ones mixed in."""
-    segment = VULNERABILITY_FINDINGS.segment
+    segment = FINDINGS.segment
     rng = random.Random(seed)
     total = dataset.count(segment)
     known = [dataset.id_of(segment, index) for index in rng.sample(range(total), min(count, total))]
@@ -196,7 +202,7 @@ async def run_demo(options: argparse.Namespace, terminal: Terminal) -> int:
             meter = meters.add(resource.segment, (resource.segment, "list"), total=total)
             jobs.append(_export(collection, dataset, meter))
         if ids:
-            route: Route = (VULNERABILITY_FINDINGS.segment, "get")
+            route: Route = (FINDINGS.segment, "get")
             meter = meters.add(GET_MANY_NAME, route, total=len(known))
             jobs.append(_get_many(client.vulnerability_findings, ids, known, meter))
         with progress(meters, options.progress, terminal, data_on_stdout=False):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from remedy_async._errors import ConfigurationError, RemedyError
+from remedy_async import ConfigurationError, RemedyError
 
 EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1

@@ -19,10 +19,7 @@ from typing import Any, BinaryIO
 
 from attrs import evolve, frozen
 
-from remedy_async._codec import to_wire
-from remedy_async._collection import RESOURCES, Resource, ResourceCollection
-from remedy_async._errors import RemedyError
-from remedy_async._pager import Pager
+from remedy_async import RESOURCES, Pager, RemedyError, Resource, ResourceCollection, to_wire
 
 from ._checkpoint import (
     Checkpoint,

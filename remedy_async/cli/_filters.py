@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-from remedy_async._collection import RESOURCES, Resource
+from remedy_async import RESOURCES, Resource
 
 LIST_KEYWORDS: Final = frozenset({"page_size", "max_items", "resume_token", "prefetch", "options"})
 """Keyword arguments of `list()` itself, which a filter must not be mistaken for."""

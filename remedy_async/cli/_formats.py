@@ -18,11 +18,9 @@ import io
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, Protocol
 
-import attrs
 import orjson
 
-from remedy_async._codec import to_camel
-from remedy_async._collection import Resource
+from remedy_async import Resource
 
 FormatName = Literal["jsonl", "json", "csv", "table"]
 OUTPUT_FORMATS: Final[tuple[FormatName, ...]] = ("jsonl", "json", "csv", "table")
@@ -35,9 +33,7 @@ WireRecord = Mapping[str, Any]
 
 def wire_fields(resource: Resource[Any]) -> tuple[str, ...]:
     """Return the wire names of a resource's model fields, in declaration order."""
-    return tuple(
-        to_camel(field.name) for field in attrs.fields(resource.model) if field.name != "extra"
-    )
+    return resource.wire_fields
 
 
 def csv_columns(resource: Resource[Any]) -> tuple[str, ...]:

@@ -13,8 +13,7 @@ from typing import Literal
 
 from yarl import URL
 
-from remedy_async._collection import RESOURCES
-from remedy_async._events import ClientEvent
+from remedy_async import RESOURCES, ClientEvent
 
 Operation = Literal["list", "get"]
 Route = tuple[str, Operation]

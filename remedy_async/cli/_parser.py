@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
-from remedy_async.simulator.__main__ import add_serve_arguments
+from remedy_async.simulator import add_serve_arguments
 
 from ._errors import UsageError
 from ._filters import RESOURCE_NAMES, parse_filter, resource_named

@@ -6,8 +6,7 @@ import argparse
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from remedy_async._codec import to_wire
-from remedy_async._collection import ResourceCollection
+from remedy_async import ResourceCollection, to_wire
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe
 from ._filters import group_filters

@@ -9,8 +9,7 @@ from typing import Any
 
 import orjson
 
-from remedy_async._codec import to_wire
-from remedy_async._download import DownloadResult
+from remedy_async import DownloadResult, to_wire
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
 from ._settings import open_client

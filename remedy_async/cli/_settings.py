@@ -7,15 +7,17 @@ The token is handed to the client and never printed: not in messages, errors, or
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from remedy_async._client import RemedyClient
-from remedy_async._config import BASE_URL_ENV, TOKEN_ENV
-from remedy_async._events import EventHook
-from remedy_async._options import DEFAULT_TIMEOUT
-from remedy_async._retry import RetryPolicy
+from remedy_async import ClientEvent, RemedyClient, RetryPolicy
 
 from ._errors import UsageError
+
+BASE_URL_ENV = "REMEDY_BASE_URL"
+TOKEN_ENV = "REMEDY_API_TOKEN"
+"""The environment the library reads too (see RemedyClient), named here for messages."""
+
+EventHook = Callable[[ClientEvent], None]
 
 
 def open_client(
@@ -28,12 +30,13 @@ def open_client(
     token = options.token if options.token is not None else env.get(TOKEN_ENV)
     scheme = options.auth_scheme
     retry = RetryPolicy() if options.retries is None else RetryPolicy(attempts=options.retries + 1)
+    timeout = {} if options.timeout is None else {"timeout": options.timeout}
     return RemedyClient(
         base_url,
         token=token or None,
         auth_header=options.auth_header,
         auth_scheme=None if scheme.lower() in {"", "none"} else scheme,
-        timeout=DEFAULT_TIMEOUT if options.timeout is None else options.timeout,
+        **timeout,
         retry=retry,
         max_in_flight=options.max_in_flight,
         allow_insecure_http=options.allow_insecure_http,

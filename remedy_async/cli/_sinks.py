@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, BinaryIO, Protocol
 
-from remedy_async._collection import Resource
+from remedy_async import Resource
 
 from ._formats import TABLE_COLUMNS, Encoder, FormatName, WireRecord, encoder_for, table_cell
 from ._terminal import rich_missing

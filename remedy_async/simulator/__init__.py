@@ -10,6 +10,7 @@ The contract it serves is written in `remedy_async/openapi.yaml`. From a shell:
 `python -m remedy_async.simulator --size 1000 --paging offset`.
 """
 
+from ._arguments import add_serve_arguments, config_from_args, serve
 from ._config import (
     ITEMS_KEYS,
     PAGING_SCHEMES,
@@ -34,4 +35,7 @@ __all__ = [
     "Simulator",
     "SimulatorConfig",
     "SimulatorCounters",
+    "add_serve_arguments",
+    "config_from_args",
+    "serve",
 ]

@@ -31,7 +31,7 @@ from ._counters import CounterState
 from ._dataset import Dataset
 from ._faults import FaultInjector, replacing_error
 from ._filters import FilterError
-from ._paging import CursorCodec, ListRequest, Pager
+from ._lists import CursorCodec, ListRequest, ListResponder
 from ._prng import iso
 from ._ratelimit import TokenBucket
 from ._responses import ApiError, Payload, error_payload, json_payload
@@ -76,7 +76,7 @@ class SimulatorApp:
         self._counters = counters
         self._sleep = sleep
         self._clock = clock
-        self._pager = Pager(
+        self._lists = ListResponder(
             dataset=dataset,
             cursors=CursorCodec(config.seed),
             items_key=config.items_key,
@@ -263,7 +263,7 @@ class SimulatorApp:
             query=query,
             url=request.url,
         )
-        return self._pager.page(listing)
+        return self._lists.page(listing)
 
     def _get(self, resource: str, raw_id: str) -> Payload:
         try:

@@ -6,8 +6,9 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from ._http import JSONResponse
-from ._paging import PageRequest
+from remedy_async._http import JSONResponse
+
+from ._protocol import PageRequest
 
 FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
 

@@ -15,7 +15,7 @@ import orjson
 from attrs import frozen
 from yarl import URL
 
-from ._paging import PageRequest
+from ._protocol import PageRequest
 
 TOKEN_PREFIX = "r1."
 

@@ -26,7 +26,7 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from ._models import (
+from remedy_async._models import (
     Endpoint,
     HealthStatus,
     OperatingSystem,
@@ -36,6 +36,8 @@ from ._models import (
     ScopeSelector,
     VulnerabilityFinding,
 )
+
+from ._faults import WireFault, json_type_name
 
 T = TypeVar("T")
 
@@ -56,32 +58,6 @@ _CAMEL_BOUNDARY = re.compile(r"_([a-z0-9])")
 def to_camel(name: str) -> str:
     """Return the camelCase wire name of a snake_case name (`display_name` -> `displayName`)."""
     return _CAMEL_BOUNDARY.sub(lambda match: match.group(1).upper(), name)
-
-
-class WireFault(ValueError):
-    """A wire value that does not fit the model; `path` is its JSON path, e.g. `$.os.family`."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{reason} at {path}")
-        self.path = path
-        self.reason = reason
-
-
-def json_type_name(value: object) -> str:
-    """Name a decoded JSON value's type the way JSON does (object, array, string, ...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def _expected(kind: str, value: object) -> TypeError:
@@ -210,26 +186,25 @@ def _require_list(value: object) -> list[Any]:
     raise _expected("an array", value)
 
 
-def _wire_names(model: type[Any]) -> dict[str, str]:
+def wire_names(model: type[Any]) -> dict[str, str]:
+    """Map each field of a model (but `extra`) to its name on the wire."""
     return {a.name: to_camel(a.name) for a in attrs.fields(model) if a.name != "extra"}
 
 
 def _renames(model: type[Any]) -> dict[str, Any]:
-    return {
-        name: override(rename=wire) for name, wire in _wire_names(model).items() if name != wire
-    }
+    return {name: override(rename=wire) for name, wire in wire_names(model).items() if name != wire}
 
 
 def _model_structure_hook(
     model: type[T], converter: cattrs.Converter
 ) -> Callable[[object, object], T]:
     overrides = _renames(model)
-    if "id" in _wire_names(model):
+    if "id" in wire_names(model):
         overrides["id"] = override(struct_hook=_structure_id)
     generated = make_dict_structure_fn(
         model, converter, _cattrs_forbid_extra_keys=False, extra=override(omit=True), **overrides
     )
-    known = frozenset(_wire_names(model).values())
+    known = frozenset(wire_names(model).values())
 
     def structure(data: object, _: object) -> T:
         if not isinstance(data, dict):
@@ -314,7 +289,7 @@ def to_wire(record: Any) -> dict[str, Any]:
 def fault_from(exc: BaseException, path: str, model: type[Any]) -> WireFault:
     """Describe the first fault inside a (possibly nested) structuring error by its JSON path."""
     current: BaseException = exc
-    names: Mapping[str, str] = _wire_names(model) if attrs.has(model) else {}
+    names: Mapping[str, str] = wire_names(model) if attrs.has(model) else {}
     while isinstance(current, ClassValidationError | IterableValidationError):
         with_notes, without_notes = current.group_exceptions()
         if with_notes:
@@ -325,7 +300,7 @@ def fault_from(exc: BaseException, path: str, model: type[Any]) -> WireFault:
             else:
                 path += "." + names.get(note.name, note.name)
                 nested = _attrs_class_in(note.type)
-                names = _wire_names(nested) if nested is not None else {}
+                names = wire_names(nested) if nested is not None else {}
             current = inner
         else:
             current = without_notes[0]

@@ -13,7 +13,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from ._response import REDACTED
+from remedy_async._redact import REDACTED
 
 LOGGER = logging.getLogger("remedy_async")
 

@@ -1,12 +1,15 @@
 """The thin aiohttp layer: sends a Request and returns a complete Response or a typed error.
 
 This is the one place aiohttp is called for requests, so it is the one seam a test replaces.
+aiohttp's own types (sessions, timeouts, responses) do not leave this module; the rest of the
+library speaks `Request`, `Response` and `AttemptTimeout`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+import ssl
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Protocol
 
@@ -14,8 +17,8 @@ import aiohttp
 from attrs import frozen
 from multidict import CIMultiDict
 
-from ._errors import APIConnectionError, APITimeoutError, ResponseTooLargeError
-from ._http import Request, Response
+from remedy_async._errors import APIConnectionError, APITimeoutError, ResponseTooLargeError
+from remedy_async._http import AttemptTimeout, Request, Response
 
 
 class Transport(Protocol):
@@ -25,14 +28,14 @@ class Transport(Protocol):
         self,
         request: Request,
         headers: Mapping[str, str],
-        timeout: aiohttp.ClientTimeout,
+        timeout: AttemptTimeout,
         max_body: int,
     ) -> Response:
         """Send a request and return the complete response (a body over max_body is an error)."""
         ...
 
     def stream(
-        self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
+        self, request: Request, headers: Mapping[str, str], timeout: AttemptTimeout
     ) -> AbstractAsyncContextManager[StreamedResponse]:
         """Open a response whose body is read in chunks; it is released on exit."""
         ...
@@ -63,6 +66,51 @@ class StreamedResponse:
             raise transport_error(self.request, exc) from exc
         return Response(request=self.request, status=self.status, headers=self.headers, body=body)
 
+
+def attempt_timeout_of(timeout: aiohttp.ClientTimeout) -> AttemptTimeout:
+    """Return the library's value for a timeout given as an aiohttp.ClientTimeout."""
+    return AttemptTimeout(
+        total=timeout.total,
+        connect=timeout.connect,
+        sock_connect=timeout.sock_connect,
+        sock_read=timeout.sock_read,
+        ceil_threshold=timeout.ceil_threshold,
+    )
+
+
+def _client_timeout(timeout: AttemptTimeout) -> aiohttp.ClientTimeout:
+    return aiohttp.ClientTimeout(
+        total=timeout.total,
+        connect=timeout.connect,
+        sock_connect=timeout.sock_connect,
+        sock_read=timeout.sock_read,
+        ceil_threshold=timeout.ceil_threshold,
+    )
+
+
+def open_session(
+    *,
+    max_connections: int,
+    ssl_context: ssl.SSLContext | None,
+    headers: Mapping[str, str],
+    timeout: AttemptTimeout,
+    trace_configs: Sequence[aiohttp.TraceConfig],
+) -> aiohttp.ClientSession:
+    """Open the session a client owns: its own pool, no environment proxies, no cookies."""
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(
+            limit=max_connections, ssl=ssl_context if ssl_context is not None else True
+        ),
+        timeout=_client_timeout(timeout),
+        headers=headers,
+        trust_env=False,
+        cookie_jar=aiohttp.DummyCookieJar(),
+        trace_configs=list(trace_configs) or None,
+    )
+
+
+TLS_FAILURES = (ssl.SSLError, aiohttp.ClientSSLError)
+"""Failures of the TLS handshake or certificate check: trying again would fail the same way."""
 
 TRANSPORT_FAILURES = (asyncio.TimeoutError, aiohttp.ClientError)
 """What aiohttp raises for a failed exchange; `transport_error` says which error it is to us."""
@@ -114,6 +162,16 @@ class AiohttpTransport:
         self.session = session
         self._session_headers = CIMultiDict(session_headers or {})
         self._headers_for: tuple[Mapping[str, str], CIMultiDict[str] | None] | None = None
+        self._timeout_for: tuple[AttemptTimeout, aiohttp.ClientTimeout] | None = None
+
+    def _aiohttp_timeout(self, timeout: AttemptTimeout) -> aiohttp.ClientTimeout:
+        """aiohttp's form of a timeout, converted once for the timeout most recently used."""
+        cached = self._timeout_for
+        if cached is not None and cached[0] is timeout:
+            return cached[1]
+        converted = _client_timeout(timeout)
+        self._timeout_for = (timeout, converted)
+        return converted
 
     def _request_headers(self, headers: Mapping[str, str]) -> CIMultiDict[str] | None:
         """The headers a request adds to the session's: what differs, computed once per mapping."""
@@ -135,7 +193,7 @@ class AiohttpTransport:
         self,
         request: Request,
         headers: Mapping[str, str],
-        timeout: aiohttp.ClientTimeout,
+        timeout: AttemptTimeout,
         max_body: int,
     ) -> Response:
         """Send a request and return the complete response.
@@ -149,7 +207,7 @@ class AiohttpTransport:
                 request.method,
                 request.url,
                 headers=own_headers,
-                timeout=timeout,
+                timeout=self._aiohttp_timeout(timeout),
                 allow_redirects=False,
             ) as response:
                 length = response.content_length
@@ -169,7 +227,7 @@ class AiohttpTransport:
 
     @asynccontextmanager
     async def stream(
-        self, request: Request, headers: Mapping[str, str], timeout: aiohttp.ClientTimeout
+        self, request: Request, headers: Mapping[str, str], timeout: AttemptTimeout
     ) -> AsyncIterator[StreamedResponse]:
         """Open a response whose body is read in chunks; it is released on exit."""
         try:
@@ -177,7 +235,7 @@ class AiohttpTransport:
                 request.method,
                 request.url,
                 headers=self._request_headers(headers),
-                timeout=timeout,
+                timeout=self._aiohttp_timeout(timeout),
                 allow_redirects=False,
             )
         except TRANSPORT_FAILURES as exc:

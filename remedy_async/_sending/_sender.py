@@ -12,41 +12,35 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
-import aiohttp
+from attrs import evolve
 from yarl import URL
 
-from ._errors import APIStatusError, RateLimitError, RemedyError
+from remedy_async._errors import APIStatusError, RateLimitError, RemedyError
+from remedy_async._http import AttemptTimeout, Request, Response
+
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
-from ._http import Request, Response
-from ._response import retry_after_seconds, status_error
-from ._retry import RetryPolicy
-from ._transport import Transport
+from ._retry import RetryPolicy, retry_after_seconds
+from ._status import status_error
+from ._transport import StreamedResponse, Transport
 
 R = TypeVar("R")
 
 Sleep = Callable[[float], Awaitable[None]]
-Attempt = Callable[[Request, Mapping[str, str], aiohttp.ClientTimeout, int], Awaitable[R]]
+Attempt = Callable[[Request, Mapping[str, str], AttemptTimeout, int], Awaitable[R]]
+ReadBody = Callable[[StreamedResponse], Awaitable[R]]
 
 MAX_REDIRECTS = 5
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+ERROR_BODY_LIMIT = 64 * 1024
+"""Bytes of a streamed response's error body read for the error's message and excerpt."""
 
 
-def attempt_timeout(timeout: aiohttp.ClientTimeout, time_left: float) -> aiohttp.ClientTimeout:
+def attempt_timeout(timeout: AttemptTimeout, time_left: float) -> AttemptTimeout:
     """Cap an attempt's total timeout by the time left before the call's deadline."""
     if timeout.total is not None and timeout.total <= time_left:
         return timeout
-    return evolve_timeout(timeout, total=max(time_left, 0.001))
-
-
-def evolve_timeout(timeout: aiohttp.ClientTimeout, *, total: float) -> aiohttp.ClientTimeout:
-    return aiohttp.ClientTimeout(
-        total=total,
-        connect=timeout.connect,
-        sock_read=timeout.sock_read,
-        sock_connect=timeout.sock_connect,
-        ceil_threshold=timeout.ceil_threshold,
-    )
+    return evolve(timeout, total=max(time_left, 0.001))
 
 
 class Sender:
@@ -81,7 +75,7 @@ class Sender:
         self,
         request: Request,
         headers: Mapping[str, str],
-        timeout: aiohttp.ClientTimeout,
+        timeout: AttemptTimeout,
         policy: RetryPolicy,
     ) -> Coroutine[Any, Any, Response]:
         """Return the 2xx response to a request, or raise the typed error of the last attempt.
@@ -94,11 +88,38 @@ class Sender:
             return self.run(request, headers, timeout, policy, self._send_once)
         return self.run(request, headers, timeout, policy, self._exchange, finish=self._checked)
 
+    async def stream(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: AttemptTimeout,
+        policy: RetryPolicy,
+        read_body: ReadBody[R],
+    ) -> R:
+        """Stream a 2xx response's body into `read_body`, under the same rules as `send`.
+
+        Each attempt opens the response, lets the gate see it, raises the typed error of a
+        non-2xx status (from the first 64 KiB of its body) and otherwise returns what
+        `read_body` made of the body. Redirects are not followed.
+        """
+
+        async def attempt(
+            request: Request, headers: Mapping[str, str], timeout: AttemptTimeout, _: int
+        ) -> R:
+            async with self.transport.stream(request, headers, timeout) as response:
+                self.gate.observe(response.status, response.headers)
+                if not 200 <= response.status < 300:
+                    body = await response.read(ERROR_BODY_LIMIT)
+                    raise status_error(body, secrets=self._secrets)
+                return await read_body(response)
+
+        return await self.run(request, headers, timeout, policy, attempt)
+
     async def run(
         self,
         request: Request,
         headers: Mapping[str, str],
-        timeout: aiohttp.ClientTimeout,
+        timeout: AttemptTimeout,
         policy: RetryPolicy,
         attempt: Attempt[R],
         finish: Callable[[R], R] | None = None,
@@ -185,7 +206,7 @@ class Sender:
         self,
         request: Request,
         headers: Mapping[str, str],
-        timeout: aiohttp.ClientTimeout,
+        timeout: AttemptTimeout,
         number: int,
     ) -> Awaitable[Response]:
         """One attempt without events or redirects: the transport's coroutine itself."""
@@ -202,7 +223,7 @@ class Sender:
         self,
         request: Request,
         headers: Mapping[str, str],
-        timeout: aiohttp.ClientTimeout,
+        timeout: AttemptTimeout,
         number: int,
     ) -> Response:
         """One attempt: the exchange, and any redirects it is allowed to follow."""

@@ -1,36 +1,17 @@
 """One gate per client: caps requests in flight and pauses every task when the service says so.
 
-A 429 with a wait hint, or `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset`, pauses all of
-the client's requests until then, so concurrent workers do not each rediscover the limit.
+When a response asks for a pause (see `_limiter`), all of the client's requests wait until
+then, so concurrent workers do not each rediscover the limit.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 
-from ._response import retry_after_seconds
-
-EPOCH_THRESHOLD = 1_000_000_000
-"""An `X-RateLimit-Reset` at or above this is a Unix time; below it, seconds from now."""
-
-
-def reset_delay(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds until the rate-limit window resets, when the response says none remain."""
-    if headers.get("X-RateLimit-Remaining", "").strip() != "0":
-        return None
-    try:
-        reset = float(headers.get("X-RateLimit-Reset", ""))
-    except ValueError:
-        return None
-    if not reset >= 0 or reset == float("inf"):
-        return None
-    if reset >= EPOCH_THRESHOLD:
-        return max(0.0, reset - (time.time() if now is None else now))
-    return reset
+from ._limiter import pause_asked
 
 
 class InFlightSlots:
@@ -109,9 +90,7 @@ class RequestGate:
 
     def observe(self, status: int, headers: Mapping[str, str]) -> float | None:
         """Pause as a response asks (429 hint, or no requests remaining); return the pause."""
-        pause = retry_after_seconds(headers) if status == 429 else None
-        if pause is None:
-            pause = reset_delay(headers)
+        pause = pause_asked(status, headers)
         if pause:
             self.pause_for(pause)
         return pause

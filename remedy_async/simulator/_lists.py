@@ -91,7 +91,7 @@ class ListRequest:
 
 
 @attrs.frozen
-class Pager:
+class ListResponder:
     """Turns list requests into pages, with the run's page sizes and envelope key."""
 
     dataset: Dataset = attrs.field(repr=False)

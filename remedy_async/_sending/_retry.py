@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import math
 import random
-import ssl
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Mapping
+from email.utils import parsedate_to_datetime
 
-import aiohttp
 from attrs import field, frozen
 
-from ._errors import APIConnectionError, APIError, APIStatusError, RateLimitError, RemedyError
+from remedy_async._errors import (
+    APIConnectionError,
+    APIError,
+    APIStatusError,
+    RateLimitError,
+    RemedyError,
+)
+
+from ._transport import TLS_FAILURES
 
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
@@ -72,7 +80,7 @@ class RetryPolicy:
         if isinstance(error, APIStatusError):
             return error.status in self.retry_statuses
         if isinstance(error, APIConnectionError):
-            return not isinstance(error.__cause__, ssl.SSLError | aiohttp.ClientSSLError)
+            return not isinstance(error.__cause__, TLS_FAILURES)
         return False
 
     def decide(
@@ -112,3 +120,38 @@ def _too_long(error: APIError, hint: float, cap: float) -> RateLimitError:
     )
     limited.__cause__ = error
     return limited
+
+
+def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Return the wait the service asked for, in seconds, or None when absent or unusable.
+
+    Reads `retry-after-ms`, then `Retry-After` as seconds or as an HTTP date. A negative,
+    non-finite or unparseable hint counts as absent.
+    """
+    milliseconds = _finite(headers.get("retry-after-ms"))
+    if milliseconds is not None and milliseconds >= 0:
+        return milliseconds / 1000
+    value = headers.get("Retry-After")
+    if value is None:
+        return None
+    seconds = _finite(value)
+    if seconds is not None:
+        return seconds if seconds >= 0 else None
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    wait = when.timestamp() - (time.time() if now is None else now)
+    return max(wait, 0.0)
+
+
+def _finite(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None

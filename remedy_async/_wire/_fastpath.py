@@ -138,7 +138,9 @@ class _Generator:
         subscripts, and then its length alone says whether it has unknown keys; a record
         missing some is read with `get`.
         """
-        hints = typing.get_type_hints(model)
+        # Field types as attrs resolved them in the model's own module (`__module__` is the
+        # public package, whose namespace does not hold every annotation's names).
+        hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
         fields = [f for f in attrs.fields(model) if f.name != "extra"]
         wire = [to_camel(f.name) for f in fields]
         self.names.update(_model=model, _builder=_builder_of(model), _known=frozenset(wire))

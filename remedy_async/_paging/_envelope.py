@@ -1,0 +1,118 @@
+"""Where a list response keeps its items and its paging signals, read without judging them.
+
+Helpers shared by the schemes: the item array of an envelope, dotted field lookup, integers
+from the body or the request, the Link header's next target, and the end-of-list rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from yarl import URL
+
+from remedy_async._http import JSONResponse
+from remedy_async._wire._faults import WireFault, json_type_name
+
+from ._links import next_link, parse_link_header
+from ._protocol import PageResult, PagingFault
+
+ITEM_KEYS: tuple[str, ...] = ("items", "data", "results")
+"""Keys an envelope may use for its array of items, in the order they are looked for."""
+
+NEXT_MARKERS: tuple[str, ...] = (
+    "nextCursor",
+    "next_cursor",
+    "nextPageToken",
+    "next_page_token",
+    "nextToken",
+    "next",
+    "nextLink",
+    "nextUrl",
+    "hasMore",
+    "has_more",
+)
+"""Envelope keys that, when set, say there is another page."""
+
+
+def envelope_items(body: Mapping[str, Any], keys: Sequence[str] = ITEM_KEYS) -> PageResult:
+    """Find the item array of an envelope under the first of `keys` present (no next page)."""
+    for key in keys:
+        if key in body:
+            items = body[key]
+            if not isinstance(items, list):
+                raise WireFault(f"$.{key}", f"expected an array, got {json_type_name(items)}")
+            return PageResult(items=items, next=None, items_path=f"$.{key}")
+    raise WireFault("$", f"expected an array or an object with one of {', '.join(keys)}")
+
+
+def has_link_next(headers: Mapping[str, str]) -> bool:
+    """Whether a Link header advertises a next page (rel="next" among its relations)."""
+    getall = getattr(headers, "getall", None)
+    values = getall("Link", []) if getall is not None else [headers.get("Link", "")]
+    return any("next" in link.rels for value in values for link in parse_link_header(value))
+
+
+MISSING = object()
+
+
+def dig(body: Mapping[str, Any], dotted: str) -> Any:
+    """Return the value at a dotted path such as `meta.nextCursor`, or MISSING."""
+    value: Any = body
+    for key in dotted.split("."):
+        if not isinstance(value, dict) or key not in value:
+            return MISSING
+        value = value[key]
+    return value
+
+
+def envelope(response: JSONResponse, keys: Sequence[str]) -> tuple[dict[str, Any], PageResult]:
+    body = response.body
+    if not isinstance(body, dict):
+        raise WireFault("$", f"expected a paging envelope object, got {json_type_name(body)}")
+    return body, envelope_items(body, keys)
+
+
+def int_from(body: Mapping[str, Any], key: str, params: Mapping[str, str]) -> int | None:
+    """Read an int from the response body, else from the request's parameters, else None."""
+    value = body.get(key)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if value is not None:
+        raise WireFault(f"$.{key}", f"expected an integer, got {json_type_name(value)}")
+    text = params.get(key)
+    return int(text) if text is not None and text.isdigit() else None
+
+
+def is_last_page(count: int, position: int, total: int | None, served_size: int | None) -> bool:
+    """Whether a page ends the list, trusting only what the service said.
+
+    `position` is how far the list has got with this page (items or pages). A page shorter
+    than the size *asked for* proves nothing (services cap page sizes silently), so the end is
+    a known total reached, a page shorter than the size the service says it served, or an empty
+    page.
+    """
+    if count == 0:
+        return True
+    if total is not None:
+        return position >= total
+    return served_size is not None and count < served_size
+
+
+def size_params(name: str, page_size: int | str | None) -> tuple[tuple[str, str], ...]:
+    return () if page_size is None else ((name, str(page_size)),)
+
+
+def next_link_of(response: JSONResponse) -> URL | None:
+    try:
+        return next_link(link_values(response.headers), response.url)
+    except ValueError as exc:
+        raise PagingFault(str(exc)) from None
+
+
+def link_values(headers: Mapping[str, str]) -> list[str]:
+    getall = getattr(headers, "getall", None)
+    if getall is not None:
+        return list(getall("Link", []))
+    value = headers.get("Link")
+    return [value] if value is not None else []

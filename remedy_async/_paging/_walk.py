@@ -1,0 +1,240 @@
+"""Walks the pages of one list: checks each next request, fetches, reads and trims each page.
+
+Given where to start, it yields each page cut to the items the caller is owed (repeats of ids
+just delivered skipped, `max_items` applied) with its place in the list, fetched in step with
+the caller or `prefetch` pages ahead. It refuses a next page that leaves the API or repeats a
+request already followed, so a broken page sequence never loops or leaks credentials.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+from attrs import frozen
+from yarl import URL
+
+from remedy_async._errors import DuplicateItemWarning, PaginationError
+from remedy_async._http import JSONResponse
+from remedy_async._wire._faults import WireFault
+from remedy_async._wire._reader import wire_fault_error
+
+from ._dedupe import RecentIds
+from ._lookahead import FetchPage, LookAhead
+from ._protocol import PageRequest, PageResult, Paginator, PagingFault
+
+
+@frozen
+class PagePlace:
+    """Where a delivered page sits in the list: what resuming needs, without the items.
+
+    Positions count the raw items of the page consumed so far (delivered or skipped), one
+    position per delivered item.
+    """
+
+    request: PageRequest
+    start: int
+    positions: Sequence[int]
+    end: int
+    whole: bool
+    next: PageRequest | None
+
+
+@frozen
+class PreparedPage:
+    """A fetched page, cut to what the caller gets, and its place in the list."""
+
+    items: Sequence[Any]
+    response: JSONResponse
+    items_path: str
+    all_objects: bool
+    place: PagePlace
+
+
+class PageWalk:
+    """One pass over a list's pages from a start request; `pages()` provides them in order."""
+
+    def __init__(
+        self,
+        *,
+        fetch: FetchPage,
+        paginator: Paginator,
+        request: PageRequest,
+        skip: int,
+        base_url: URL,
+        max_items: int | None,
+        prefetch: int,
+        description: str,
+    ) -> None:
+        self._fetch = fetch
+        self._paginator = paginator
+        self._request = request
+        self._skip = skip
+        self._base_url = base_url
+        self._max_items = max_items
+        self._prefetch = prefetch
+        self._description = description
+
+    @asynccontextmanager
+    async def pages(self) -> AsyncIterator[AsyncIterator[PreparedPage]]:
+        """Provide the prepared pages, fetched in step with the caller or `prefetch` ahead.
+
+        With prefetch, a producer task fetches pages into a queue, holding at most `prefetch`
+        pages the caller has not taken. When the paginator can predict next requests (offset
+        and page-number schemes) and no max_items is set, the free part of that allowance is
+        fetched in parallel.
+        """
+        if self._prefetch == 0:
+            pages = self._fetch_pages(self._fetch)
+            try:
+                yield pages
+            finally:
+                await pages.aclose()
+            return
+        queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
+        slots = asyncio.Semaphore(self._prefetch)
+        predict = getattr(self._paginator, "predict_next", None)
+        look_ahead = None
+        if predict is not None and self._max_items is None:
+            look_ahead = LookAhead(
+                self._fetch, predict, lambda: max(0, self._prefetch - queue.qsize() - 1)
+            )
+        pages = self._fetch_pages(look_ahead.fetch if look_ahead else self._fetch)
+
+        async def produce() -> None:
+            try:
+                while True:
+                    await slots.acquire()
+                    prepared = await anext(pages, None)
+                    queue.put_nowait(prepared)
+                    if prepared is None:
+                        return
+                    del prepared
+            except Exception as error:  # handed to the consumer, raised where it belongs
+                queue.put_nowait(error)
+            finally:
+                await pages.aclose()
+
+        async def consume() -> AsyncIterator[PreparedPage]:
+            while (got := await queue.get()) is not None:
+                if isinstance(got, BaseException):
+                    raise got
+                slots.release()
+                if look_ahead is not None:
+                    look_ahead.refill()
+                yield got
+                del got
+
+        producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self._description}")
+        try:
+            yield consume()
+        finally:
+            producer.cancel()
+            with suppress(asyncio.CancelledError):
+                await producer
+            if look_ahead is not None:
+                await look_ahead.close()
+
+    async def _fetch_pages(self, fetch: FetchPage) -> AsyncGenerator[PreparedPage, None]:
+        remaining = self._max_items
+        if remaining == 0:
+            return
+        request, skip = self._request, self._skip
+        # Every request followed, to refuse a cycle before it repeats items. Kept as hashes (an
+        # int each, not the request with its cursor), so a long list costs little memory.
+        seen = {hash(request)}
+        recent = RecentIds()
+        while True:
+            self._check_target(request)
+            prepared = self._prepare(request, await fetch(request), skip, remaining, recent)
+            yield prepared
+            following, url = prepared.place.next, prepared.response.url
+            if remaining is not None:
+                remaining -= len(prepared.items)
+            del prepared  # not kept alive while the next page is fetched and decoded
+            if following is None or remaining == 0:
+                return
+            if hash(following) in seen:
+                raise PaginationError(
+                    "the service sent a next-page request already followed in this list "
+                    f"({_describe(following)}); stopping rather than repeating items",
+                    method="GET",
+                    url=url,
+                )
+            seen.add(hash(following))
+            request, skip = following, 0
+
+    def _prepare(
+        self,
+        request: PageRequest,
+        response: JSONResponse,
+        skip: int,
+        remaining: int | None,
+        recent: RecentIds,
+    ) -> PreparedPage:
+        """Read a fetched page and cut it to the new items the caller is owed."""
+        result = self._read(request, response)
+        delivery = recent.deliver(result.items, skip, remaining)
+        if delivery.repeats:
+            warnings.warn(
+                DuplicateItemWarning(
+                    f"{delivery.repeats} item(s) of the page at {response.url} repeat ids "
+                    "delivered just before; the repeats were skipped"
+                ),
+                stacklevel=3,
+            )
+        positions = delivery.positions
+        stopped_early = delivery.stopped_early
+        place = PagePlace(
+            request=request,
+            start=skip,
+            positions=positions,
+            end=positions[-1] if stopped_early and positions else len(result.items),
+            whole=not stopped_early,
+            next=None if stopped_early else result.next,
+        )
+        return PreparedPage(
+            items=delivery.items,
+            response=response,
+            items_path=result.items_path,
+            all_objects=delivery.all_objects,
+            place=place,
+        )
+
+    def _check_target(self, request: PageRequest) -> None:
+        """Refuse, before sending, a next-page URL that leaves the API's origin or base path."""
+        url = request.url
+        if url is None:
+            return
+        base = self._base_url
+        if url.origin() != base.origin():
+            raise PaginationError(
+                f"the next page is on another origin ({url.origin()}); credentials are only "
+                f"sent to {base.origin()}",
+                method="GET",
+                url=url.with_query(None),
+            )
+        prefix = base.path.rstrip("/") + "/"
+        if not url.path.startswith(prefix):
+            raise PaginationError(
+                f"the next page is outside the API's base path {prefix!r}",
+                method="GET",
+                url=url.with_query(None),
+            )
+
+    def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        try:
+            return self._paginator.read(request, response)
+        except WireFault as fault:
+            raise wire_fault_error(fault, response) from None
+        except PagingFault as fault:
+            raise PaginationError(str(fault), method="GET", url=response.url) from None
+
+
+def _describe(request: PageRequest) -> str:
+    if request.url is not None:
+        return str(request.url.with_query(None)) + " with the same query"
+    return "&".join(f"{name}=..." for name, _ in request.params) or "no parameters"

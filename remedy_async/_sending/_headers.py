@@ -1,0 +1,44 @@
+"""The headers every request carries, and the check that no header can split a request.
+
+Accept, User-Agent, the caller's extras and the credential header, checked once at
+construction so a bad one fails before any request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib.metadata import version
+
+from remedy_async._errors import ConfigurationError
+
+USER_AGENT = f"remedy-async/{version('remedy-async')}"
+
+
+def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Return headers as a dict after checking no name or value could split the header block."""
+    checked: dict[str, str] = {}
+    for name, value in headers.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise TypeError(
+                f"header names and values must be str, got {name!r}: {type(value).__name__}"
+            )
+        if not name or any(c in name for c in " \t\r\n:") or any(c in value for c in "\r\n\0"):
+            raise ValueError(f"header {name!r} has a name or value that is not allowed")
+        checked[name] = value
+    return checked
+
+
+def default_headers(
+    headers: Mapping[str, str], secret: str | None, auth_header: str, auth_scheme: str | None
+) -> dict[str, str]:
+    """Return the headers every request carries: Accept, User-Agent, extras and credentials."""
+    merged = {"Accept": "application/json", "User-Agent": USER_AGENT}
+    merged.update(check_headers(headers))
+    if secret is not None:
+        check_headers({auth_header: ""})
+        if any(name.lower() == auth_header.lower() for name in headers):
+            raise ConfigurationError(
+                f"headers sets {auth_header!r}, which the token also sets; pass one of them"
+            )
+        merged[auth_header] = f"{auth_scheme} {secret}" if auth_scheme else secret
+    return merged

@@ -1,0 +1,36 @@
+"""Reads a decoded response into a model, and says where a value that does not fit sits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypeVar
+
+from remedy_async._errors import DecodeError
+from remedy_async._http import JSONResponse, Response
+
+from ._fastpath import from_wire
+from ._faults import WireFault
+from ._json import json_body
+
+T = TypeVar("T")
+
+
+def wire_fault_error(fault: WireFault, response: Response | JSONResponse) -> DecodeError:
+    """Return the DecodeError for a decoded body that does not fit what was expected."""
+    return DecodeError(
+        fault.reason,
+        method="GET",
+        url=response.url,
+        path=fault.path,
+        status=response.status,
+        request_id=response.request_id,
+    )
+
+
+def record_from(model: type[T], response: Response, *, secrets: Iterable[str] = ()) -> T:
+    """Decode a successful response's body into a model; DecodeError says what did not fit."""
+    body = json_body(response, secrets=secrets)
+    try:
+        return from_wire(model, body)
+    except WireFault as fault:
+        raise wire_fault_error(fault, response) from None

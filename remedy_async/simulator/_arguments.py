@@ -1,0 +1,136 @@
+"""The simulator's command-line options, shared by `python -m remedy_async.simulator` and
+`remedy-async serve`, and the loop that serves until SIGINT or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+
+from ._config import (
+    ERROR_FORMATS,
+    ITEMS_KEYS,
+    PAGING_SCHEMES,
+    RETRY_AFTER_FORMATS,
+    ROUTE_NAMES,
+    FaultKind,
+    FaultSpec,
+    SimulatorConfig,
+)
+from ._server import Simulator
+
+_DEFAULTS = SimulatorConfig()
+_FAULT_DEFAULTS = FaultSpec(FaultKind.LATENCY, 0.0)
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the simulator's options to `parser` (shared with `remedy-async serve`)."""
+    add = parser.add_argument
+    add("--host", default=_DEFAULTS.host, help="address to listen on (default: %(default)s)")
+    add("--port", type=int, default=_DEFAULTS.port, help="TCP port; 0 picks a free one")
+    add("--seed", type=int, default=_DEFAULTS.seed, help="seed of the data set and faults")
+    add("--size", type=int, default=_DEFAULTS.size, help="number of endpoints (~20 findings each)")
+    add("--paging", choices=PAGING_SCHEMES, default=_DEFAULTS.paging, help="list paging scheme")
+    add("--items-key", choices=ITEMS_KEYS, default=_DEFAULTS.items_key, help="envelope item key")
+    add("--page-size", type=int, default=_DEFAULTS.page_size, help="default page size")
+    add("--max-page-size", type=int, default=_DEFAULTS.max_page_size, help="largest page size")
+    add("--token", default=None, help="require this token (health stays open)")
+    add("--auth-header", default=_DEFAULTS.auth_header, help="header that carries the token")
+    add(
+        "--auth-scheme",
+        default=_DEFAULTS.auth_scheme,
+        help="scheme before the token, e.g. Bearer; 'none' for the bare token",
+    )
+    add("--error-format", choices=ERROR_FORMATS, default=_DEFAULTS.error_format)
+    add("--rate-limit", type=float, default=None, help="requests per second (token bucket)")
+    add(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND:RATE[:ROUTE]",
+        help=(
+            f"inject a fault (repeatable); kinds: {', '.join(kind.value for kind in FaultKind)}; "
+            f"routes (comma-separated, * allowed): {', '.join(ROUTE_NAMES)}"
+        ),
+    )
+    add("--latency-ms", type=float, default=_FAULT_DEFAULTS.latency_ms, help="latency faults")
+    add("--jitter-ms", type=float, default=_FAULT_DEFAULTS.jitter_ms, help="latency faults")
+    add("--stall-seconds", type=float, default=_FAULT_DEFAULTS.stall_seconds, help="stall faults")
+    add("--retry-after", type=int, default=_FAULT_DEFAULTS.retry_after, help="http-429 faults")
+    add(
+        "--retry-after-format",
+        choices=RETRY_AFTER_FORMATS,
+        default=_FAULT_DEFAULTS.retry_after_format,
+        help="http-429 faults: Retry-After as seconds or an HTTP date",
+    )
+    add(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=_DEFAULTS.cache,
+        help="cache encoded records and pages",
+    )
+    add(
+        "--cache-bytes",
+        type=int,
+        default=_DEFAULTS.cache_bytes,
+        help="memory for cached encodings (benchmarks raise it so every page stays cached)",
+    )
+    add(
+        "--agent-configuration-size",
+        type=int,
+        default=_DEFAULTS.agent_configuration_size,
+        help="bytes of the agent configuration download",
+    )
+    add("--id-prefix", default=_DEFAULTS.id_prefix, help="prefix every id, e.g. 'tenant/a b:'")
+    add("--health-path", default=_DEFAULTS.health_path)
+    add("--agent-configuration-path", default=_DEFAULTS.agent_configuration_path)
+
+
+def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
+    """Build the configuration from parsed options; raises ValueError on bad values."""
+    fault_options = {
+        "latency_ms": ns.latency_ms,
+        "jitter_ms": ns.jitter_ms,
+        "stall_seconds": ns.stall_seconds,
+        "retry_after": ns.retry_after,
+        "retry_after_format": ns.retry_after_format,
+    }
+    scheme = None if ns.auth_scheme in (None, "", "none") else ns.auth_scheme
+    return SimulatorConfig(
+        host=ns.host,
+        port=ns.port,
+        seed=ns.seed,
+        size=ns.size,
+        paging=ns.paging,
+        items_key=ns.items_key,
+        page_size=ns.page_size,
+        max_page_size=ns.max_page_size,
+        token=ns.token,
+        auth_header=ns.auth_header,
+        auth_scheme=scheme,
+        error_format=ns.error_format,
+        rate_limit=ns.rate_limit,
+        faults=tuple(FaultSpec.parse(text, **fault_options) for text in ns.fault),
+        cache=ns.cache,
+        cache_bytes=ns.cache_bytes,
+        agent_configuration_size=ns.agent_configuration_size,
+        id_prefix=ns.id_prefix,
+        health_path=ns.health_path,
+        agent_configuration_path=ns.agent_configuration_path,
+    )
+
+
+async def serve(config: SimulatorConfig) -> None:
+    """Run a simulator until SIGINT or SIGTERM, announcing its URL on stdout."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        async with Simulator(config) as simulator:
+            print(f"Remedy simulator listening on {simulator.url}", flush=True)
+            await stop.wait()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
