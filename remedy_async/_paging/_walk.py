@@ -54,29 +54,18 @@ class PreparedPage:
     place: PagePlace
 
 
+@frozen
 class PageWalk:
     """One pass over a list's pages from a start request; `pages()` provides them in order."""
 
-    def __init__(
-        self,
-        *,
-        fetch: FetchPage,
-        paginator: Paginator,
-        request: PageRequest,
-        skip: int,
-        base_url: URL,
-        max_items: int | None,
-        prefetch: int,
-        description: str,
-    ) -> None:
-        self._fetch = fetch
-        self._paginator = paginator
-        self._request = request
-        self._skip = skip
-        self._base_url = base_url
-        self._max_items = max_items
-        self._prefetch = prefetch
-        self._description = description
+    fetch: FetchPage
+    paginator: Paginator
+    request: PageRequest
+    skip: int
+    base_url: URL
+    max_items: int | None
+    prefetch: int
+    description: str
 
     @asynccontextmanager
     async def pages(self) -> AsyncIterator[AsyncIterator[PreparedPage]]:
@@ -87,22 +76,22 @@ class PageWalk:
         and page-number schemes) and no max_items is set, the free part of that allowance is
         fetched in parallel.
         """
-        if self._prefetch == 0:
-            pages = self._fetch_pages(self._fetch)
+        if self.prefetch == 0:
+            pages = self._pages_from(self.fetch)
             try:
                 yield pages
             finally:
                 await pages.aclose()
             return
         queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
-        slots = asyncio.Semaphore(self._prefetch)
-        predict = getattr(self._paginator, "predict_next", None)
+        slots = asyncio.Semaphore(self.prefetch)
+        predict = getattr(self.paginator, "predict_next", None)
         look_ahead = None
-        if predict is not None and self._max_items is None:
+        if predict is not None and self.max_items is None:
             look_ahead = LookAhead(
-                self._fetch, predict, lambda: max(0, self._prefetch - queue.qsize() - 1)
+                self.fetch, predict, lambda: max(0, self.prefetch - queue.qsize() - 1)
             )
-        pages = self._fetch_pages(look_ahead.fetch if look_ahead else self._fetch)
+        pages = self._pages_from(look_ahead.fetch if look_ahead else self.fetch)
 
         async def produce() -> None:
             try:
@@ -128,7 +117,7 @@ class PageWalk:
                 yield got
                 del got
 
-        producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self._description}")
+        producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self.description}")
         try:
             yield consume()
         finally:
@@ -138,11 +127,11 @@ class PageWalk:
             if look_ahead is not None:
                 await look_ahead.close()
 
-    async def _fetch_pages(self, fetch: FetchPage) -> AsyncGenerator[PreparedPage, None]:
-        remaining = self._max_items
+    async def _pages_from(self, fetch: FetchPage) -> AsyncGenerator[PreparedPage, None]:
+        remaining = self.max_items
         if remaining == 0:
             return
-        request, skip = self._request, self._skip
+        request, skip = self.request, self.skip
         # Every request followed, to refuse a cycle before it repeats items. Kept as hashes (an
         # int each, not the request with its cursor), so a long list costs little memory.
         seen = {hash(request)}
@@ -209,7 +198,7 @@ class PageWalk:
         url = request.url
         if url is None:
             return
-        base = self._base_url
+        base = self.base_url
         if url.origin() != base.origin():
             raise PaginationError(
                 f"the next page is on another origin ({url.origin()}); credentials are only "
@@ -227,7 +216,7 @@ class PageWalk:
 
     def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         try:
-            return self._paginator.read(request, response)
+            return self.paginator.read(request, response)
         except WireFault as fault:
             raise wire_fault_error(fault, response) from None
         except PagingFault as fault:

@@ -67,25 +67,17 @@ class StreamedResponse:
         return Response(request=self.request, status=self.status, headers=self.headers, body=body)
 
 
+_TIMEOUT_FIELDS = ("total", "connect", "sock_connect", "sock_read", "ceil_threshold")
+"""What `AttemptTimeout` and aiohttp.ClientTimeout both hold, under the same names."""
+
+
 def attempt_timeout_of(timeout: aiohttp.ClientTimeout) -> AttemptTimeout:
     """Return the library's value for a timeout given as an aiohttp.ClientTimeout."""
-    return AttemptTimeout(
-        total=timeout.total,
-        connect=timeout.connect,
-        sock_connect=timeout.sock_connect,
-        sock_read=timeout.sock_read,
-        ceil_threshold=timeout.ceil_threshold,
-    )
+    return AttemptTimeout(**{name: getattr(timeout, name) for name in _TIMEOUT_FIELDS})
 
 
 def _client_timeout(timeout: AttemptTimeout) -> aiohttp.ClientTimeout:
-    return aiohttp.ClientTimeout(
-        total=timeout.total,
-        connect=timeout.connect,
-        sock_connect=timeout.sock_connect,
-        sock_read=timeout.sock_read,
-        ceil_threshold=timeout.ceil_threshold,
-    )
+    return aiohttp.ClientTimeout(**{name: getattr(timeout, name) for name in _TIMEOUT_FIELDS})
 
 
 def open_session(

@@ -1,0 +1,7 @@
+"""Wire: turns bytes into values and values into request parts, with no I/O and no paging.
+
+In: response bodies, filter values and ids. Out: JSON values, typed models, query parameters
+and path segments, or a `WireFault`/`DecodeError` naming the JSON path that did not fit.
+Modules: `_json` (decode), `_codec` (cattrs converter), `_fastpath` (generated structure
+functions), `_faults`, `_reader` (response to model), `_query` (filters) and `_ids` (path segments).
+"""

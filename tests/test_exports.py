@@ -1,0 +1,69 @@
+"""The public names: sorted, importable, documented, and presented as `remedy_async.<name>`."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+from pathlib import Path
+
+import remedy_async
+
+README = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """Constants, then classes, then everything else, each alphabetically (ruff's RUF022)."""
+    kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, name
+
+
+def test_all_is_sorted() -> None:
+    """`__all__` is sorted the way ruff keeps it: constants, classes, then functions."""
+    assert remedy_async.__all__ == sorted(remedy_async.__all__, key=_isort_key)
+
+
+def test_every_public_member_is_exported() -> None:
+    """Every public name of the package is in `__all__`, and nothing else is."""
+    public = {
+        name
+        for name, value in vars(remedy_async).items()
+        if not name.startswith("_") and not inspect.ismodule(value)
+    }
+    assert public | {"__version__"} == set(remedy_async.__all__)
+
+
+def test_every_exported_name_is_importable() -> None:
+    """Each name in `__all__` can be imported from the package."""
+    for name in remedy_async.__all__:
+        assert getattr(remedy_async, name) is not None, name
+
+
+def test_every_exported_name_is_documented() -> None:
+    """Classes and functions carry their own docstring; other values are named in the README."""
+    undocumented = []
+    for name in remedy_async.__all__:
+        value = getattr(remedy_async, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            if not (value.__doc__ or "").strip():
+                undocumented.append(name)
+        elif name not in README:
+            undocumented.append(name)
+    assert undocumented == []
+
+
+def test_public_objects_name_the_package_as_their_module() -> None:
+    """No public class or function shows the private module it lives in."""
+    leaking = {
+        name: value.__module__
+        for name in remedy_async.__all__
+        if inspect.isclass(value := getattr(remedy_async, name)) or inspect.isfunction(value)
+        if value.__module__ != "remedy_async"
+    }
+    assert leaking == {}
+
+
+def test_records_pickle_by_their_public_names() -> None:
+    """A record survives pickling, referenced as `remedy_async.Endpoint`."""
+    record = remedy_async.from_wire(remedy_async.Endpoint, {"id": "ep-1", "tags": ["a"]})
+    assert b"remedy_async\x94\x8c\x08Endpoint" in pickle.dumps(record)
+    assert pickle.loads(pickle.dumps(record)) == record
