@@ -58,8 +58,9 @@ from ._models import (
 )
 from ._options import RequestOptions
 from ._paging._auto import AutoPaginator
+from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
-from ._paging._protocol import PageRequest, PageResult, Paginator, PagingFault
+from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
 from ._paging._schemes import (
     CursorPaginator,
     LinkHeaderPaginator,
@@ -75,6 +76,7 @@ from ._wire._fastpath import from_wire
 __version__ = _version("remedy-async")
 
 __all__ = [
+    "CONVENTIONS",
     "RESOURCES",
     "APIConnectionError",
     "APIError",
@@ -87,6 +89,7 @@ __all__ = [
     "ClientEvent",
     "ConfigurationError",
     "ConflictError",
+    "Convention",
     "CursorPaginator",
     "DecodeError",
     "DownloadResult",

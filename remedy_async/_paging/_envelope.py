@@ -15,10 +15,7 @@ from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
 from ._links import next_link, parse_link_header
-from ._protocol import PageResult, PagingFault
-
-ITEM_KEYS: tuple[str, ...] = ("items", "data", "results")
-"""Keys an envelope may use for its array of items, in the order they are looked for."""
+from ._protocol import ITEM_KEYS, PageResult, PagingFault
 
 NEXT_MARKERS: tuple[str, ...] = (
     "nextCursor",

@@ -16,12 +16,83 @@ The schemes themselves live in `_schemes` and `_auto`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from attrs import frozen
 from yarl import URL
 
 from remedy_async._http import JSONResponse
+
+Path = tuple[str, ...]
+"""Keys into a JSON body, outermost first (a key may contain dots, as `@odata.nextLink` does)."""
+BODY: Path = ()
+"""The body itself is the array of items."""
+RESOURCE = "{resource}"
+"""Stands for the resource's own name in any spelling (`vulnerabilityFindings`, ...)."""
+ONLY_ARRAY = "*"
+"""Stands for the one array among an object's values (HAL's `_embedded`)."""
+
+ITEM_KEYS: tuple[str, ...] = ("items", "data", "results")
+"""The contract's envelope keys for the item array, in the order they are looked for."""
+CONTRACT_ITEMS: tuple[Path, ...] = tuple((key,) for key in ITEM_KEYS)
+
+Follow = Literal["none", "url", "token", "keyset", "offset", "page"]
+"""How the next request is formed: follow a URL; send a token, the last item's id, the next
+offset or the next page number in `param`; or none (the list comes whole)."""
+
+
+@frozen
+class Convention:
+    """One way a list API pages; pass it as `paginator=` to pin it instead of detecting it.
+
+    `items` are the places the item array may be (tried in order). The continuation is read
+    from `next_at` in the body or from the `next_header` response header (`Link` means its
+    rel="next" target), and followed as `follow` says, with `param` carrying the token, offset,
+    page number or last id (for `url`, the parameter the service's own links carry). The end is
+    proven by no continuation at all, `more_at` false, `last_at` true, the total at `total_at`
+    or the page count at `pages_at` reached, or an empty page. `position_at` is where the
+    service echoes the offset or page number it served, and `size_at` the page size it served.
+    """
+
+    name: str
+    summary: str
+    example: str
+    """A one-line example of a page, for the documentation."""
+    follow: Follow = "none"
+    items: tuple[Path, ...] = CONTRACT_ITEMS
+    next_at: Path = ()
+    next_header: str | None = None
+    param: str | None = None
+    size_param: str | None = None
+    more_at: Path = ()
+    last_at: Path = ()
+    total_at: Path = ()
+    pages_at: Path = ()
+    position_at: Path = ()
+    size_at: Path = ()
+    first_page: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.summary}"
+
+    @property
+    def signal_paths(self) -> tuple[Path, ...]:
+        """Every body path this convention reads its paging from (not its items)."""
+        paths = (
+            self.next_at,
+            self.more_at,
+            self.last_at,
+            self.total_at,
+            self.pages_at,
+            self.position_at,
+            self.size_at,
+        )
+        return tuple(path for path in paths if path)
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """The query parameters this convention sets (a filter may not use them)."""
+        return frozenset(name for name in (self.param, self.size_param) if name)
 
 
 class PagingFault(Exception):
@@ -38,6 +109,8 @@ class PageRequest:
 
     params: tuple[tuple[str, str], ...] = ()
     url: URL | None = None
+    convention: str | None = None
+    """The convention the list follows, once known (auto-detection keeps it for the list)."""
 
 
 @frozen
@@ -48,6 +121,8 @@ class PageResult:
     next: PageRequest | None
     items_path: str = "$"
     """JSON path of the item array in the body, so a bad item is reported where it is."""
+    convention: Convention | None = None
+    """The convention the page was read by, when the paginator follows one."""
 
 
 @runtime_checkable

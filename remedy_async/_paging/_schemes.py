@@ -14,7 +14,6 @@ from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
 from ._envelope import (
-    ITEM_KEYS,
     MISSING,
     NEXT_MARKERS,
     dig,
@@ -27,7 +26,7 @@ from ._envelope import (
     size_params,
 )
 from ._links import resolve
-from ._protocol import PageRequest, PageResult, PagingFault
+from ._protocol import ITEM_KEYS, PageRequest, PageResult, PagingFault
 
 
 @frozen
