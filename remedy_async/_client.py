@@ -29,7 +29,8 @@ from ._http import AttemptTimeout, Request, Response
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
 from ._paging._auto import AutoPaginator
-from ._paging._protocol import Paginator
+from ._paging._follow import as_paginator
+from ._paging._protocol import Convention, Paginator
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate
 from ._sending._headers import default_headers
@@ -85,8 +86,9 @@ class RemedyClient:
         trace_configs: Sequence[aiohttp.TraceConfig] = (),
         health_path: str = "/v1/health",
         agent_configuration_path: str = "/v1/agent-configuration",
-        paginator: Paginator | None = None,
-        paginators: Mapping[str, Paginator] | None = None,
+        paginator: Paginator | Convention | None = None,
+        paginators: Mapping[str, Paginator | Convention] | None = None,
+        trusted_origins: Sequence[str] = (),
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
@@ -114,13 +116,16 @@ class RemedyClient:
             + config.api_path(agent_configuration_path, "agent_configuration_path")
         )
         self._sender: Sender | None = None if session is None else self._make_sender(session)
+        self._trusted_origins = config.origins(trusted_origins, "trusted_origins")
         self._build_collections(paginator, paginators or {})
         self._closed = False
 
     def _build_collections(
-        self, paginator: Paginator | None, paginators: Mapping[str, Paginator]
+        self,
+        paginator: Paginator | Convention | None,
+        paginators: Mapping[str, Paginator | Convention],
     ) -> None:
-        default_paginator = paginator if paginator is not None else AutoPaginator()
+        default_paginator = as_paginator(paginator) if paginator is not None else AutoPaginator()
         unknown = set(paginators) - {resource.attribute for resource in RESOURCES}
         if unknown:
             raise ConfigurationError(f"paginators names unknown collections: {sorted(unknown)}")
@@ -131,7 +136,9 @@ class RemedyClient:
                 base_url=self.base_url,
                 send=self._send,
                 secrets=self._secrets,
-                paginator=paginators.get(resource.attribute, default_paginator),
+                paginator=as_paginator(paginators.get(resource.attribute, default_paginator)),
+                events=self._events,
+                trusted_origins=self._trusted_origins,
             )
 
         self.endpoints = collection(ENDPOINTS)

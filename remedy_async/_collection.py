@@ -13,9 +13,11 @@ from ._bulk import BulkGet, GetResult, IdSource
 from ._http import JSONResponse, Request, Response
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import RequestOptions
+from ._paging._follow import scheme_name
 from ._paging._pager import Pager
-from ._paging._protocol import PageRequest, Paginator
+from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
+from ._sending._events import ClientEvent, Events
 from ._wire._codec import wire_names
 from ._wire._fastpath import structure_hook
 from ._wire._ids import id_segment
@@ -81,6 +83,8 @@ class ResourceCollection(Generic[T]):
         send: Send,
         secrets: tuple[str, ...],
         paginator: Paginator,
+        events: Events | None = None,
+        trusted_origins: frozenset[str] = frozenset(),
     ) -> None:
         self.resource = resource
         self.url = base_url.joinpath("v1", resource.segment)
@@ -89,6 +93,8 @@ class ResourceCollection(Generic[T]):
         self.paginator = paginator
         self._send = send
         self._secrets = secrets
+        self._events = events
+        self._trusted_origins = trusted_origins
         self._structure = structure_hook(resource.model)
 
     def __repr__(self) -> str:
@@ -164,7 +170,7 @@ class ResourceCollection(Generic[T]):
                 f"{type(self.paginator).__name__}; use page_size instead"
             )
         fingerprint = filters_fingerprint(filter_params)
-        scheme = type(self.paginator).__name__
+        scheme = scheme_name(self.paginator)
         if resume_token is None:
             start = ResumePoint(self.resource.segment, fingerprint, scheme, first)
         else:
@@ -191,4 +197,12 @@ class ResourceCollection(Generic[T]):
             max_items=max_items,
             prefetch=prefetch,
             description=self.resource.attribute,
+            trusted_origins=self._trusted_origins,
+            on_convention=self._announce_convention,
         )
+
+    def _announce_convention(self, convention: Convention, url: str) -> None:
+        """Tell the DEBUG log and the event hooks which convention a list follows."""
+        events = self._events
+        if events is not None and events.active:
+            events.emit(ClientEvent("paging", "GET", url, 0, detail=str(convention)))

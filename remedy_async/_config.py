@@ -67,6 +67,21 @@ def api_path(path: str, name: str) -> str:
     return path
 
 
+def origins(values: object, name: str) -> frozenset[str]:
+    """Check a list of origins (`https://host[:port]`) and return them normalised."""
+    if isinstance(values, str):
+        raise ConfigurationError(f"{name} must be a list of origins, not one string")
+    found = set()
+    for value in values:  # type: ignore[attr-defined]
+        url = URL(str(value))
+        if url.scheme not in {"http", "https"} or not url.host or url.path not in {"", "/"}:
+            raise ConfigurationError(
+                f"{name} entries must be origins like https://host, got {value!r}"
+            )
+        found.add(str(url.origin()))
+    return frozenset(found)
+
+
 def positive_count(value: int, name: str) -> int:
     """Check a setting that must be an int >= 1."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -11,6 +11,17 @@ Then:
         endpoints = await remedy_client.endpoints.list().collect()
         assert len(endpoints) == remedy_simulator.dataset.count("endpoints")
 
+The marker takes any SimulatorConfig field. `paging` is the name of any paging convention of
+`remedy_async.CONVENTIONS` (`"cursor"` by default; `"odata"`, `"stripe"`, `"header-page"`, ...);
+`disguise_paging=True` renames that convention's continuation signals to names no client knows
+(`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a next-page header), for tests that a client
+fails loudly on a service it cannot follow:
+
+    @pytest.mark.remedy_simulator(paging="odata", disguise_paging=True)
+    async def test_an_unknown_convention_fails_loudly(remedy_client):
+        with pytest.raises(remedy_async.PaginationError):
+            await remedy_client.endpoints.list().collect()
+
 Fixtures:
 - `remedy_simulator_config`: a SimulatorConfig on a free loopback port, with the keyword
   arguments of the nearest `remedy_simulator` marks applied (closest wins); override the

@@ -11,13 +11,19 @@ from yarl import URL
 
 from remedy_async._http import JSONResponse
 from remedy_async._paging._auto import AutoPaginator
-from remedy_async._paging._protocol import PageRequest, PageResult, Paginator, PagingFault
+from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._protocol import (
+    Convention,
+    PageRequest,
+    PageResult,
+    Paginator,
+    PagingFault,
+)
 from remedy_async._paging._schemes import (
     CursorPaginator,
     LinkHeaderPaginator,
     OffsetPaginator,
     PageNumberPaginator,
-    UnpagedPaginator,
 )
 from remedy_async._wire._faults import WireFault
 
@@ -378,12 +384,19 @@ def test_cursor_nested_next_field() -> None:
         {"items": ITEMS, "meta": {"nextCursor": None}},
         {"items": ITEMS, "meta": {}},
         {"items": ITEMS, "meta": "c2"},
-        {"items": ITEMS, "nextCursor": "c2"},
     ],
 )
 def test_cursor_nested_next_field_missing_ends(body: dict[str, Any]) -> None:
     """A nested next field that is null or missing along its path ends the list."""
     assert CursorPaginator(next_field="meta.nextCursor").read(req(), page(body)).next is None
+
+
+def test_cursor_refuses_a_next_cursor_it_does_not_read() -> None:
+    """A continuation elsewhere than the configured field is refused, not taken as the end."""
+    with pytest.raises(PagingFault, match=r"nextCursor.*'cursor' convention"):
+        CursorPaginator(next_field="meta.nextCursor").read(
+            req(), page({"items": ITEMS, "nextCursor": "c2"})
+        )
 
 
 def test_cursor_nested_non_string_is_a_wire_fault_at_its_path() -> None:
@@ -559,8 +572,8 @@ def test_items_path_names_the_item_key(paginator: Paginator, key: str) -> None:
 # AutoPaginator: detection
 
 
-def detect(body: Any, *headers: tuple[str, str]) -> object:
-    return AutoPaginator().detect(page(body, *headers))
+def detect(body: Any, *headers: tuple[str, str]) -> str:
+    return AutoPaginator().detect(page(body, *headers)).name
 
 
 @pytest.mark.parametrize(
@@ -574,71 +587,84 @@ def detect(body: Any, *headers: tuple[str, str]) -> object:
     ],
 )
 def test_auto_link_next_wins_over_everything(body: Any) -> None:
-    """A Link header with rel="next" selects the Link scheme whatever the body says."""
-    assert isinstance(detect(body, ("Link", '<?page=2>; rel="next"')), LinkHeaderPaginator)
+    """A Link header with rel="next" selects the Link convention whatever the body says."""
+    assert detect(body, ("Link", '<?page=2>; rel="next"')) == "link"
 
 
 def test_auto_bare_array_without_link_is_unpaged() -> None:
-    """A bare array without a next link is unpaged."""
-    assert isinstance(detect(ITEMS), UnpagedPaginator)
-    assert isinstance(detect(ITEMS, ("Link", '<?page=1>; rel="prev"')), UnpagedPaginator)
+    """A bare array without a next link is the whole list."""
+    assert detect(ITEMS) == "none"
+    assert detect(ITEMS, ("Link", '<?page=1>; rel="prev"')) == "none"
 
 
 @pytest.mark.parametrize("cursor", ["c2", None, ""])
 def test_auto_next_cursor_field_is_cursor(cursor: str | None) -> None:
-    """An envelope with a `nextCursor` field, even null, is the cursor scheme."""
-    assert isinstance(
-        detect({"items": ITEMS, "nextCursor": cursor, "offset": 0, "page": 1}), CursorPaginator
-    )
+    """An envelope with a `nextCursor` field, even null, is the cursor convention."""
+    assert detect({"items": ITEMS, "nextCursor": cursor, "offset": 0, "page": 1}) == "cursor"
 
 
 def test_auto_offset_field_is_offset() -> None:
-    """An envelope with an `offset` field (and no next cursor) is the offset scheme."""
-    assert isinstance(detect({"items": ITEMS, "offset": 0, "page": 1}), OffsetPaginator)
+    """An envelope with an `offset` field (and no next cursor) is the offset convention."""
+    assert detect({"items": ITEMS, "offset": 0, "page": 1}) == "offset"
 
 
 def test_auto_page_field_is_page_number() -> None:
-    """An envelope with a `page` field (and no cursor or offset) is the page-number scheme."""
-    assert isinstance(detect({"items": ITEMS, "page": 1}), PageNumberPaginator)
+    """An envelope with a `page` field (and no cursor or offset) is the page-number convention."""
+    assert detect({"items": ITEMS, "page": 1}) == "page"
 
 
-@pytest.mark.parametrize("body", [{"items": ITEMS}, {"data": ITEMS, "total": 2}, "text"])
-def test_auto_other_body_is_unpaged(body: Any) -> None:
-    """Any other envelope (or non-object body) is unpaged."""
-    assert isinstance(detect(body), UnpagedPaginator)
+@pytest.mark.parametrize("body", [{"items": ITEMS}, {"data": ITEMS, "total": 2}])
+def test_auto_other_envelope_is_unpaged(body: Any) -> None:
+    """Any other envelope with the items of a known convention is the whole list."""
+    assert detect(body) == "none"
+
+
+def test_auto_body_that_is_no_list_is_a_wire_fault() -> None:
+    """A body that is neither an array nor an envelope of a known convention cannot be read."""
+    with pytest.raises(WireFault):
+        detect("text")
 
 
 def test_auto_plain_envelope_reads_all_items() -> None:
     """A plain envelope is read whole, with no next page."""
     auto = AutoPaginator()
-    assert auto.read(auto.first(2), page({"data": ITEMS})) == PageResult(ITEMS, None, "$.data")
+    result = auto.read(auto.first(2), page({"data": ITEMS}))
+    assert (result.items, result.next, result.items_path) == (ITEMS, None, "$.data")
+    assert result.convention == CONVENTIONS["none"]
 
 
 @pytest.mark.parametrize(
     ("marker", "value"),
-    [("nextPageToken", "x"), ("next_cursor", "x"), ("hasMore", True), ("nextLink", "/v1/x")],
+    [("next_cursor", "x"), ("hasMore", True), ("nextLink", "/v1/x"), ("nxt_tok_x", "x")],
 )
 def test_auto_unknown_next_marker_is_refused(marker: str, value: Any) -> None:
-    """An envelope whose next marker the scheme cannot follow is refused by the unpaged scheme."""
+    """An envelope whose next marker no convention reads is refused, never read as the end."""
     auto = AutoPaginator()
     response = page({"items": ITEMS, marker: value})
-    assert isinstance(auto.detect(response), UnpagedPaginator)
+    assert auto.detect(response).name == "none"
     with pytest.raises(PagingFault, match=marker):
         auto.read(auto.first(2), response)
 
 
-def test_auto_uses_its_configured_schemes() -> None:
-    """Detection uses the configured schemes' field names."""
-    auto = AutoPaginator(
-        cursor=CursorPaginator(next_field="meta.next"), offset=OffsetPaginator(offset_param="skip")
+def test_auto_uses_its_configured_conventions() -> None:
+    """Detection tries only the given conventions, in their order."""
+    skip = Convention(
+        "skip", "offset as skip", "{}", follow="offset", param="skip", position_at=("skip",)
     )
-    assert detect_with(auto, {"items": ITEMS, "meta": {"next": None}}) is auto.cursor
-    assert detect_with(auto, {"items": ITEMS, "skip": 0}) is auto.offset
-    assert isinstance(detect_with(auto, {"items": ITEMS, "offset": 0}), UnpagedPaginator)
+    auto = AutoPaginator(conventions=(skip, CONVENTIONS["none"]))
+    assert auto.detect(page({"items": ITEMS, "skip": 0})) is skip
+    assert auto.detect(page({"items": ITEMS, "offset": 0})) is CONVENTIONS["none"]
 
 
-def detect_with(auto: AutoPaginator, body: Any) -> object:
-    return auto.detect(page(body))
+def test_auto_keeps_the_convention_of_the_list() -> None:
+    """Once chosen, a list's convention is kept: a later page is read by it, not re-detected."""
+    auto = AutoPaginator()
+    first = auto.read(auto.first(2), page({"items": [1, 2], "nextCursor": "c2"}))
+    assert first.next is not None
+    assert first.next.convention == "cursor"
+    contradicting = {"items": [3], "nextCursor": None, "links": {"next": "/v1/x"}}
+    with pytest.raises(PagingFault, match=r"links\.next.*'json-api'"):
+        auto.read(first.next, page(contradicting))
 
 
 def test_auto_first_sends_both_size_names_once() -> None:
@@ -652,6 +678,10 @@ def test_auto_first_without_page_size_sends_nothing() -> None:
 
 
 # AutoPaginator: whole sequences
+
+
+def named(convention: str, *params: tuple[str, str]) -> PageRequest:
+    return PageRequest(params=params, convention=convention)
 
 
 def run(
@@ -688,8 +718,8 @@ def test_auto_offset_sequence() -> None:
     assert items == [1, 2, 3, 4, 5]
     assert requests == [
         req(("limit", "2"), ("pageSize", "2")),
-        req(("offset", "2"), ("limit", "2")),
-        req(("offset", "4"), ("limit", "2")),
+        named("offset", ("offset", "2"), ("limit", "2")),
+        named("offset", ("offset", "4"), ("limit", "2")),
     ]
 
 
@@ -705,8 +735,8 @@ def test_auto_offset_sequence_without_echoed_limit() -> None:
     )
     assert items == [1, 2, 3]
     assert requests[1:] == [
-        req(("offset", "2"), ("limit", "2")),
-        req(("offset", "3"), ("limit", "2")),
+        named("offset", ("offset", "2"), ("limit", "2")),
+        named("offset", ("offset", "3"), ("limit", "2")),
     ]
 
 
@@ -723,8 +753,8 @@ def test_auto_page_number_sequence() -> None:
     assert items == [1, 2, 3, 4, 5, 6]
     assert requests == [
         req(("limit", "2"), ("pageSize", "2")),
-        req(("page", "2"), ("pageSize", "2")),
-        req(("page", "3"), ("pageSize", "2")),
+        named("page", ("page", "2"), ("pageSize", "2")),
+        named("page", ("page", "3"), ("pageSize", "2")),
     ]
 
 
@@ -741,8 +771,8 @@ def test_auto_cursor_sequence() -> None:
     assert items == [1, 2, 3, 4, 5]
     assert requests == [
         req(("limit", "2"), ("pageSize", "2")),
-        req(("cursor", "c2"), ("limit", "2")),
-        req(("cursor", "c3"), ("limit", "2")),
+        named("cursor", ("cursor", "c2"), ("limit", "2")),
+        named("cursor", ("cursor", "c3"), ("limit", "2")),
     ]
 
 
@@ -767,8 +797,12 @@ def test_auto_link_sequence() -> None:
     assert items == [1, 2, 3, 4, 5]
     assert requests == [
         req(("limit", "2"), ("pageSize", "2")),
-        PageRequest(url=URL("https://api.example.com/v1/endpoints?page=2&limit=2")),
-        PageRequest(url=URL("https://api.example.com/v1/endpoints?page=3&limit=2")),
+        PageRequest(
+            url=URL("https://api.example.com/v1/endpoints?page=2&limit=2"), convention="link"
+        ),
+        PageRequest(
+            url=URL("https://api.example.com/v1/endpoints?page=3&limit=2"), convention="link"
+        ),
     ]
 
 
@@ -785,7 +819,9 @@ def test_auto_link_sequence_with_envelopes() -> None:
         ],
     )
     assert items == [1, 2, 3]
-    assert requests[1] == PageRequest(url=URL("https://api.example.com/v1/endpoints?p=2"))
+    assert requests[1] == PageRequest(
+        url=URL("https://api.example.com/v1/endpoints?p=2"), convention="link"
+    )
 
 
 def test_auto_unpaged_sequence() -> None:

@@ -1,100 +1,101 @@
-"""Auto-detection: reads each response to choose the paging scheme, so any service works.
+"""Auto-detection: reads the first response of a list to choose its paging convention.
 
-The default paginator of every collection; its order of precedence is documented on the class.
+The default paginator of every collection. The convention is chosen once per list, from its
+first page, by the order of `CONVENTIONS`, and kept for the rest of that list (the requests it
+makes carry its name); a later page that contradicts it is refused, never re-detected.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from attrs import field, frozen
 
 from remedy_async._http import JSONResponse
+from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._envelope import MISSING, dig, next_link_of, size_params
-from ._protocol import PageRequest, PageResult
-from ._schemes import (
-    CursorPaginator,
-    LinkHeaderPaginator,
-    OffsetPaginator,
-    PageNumberPaginator,
-    UnpagedPaginator,
-)
+from ._conventions import CONVENTIONS
+from ._envelope import has_link_next
+from ._follow import MISSING, dig, locate_items, predict_next, read_page
+from ._protocol import Convention, PageRequest, PageResult, PagingFault
+
+
+def _table(rows: Mapping[str, Convention] | tuple[Convention, ...]) -> tuple[Convention, ...]:
+    return tuple(rows.values()) if isinstance(rows, Mapping) else tuple(rows)
 
 
 @frozen
 class AutoPaginator:
-    """Detects the paging scheme from each response, so lists work whatever the service uses.
+    """Detects each list's paging convention from its first response, then follows it exactly.
 
-    Order of precedence, first match wins:
-      1. a `Link` header with rel="next"            -> the Link-header scheme
-      2. a bare JSON array                           -> unpaged (or the last Link page)
-      3. an envelope with the cursor scheme's next field -> the cursor scheme
-         (`nextCursor` unless configured; null ends the list)
-      4. an envelope with an `offset` field          -> the offset scheme
-      5. an envelope with a `page` field             -> the page-number scheme
-      6. any other envelope                          -> unpaged (refused if another next
-                                                        marker says there is more)
-
-    The first request carries the page size under every scheme's name (`limit` and `pageSize`);
-    fix the scheme with `paginator=` if the service rejects parameters it does not use.
+    The first request carries the page size under the contract's names (`limit` and
+    `pageSize`); later requests use the detected convention's own. What was chosen is on
+    `pager.convention`; pin it with `paginator=` to skip detection. `conventions` are tried in
+    order; the first that recognises the response (its items where it keeps them, and its
+    continuation signal present, even as null) wins.
     """
 
-    offset: OffsetPaginator = field(factory=OffsetPaginator)
-    page_number: PageNumberPaginator = field(factory=PageNumberPaginator)
-    cursor: CursorPaginator = field(factory=CursorPaginator)
-    link: LinkHeaderPaginator = field(factory=LinkHeaderPaginator)
-    unpaged: UnpagedPaginator = field(factory=UnpagedPaginator)
+    conventions: tuple[Convention, ...] = field(default=CONVENTIONS, converter=_table)
 
     @property
     def parameter_names(self) -> frozenset[str]:
-        """The query parameters any of the detectable schemes sets."""
-        schemes = (self.offset, self.page_number, self.cursor, self.link)
-        return frozenset().union(*(scheme.parameter_names for scheme in schemes))
+        """The query parameters any of the conventions sets (a filter may not use them)."""
+        return frozenset().union(*(row.parameter_names for row in self.conventions))
 
     def first(self, page_size: int | None) -> PageRequest:
-        """Ask for the first page with the page size named for every scheme."""
-        names = dict.fromkeys(
-            (
-                self.offset.limit_param,
-                self.page_number.size_param,
-                self.cursor.limit_param,
-                self.link.page_size_param,
-            )
-        )
-        params = tuple(param for name in names for param in size_params(name, page_size))
-        return PageRequest(params=params)
+        """Ask for the first page with the page size under the contract's two names."""
+        if page_size is None:
+            return PageRequest()
+        return PageRequest(params=(("limit", str(page_size)), ("pageSize", str(page_size))))
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
-        """Read the page with the scheme the response shows."""
-        return self.detect(response).read(request, response)
+        """Read the page by the list's convention, detecting it on the first page."""
+        convention = self.named(request.convention) or self.detect(response)
+        return read_page(convention, request, response)
 
     def predict_next(self, request: PageRequest) -> PageRequest | None:
-        """Guess the next request when `request` already shows an offset or page-number scheme."""
-        names = {name for name, _ in request.params}
-        if self.offset.offset_param in names:
-            return self.offset.predict_next(request)
-        if self.page_number.page_param in names:
-            return self.page_number.predict_next(request)
-        return None
+        """Guess the next request once the list's convention is known and computes it."""
+        convention = self.named(request.convention)
+        return None if convention is None else predict_next(convention, request)
 
-    def detect(
-        self, response: JSONResponse
-    ) -> (
-        OffsetPaginator
-        | PageNumberPaginator
-        | CursorPaginator
-        | LinkHeaderPaginator
-        | UnpagedPaginator
-    ):
-        """Return the scheme a response is paged with, by the documented order of precedence."""
-        if next_link_of(response) is not None:
-            return self.link
+    def named(self, name: str | None) -> Convention | None:
+        """The convention of this name (from a request or a resume token), if any."""
+        if name is None:
+            return None
+        for row in self.conventions:
+            if row.name == name:
+                return row
+        raise PagingFault(f"this list was started with the {name!r} convention, unknown here")
+
+    def detect(self, response: JSONResponse) -> Convention:
+        """Return the first convention that recognises the response."""
+        for row in self.conventions:
+            if recognises(row, response):
+                return row
         body = response.body
-        if not isinstance(body, dict):
-            return self.unpaged
-        if dig(body, self.cursor.next_field) is not MISSING:
-            return self.cursor
-        if self.offset.offset_param in body:
-            return self.offset
-        if self.page_number.page_param in body:
-            return self.page_number
-        return self.unpaged
+        if isinstance(body, dict):
+            raise WireFault(
+                "$", "expected an array, or an object with the items of a known convention"
+            )
+        raise WireFault("$", f"expected an array or an object, got {json_type_name(body)}")
+
+
+def recognises(convention: Convention, response: JSONResponse) -> bool:
+    """Whether a response shows a convention: its items where it keeps them and its signal."""
+    try:
+        locate_items(convention, response)
+    except (PagingFault, WireFault):
+        return False
+    follow, body = convention.follow, response.body
+    if follow == "none":
+        return True
+    header = convention.next_header
+    if header is not None:
+        if header.lower() == "link":
+            return has_link_next(response.headers)
+        return header in response.headers
+    if follow in ("url", "token"):
+        return dig(body, convention.next_at) is not MISSING
+    if follow == "keyset":
+        return dig(body, convention.more_at) is not MISSING
+    return bool(convention.position_at) and dig(body, convention.position_at) is not MISSING

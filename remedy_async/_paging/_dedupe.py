@@ -34,7 +34,10 @@ class RecentIds:
     """
 
     def __init__(self) -> None:
+        # The previous page's ids as found (a quick, conservative pre-check: `1` and `true`
+        # fall together there) and, after a page read item by item, by type and value.
         self._previous: frozenset[object] | set[object] = frozenset()
+        self._previous_typed: set[tuple[type, object]] | None = None
 
     def deliver(self, items: Sequence[Any], skip: int, remaining: int | None) -> Delivery:
         """Cut a page's raw items to what is new and wanted, skipping repeated ids."""
@@ -47,13 +50,16 @@ class RecentIds:
         except (TypeError, KeyError, IndexError):
             ids = None
         if ids is not None and len(ids) == len(candidates) and ids.isdisjoint(self._previous):
-            self._previous = ids
+            self._previous, self._previous_typed = ids, None
             positions = range(skip + 1, skip + len(candidates) + 1)
             return Delivery(candidates, positions, 0, stopped_early, all_objects=True)
         return self._deliver_each(items, skip, remaining)
 
     def _deliver_each(self, items: Sequence[Any], skip: int, remaining: int | None) -> Delivery:
-        seen: set[object] = set()
+        previous = self._previous_typed
+        if previous is None:  # the previous page's ids were all distinct as found
+            previous = {(key.__class__, key) for key in self._previous}
+        seen: set[tuple[type, object]] = set()
         delivered: list[Any] = []
         positions: list[int] = []
         repeats = 0
@@ -63,13 +69,15 @@ class RecentIds:
                 stopped_early = True
                 break
             item = items[index]
-            key = item.get("id") if isinstance(item, dict) else None
-            if key is not None and not isinstance(key, dict | list):
-                if key in seen or key in self._previous:
+            raw = item.get("id") if isinstance(item, dict) else None
+            # Typed keys: `1` and `true` (equal in Python) are different ids on the wire.
+            key = None if raw is None or isinstance(raw, dict | list) else (raw.__class__, raw)
+            if key is not None:
+                if key in seen or key in previous:
                     repeats += 1
                     continue
                 seen.add(key)
             delivered.append(item)
             positions.append(index + 1)
-        self._previous = seen
+        self._previous, self._previous_typed = {raw for _, raw in seen}, seen
         return Delivery(delivered, positions, repeats, stopped_early)

@@ -20,7 +20,16 @@ from remedy_async._wire._faults import WireFault, json_type_name
 
 from ._envelope import link_values
 from ._links import next_link, resolve
-from ._protocol import ONLY_ARRAY, RESOURCE, Convention, PageRequest, PageResult, PagingFault, Path
+from ._protocol import (
+    ONLY_ARRAY,
+    RESOURCE,
+    Convention,
+    PageRequest,
+    PageResult,
+    Paginator,
+    PagingFault,
+    Path,
+)
 from ._signals import refuse_unread_signals
 
 MISSING: Any = object()
@@ -48,6 +57,18 @@ class ConventionPaginator:
     def predict_next(self, request: PageRequest) -> PageRequest | None:
         """Guess the next request when the convention computes it (offsets, page numbers)."""
         return predict_next(self.convention, request)
+
+
+def as_paginator(value: Paginator | Convention) -> Paginator:
+    """The paginator for a `paginator=` setting: a Convention is followed as given."""
+    return ConventionPaginator(value) if isinstance(value, Convention) else value
+
+
+def scheme_name(paginator: Paginator) -> str:
+    """The paginator's name in resume tokens (a token resumes only under the same scheme)."""
+    if isinstance(paginator, ConventionPaginator):
+        return f"Convention:{paginator.convention.name}"
+    return type(paginator).__name__
 
 
 def first_request(convention: Convention, page_size: int | None) -> PageRequest:

@@ -21,7 +21,7 @@ from remedy_async._wire._faults import WireFault, json_type_name
 from remedy_async._wire._reader import wire_fault_error
 
 from ._lookahead import FetchPage
-from ._protocol import PageRequest, Paginator
+from ._protocol import Convention, PageRequest, Paginator
 from ._resume import ResumePoint, encode_token
 from ._walk import PagePlace, PageWalk, PreparedPage
 
@@ -63,6 +63,8 @@ class Pager(Generic[T]):
         max_items: int | None,
         prefetch: int,
         description: str,
+        trusted_origins: frozenset[str] = frozenset(),
+        on_convention: Callable[[Convention, str], None] | None = None,
     ) -> None:
         self._fetch = fetch
         self._paginator = paginator
@@ -74,8 +76,11 @@ class Pager(Generic[T]):
         self._max_items = max_items
         self._prefetch = prefetch
         self._description = description
+        self._trusted_origins = trusted_origins
+        self._on_convention = on_convention
         self._at_page: PagePlace | None = None
         self._at_count = 0
+        self._convention: Convention | None = None
 
     def __repr__(self) -> str:
         return (
@@ -102,7 +107,25 @@ class Pager(Generic[T]):
             max_items=self._max_items,
             prefetch=self._prefetch,
             description=self._description,
+            trusted_origins=self._trusted_origins,
+            on_convention=self._on_convention,
         )
+
+    @property
+    def convention(self) -> Convention | None:
+        """The paging convention the list follows, known once its first page has been read.
+
+        Pass it as `paginator=` (to the client, or per collection) to pin it.
+        """
+        return self._convention
+
+    def _entered(self, prepared: PreparedPage) -> None:
+        """Note the page now being handed over, and the convention it was read by."""
+        convention = prepared.convention
+        if convention is not None and convention != self._convention:
+            self._convention = convention
+            if self._on_convention is not None:
+                self._on_convention(convention, str(prepared.response.url))
 
     @property
     def resume_token(self) -> str | None:
@@ -123,6 +146,7 @@ class Pager(Generic[T]):
         try:
             async with self._walk().pages() as prepared_pages:
                 async for prepared in prepared_pages:
+                    self._entered(prepared)
                     delivered += self._at_count
                     self._at_page, self._at_count = prepared.place, 0
                     ready = structure is _wire_object and prepared.all_objects
@@ -150,6 +174,7 @@ class Pager(Generic[T]):
         try:
             async with self._walk().pages() as prepared_pages:
                 async for prepared in prepared_pages:
+                    self._entered(prepared)
                     items = self._structure_items(prepared)
                     self._at_page, self._at_count = prepared.place, len(items)
                     yielded += len(items)
@@ -190,6 +215,9 @@ class Pager(Generic[T]):
             max_items=self._max_items,
             prefetch=self._prefetch,
             description=self._description,
+            from_start=self._start.skip == 0
+            and self._start.request == self._paginator.first(self._page_size),
+            trusted_origins=self._trusted_origins,
         )
 
     def _mark(self, error: RemedyError, yielded: int) -> None:

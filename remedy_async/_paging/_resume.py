@@ -46,6 +46,8 @@ def encode_token(point: ResumePoint) -> str:
         "u": None if point.request.url is None else str(point.request.url),
         "k": point.skip,
     }
+    if point.request.convention is not None:
+        document["v"] = point.request.convention
     return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
 
 
@@ -63,6 +65,7 @@ def decode_token(token: str, *, collection: str, filters: str, scheme: str) -> R
             request=PageRequest(
                 params=tuple(_pair(param) for param in _list(document["p"])),
                 url=None if document["u"] is None else _absolute(document["u"]),
+                convention=None if document.get("v") is None else _text(document["v"]),
             ),
             skip=_count(document["k"]),
         )

@@ -6,6 +6,7 @@ names configurable. `AutoPaginator` (in `_auto`) chooses among them from the res
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from attrs import frozen
@@ -13,13 +14,13 @@ from attrs import frozen
 from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
+from ._auto import recognises
+from ._conventions import CONVENTIONS
 from ._envelope import (
     MISSING,
-    NEXT_MARKERS,
     dig,
     envelope,
     envelope_items,
-    has_link_next,
     int_from,
     is_last_page,
     next_link_of,
@@ -27,6 +28,7 @@ from ._envelope import (
 )
 from ._links import resolve
 from ._protocol import ITEM_KEYS, PageRequest, PageResult, PagingFault
+from ._signals import refuse_unread_signals
 
 
 @frozen
@@ -51,6 +53,10 @@ class OffsetPaginator:
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         """Return the page's items and the request for the items after them."""
+        fields = (self.offset_param, self.limit_param, self.total_field)
+        return checked(self, response, lambda: self._read(request, response), fields)
+
+    def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         body, page = envelope(response, self.item_keys)
         params = dict(request.params)
         offset = int_from(body, self.offset_param, params) or 0
@@ -99,6 +105,10 @@ class PageNumberPaginator:
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         """Return the page's items and the request for the next page number."""
+        fields = (self.page_param, self.size_param, self.total_pages_field, "total")
+        return checked(self, response, lambda: self._read(request, response), fields)
+
+    def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         body, page = envelope(response, self.item_keys)
         params = dict(request.params)
         number = int_from(body, self.page_param, params)
@@ -149,6 +159,10 @@ class CursorPaginator:
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         """Return the page's items and the request carrying the next cursor."""
+        fields = (self.next_field,)
+        return checked(self, response, lambda: self._read(request, response), fields)
+
+    def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         body, page = envelope(response, self.item_keys)
         following = dig(body, self.next_field)
         if following is MISSING or following is None:
@@ -191,6 +205,9 @@ class LinkHeaderPaginator:
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         """Return the page's items and the request following the next link, if any."""
+        return checked(self, response, lambda: self._read(response), (), header="Link")
+
+    def _read(self, response: JSONResponse) -> PageResult:
         body = response.body
         if isinstance(body, list):
             page = PageResult(body, None)
@@ -218,20 +235,53 @@ class UnpagedPaginator:
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         """Return every item of the response, checking that no further page is advertised."""
+        return checked(self, response, lambda: self._read(response), ())
+
+    def _read(self, response: JSONResponse) -> PageResult:
         body = response.body
-        if has_link_next(response.headers):
-            raise PagingFault(
-                'the response has a Link rel="next" header, but this list is read unpaged; '
-                "use a paginator that follows links"
-            )
         if isinstance(body, list):
             return PageResult(items=body, next=None)
         if not isinstance(body, dict):
             raise WireFault("$", f"expected an array or an object, got {json_type_name(body)}")
-        for marker in NEXT_MARKERS:
-            if body.get(marker) not in (None, False, ""):
-                raise PagingFault(
-                    f"the response says there are more pages ({marker!r} is set), but this "
-                    "list is read unpaged; use a paginator for the service's paging scheme"
-                )
         return envelope_items(body)
+
+
+def checked(
+    scheme: object,
+    response: JSONResponse,
+    read: Callable[[], PageResult],
+    fields: Iterable[str],
+    *,
+    header: str | None = None,
+) -> PageResult:
+    """Read a page with a fixed scheme, then refuse any continuation signal it did not read.
+
+    Items missing where the scheme looks for them, in a response that a known convention
+    recognises, are a PagingFault naming that convention rather than a decoding error.
+    """
+    name = type(scheme).__name__
+    try:
+        result = read()
+    except WireFault as fault:
+        if fault.path != "$":  # a value of the wrong type, not a body of another shape
+            raise
+        raise foreign_convention(name, response) or fault from None
+    items_path = tuple(result.items_path.split(".")[1:])
+    read_paths = tuple(tuple(field.split(".")) for field in fields)
+    refuse_unread_signals(response, items_path, read_paths, header, name)
+    return result
+
+
+def foreign_convention(reader: str, response: JSONResponse) -> PagingFault | None:
+    """A PagingFault naming the convention a response shows, if a known one recognises it."""
+    shown = next(
+        (row for row in CONVENTIONS.values() if row.follow != "none" and recognises(row, response)),
+        None,
+    )
+    if shown is None:
+        return None
+    return PagingFault(
+        f"the response does not have the shape {reader} reads; it looks like the "
+        f"{shown.name!r} convention ({shown.summary}): pin it with "
+        f"paginator=remedy_async.CONVENTIONS[{shown.name!r}]"
+    )

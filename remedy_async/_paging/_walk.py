@@ -23,8 +23,9 @@ from remedy_async._wire._faults import WireFault
 from remedy_async._wire._reader import wire_fault_error
 
 from ._dedupe import RecentIds
+from ._guards import declared_total, request_identity, target_problem
 from ._lookahead import FetchPage, LookAhead
-from ._protocol import PageRequest, PageResult, Paginator, PagingFault
+from ._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
 
 
 @frozen
@@ -52,6 +53,9 @@ class PreparedPage:
     items_path: str
     all_objects: bool
     place: PagePlace
+    raw_count: int = 0
+    """Items the page carried from where the list resumed in it (repeats included)."""
+    convention: Convention | None = None
 
 
 @frozen
@@ -66,6 +70,9 @@ class PageWalk:
     max_items: int | None
     prefetch: int
     description: str
+    from_start: bool = False
+    """Whether the walk begins at the list's first page (so an announced total can be checked)."""
+    trusted_origins: frozenset[str] = frozenset()
 
     @asynccontextmanager
     async def pages(self) -> AsyncIterator[AsyncIterator[PreparedPage]]:
@@ -134,11 +141,15 @@ class PageWalk:
         request, skip = self.request, self.skip
         # Every request followed, to refuse a cycle before it repeats items. Kept as hashes (an
         # int each, not the request with its cursor), so a long list costs little memory.
-        seen = {hash(request)}
+        seen = {request_identity(request)}
+        read = 0
         recent = RecentIds()
         while True:
             self._check_target(request)
             prepared = self._prepare(request, await fetch(request), skip, remaining, recent)
+            read += prepared.raw_count
+            if prepared.place.next is None and prepared.place.whole and self.from_start:
+                self._check_complete(prepared.response, read)
             yield prepared
             following, url = prepared.place.next, prepared.response.url
             if remaining is not None:
@@ -146,14 +157,14 @@ class PageWalk:
             del prepared  # not kept alive while the next page is fetched and decoded
             if following is None or remaining == 0:
                 return
-            if hash(following) in seen:
+            if request_identity(following) in seen:
                 raise PaginationError(
                     "the service sent a next-page request already followed in this list "
                     f"({_describe(following)}); stopping rather than repeating items",
                     method="GET",
                     url=url,
                 )
-            seen.add(hash(following))
+            seen.add(request_identity(following))
             request, skip = following, 0
 
     def _prepare(
@@ -167,6 +178,14 @@ class PageWalk:
         """Read a fetched page and cut it to the new items the caller is owed."""
         result = self._read(request, response)
         delivery = recent.deliver(result.items, skip, remaining)
+        if delivery.repeats and not delivery.items and not delivery.stopped_early:
+            raise PaginationError(
+                f"every item of the page at {response.url.with_query(None)} repeats an id "
+                "delivered just before: the service seems to ignore this list's paging "
+                f"parameters ({_describe(request)}); the paginator does not match its convention",
+                method="GET",
+                url=response.url,
+            )
         if delivery.repeats:
             warnings.warn(
                 DuplicateItemWarning(
@@ -191,27 +210,29 @@ class PageWalk:
             items_path=result.items_path,
             all_objects=delivery.all_objects,
             place=place,
+            raw_count=len(result.items) - skip,
+            convention=result.convention,
         )
 
     def _check_target(self, request: PageRequest) -> None:
-        """Refuse, before sending, a next-page URL that leaves the API's origin or base path."""
+        """Refuse, before sending, a next-page URL that is unsafe to send credentials to."""
         url = request.url
         if url is None:
             return
-        base = self.base_url
-        if url.origin() != base.origin():
+        problem = target_problem(url, self.base_url, self.trusted_origins)
+        if problem is not None:
+            raise PaginationError(problem, method="GET", url=_shown(url))
+
+    def _check_complete(self, response: JSONResponse, read: int) -> None:
+        """Refuse an end of list that comes before the total the service announced."""
+        total = declared_total(response.body, response.headers)
+        if total is not None and read < total:
             raise PaginationError(
-                f"the next page is on another origin ({url.origin()}); credentials are only "
-                f"sent to {base.origin()}",
+                f"the list ended after {read} items, but the service announced {total}: a "
+                "continuation this paginator does not follow; pin the service's convention "
+                "with paginator=",
                 method="GET",
-                url=url.with_query(None),
-            )
-        prefix = base.path.rstrip("/") + "/"
-        if not url.path.startswith(prefix):
-            raise PaginationError(
-                f"the next page is outside the API's base path {prefix!r}",
-                method="GET",
-                url=url.with_query(None),
+                url=response.url,
             )
 
     def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
@@ -221,6 +242,13 @@ class PageWalk:
             raise wire_fault_error(fault, response) from None
         except PagingFault as fault:
             raise PaginationError(str(fault), method="GET", url=response.url) from None
+
+
+def _shown(url: URL) -> URL | str:
+    try:
+        return url.with_query(None).with_fragment(None)
+    except (ValueError, UnicodeError):
+        return "<unusable URL>"
 
 
 def _describe(request: PageRequest) -> str:

@@ -17,12 +17,13 @@ from remedy_async._redact import REDACTED
 
 LOGGER = logging.getLogger("remedy_async")
 
-EventKind = Literal["request", "response", "retry", "wait"]
+EventKind = Literal["request", "response", "retry", "wait", "paging"]
 
 
 @frozen
 class ClientEvent:
-    """One thing the client did: sent a request, got a response, will retry, or waits."""
+    """One thing the client did: sent a request, got a response, will retry, waits, or chose
+    a list's paging convention (`detail` says which)."""
 
     kind: EventKind
     method: str
@@ -36,6 +37,8 @@ class ClientEvent:
     """Seconds the client will wait (retry and wait events)."""
     error: str | None = None
     """Why the attempt failed (retry events)."""
+    detail: str | None = None
+    """What was decided (paging events: the convention a list follows)."""
 
 
 EventHook = Callable[[ClientEvent], None]
@@ -70,7 +73,7 @@ class Events:
                 else f" headers={redacted_headers(headers, self._secret_headers)}"
             )
             LOGGER.debug(
-                "%s %s %s attempt=%d status=%s request_id=%s elapsed=%s wait=%s error=%s%s",
+                "%s %s %s attempt=%d status=%s request_id=%s elapsed=%s wait=%s error=%s%s%s",
                 event.kind,
                 event.method,
                 event.url,
@@ -80,6 +83,7 @@ class Events:
                 None if event.elapsed is None else round(event.elapsed, 4),
                 None if event.wait is None else round(event.wait, 3),
                 event.error,
+                "" if event.detail is None else f" detail={event.detail}",
                 shown,
             )
         for hook in self._hooks:

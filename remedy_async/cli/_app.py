@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
-from remedy_async.simulator import config_from_args, serve
+from remedy_async.simulator import config_from_args, paging_listing, serve
 
 from ._demo import run_demo
 from ._errors import (
@@ -32,6 +32,11 @@ Command = Callable[[argparse.Namespace, Terminal], Awaitable[int]]
 
 
 async def _serve(options: argparse.Namespace, terminal: Terminal) -> int:
+    listing = paging_listing(options)
+    if listing is not None:
+        terminal.stdout.write(listing.encode())
+        terminal.stdout.flush()
+        return 0
     try:
         config = config_from_args(options)
     except (TypeError, ValueError) as error:

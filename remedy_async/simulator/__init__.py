@@ -8,9 +8,17 @@
 
 The contract it serves is written in `remedy_async/openapi.yaml`. From a shell:
 `python -m remedy_async.simulator --size 1000 --paging offset`.
+
+Lists speak any paging convention of `remedy_async.CONVENTIONS`, rendered from the row's data
+(adding a row adds a mode): `SimulatorConfig(paging="odata")` or `--paging odata` for the run,
+the `X-Simulator-Paging: <name>` request header for one request, `--paging list` for the names.
+`SimulatorConfig(disguise_paging=True)` (`--disguise-paging`) serves the same pages with the
+continuation signals renamed to names no client knows (`nxt_tok_x`, `nxt_tok_y`, ... in the
+body, `Nxt-Tok-X` for a next-page header), to check that a client fails loudly rather than
+stopping after the first page.
 """
 
-from ._arguments import add_serve_arguments, config_from_args, serve
+from ._arguments import add_serve_arguments, config_from_args, paging_listing, serve
 from ._config import (
     ITEMS_KEYS,
     PAGING_SCHEMES,
@@ -37,5 +45,6 @@ __all__ = [
     "SimulatorCounters",
     "add_serve_arguments",
     "config_from_args",
+    "paging_listing",
     "serve",
 ]

@@ -1,6 +1,7 @@
 """Serves the simulator from a shell until SIGINT or SIGTERM.
 
     python -m remedy_async.simulator --size 1000 --paging offset --fault http-503:0.1:list:*
+    python -m remedy_async.simulator --paging list      # the paging conventions it can speak
 
 Prints `Remedy simulator listening on http://HOST:PORT` once it accepts connections.
 """
@@ -12,7 +13,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-from ._arguments import add_serve_arguments, config_from_args, serve
+from ._arguments import add_serve_arguments, config_from_args, paging_listing, serve
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,6 +24,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_serve_arguments(parser)
     ns = parser.parse_args(argv)
+    listing = paging_listing(ns)
+    if listing is not None:
+        sys.stdout.write(listing)
+        return 0
     try:
         config = config_from_args(ns)
     except (TypeError, ValueError) as error:

@@ -13,32 +13,29 @@ import itertools
 import secrets
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
-from typing import Final, cast
+from typing import Final
 from urllib.parse import unquote
 
 from aiohttp import web
 
+from remedy_async import CONVENTIONS
+
 from ._agentconf import CONTENT_TYPE, FILENAME, AgentConfiguration
-from ._config import (
-    PAGING_SCHEMES,
-    RESOURCES,
-    UNMATCHED_ROUTE,
-    FaultKind,
-    PagingScheme,
-    SimulatorConfig,
-)
+from ._config import PAGING_SCHEMES, RESOURCES, UNMATCHED_ROUTE, FaultKind, SimulatorConfig
 from ._counters import CounterState
+from ._cursors import CursorCodec
 from ._dataset import Dataset
 from ._faults import FaultInjector, replacing_error
 from ._filters import FilterError
-from ._lists import CursorCodec, ListRequest, ListResponder
+from ._lists import ListRequest, ListResponder
+from ._positions import carries_continuation
 from ._prng import iso
 from ._ratelimit import TokenBucket
 from ._responses import ApiError, Payload, error_payload, json_payload
 from ._wire import Sleep, reset, send
 
 PAGING_HEADER: Final = "X-Simulator-Paging"
-"""Request header that overrides the run's paging scheme for one request (for tests)."""
+"""Request header that overrides the run's paging convention for one request (for tests)."""
 REQUEST_ID_HEADER: Final = "X-Request-Id"
 ETAG_IN_THREAD: Final = 4 * 1024 * 1024
 """Agent configurations at least this big get their ETag computed off the event loop."""
@@ -82,6 +79,7 @@ class SimulatorApp:
             items_key=config.items_key,
             page_size=config.page_size,
             max_page_size=config.max_page_size,
+            disguise=config.disguise_paging,
         )
         self._faults = FaultInjector(config.faults, config.seed)
         self._bucket = None if config.rate_limit is None else TokenBucket(config.rate_limit, clock)
@@ -220,10 +218,10 @@ class SimulatorApp:
             )
 
     def _has_cursor(self, request: web.BaseRequest, route: str) -> bool:
-        if not route.startswith("list:") or not request.rel_url.query.get("cursor"):
+        if not route.startswith("list:"):
             return False
-        scheme = request.headers.get(PAGING_HEADER, self._config.paging)
-        return scheme in ("cursor", "link")
+        convention = CONVENTIONS.get(request.headers.get(PAGING_HEADER, self._config.paging))
+        return convention is not None and carries_continuation(convention, request.rel_url.query)
 
     async def _route(
         self,
@@ -245,7 +243,8 @@ class SimulatorApp:
 
     def _list(self, request: web.BaseRequest, resource: str) -> Payload:
         scheme = request.headers.get(PAGING_HEADER, self._config.paging)
-        if scheme not in PAGING_SCHEMES:
+        convention = CONVENTIONS.get(scheme)
+        if convention is None:
             raise ApiError(
                 400,
                 "invalid_parameter",
@@ -257,7 +256,7 @@ class SimulatorApp:
         except FilterError as error:
             raise ApiError(400, error.code, error.message) from None
         listing = ListRequest(
-            scheme=cast(PagingScheme, scheme),
+            convention=convention,
             filters=filters,
             view=self._dataset.matches(filters),
             query=query,

@@ -1,5 +1,8 @@
 """The simulator's command-line options, shared by `python -m remedy_async.simulator` and
 `remedy-async serve`, and the loop that serves until SIGINT or SIGTERM.
+
+`--paging list` asks for the table of paging conventions instead of a server: both commands
+print `paging_listing` and exit 0.
 """
 
 from __future__ import annotations
@@ -7,6 +10,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+from typing import Final
+
+from remedy_async import CONVENTIONS
 
 from ._config import (
     ERROR_FORMATS,
@@ -20,6 +26,9 @@ from ._config import (
 )
 from ._server import Simulator
 
+PAGING_LIST: Final = "list"
+"""The `--paging` value that prints the conventions instead of serving."""
+
 _DEFAULTS = SimulatorConfig()
 _FAULT_DEFAULTS = FaultSpec(FaultKind.LATENCY, 0.0)
 
@@ -31,7 +40,21 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     add("--port", type=int, default=_DEFAULTS.port, help="TCP port; 0 picks a free one")
     add("--seed", type=int, default=_DEFAULTS.seed, help="seed of the data set and faults")
     add("--size", type=int, default=_DEFAULTS.size, help="number of endpoints (~20 findings each)")
-    add("--paging", choices=PAGING_SCHEMES, default=_DEFAULTS.paging, help="list paging scheme")
+    add(
+        "--paging",
+        choices=(*PAGING_SCHEMES, PAGING_LIST),
+        default=_DEFAULTS.paging,
+        metavar="CONVENTION",
+        help="paging convention of the lists (default: %(default)s); "
+        f"'{PAGING_LIST}' prints every convention and exits",
+    )
+    add(
+        "--disguise-paging",
+        action="store_true",
+        default=_DEFAULTS.disguise_paging,
+        help="rename the paging signals to names no client knows (nxt_tok_x, Nxt-Tok-X), "
+        "to check that clients fail loudly",
+    )
     add("--items-key", choices=ITEMS_KEYS, default=_DEFAULTS.items_key, help="envelope item key")
     add("--page-size", type=int, default=_DEFAULTS.page_size, help="default page size")
     add("--max-page-size", type=int, default=_DEFAULTS.max_page_size, help="largest page size")
@@ -103,6 +126,7 @@ def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         seed=ns.seed,
         size=ns.size,
         paging=ns.paging,
+        disguise_paging=ns.disguise_paging,
         items_key=ns.items_key,
         page_size=ns.page_size,
         max_page_size=ns.max_page_size,
@@ -119,6 +143,15 @@ def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         health_path=ns.health_path,
         agent_configuration_path=ns.agent_configuration_path,
     )
+
+
+def paging_listing(ns: argparse.Namespace) -> str | None:
+    """The paging conventions, one a line (name, then summary), if `--paging list` asked for
+    them; else None, and the options are for a server."""
+    if ns.paging != PAGING_LIST:
+        return None
+    width = max(len(name) for name in CONVENTIONS)
+    return "".join(f"{name:<{width}}  {row.summary}\n" for name, row in CONVENTIONS.items())
 
 
 async def serve(config: SimulatorConfig) -> None:

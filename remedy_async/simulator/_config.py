@@ -10,6 +10,8 @@ from typing import Any, Final, Literal
 
 import attrs
 
+from remedy_async import CONVENTIONS
+
 RESOURCES: Final = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
 """The collections, by their path segment under `/v1/`."""
 
@@ -23,12 +25,14 @@ ROUTE_NAMES: Final = (
 UNMATCHED_ROUTE: Final = "unmatched"
 """The counters' name for requests to a path the simulator does not serve."""
 
-PAGING_SCHEMES: Final = ("none", "offset", "page", "cursor", "link")
+PAGING_SCHEMES: Final = tuple(CONVENTIONS)
+"""Every paging convention the simulator serves: the names of `remedy_async.CONVENTIONS`."""
 ITEMS_KEYS: Final = ("items", "data", "results")
 ERROR_FORMATS: Final = ("error", "problem")
 RETRY_AFTER_FORMATS: Final = ("seconds", "http-date")
 
-PagingScheme = Literal["none", "offset", "page", "cursor", "link"]
+PagingScheme = str
+"""A name of `PAGING_SCHEMES` (checked when a configuration is made)."""
 ItemsKey = Literal["items", "data", "results"]
 ErrorFormat = Literal["error", "problem"]
 RetryAfterFormat = Literal["seconds", "http-date"]
@@ -212,11 +216,14 @@ class SimulatorConfig:
     """Everything that shapes one simulator run; the defaults are the assumed service contract.
 
     The data set is a pure function of `seed` and `size` (the number of endpoints; findings,
-    remediation targets and scopes scale with it). `paging` picks the list scheme of the run
-    (a request may override it with the `X-Simulator-Paging` header). With `token` set, every
-    route but health needs `<auth_header>: <auth_scheme> <token>` (or just the token when
-    `auth_scheme` is None). `rate_limit` turns on a token bucket of that many requests per
-    second. The token never appears in the repr.
+    remediation targets and scopes scale with it). `paging` picks the run's paging convention,
+    any name of `remedy_async.CONVENTIONS` (a request may override it with the
+    `X-Simulator-Paging` header); `disguise_paging` renames its continuation signals to names no
+    client knows (`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a header), to prove that clients
+    fail loudly on a service they cannot follow. With `token` set, every route but health needs
+    `<auth_header>: <auth_scheme> <token>` (or just the token when `auth_scheme` is None).
+    `rate_limit` turns on a token bucket of that many requests per second. The token never
+    appears in the repr.
     """
 
     host: str = "127.0.0.1"
@@ -224,6 +231,7 @@ class SimulatorConfig:
     seed: int = 0
     size: int = attrs.field(default=100, validator=_check_size)
     paging: PagingScheme = attrs.field(default="cursor", validator=_one_of(PAGING_SCHEMES))
+    disguise_paging: bool = False
     items_key: ItemsKey = attrs.field(default="items", validator=_one_of(ITEMS_KEYS))
     page_size: int = attrs.field(default=100, validator=_positive)
     max_page_size: int = attrs.field(default=1000, validator=_positive)

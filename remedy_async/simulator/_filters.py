@@ -17,13 +17,18 @@ from typing import Final, Literal
 
 import attrs
 
+from remedy_async import CONVENTIONS
+
 from ._prng import iso
 
 Scalar = str | int | float | bool | None
 FieldType = Literal["string", "boolean", "integer", "number", "timestamp"]
 
-PAGING_PARAMETERS: Final = frozenset({"offset", "limit", "page", "pageSize", "cursor"})
-"""Query parameters that are never filters, whatever the paging scheme."""
+PAGING_PARAMETERS: Final = frozenset(
+    {"offset", "limit", "page", "pageSize", "cursor"}
+    | {name for row in CONVENTIONS.values() for name in (row.param, row.size_param) if name}
+)
+"""Query parameters that are never filters, whatever the paging convention: every row's."""
 
 
 class FilterError(ValueError):
@@ -58,10 +63,11 @@ class Filters:
 
     resource: str
     conditions: tuple[tuple[str, tuple[Scalar, ...]], ...] = ()
+    fingerprint: bytes = attrs.field(init=False, eq=False, repr=False)
+    """Eight bytes that identify these filters (what a cursor and a cached page are keyed by)."""
 
-    @property
-    def fingerprint(self) -> bytes:
-        """Eight bytes that identify these filters (what a cursor is bound to)."""
+    @fingerprint.default
+    def _fingerprint(self) -> bytes:
         text = repr((self.resource, self.conditions)).encode()
         return hashlib.blake2b(text, digest_size=8).digest()
 

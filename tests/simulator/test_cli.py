@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
 import signal
 import sys
@@ -11,8 +12,15 @@ import sys
 import aiohttp
 import pytest
 
-from remedy_async.simulator import FaultKind, SimulatorConfig
-from remedy_async.simulator.__main__ import add_serve_arguments, config_from_args, main
+from remedy_async import CONVENTIONS
+from remedy_async.cli import Terminal, run
+from remedy_async.simulator import (
+    FaultKind,
+    SimulatorConfig,
+    add_serve_arguments,
+    config_from_args,
+)
+from remedy_async.simulator.__main__ import main
 
 from .helpers import get_json
 
@@ -32,14 +40,14 @@ def test_every_option_reaches_the_configuration() -> None:
     """Each option sets its SimulatorConfig field."""
     config = parse(
         "--host", "0.0.0.0", "--port", "8080", "--seed", "9", "--size", "500",
-        "--paging", "link", "--items-key", "results", "--page-size", "50",
+        "--paging", "link", "--disguise-paging", "--items-key", "results", "--page-size", "50",
         "--max-page-size", "500", "--token", "T", "--auth-header", "X-API-Key",
         "--auth-scheme", "none", "--error-format", "problem", "--rate-limit", "20",
         "--no-cache", "--agent-configuration-size", "1024", "--id-prefix", "p:",
         "--health-path", "/healthz", "--agent-configuration-path", "/agent",
     )  # fmt: skip
     assert (config.host, config.port, config.seed, config.size) == ("0.0.0.0", 8080, 9, 500)
-    assert (config.paging, config.items_key) == ("link", "results")
+    assert (config.paging, config.disguise_paging, config.items_key) == ("link", True, "results")
     assert (config.page_size, config.max_page_size) == (50, 500)
     assert (config.token, config.auth_header, config.auth_scheme) == ("T", "X-API-Key", None)
     assert (config.error_format, config.rate_limit, config.cache) == ("problem", 20, False)
@@ -59,6 +67,35 @@ def test_faults_are_repeatable_and_take_the_fault_options() -> None:
     assert (latency.latency_ms, latency.jitter_ms, latency.stall_seconds) == (20, 5, 2)
     assert (limited.kind, limited.routes) == (FaultKind.HTTP_429, ("list:*", "get:scopes"))
     assert (limited.retry_after, limited.retry_after_format) == (3, "http-date")
+
+
+@pytest.mark.parametrize("name", list(CONVENTIONS))
+def test_every_convention_is_a_paging_option(name: str) -> None:
+    """--paging takes the name of any convention of the client's table."""
+    assert parse("--paging", name).paging == name
+
+
+def check_listing(text: str) -> None:
+    """One line per convention, in the table's order: its name, then its summary."""
+    lines = text.splitlines()
+    assert len(lines) == len(CONVENTIONS)
+    for line, (name, row) in zip(lines, CONVENTIONS.items(), strict=True):
+        assert line.split()[0] == name
+        assert line.endswith(row.summary)
+
+
+def test_paging_list_prints_every_convention(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--paging list` prints the conventions and exits 0 without serving."""
+    assert main(["--paging", "list"]) == 0
+    check_listing(capsys.readouterr().out)
+
+
+async def test_remedy_async_serve_paging_list_prints_every_convention() -> None:
+    """`remedy-async serve --paging list` prints the same table and exits 0."""
+    stdout, stderr = io.BytesIO(), io.StringIO()
+    terminal = Terminal(stdout=stdout, stderr=stderr, stdin=io.StringIO(), env={})
+    assert await run(["serve", "--paging", "list"], terminal) == 0, stderr.getvalue()
+    check_listing(stdout.getvalue().decode())
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,19 @@ class TestMarkerOnAClass:
         assert (remedy_simulator_config.size, remedy_simulator_config.paging) == (3, "link")
 
 
+@pytest.mark.remedy_simulator(size=3, paging="odata", disguise_paging=True)
+async def test_marker_serves_a_disguised_convention(
+    remedy_simulator: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """`paging` takes any convention's name and `disguise_paging` renames its signals."""
+    config = remedy_simulator.config
+    assert (config.paging, config.disguise_paging) == ("odata", True)
+    params = {"$top": "2"}
+    _, body, _ = await get_json(session, f"{remedy_simulator.url}/v1/endpoints", params)
+    assert set(body) == {"value", "nxt_tok_x", "nxt_tok_y"}
+    assert body["nxt_tok_x"].startswith(remedy_simulator.url)
+
+
 def test_without_marker_config_is_default(remedy_simulator_config: SimulatorConfig) -> None:
     """Without a mark the configuration is the default."""
     assert remedy_simulator_config == SimulatorConfig()

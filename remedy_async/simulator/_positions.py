@@ -1,0 +1,139 @@
+"""Reads where a list request wants to be, by its paging convention row.
+
+The page size comes from the row's `size_param`; the place in the list from its `param`: an
+offset, a page number (counted from the row's `first_page`), an opaque cursor, or the id of the
+last record received (keyset). Bad values are 400 `invalid_parameter`; a cursor this run did
+not issue for these filters is 400 `invalid_cursor`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from typing import Final, Literal, NamedTuple
+
+from multidict import MultiMapping
+
+from remedy_async import Convention
+
+from ._cursors import CursorCodec
+from ._dataset import Dataset
+from ._filters import Filters
+from ._responses import ApiError
+
+_INTEGER: Final = re.compile(r"^-?[0-9]{1,18}$")
+CONTINUING: Final = frozenset({"url", "token", "keyset"})
+"""The follow kinds whose `param` carries a continuation handed out by an earlier page."""
+
+
+Reading = Literal["whole", "offset", "page", "page-token", "cursor", "url", "keyset"]
+"""How a row's `param` is read: a row's `follow`, with token rows that count pages apart."""
+
+
+class Place(NamedTuple):
+    """Where a page starts in the filtered list, and how the service names that place."""
+
+    start: int
+    """Index into the filtered list of the page's first record."""
+    position: int
+    """The offset or page number served (what `position_at` echoes)."""
+
+
+def counts_pages(convention: Convention) -> bool:
+    """Whether a token row's token is a page number (its `param` is `page`, as GitLab's)."""
+    return convention.follow == "token" and convention.param == "page"
+
+
+def reading(convention: Convention) -> Reading:
+    """How a row's `param` is read and the next page's is made."""
+    follow = convention.follow
+    if follow == "none":
+        return "whole"
+    if follow == "token":
+        return "page-token" if counts_pages(convention) else "cursor"
+    return follow
+
+
+def carries_continuation(convention: Convention, query: MultiMapping[str]) -> bool:
+    """Whether a list request continues from a cursor, URL or id an earlier page gave."""
+    param = convention.param
+    return convention.follow in CONTINUING and param is not None and bool(query.get(param))
+
+
+def single(query: MultiMapping[str], name: str) -> str | None:
+    """The one value of a query parameter, or None; 400 if it is given more than once."""
+    values = query.getall(name, [])
+    if not values:
+        return None
+    if len(values) > 1:
+        raise ApiError(400, "invalid_parameter", f"{name!r} must be given at most once")
+    return values[0]
+
+
+def integer(
+    query: MultiMapping[str], name: str, default: int, *, minimum: int, maximum: int | None = None
+) -> int:
+    """An integer query parameter within bounds, or `default`; 400 invalid_parameter if not."""
+    text = single(query, name)
+    if text is None:
+        return default
+    if not _INTEGER.match(text):
+        raise ApiError(400, "invalid_parameter", f"{name!r} must be an integer, got {text!r}")
+    value = int(text)
+    if value < minimum or (maximum is not None and value > maximum):
+        bounds = f"at least {minimum}" if maximum is None else f"between {minimum} and {maximum}"
+        raise ApiError(400, "invalid_parameter", f"{name!r} must be {bounds}, got {value}")
+    return value
+
+
+def offset_place(convention: Convention, query: MultiMapping[str]) -> Place:
+    """The place an offset (from 0) in `param` asks for."""
+    assert convention.param is not None
+    offset = integer(query, convention.param, 0, minimum=0)
+    return Place(offset, offset)
+
+
+def page_place(convention: Convention, query: MultiMapping[str], size: int) -> Place:
+    """The place a page number in `param` asks for, pages counted from `first_page`."""
+    assert convention.param is not None
+    first = convention.first_page
+    page = integer(query, convention.param, first, minimum=first)
+    return Place((page - first) * size, page)
+
+
+def cursor_place(
+    convention: Convention,
+    query: MultiMapping[str],
+    cursors: CursorCodec,
+    filters: Filters,
+    view: Sequence[int],
+) -> Place:
+    """The place right after the record an opaque cursor in `param` stands for."""
+    assert convention.param is not None
+    cursor = single(query, convention.param)
+    start = bisect_right(view, cursors.decode(cursor, filters)) if cursor else 0
+    return Place(start, start)
+
+
+def keyset_place(
+    convention: Convention,
+    query: MultiMapping[str],
+    dataset: Dataset,
+    filters: Filters,
+    view: Sequence[int],
+) -> Place:
+    """The place right after the record whose id is in `param`; 400 if the list lacks it."""
+    assert convention.param is not None
+    last_id = single(query, convention.param)
+    if not last_id:
+        return Place(0, 0)
+    index = dataset.index_of(filters.resource, last_id)
+    found = len(view) if index is None else bisect_left(view, index)
+    if found >= len(view) or view[found] != index:
+        raise ApiError(
+            400,
+            "invalid_parameter",
+            f"{convention.param!r} must be the id of a record of this list, got {last_id[:80]!r}",
+        )
+    return Place(found + 1, found + 1)
