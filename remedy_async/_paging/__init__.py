@@ -2,7 +2,9 @@
 
 In: a list call's start (filters, page size, resume token) and each decoded page response.
 Out: items in order, exactly once, with resume tokens; `PaginationError` when the sequence breaks.
-Modules: `_protocol` (Paginator, PageRequest, PageResult), `_schemes` and `_auto` (the schemes and
-their detection), `_envelope` and `_links` (where items and next signals sit), `_walk` (fetch and
-trim each page), `_lookahead` (prefetch), `_dedupe` (repeated ids), `_resume` (tokens), `_pager`.
+Modules: `_protocol` (Paginator, Convention, PageRequest), `_conventions` (the table of public
+APIs' conventions), `_follow` (read a page by one), `_auto` (detect it), `_schemes` (fixed
+schemes), `_signals` (unread continuations), `_envelope` and `_links` (where signals sit),
+`_walk` and `_guards` (fetch, trim and check each page), `_lookahead` (prefetch), `_dedupe`
+(repeated ids), `_resume` (tokens), `_pager` (what the caller iterates).
 """

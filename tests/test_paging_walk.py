@@ -1,0 +1,133 @@
+"""A list's walk over real loopback pages: bad next links, loops, repeats, totals, conventions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from remedy_async import (
+    CONVENTIONS,
+    ClientEvent,
+    ConfigurationError,
+    PaginationError,
+    RemedyClient,
+)
+from tests.loopback import Serve
+
+
+def pages(*bodies: Any) -> Any:
+    """A handler answering the n-th request with the n-th body; records the queries."""
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.query_string)
+        return web.json_response(bodies[min(len(seen), len(bodies)) - 1])
+
+    handler.seen = seen  # type: ignore[attr-defined]
+    return handler
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "ftp://127.0.0.1/v1/endpoints?c=2",
+        "https://user:secret@127.0.0.1/v1/endpoints?c=2",
+        "https://evil.example.net/v1/endpoints?c=2",
+        "http://[::1/v1/endpoints",
+        "http://exa mple.com/v1/endpoints",
+    ],
+    ids=["other-scheme", "userinfo", "foreign-origin", "invalid-host", "space-in-host"],
+)
+async def test_bad_next_links_are_pagination_errors(serve: Serve, link: str) -> None:
+    """A next link that is unusable or unsafe ends the list with PaginationError, never sent.
+
+    One that is not a URL at all fails as its page is read; an unsafe one after the page's
+    items, before it would be fetched. Either way the error's token resumes exactly.
+    """
+    handler = pages({"data": [{"id": "a"}], "links": {"next": link}})
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        with pytest.raises(PaginationError) as caught:
+            await client.endpoints.list().collect()
+    assert caught.value.items_yielded in (0, 1)
+    assert caught.value.resume_token is not None
+    assert handler.seen == [""]
+    assert "secret" not in str(caught.value)
+
+
+async def test_a_link_differing_only_by_fragment_cannot_loop(serve: Serve) -> None:
+    """A next link that is the current request plus a #fragment is refused as a cycle."""
+    handler = pages(
+        {"data": [{"id": "a"}], "links": {"next": "/v1/endpoints?page[cursor]=x&b=1"}},
+        {"data": [{"id": "b"}], "links": {"next": "/v1/endpoints?b=1&page[cursor]=x#again"}},
+    )
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        with pytest.raises(PaginationError, match="already followed"):
+            await client.endpoints.list().collect()
+
+
+async def test_a_page_that_repeats_the_previous_one_is_refused(serve: Serve) -> None:
+    """A service that ignores the paging parameters (the same page again) fails loudly."""
+    same = {"items": [{"id": "a"}, {"id": "b"}], "offset": 0, "total": 10}
+    url = await serve({"/v1/endpoints": pages(same, same, same)})
+    async with RemedyClient(url) as client:
+        with pytest.raises(PaginationError, match="repeats an id") as caught:
+            await client.endpoints.list(page_size=2).collect()
+    assert caught.value.items_yielded == 2
+
+
+async def test_ids_equal_in_python_but_not_on_the_wire_are_both_delivered(serve: Serve) -> None:
+    """`1` and `true` are different ids: neither is skipped as a repeat of the other."""
+    url = await serve(
+        {
+            "/v1/endpoints": pages(
+                {"items": [{"id": 1}, {"id": "x"}], "nextCursor": "c"},
+                {"items": [{"id": True}, {"id": "y"}], "nextCursor": None},
+            )
+        }
+    )
+    async with RemedyClient(url) as client:
+        records = await client.endpoints.list().as_dicts().collect()
+    assert [record["id"] for record in records] == [1, "x", True, "y"]
+
+
+async def test_an_end_before_the_announced_total_is_refused(serve: Serve) -> None:
+    """A list that stops before the total it announced is a PaginationError, not a short list."""
+    url = await serve({"/v1/endpoints": pages({"items": [{"id": "a"}], "totalCount": 3})})
+    async with RemedyClient(url) as client:
+        with pytest.raises(PaginationError, match="announced 3"):
+            await client.endpoints.list().collect()
+
+
+async def test_the_detected_convention_is_reported_and_can_be_pinned(serve: Serve) -> None:
+    """`pager.convention` and a paging event say what was detected; pinning it lists the same."""
+
+    async def handler(request: web.Request) -> web.Response:
+        if "$skiptoken" in request.query:
+            return web.json_response({"value": [{"id": "b"}]})
+        return web.json_response(
+            {"value": [{"id": "a"}], "@odata.nextLink": "/v1/endpoints?$skiptoken=2"}
+        )
+
+    url = await serve({"/v1/endpoints": handler})
+    events: list[ClientEvent] = []
+    async with RemedyClient(url, event_hooks=[events.append]) as client:
+        pager = client.endpoints.list()
+        assert pager.convention is None
+        first = [record.id async for record in pager]
+    assert pager.convention == CONVENTIONS["odata"]
+    assert str(pager.convention).startswith("odata: ")
+    assert [event.detail for event in events if event.kind == "paging"] == [str(pager.convention)]
+    async with RemedyClient(url, paginator=pager.convention) as pinned:
+        again = await pinned.endpoints.list().collect()
+    assert first == [record.id for record in again] == ["a", "b"]
+
+
+@pytest.mark.parametrize("origins", [["ftp://x"], ["https://h/path"], "https://h"])
+def test_trusted_origins_must_be_origins(origins: Any) -> None:
+    """trusted_origins takes a list of bare http(s) origins."""
+    with pytest.raises(ConfigurationError, match="trusted_origins"):
+        RemedyClient("https://api.example.com", trusted_origins=origins)
