@@ -80,7 +80,7 @@ def test_items_not_an_array_is_a_wire_fault(value: Any) -> None:
 def test_object_without_item_key_is_a_wire_fault() -> None:
     """An object with none of the item keys is a WireFault at `$`."""
     with pytest.raises(WireFault) as info:
-        read({"records": ITEMS})
+        read({"rows": ITEMS})
     assert info.value.path == "$"
 
 

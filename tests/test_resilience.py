@@ -54,7 +54,7 @@ async def test_listing_under_faults_loses_and_repeats_nothing(
 ) -> None:
     """20,000 findings under 503s, resets, 429s and truncated bodies arrive exactly, in order."""
     time = FakeTime()
-    config = SimulatorConfig(seed=21, size=1040, paging=paging, faults=LIST_FAULTS)  # type: ignore[arg-type]
+    config = SimulatorConfig(seed=21, size=1040, paging=paging, faults=LIST_FAULTS)
     async with Simulator(config) as simulator:
         async with RemedyClient(
             simulator.url, retry=PATIENT, clock=time.clock, sleep=time.sleep

@@ -533,7 +533,14 @@ ENVELOPE_SCHEMES = [OffsetPaginator(), PageNumberPaginator(), CursorPaginator()]
 
 
 @pytest.mark.parametrize("paginator", ENVELOPE_SCHEMES, ids=lambda p: type(p).__name__)
-@pytest.mark.parametrize("body", [ITEMS, "text", 3, None])
+def test_envelope_scheme_names_the_convention_of_a_bare_array(paginator: Paginator) -> None:
+    """A bare array given to an envelope scheme is refused, naming the convention it shows."""
+    with pytest.raises(PagingFault, match=r"'none' convention"):
+        paginator.read(paginator.first(2), page(ITEMS))
+
+
+@pytest.mark.parametrize("paginator", ENVELOPE_SCHEMES, ids=lambda p: type(p).__name__)
+@pytest.mark.parametrize("body", ["text", 3, None])
 def test_envelope_scheme_requires_an_object(paginator: Paginator, body: Any) -> None:
     """Offset, page-number and cursor pages must be envelope objects (WireFault at `$`)."""
     with pytest.raises(WireFault) as info:
@@ -545,10 +552,21 @@ def test_envelope_scheme_requires_an_object(paginator: Paginator, body: Any) -> 
     "paginator", [*ENVELOPE_SCHEMES, LinkHeaderPaginator()], ids=lambda p: type(p).__name__
 )
 def test_envelope_missing_items_is_a_wire_fault(paginator: Paginator) -> None:
-    """An envelope without any item key is a WireFault at `$`."""
+    """An envelope without any known item key is a WireFault at `$`."""
     with pytest.raises(WireFault) as info:
-        paginator.read(paginator.first(2), page({"records": ITEMS, "total": 2}))
+        paginator.read(paginator.first(2), page({"rows": ITEMS, "total": 2}))
     assert info.value.path == "$"
+
+
+@pytest.mark.parametrize(
+    "paginator", [*ENVELOPE_SCHEMES, LinkHeaderPaginator()], ids=lambda p: type(p).__name__
+)
+def test_items_of_another_convention_are_named(paginator: Paginator) -> None:
+    """Items where another known convention keeps them are refused, naming that convention."""
+    with pytest.raises(PagingFault, match="'salesforce' convention"):
+        paginator.read(
+            paginator.first(2), page({"records": ITEMS, "done": True, "nextRecordsUrl": None})
+        )
 
 
 @pytest.mark.parametrize(

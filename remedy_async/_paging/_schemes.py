@@ -274,10 +274,7 @@ def checked(
 
 def foreign_convention(reader: str, response: JSONResponse) -> PagingFault | None:
     """A PagingFault naming the convention a response shows, if a known one recognises it."""
-    shown = next(
-        (row for row in CONVENTIONS.values() if row.follow != "none" and recognises(row, response)),
-        None,
-    )
+    shown = next((row for row in CONVENTIONS.values() if recognises(row, response)), None)
     if shown is None:
         return None
     return PagingFault(

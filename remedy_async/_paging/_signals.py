@@ -91,10 +91,29 @@ def _links(value: str) -> list[Any]:
         return []
 
 
-def _read(path: Path, read_paths: Iterable[Path]) -> bool:
-    return any(
-        path[: len(read)] == read or read[: len(path)] == path for read in read_paths if read
-    )
+def _read(path: Path, read_paths: Iterable[Path], body: Any = None) -> bool:
+    """Whether a signal at `path` is one of the read paths, or holds one that is present.
+
+    `_links.next` counts as read for a reader of `_links.next.href` only if `href` is there,
+    so a renamed key inside a known object is still refused.
+    """
+    for read in read_paths:
+        if not read:
+            continue
+        if path[: len(read)] == read:
+            return True
+        if read[: len(path)] == path and (body is None or _present(body, read)):
+            return True
+    return False
+
+
+def _present(body: Any, path: Path) -> bool:
+    value = body
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return False
+        value = value[key]
+    return True
 
 
 def refuse_unread_signals(
@@ -107,7 +126,7 @@ def refuse_unread_signals(
     """Raise PagingFault if the response carries a continuation signal `reader` did not read."""
     read_paths = tuple(read_paths)
     for path in body_signals(response.body, items_path):
-        if not _read(path, read_paths):
+        if not _read(path, read_paths, response.body):
             raise _unread(".".join(path), reader, _reading(path=path))
     for name in header_signals(response.headers):
         if read_header is None or name.lower() != read_header.lower():
