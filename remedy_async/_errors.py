@@ -104,12 +104,15 @@ class APIStatusError(APIError):
         code: str | None = None,
         body_excerpt: str | None = None,
         headers: Mapping[str, str] | None = None,
+        detail: str | None = None,
     ) -> None:
         super().__init__(message, method=method, url=url)
         self.status = status
         self.request_id = request_id
         self.code = code
         self.body_excerpt = body_excerpt
+        self.detail = detail
+        """Further explanation the service gave (a problem's `detail`, validation errors)."""
         self.headers: Mapping[str, str] = CIMultiDictProxy(CIMultiDict(headers or {}))
 
     def __str__(self) -> str:
@@ -169,6 +172,7 @@ class RateLimitError(APIStatusError):
         body_excerpt: str | None = None,
         headers: Mapping[str, str] | None = None,
         retry_after: float | None = None,
+        detail: str | None = None,
     ) -> None:
         super().__init__(
             message,
@@ -179,6 +183,7 @@ class RateLimitError(APIStatusError):
             code=code,
             body_excerpt=body_excerpt,
             headers=headers,
+            detail=detail,
         )
         self.retry_after = retry_after
 
@@ -251,7 +256,7 @@ STATUS_ERRORS: Mapping[int, type[APIStatusError]] = {
 
 def status_error_class(status: int) -> type[APIStatusError]:
     """Return the error class for an HTTP error status."""
-    if status >= 500:
+    if 500 <= status <= 599:
         return ServerError
     return STATUS_ERRORS.get(status, APIStatusError)
 

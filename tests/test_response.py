@@ -155,11 +155,11 @@ def test_html_body_gives_a_short_excerpt() -> None:
     assert error.body_excerpt.startswith("<html><body>Bad gateway.")
 
 
-def test_plain_text_body_is_the_excerpt() -> None:
-    """A short plain-text body is the whole excerpt, stripped."""
+def test_plain_text_body_is_the_excerpt_and_the_message() -> None:
+    """A short plain-text body is the whole excerpt, stripped, and its first line the message."""
     error = status_error(response(503, b"  upstream unavailable\n", content_type="text/plain"))
     assert error.body_excerpt == "upstream unavailable"
-    assert error.message == "HTTP 503"
+    assert error.message == "upstream unavailable"
 
 
 def test_empty_body_has_no_excerpt() -> None:
@@ -167,12 +167,11 @@ def test_empty_body_has_no_excerpt() -> None:
     assert status_error(response(500, b" \n")).body_excerpt is None
 
 
-def test_json_body_without_json_content_type_is_not_parsed() -> None:
-    """A JSON-looking body served as text/plain only gives an excerpt, not a code."""
+def test_json_body_without_json_content_type_is_still_explained() -> None:
+    """A JSON error body served as text/plain (a proxy's mislabel) is read as JSON."""
     body = json_body({"error": {"code": "x", "message": "y"}})
     error = status_error(response(400, body, content_type="text/plain"))
-    assert error.code is None
-    assert error.message == "HTTP 400"
+    assert (error.code, error.message) == ("x", "y")
     assert error.body_excerpt == body.decode()
 
 

@@ -6,14 +6,14 @@ the status line and a short, redacted excerpt of the body.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
-
-import orjson
 
 from remedy_async._errors import APIStatusError, RateLimitError, status_error_class
 from remedy_async._http import Response
 from remedy_async._redact import body_excerpt, redact
+from remedy_async._wire._error_bodies import explain
 
 from ._retry import retry_after_seconds
 
@@ -21,11 +21,15 @@ from ._retry import retry_after_seconds
 def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatusError:
     """Build the typed error for a response whose status is not 2xx.
 
-    The message comes from a `{"error": {"code", "message"}}` body or an RFC 7807 problem body
-    when there is one, otherwise from the status line and a short excerpt of the body.
+    The message, `code` and `detail` come from the body when it explains itself, in any of
+    the conventions `explain` reads (on a 401 without one, from `WWW-Authenticate`); otherwise
+    the message is the status line. A short, redacted excerpt of the body is always kept.
     """
     secrets = tuple(secrets)
-    code, message = _error_fields(response)
+    said = explain(response.body, response.content_type)
+    code, message = said.code, said.message
+    if message is None and response.status == 401:
+        code, message = _challenge(response.headers.get("WWW-Authenticate"), code)
     if message is None:
         message = _default_message(response)
     error_class = status_error_class(response.status)
@@ -37,6 +41,7 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
         "code": redact(code, secrets) if code else None,
         "body_excerpt": body_excerpt(response.body, secrets),
         "headers": response.headers,
+        "detail": redact(said.detail, secrets) if said.detail else None,
     }
     message = redact(message, secrets)
     if error_class is RateLimitError:
@@ -52,30 +57,21 @@ def _default_message(response: Response) -> str:
     return f"HTTP {response.status}"
 
 
-def _error_fields(response: Response) -> tuple[str | None, str | None]:
-    """Return (code, message) from a JSON error body, or (None, None) when it has none."""
-    if not response.body or "json" not in response.content_type:
-        return None, None
-    try:
-        body = orjson.loads(response.body)
-    except orjson.JSONDecodeError:
-        return None, None
-    if not isinstance(body, dict):
-        return None, None
-    error = body.get("error")
-    if isinstance(error, dict):
-        return _text(error.get("code")), _text(error.get("message"))
-    if isinstance(error, str):
-        return None, error
-    if response.content_type == "application/problem+json" or "title" in body:
-        code = _text(body.get("type"))
-        if code == "about:blank":
-            code = None
-        return code, _text(body.get("detail")) or _text(body.get("title"))
-    return _text(body.get("code")), _text(body.get("message"))
+_CHALLENGE_PARAM = re.compile(r'(\w+)\s*=\s*(?:"([^"]*)"|([^\s,]*))')
 
 
-def _text(value: object) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else str(value)
+def _challenge(value: str | None, code: str | None) -> tuple[str | None, str | None]:
+    """(code, message) from a `WWW-Authenticate` challenge: its scheme, error and description."""
+    if not value or not value.strip():
+        return code, None
+    scheme = value.strip().split(None, 1)[0].rstrip(",")
+    params = {
+        name.lower(): quoted if quoted else bare
+        for name, quoted, bare in _CHALLENGE_PARAM.findall(value)
+    }
+    error = params.get("error")
+    described = params.get("error_description")
+    message = f"{scheme} authentication required"
+    if error:
+        message += f": {error}" + (f" ({described})" if described else "")
+    return code or error, message

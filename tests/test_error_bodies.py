@@ -1,0 +1,200 @@
+"""Error bodies of every common convention: the service's explanation reaches the exception."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
+
+from remedy_async import APIStatusError, AuthenticationError, ServerError
+from remedy_async._http import Request, Response
+from remedy_async._sending._status import status_error
+from remedy_async._wire._error_bodies import explain
+
+JSON = "application/json"
+
+
+def response(status: int, body: bytes, content_type: str = JSON, **headers: str) -> Response:
+    return Response(
+        request=Request("GET", URL("https://api.example.com/v1/endpoints")),
+        status=status,
+        headers=CIMultiDictProxy(CIMultiDict({"Content-Type": content_type, **headers})),
+        body=body,
+    )
+
+
+def js(value: Any) -> bytes:
+    return orjson.dumps(value)
+
+
+SHAPES = [
+    (
+        "own",
+        js({"error": {"code": "bad_filter", "message": "unknown filter"}}),
+        JSON,
+        "unknown filter",
+        "bad_filter",
+    ),
+    (
+        "rfc9457",
+        js(
+            {
+                "type": "https://e/x",
+                "title": "Out of credit",
+                "detail": "balance is 30",
+                "status": 403,
+            }
+        ),
+        "application/problem+json",
+        "balance is 30",
+        "https://e/x",
+    ),
+    ("detail", js({"detail": "Not found."}), JSON, "Not found.", None),
+    (
+        "fastapi",
+        js({"detail": [{"loc": ["query", "limit"], "msg": "must be <= 1000", "type": "x"}]}),
+        JSON,
+        "query.limit: must be <= 1000",
+        None,
+    ),
+    (
+        "json-api",
+        js(
+            {
+                "errors": [
+                    {
+                        "status": "422",
+                        "code": "E1",
+                        "title": "Invalid",
+                        "detail": "name is required",
+                    }
+                ]
+            }
+        ),
+        "application/vnd.api+json",
+        "name is required",
+        "E1",
+    ),
+    (
+        "graphql",
+        js({"errors": [{"message": "field x is unknown"}]}),
+        JSON,
+        "field x is unknown",
+        None,
+    ),
+    (
+        "oauth",
+        js({"error": "invalid_token", "error_description": "the token expired"}),
+        JSON,
+        "the token expired",
+        "invalid_token",
+    ),
+    ("message", js({"message": "quota exceeded", "code": 42}), JSON, "quota exceeded", "42"),
+    ("Message", js({"Message": "User is not authorized"}), JSON, "User is not authorized", None),
+    ("error-string", js({"error": "Forbidden"}), JSON, "Forbidden", None),
+    (
+        "strings",
+        js({"errors": ["limit too large", "cursor invalid"]}),
+        JSON,
+        "limit too large; cursor invalid",
+        None,
+    ),
+    (
+        "text",
+        b"  Service Unavailable: try later\nsecond line\n",
+        "text/plain",
+        "Service Unavailable: try later",
+        None,
+    ),
+    (
+        "html",
+        b"<html><head><title>502 Bad Gateway</title></head><body>"
+        + b"<p>x</p>" * 5000
+        + b"</body></html>",
+        "text/html",
+        "502 Bad Gateway",
+        None,
+    ),
+    (
+        "html-heading",
+        b"<html><body><h1>Access &amp; denied</h1></body></html>",
+        "text/html",
+        "Access & denied",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "message", "code"),
+    [shape[1:] for shape in SHAPES],
+    ids=[shape[0] for shape in SHAPES],
+)
+def test_each_error_body_convention_is_explained(
+    body: bytes, content_type: str, message: str, code: str | None
+) -> None:
+    """The exception's message and code come from the body; its text stays short."""
+    error = status_error(response(400, body, content_type))
+    assert error.message == message
+    assert error.code == code
+    assert message in str(error)
+    assert len(str(error)) < 500
+
+
+def test_a_problem_detail_is_kept_as_detail() -> None:
+    """RFC 9457's `detail` is also the error's `detail`."""
+    body = js({"type": "about:blank", "title": "Bad", "detail": "limit is 1000 at most"})
+    error = status_error(response(400, body, "application/problem+json"))
+    assert error.detail == "limit is 1000 at most"
+    assert error.code is None
+
+
+def test_an_unknown_shape_shows_a_short_excerpt() -> None:
+    """A body in no known shape gives the status line and an excerpt of the body."""
+    error = status_error(response(500, js({"weird": ["x" * 2000]})))
+    assert error.message == "HTTP 500"
+    assert error.body_excerpt is not None
+    assert len(error.body_excerpt) <= 500
+
+
+def test_a_long_message_is_cut() -> None:
+    """A message over 300 characters is cut, so the error's text stays readable."""
+    error = status_error(response(400, js({"message": "m" * 5000})))
+    assert len(error.message) <= 300
+    assert len(str(error)) < 500
+
+
+def test_www_authenticate_explains_a_401_without_a_body() -> None:
+    """A bare 401's challenge gives the scheme and the error, never a credential."""
+    challenge = 'Bearer realm="api", error="invalid_token", error_description="expired"'
+    error = status_error(response(401, b"", "text/plain", **{"WWW-Authenticate": challenge}))
+    assert isinstance(error, AuthenticationError)
+    assert error.message == "Bearer authentication required: invalid_token (expired)"
+    assert error.code == "invalid_token"
+
+
+def test_an_echoed_secret_is_redacted_from_the_explanation() -> None:
+    """A token the service echoes in its explanation never reaches the exception."""
+    body = js({"errors": [{"detail": "token s3cr3t-token is revoked", "code": "s3cr3t-token"}]})
+    error = status_error(response(401, body), secrets=("s3cr3t-token",))
+    assert "s3cr3t-token" not in str(error) + repr(error) + (error.code or "")
+
+
+@pytest.mark.parametrize("status", [999, 600, 103])
+def test_status_outside_the_known_classes_is_the_base_error(status: int) -> None:
+    """A status no class covers (999) raises the documented base APIStatusError."""
+    error = status_error(response(status, b""))
+    assert type(error) is APIStatusError
+
+
+def test_5xx_is_a_server_error() -> None:
+    """Every 5xx, known or not, is a ServerError."""
+    assert type(status_error(response(599, b""))) is ServerError
+
+
+def test_blank_body_explains_nothing() -> None:
+    """A blank body gives an empty explanation."""
+    assert explain(b" \n", "text/plain").message is None
