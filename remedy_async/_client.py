@@ -106,7 +106,11 @@ class RemedyClient:
         self._trace_configs = list(trace_configs)
         self._clock = clock
         self._sleep = sleep if sleep is not None else asyncio.sleep
-        self._gate = RequestGate(config.positive_count(max_in_flight, "max_in_flight"), clock)
+        self._gate = RequestGate(
+            config.positive_count(max_in_flight, "max_in_flight"),
+            clock,
+            max_pause=retry.max_retry_after,
+        )
         credential_headers = frozenset({auth_header.lower(), "authorization", "cookie"})
         self._credential_headers = credential_headers
         self._events = Events(event_hooks, credential_headers)

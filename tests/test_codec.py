@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import attrs
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -646,3 +647,22 @@ def test_health_status_keeps_unknown_keys() -> None:
 def test_to_camel(snake: str, camel: str) -> None:
     """to_camel turns a snake_case name into its camelCase wire name."""
     assert to_camel(snake) == camel
+
+
+@pytest.mark.parametrize(
+    ("wire", "reason"),
+    [
+        (b'{"id": "t", "attempts": 100000000000000000001}', "too large to be exact"),
+        (b'{"id": "t", "attempts": 2.5}', "fraction"),
+    ],
+)
+def test_an_integer_field_is_never_rounded(wire: bytes, reason: str) -> None:
+    """A JSON number past exact float range or with a fraction is a fault at its field."""
+    with pytest.raises(WireFault, match=reason) as caught:
+        from_wire(RemediationTarget, orjson.loads(wire))
+    assert caught.value.path == "$.attempts"
+
+
+def test_a_whole_float_is_an_integer() -> None:
+    """`3.0` in an integer field is 3."""
+    assert from_wire(RemediationTarget, {"id": "t", "attempts": 3.0}).attempts == 3

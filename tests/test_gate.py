@@ -485,3 +485,12 @@ async def test_a_cancelled_waiter_leaves_the_queue() -> None:
     slots.give_back()
     assert slots.take()
     assert not slots.take()
+
+
+def test_an_absurd_pause_is_capped_for_everyone() -> None:
+    """A Retry-After of a year pauses the client only as long as its cap allows."""
+    now = [100.0]
+    requests = RequestGate(4, lambda: now[0], max_pause=60.0)
+    year = str(365 * 24 * 3600)
+    assert requests.observe(429, CIMultiDictProxy(CIMultiDict({"Retry-After": year}))) == 60.0
+    assert requests.pause_left() == 60.0

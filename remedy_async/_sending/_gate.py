@@ -7,6 +7,7 @@ then, so concurrent workers do not each rediscover the limit.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import deque
 from collections.abc import Callable, Mapping
 from contextlib import suppress
@@ -70,8 +71,12 @@ class InFlightSlots:
 class RequestGate:
     """Admits a client's requests: at most `max_in_flight` at once, none during a pause."""
 
-    def __init__(self, max_in_flight: int, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, max_in_flight: int, clock: Callable[[], float], max_pause: float = math.inf
+    ) -> None:
         self.max_in_flight = max_in_flight
+        self.max_pause = max_pause
+        """The longest pause one response can impose on everyone (an absurd hint is capped)."""
         self.slots = InFlightSlots(max_in_flight)
         self.resume_at = 0.0
         """When requests may go out again, on the gate's clock (in the past when not paused)."""
@@ -85,12 +90,18 @@ class RequestGate:
         return max(0.0, self.resume_at - self._clock())
 
     def pause_for(self, seconds: float) -> None:
-        """Hold every request of the client for `seconds` from now (a longer pause wins)."""
+        """Hold every request of the client for `seconds` from now (a longer pause wins).
+
+        Capped at `max_pause`, so one absurd hint (a Retry-After of a year) cannot stop the
+        client for longer than its retry policy would ever wait.
+        """
+        seconds = min(seconds, self.max_pause)
         self.resume_at = max(self.resume_at, self._clock() + seconds)
 
     def observe(self, status: int, headers: Mapping[str, str]) -> float | None:
         """Pause as a response asks (429 hint, or no requests remaining); return the pause."""
         pause = pause_asked(status, headers)
         if pause:
+            pause = min(pause, self.max_pause)
             self.pause_for(pause)
         return pause

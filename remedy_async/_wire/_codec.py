@@ -70,11 +70,21 @@ def _structure_str(value: object, _: object) -> str:
     raise _expected("a string", value)
 
 
+EXACT_FLOAT_INTEGERS = 2**53
+"""Whole numbers up to this size are exact as floats; past it a float has lost digits."""
+
+
 def _structure_int(value: object, _: object) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+    if isinstance(value, float):
+        # JSON parsers hand over `3.0`, and integers past 64 bits, as floats: only a whole
+        # number small enough to be exact is an integer; anything else would be rounded.
+        if value.is_integer() and abs(value) <= EXACT_FLOAT_INTEGERS:
+            return int(value)
+        if value.is_integer():
+            raise ValueError("expected an integer, got a number too large to be exact")
+        raise ValueError(f"expected an integer, got a number with a fraction ({value!r})")
     raise _expected("an integer", value)
 
 
