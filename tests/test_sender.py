@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 import aiohttp
 import pytest
 from aiohttp import web
+from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
 
 from remedy_async import (
     APIConnectionError,
@@ -26,6 +28,7 @@ from remedy_async import (
     ServerError,
 )
 from remedy_async._sending._sender import MAX_REDIRECTS
+from remedy_async._sending._transport import TLS_FAILURES, safe_cause
 from tests.fakes import FakeTime
 from tests.loopback import ScriptedServer, Serve, http_response
 
@@ -453,3 +456,21 @@ async def test_a_pause_past_the_deadline_fails_without_sending(serve: Serve) -> 
     assert caught.value.retry_after == 30
     assert caught.value.attempts == 0
     assert time.waits == []
+
+
+def test_a_chained_aiohttp_error_never_shows_the_credential_header() -> None:
+    """An aiohttp error carrying request headers is chained without them."""
+    info = aiohttp.RequestInfo(
+        URL("https://h/x"),
+        "GET",
+        CIMultiDictProxy(CIMultiDict({"Authorization": "Bearer canary-secret"})),
+        URL("https://h/x"),
+    )
+    failure = aiohttp.ClientResponseError(info, (), status=502, message="Bad Gateway")
+    assert "canary-secret" in repr(failure)
+    cause = safe_cause(failure)
+    assert "canary-secret" not in repr(cause) + str(cause)
+    assert "502 Bad Gateway" in str(cause)
+    plain = aiohttp.ServerDisconnectedError()
+    assert safe_cause(plain) is plain
+    assert not isinstance(cause, TLS_FAILURES)

@@ -56,14 +56,14 @@ class StreamedResponse:
             async for chunk in self._response.content.iter_chunked(size):
                 yield chunk
         except TRANSPORT_FAILURES as exc:
-            raise transport_error(self.request, exc) from exc
+            raise transport_error(self.request, exc) from safe_cause(exc)
 
     async def read(self, limit: int) -> Response:
         """Read at most `limit` bytes of the body into a complete Response (for error reports)."""
         try:
             body = await self._response.content.read(limit)
         except TRANSPORT_FAILURES as exc:
-            raise transport_error(self.request, exc) from exc
+            raise transport_error(self.request, exc) from safe_cause(exc)
         return Response(request=self.request, status=self.status, headers=self.headers, body=body)
 
 
@@ -106,6 +106,23 @@ TLS_FAILURES = (ssl.SSLError, aiohttp.ClientSSLError)
 
 TRANSPORT_FAILURES = (asyncio.TimeoutError, aiohttp.ClientError)
 """What aiohttp raises for a failed exchange; `transport_error` says which error it is to us."""
+
+
+class TransportFailure(Exception):
+    """Stands in for an aiohttp error whose repr would show the request's headers."""
+
+
+def safe_cause(exc: BaseException) -> BaseException:
+    """The cause to chain to a transport error: `exc`, unless it would show a credential.
+
+    aiohttp's response errors carry `request_info`, whose repr includes every request header,
+    the credential header among them; those are replaced by their type and message alone.
+    """
+    if getattr(exc, "request_info", None) is None:
+        return exc
+    status = getattr(exc, "status", None)
+    message = getattr(exc, "message", "")
+    return TransportFailure(f"{type(exc).__name__}: {status} {message}".strip())
 
 
 def transport_error(request: Request, exc: BaseException) -> APIConnectionError:
@@ -215,7 +232,7 @@ class AiohttpTransport:
                     request=request, status=response.status, headers=response.headers, body=body
                 )
         except TRANSPORT_FAILURES as exc:
-            raise transport_error(request, exc) from exc
+            raise transport_error(request, exc) from safe_cause(exc)
 
     @asynccontextmanager
     async def stream(
@@ -231,7 +248,7 @@ class AiohttpTransport:
                 allow_redirects=False,
             )
         except TRANSPORT_FAILURES as exc:
-            raise transport_error(request, exc) from exc
+            raise transport_error(request, exc) from safe_cause(exc)
         try:
             yield StreamedResponse(
                 request=request, status=response.status, headers=response.headers, response=response
