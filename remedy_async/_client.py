@@ -38,6 +38,7 @@ from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
 from ._sending._transport import AiohttpTransport, attempt_timeout_of, open_session
 from ._wire._reader import record_from
+from ._wire._records import NAMING_SETTINGS, NamingSetting
 
 T = TypeVar("T")
 
@@ -89,6 +90,7 @@ class RemedyClient:
         paginator: Paginator | Convention | None = None,
         paginators: Mapping[str, Paginator | Convention] | None = None,
         trusted_origins: Sequence[str] = (),
+        naming: NamingSetting = "auto",
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
@@ -121,6 +123,7 @@ class RemedyClient:
         )
         self._sender: Sender | None = None if session is None else self._make_sender(session)
         self._trusted_origins = config.origins(trusted_origins, "trusted_origins")
+        self._naming = config.one_of(naming, NAMING_SETTINGS, "naming")
         self._build_collections(paginator, paginators or {})
         self._closed = False
 
@@ -143,6 +146,7 @@ class RemedyClient:
                 paginator=as_paginator(paginators.get(resource.attribute, default_paginator)),
                 events=self._events,
                 trusted_origins=self._trusted_origins,
+                naming=self._naming,
             )
 
         self.endpoints = collection(ENDPOINTS)

@@ -18,12 +18,13 @@ from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
 from ._sending._events import ClientEvent, Events
-from ._wire._codec import wire_names
-from ._wire._fastpath import structure_hook
+from ._wire._faults import WireFault
 from ._wire._ids import id_segment
-from ._wire._json import decode_json
+from ._wire._json import decode_json, json_body
+from ._wire._naming import wire_names
 from ._wire._query import FilterValue, encode_filters
-from ._wire._reader import record_from
+from ._wire._reader import wire_fault_error
+from ._wire._records import NamingSetting, RecordReader
 
 T = TypeVar("T")
 
@@ -85,6 +86,7 @@ class ResourceCollection(Generic[T]):
         paginator: Paginator,
         events: Events | None = None,
         trusted_origins: frozenset[str] = frozenset(),
+        naming: NamingSetting = "auto",
     ) -> None:
         self.resource = resource
         self.url = base_url.joinpath("v1", resource.segment)
@@ -95,7 +97,7 @@ class ResourceCollection(Generic[T]):
         self._secrets = secrets
         self._events = events
         self._trusted_origins = trusted_origins
-        self._structure = structure_hook(resource.model)
+        self._reader = RecordReader(resource.model, naming, resource.attribute)
 
     def __repr__(self) -> str:
         model = self.resource.model.__name__
@@ -108,7 +110,11 @@ class ResourceCollection(Generic[T]):
         """
         url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
         response = await self._send(Request("GET", url), options)
-        return record_from(self.resource.model, response, secrets=self._secrets)
+        body = json_body(response, secrets=self._secrets)
+        try:
+            return self._reader.read(body)
+        except WireFault as fault:
+            raise wire_fault_error(fault, response) from None
 
     def get_many(
         self,
@@ -190,7 +196,8 @@ class ResourceCollection(Generic[T]):
             fetch=fetch,
             paginator=self.paginator,
             model=self.resource.model,
-            structure=self._structure,
+            structure=self._reader.hook,
+            reader=self._reader,
             start=start,
             base_url=self._base_url,
             page_size=page_size,

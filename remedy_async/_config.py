@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Iterable
+from typing import Any
 
 from yarl import URL
 
@@ -67,19 +69,29 @@ def api_path(path: str, name: str) -> str:
     return path
 
 
-def origins(values: object, name: str) -> frozenset[str]:
+def origins(values: Iterable[str], name: str) -> frozenset[str]:
     """Check a list of origins (`https://host[:port]`) and return them normalised."""
     if isinstance(values, str):
         raise ConfigurationError(f"{name} must be a list of origins, not one string")
     found = set()
-    for value in values:  # type: ignore[attr-defined]
-        url = URL(str(value))
-        if url.scheme not in {"http", "https"} or not url.host or url.path not in {"", "/"}:
-            raise ConfigurationError(
-                f"{name} entries must be origins like https://host, got {value!r}"
-            )
+    for value in values:
+        try:
+            url = URL(str(value))
+            usable = url.scheme in {"http", "https"} and bool(url.host)
+            usable = usable and url.path in {"", "/"} and url.user is None and not url.query_string
+        except (ValueError, UnicodeError):
+            usable = False
+        if not usable:
+            raise ConfigurationError(f"{name} entries are origins like https://host, not {value!r}")
         found.add(str(url.origin()))
     return frozenset(found)
+
+
+def one_of(value: str, choices: tuple[str, ...], name: str) -> Any:
+    """Check a setting that must be one of a few names."""
+    if value not in choices:
+        raise ConfigurationError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
 
 
 def positive_count(value: int, name: str) -> int:

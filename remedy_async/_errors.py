@@ -21,7 +21,8 @@
         └── PaginationError       the service's page sequence cannot be followed safely
 
     RemedyWarning (a UserWarning)
-    └── DuplicateItemWarning      a page repeated ids just delivered; the repeats were skipped
+    ├── DuplicateItemWarning      a page repeated ids just delivered; the repeats were skipped
+    └── ContractDriftWarning      the service differs from the contract (e.g. snake_case keys)
 
 No error ever holds the credential: URLs are shown without userinfo and the client scrubs the
 token from any text the service echoes back.
@@ -56,6 +57,10 @@ class RemedyWarning(UserWarning):
 
 class DuplicateItemWarning(RemedyWarning):
     """A list page repeated items already delivered; the repeats were skipped, not yielded."""
+
+
+class ContractDriftWarning(RemedyWarning):
+    """The service differs from the assumed contract in a way the client adapted to."""
 
 
 class ConfigurationError(RemedyError, ValueError):

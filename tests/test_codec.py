@@ -28,9 +28,10 @@ from remedy_async._models import (
     Severity,
     VulnerabilityFinding,
 )
-from remedy_async._wire._codec import to_camel, to_wire
+from remedy_async._wire._codec import to_wire
 from remedy_async._wire._fastpath import from_wire, structure_hook
 from remedy_async._wire._faults import WireFault
+from remedy_async._wire._naming import to_camel
 
 RECORDS = (Endpoint, RemediationTarget, Scope, VulnerabilityFinding)
 ALL_MODELS = (*RECORDS, OperatingSystem, Package, ScopeSelector, HealthStatus)
@@ -76,13 +77,23 @@ def wire_record(
     known: dict[str, st.SearchStrategy[Any]],
     required: dict[str, st.SearchStrategy[Any]] | None = None,
 ) -> st.SearchStrategy[dict[str, Any]]:
-    """A wire object: the required keys, a random subset of the known ones, and unknown keys."""
+    """A wire object: the required keys, a random subset of the known ones, and unknown keys.
+
+    A record (one with required keys) that has unknown keys carries at least one known field
+    too: one with only unknown keys is refused by design (see test_records).
+    """
     names = set(known) | set(required or {})
     extras = st.dictionaries(
         st.text().filter(lambda key: key not in names), json_values, max_size=3
     )
     fields = st.fixed_dictionaries(required or {}, optional=known)
-    return st.builds(lambda extra, data: {**extra, **data}, extras, fields)
+
+    def combine(extra: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+        if required and not data.keys() - set(required):
+            extra = {}
+        return {**extra, **data}
+
+    return st.builds(combine, extras, fields)
 
 
 os_wire = wire_record(
@@ -353,22 +364,29 @@ def test_non_object_record_is_a_wire_fault_at_root() -> None:
 
 def test_unknown_top_level_keys_are_kept_in_extra() -> None:
     """Keys the model does not know are kept, values untouched, in `extra`."""
-    endpoint = from_wire(Endpoint, {"id": "ep-1", "riskScore": 7, "owner": {"team": "infra"}})
+    wire = {"id": "ep-1", "hostname": "h", "riskScore": 7, "owner": {"team": "infra"}}
+    endpoint = from_wire(Endpoint, wire)
     assert endpoint.extra == {"riskScore": 7, "owner": {"team": "infra"}}
 
 
 def test_snake_case_spelling_of_a_known_field_is_an_unknown_key() -> None:
     """A key spelt in snake_case is not the camelCase field; it is kept in `extra`."""
-    endpoint = from_wire(Endpoint, {"id": "ep-1", "display_name": "x"})
+    endpoint = from_wire(Endpoint, {"id": "ep-1", "hostname": "h", "display_name": "x"})
     assert endpoint.display_name is None
     assert endpoint.extra == {"display_name": "x"}
 
 
+def test_a_record_in_another_naming_only_is_refused_not_read_as_nones() -> None:
+    """A record whose fields are all spelt in another naming is a fault, not a record of Nones."""
+    with pytest.raises(WireFault, match="display_name"):
+        from_wire(Endpoint, {"id": "ep-1", "display_name": "x", "last_seen_at": "y"})
+
+
 def test_a_wire_key_named_extra_is_kept_in_extra() -> None:
     """A wire key literally named `extra` is data like any other unknown key."""
-    endpoint = from_wire(Endpoint, {"id": "ep-1", "extra": [1, 2]})
+    endpoint = from_wire(Endpoint, {"id": "ep-1", "hostname": "h", "extra": [1, 2]})
     assert endpoint.extra == {"extra": [1, 2]}
-    assert to_wire(endpoint) == {"id": "ep-1", "extra": [1, 2]}
+    assert to_wire(endpoint) == {"id": "ep-1", "hostname": "h", "extra": [1, 2]}
 
 
 def test_unknown_keys_in_os_are_kept() -> None:

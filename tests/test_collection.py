@@ -46,7 +46,12 @@ async def segment_echo(request: web.Request) -> web.Response:
     assert raw.startswith(PREFIX)
     segments = raw[len(PREFIX) :].split("/")
     return web.json_response(
-        {"id": unquote(segments[0], errors="strict"), "segments": len(segments), "raw": raw}
+        {
+            "id": unquote(segments[0], errors="strict"),
+            "hostname": "echo",
+            "segments": len(segments),
+            "raw": raw,
+        }
     )
 
 

@@ -19,6 +19,7 @@ from remedy_async._errors import DecodeError, RemedyError
 from remedy_async._wire._codec import fault_from
 from remedy_async._wire._faults import WireFault, json_type_name
 from remedy_async._wire._reader import wire_fault_error
+from remedy_async._wire._records import RecordReader
 
 from ._lookahead import FetchPage
 from ._protocol import Convention, PageRequest, Paginator
@@ -57,6 +58,7 @@ class Pager(Generic[T]):
         paginator: Paginator,
         model: type[T],
         structure: Callable[[object, object], T],
+        reader: RecordReader[T] | None = None,
         start: ResumePoint,
         base_url: URL,
         page_size: int | None,
@@ -70,6 +72,7 @@ class Pager(Generic[T]):
         self._paginator = paginator
         self._model = model
         self._structure = structure
+        self._reader = reader
         self._start = start
         self._base_url = base_url
         self._page_size = page_size
@@ -140,13 +143,15 @@ class Pager(Generic[T]):
         # Records are built one at a time as they are handed over rather than a page at a
         # time, so a record the caller drops is freed at once instead of ageing into the
         # garbage collector's older generations (that cost a typed list a third of its speed).
-        structure, model = self._structure, self._model
+        structure, model, reader = self._structure, self._model, self._reader
         self._at_page, self._at_count = None, 0
         delivered = 0
         try:
             async with self._walk().pages() as prepared_pages:
                 async for prepared in prepared_pages:
                     self._entered(prepared)
+                    if reader is not None:
+                        structure = reader.hook_for(prepared.items)
                     delivered += self._at_count
                     self._at_page, self._at_count = prepared.place, 0
                     ready = structure is _wire_object and prepared.all_objects
@@ -241,6 +246,8 @@ class Pager(Generic[T]):
 
     def _structure_items(self, prepared: PreparedPage) -> tuple[T, ...]:
         structure, model = self._structure, self._model
+        if self._reader is not None:
+            structure = self._reader.hook_for(prepared.items)
         if structure is _wire_object and prepared.all_objects:
             return tuple(prepared.items)
         try:
@@ -257,7 +264,11 @@ class Pager(Generic[T]):
         """The DecodeError for the `count`-th delivered item of a page, with its JSON path."""
         positions = prepared.place.positions
         index = (positions[count] - 1) if positions else count
-        fault = fault_from(exc, f"{prepared.items_path}[{index}]", self._model)
+        path = f"{prepared.items_path}[{index}]"
+        if self._reader is not None:
+            fault = self._reader.fault(exc, path)
+        else:
+            fault = fault_from(exc, path, self._model)
         return wire_fault_error(fault, prepared.response)
 
 

@@ -2,7 +2,8 @@
 
 In: response bodies, filter values and ids. Out: JSON values, typed models, query parameters
 and path segments, or a `WireFault`/`DecodeError` naming the JSON path that did not fit.
-Modules: `_json` (decode), `_codec` (cattrs converter), `_fastpath` (generated structure
+Modules: `_json` (decode), `_naming` (camel, snake, Pascal, kebab keys), `_records` (a resource's
+records in its naming, detected once), `_codec` (cattrs converter), `_fastpath` (generated structure
 functions), `_faults`, `_reader` (response to model), `_error_bodies` (what an error body says),
 `_query` (filters) and `_ids` (path segments).
 """

@@ -10,11 +10,11 @@ read as UTC, the contract's zone). A fault is reported with the JSON path of the
 from __future__ import annotations
 
 import enum
-import re
 import types
 import typing
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, TypeVar, cast
 
 import attrs
@@ -38,6 +38,7 @@ from remedy_async._models import (
 )
 
 from ._faults import WireFault, json_type_name
+from ._naming import NAMINGS, Naming, wire_names
 
 T = TypeVar("T")
 
@@ -51,13 +52,6 @@ MODEL_TYPES: tuple[type[Any], ...] = (
     ScopeSelector,
     VulnerabilityFinding,
 )
-
-_CAMEL_BOUNDARY = re.compile(r"_([a-z0-9])")
-
-
-def to_camel(name: str) -> str:
-    """Return the camelCase wire name of a snake_case name (`display_name` -> `displayName`)."""
-    return _CAMEL_BOUNDARY.sub(lambda match: match.group(1).upper(), name)
 
 
 def _expected(kind: str, value: object) -> TypeError:
@@ -196,29 +190,32 @@ def _require_list(value: object) -> list[Any]:
     raise _expected("an array", value)
 
 
-def wire_names(model: type[Any]) -> dict[str, str]:
-    """Map each field of a model (but `extra`) to its name on the wire."""
-    return {a.name: to_camel(a.name) for a in attrs.fields(model) if a.name != "extra"}
-
-
-def _renames(model: type[Any]) -> dict[str, Any]:
-    return {name: override(rename=wire) for name, wire in wire_names(model).items() if name != wire}
+def _renames(model: type[Any], naming: Naming) -> dict[str, Any]:
+    return {
+        name: override(rename=wire)
+        for name, wire in wire_names(model, naming).items()
+        if name != wire
+    }
 
 
 def _model_structure_hook(
-    model: type[T], converter: cattrs.Converter
+    model: type[T], converter: cattrs.Converter, naming: Naming
 ) -> Callable[[object, object], T]:
-    overrides = _renames(model)
-    if "id" in wire_names(model):
-        overrides["id"] = override(struct_hook=_structure_id)
+    overrides = _renames(model, naming)
+    names = wire_names(model, naming)
+    if "id" in names:
+        overrides["id"] = override(rename=names["id"], struct_hook=_structure_id)
     generated = make_dict_structure_fn(
         model, converter, _cattrs_forbid_extra_keys=False, extra=override(omit=True), **overrides
     )
-    known = frozenset(wire_names(model).values())
+    known = frozenset(names.values())
+    others = known - {names["id"]} if "id" in names else frozenset()
 
     def structure(data: object, _: object) -> T:
         if not isinstance(data, dict):
             raise _expected("an object", data)
+        if others and names["id"] in data and data.keys().isdisjoint(others) and len(data) > 1:
+            raise ValueError(no_fields_reason(model, data))
         record = generated(data, model)
         extra = {key: value for key, value in data.items() if key not in known}
         if extra:
@@ -230,11 +227,24 @@ def _model_structure_hook(
     return structure
 
 
+def no_fields_reason(model: type[Any], data: dict[str, Any]) -> str:
+    """Why a record is refused when it has keys but none of the model's fields."""
+    seen = ", ".join(sorted(map(str, data))[:12])
+    return (
+        f"none of {model.__name__}'s fields is present in any naming, only other keys "
+        f"({seen}): the service's records are not what this library expects"
+    )
+
+
 def _model_unstructure_hook(
-    model: type[Any], converter: cattrs.Converter
+    model: type[Any], converter: cattrs.Converter, naming: Naming
 ) -> Callable[[Any], dict[str, Any]]:
     generated = make_dict_unstructure_fn(
-        model, converter, _cattrs_omit_if_default=True, extra=override(omit=True), **_renames(model)
+        model,
+        converter,
+        _cattrs_omit_if_default=True,
+        extra=override(omit=True),
+        **_renames(model, naming),
     )
 
     def unstructure(record: Any) -> dict[str, Any]:
@@ -246,7 +256,7 @@ def _model_unstructure_hook(
     return unstructure
 
 
-def configure_converter(converter: cattrs.Converter) -> None:
+def configure_converter(converter: cattrs.Converter, naming: Naming = "camel") -> None:
     """Install the wire rules (strict scalars, open enums, timestamps, models) on a converter."""
     converter.register_structure_hook(str, _structure_str)
     converter.register_structure_hook(int, _structure_int)
@@ -269,37 +279,49 @@ def configure_converter(converter: cattrs.Converter) -> None:
     # Factories, not eager hooks: a model's function is generated on first use, after the hooks
     # of the models nested in it exist; cattrs caches it, so it is generated once.
     converter.register_structure_hook_factory(
-        lambda t: t in MODEL_TYPES, lambda t: _model_structure_hook(t, converter)
+        lambda t: t in MODEL_TYPES, lambda t: _model_structure_hook(t, converter, naming)
     )
     converter.register_unstructure_hook_factory(
-        lambda t: t in MODEL_TYPES, lambda t: _model_unstructure_hook(t, converter)
+        lambda t: t in MODEL_TYPES, lambda t: _model_unstructure_hook(t, converter, naming)
     )
 
 
-def make_converter() -> cattrs.Converter:
-    """Build a converter that reads and writes the service's JSON records."""
+def make_converter(naming: Naming = "camel") -> cattrs.Converter:
+    """Build a converter that reads and writes the service's JSON records in a naming."""
     converter = cattrs.Converter(detailed_validation=True, forbid_extra_keys=False)
-    configure_converter(converter)
+    configure_converter(converter, naming)
     return converter
 
 
-CONVERTER = make_converter()
+@cache
+def converter_for(naming: Naming) -> cattrs.Converter:
+    """The converter of a naming, built the first time it is needed."""
+    return make_converter(naming)
 
 
-def cattrs_structure_hook(model: type[T]) -> Callable[[object, object], T]:
+CONVERTER = converter_for("camel")
+
+
+def cattrs_structure_hook(
+    model: type[T], naming: Naming = "camel"
+) -> Callable[[object, object], T]:
     """Return the cattrs-generated structure function of a model (the authoritative one)."""
-    return cast(Callable[[object, object], T], CONVERTER.get_structure_hook(model))
+    return cast(Callable[[object, object], T], converter_for(naming).get_structure_hook(model))
 
 
-def to_wire(record: Any) -> dict[str, Any]:
-    """Return a model as wire JSON (camelCase keys, unknown keys from `extra` restored)."""
-    return cast(dict[str, Any], CONVERTER.unstructure(record))
+def to_wire(record: Any, naming: Naming = "camel") -> dict[str, Any]:
+    """Return a model as wire JSON: keys in `naming` (camelCase by default), `extra` restored."""
+    if naming not in NAMINGS:
+        raise ValueError(f"naming must be one of {', '.join(NAMINGS)}, got {naming!r}")
+    return cast(dict[str, Any], converter_for(naming).unstructure(record))
 
 
-def fault_from(exc: BaseException, path: str, model: type[Any]) -> WireFault:
+def fault_from(
+    exc: BaseException, path: str, model: type[Any], naming: Naming = "camel"
+) -> WireFault:
     """Describe the first fault inside a (possibly nested) structuring error by its JSON path."""
     current: BaseException = exc
-    names: Mapping[str, str] = wire_names(model) if attrs.has(model) else {}
+    names: Mapping[str, str] = wire_names(model, naming) if attrs.has(model) else {}
     while isinstance(current, ClassValidationError | IterableValidationError):
         with_notes, without_notes = current.group_exceptions()
         if with_notes:
@@ -310,7 +332,7 @@ def fault_from(exc: BaseException, path: str, model: type[Any]) -> WireFault:
             else:
                 path += "." + names.get(note.name, note.name)
                 nested = _attrs_class_in(note.type)
-                names = wire_names(nested) if nested is not None else {}
+                names = wire_names(nested, naming) if nested is not None else {}
             current = inner
         else:
             current = without_notes[0]

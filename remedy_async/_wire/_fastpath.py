@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 import attrs
 
-from ._codec import cattrs_structure_hook, fault_from, open_enum_of, to_camel
+from ._codec import cattrs_structure_hook, fault_from, open_enum_of
+from ._naming import Naming, wire_names
 
 T = TypeVar("T")
 
@@ -76,8 +77,9 @@ def _builder_of(model: type[Any]) -> type[Any]:
 class _Generator:
     """Writes the source of one model's fast function and collects the names it needs."""
 
-    def __init__(self, fast_for: Callable[[type[Any]], Structure]) -> None:
+    def __init__(self, fast_for: Callable[[type[Any]], Structure], naming: Naming) -> None:
         self._fast_for = fast_for
+        self._naming = naming
         self.names: dict[str, Any] = {
             "_STEP_ASIDE": _STEP_ASIDE,
             "_UTC": UTC,
@@ -142,14 +144,22 @@ class _Generator:
         # public package, whose namespace does not hold every annotation's names).
         hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
         fields = [f for f in attrs.fields(model) if f.name != "extra"]
-        wire = [to_camel(f.name) for f in fields]
-        self.names.update(_model=model, _builder=_builder_of(model), _known=frozenset(wire))
+        names = wire_names(model, self._naming)
+        wire = [names[f.name] for f in fields]
+        others = frozenset(names[f.name] for f in fields if f.name != "id")
+        self.names.update(
+            _model=model, _builder=_builder_of(model), _known=frozenset(wire), _others=others
+        )
         read_all = [f"v{i} = data[{key!r}]" for i, key in enumerate(wire)]
         read_some = ["get = data.get"] + [
-            f"v{i} = data[{key!r}]" if key == "id" else f"v{i} = get({key!r})"
-            for i, key in enumerate(wire)
+            f"v{i} = data[{key!r}]" if f.name == "id" else f"v{i} = get({key!r})"
+            for i, (f, key) in enumerate(zip(fields, wire, strict=True))
         ]
+        # A record (a model with an id) with keys but none of the model's fields bar its id is
+        # refused on the cattrs way.
         read_some.append("unknown = not data.keys() <= _known")
+        if "id" in names:
+            read_some.append("if unknown and data.keys().isdisjoint(_others): raise _STEP_ASIDE")
         body = [
             "if data.__class__ is not dict: raise _STEP_ASIDE",
             f"if len(data) >= {len(fields)}:",
@@ -177,9 +187,11 @@ class _Generator:
         return "\n".join(lines) + "\n"
 
 
-def build_fast(model: type[Any], fast_for: Callable[[type[Any]], Structure]) -> Structure:
+def build_fast(
+    model: type[Any], fast_for: Callable[[type[Any]], Structure], naming: Naming = "camel"
+) -> Structure:
     """Compile the fast function of a model (nested models through `fast_for`)."""
-    generator = _Generator(fast_for)
+    generator = _Generator(fast_for, naming)
     source = generator.source(model)
     namespace = dict(generator.names)
     exec(compile(source, f"<remedy_async fast structure {model.__name__}>", "exec"), namespace)
@@ -206,43 +218,49 @@ def with_fallback(
     return structure
 
 
-_FAST: dict[type[Any], Structure] = {}
-_HOOKS: dict[type[Any], Callable[[object, object], Any]] = {}
+_FAST: dict[tuple[type[Any], Naming], Structure] = {}
+_HOOKS: dict[tuple[type[Any], Naming], Callable[[object, object], Any]] = {}
 
 
-def _fast_for(model: type[Any]) -> Structure:
-    fast = _FAST.get(model)
+def _fast_for(model: type[Any], naming: Naming = "camel") -> Structure:
+    fast = _FAST.get((model, naming))
     if fast is None:
-        fast = _FAST[model] = build_fast(model, _fast_for)
+        fast = _FAST[model, naming] = build_fast(
+            model, lambda nested: _fast_for(nested, naming), naming
+        )
     return fast
 
 
-def structure_hook(model: type[T]) -> Callable[[object, object], T]:
+def structure_hook(model: type[T], naming: Naming = "camel") -> Callable[[object, object], T]:
     """Return the structure function of a model: fast path, with cattrs for anything unusual.
 
-    Built once per model and cached; look it up once and call it per item.
+    Built once per model and naming and cached; look it up once and call it per item.
     """
-    hook = _HOOKS.get(model)
+    hook = _HOOKS.get((model, naming))
     if hook is None:
-        hook = _HOOKS[model] = with_fallback(_fast_for(model), _lazy_cattrs(model), model)
+        slow = _lazy_cattrs(model, naming)
+        hook = _HOOKS[model, naming] = with_fallback(_fast_for(model, naming), slow, model)
     return hook
 
 
-def _lazy_cattrs(model: type[T]) -> Callable[[object, object], T]:
+def _lazy_cattrs(model: type[T], naming: Naming) -> Callable[[object, object], T]:
     """The cattrs function of a model, generated the first time a record needs it."""
     generated: list[Callable[[object, object], T]] = []
 
     def structure(data: object, _: object) -> T:
         if not generated:
-            generated.append(cattrs_structure_hook(model))
+            generated.append(cattrs_structure_hook(model, naming))
         return generated[0](data, model)
 
     return structure
 
 
-def from_wire(model: type[T], data: object, *, path: str = "$") -> T:
-    """Build a model from decoded wire JSON; a bad value raises WireFault with its JSON path."""
+def from_wire(model: type[T], data: object, *, path: str = "$", naming: Naming = "camel") -> T:
+    """Build a model from decoded wire JSON; a bad value raises WireFault with its JSON path.
+
+    `naming` is how the record's keys are spelled (camelCase by the contract).
+    """
     try:
-        return structure_hook(model)(data, model)
+        return structure_hook(model, naming)(data, model)
     except Exception as exc:
-        raise fault_from(exc, path, model) from exc
+        raise fault_from(exc, path, model, naming) from exc

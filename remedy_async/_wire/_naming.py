@@ -1,0 +1,63 @@
+"""How record keys are spelled on the wire: camelCase by contract, or snake, Pascal or kebab.
+
+Models use snake_case attributes; `wire_names` spells them for a naming, and `detect_naming`
+tells from one record which naming a service uses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import attrs
+
+Naming = Literal["camel", "snake", "pascal", "kebab"]
+NAMINGS: tuple[Naming, ...] = ("camel", "snake", "pascal", "kebab")
+"""Every naming, the contract's first (it wins a tie)."""
+
+_CAMEL_BOUNDARY = re.compile(r"_([a-z0-9])")
+
+
+def to_camel(name: str) -> str:
+    """Return the camelCase wire name of a snake_case name (`display_name` -> `displayName`)."""
+    return _CAMEL_BOUNDARY.sub(lambda match: match.group(1).upper(), name)
+
+
+def spell(name: str, naming: Naming) -> str:
+    """Spell a snake_case attribute name in a naming (`last_seen_at` -> `LastSeenAt`)."""
+    if naming == "snake":
+        return name
+    if naming == "kebab":
+        return name.replace("_", "-")
+    camel = to_camel(name)
+    return camel[:1].upper() + camel[1:] if naming == "pascal" else camel
+
+
+_WIRE_NAMES: dict[tuple[type[Any], Naming], dict[str, str]] = {}
+
+
+def wire_names(model: type[Any], naming: Naming = "camel") -> dict[str, str]:
+    """Map each field of a model (but `extra`) to its name on the wire in a naming."""
+    names = _WIRE_NAMES.get((model, naming))
+    if names is None:
+        names = {a.name: spell(a.name, naming) for a in attrs.fields(model) if a.name != "extra"}
+        _WIRE_NAMES[model, naming] = names
+    return names
+
+
+def detect_naming(record: Mapping[str, Any], model: type[Any]) -> tuple[Naming | None, bool]:
+    """The naming a record's keys follow, and whether that is certain.
+
+    The naming under which most of the model's fields are present wins, camel on a tie; it is
+    certain when no other naming matches as many. None when no field is present in any naming.
+    """
+    counts = [
+        (sum(1 for wire in wire_names(model, naming).values() if wire in record), naming)
+        for naming in NAMINGS
+    ]
+    best = max(count for count, _ in counts)
+    if best == 0:
+        return None, False
+    winners = [naming for count, naming in counts if count == best]
+    return winners[0], len(winners) == 1

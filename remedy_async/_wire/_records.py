@@ -1,0 +1,79 @@
+"""Builds one resource's records in the naming its service spells keys in, chosen once.
+
+By contract keys are camelCase. With `naming="auto"` the first page (or record) whose keys
+show another naming (snake, Pascal, kebab) decides it for the resource from then on, announced
+once with a `ContractDriftWarning`; a pinned naming is used as given. Choosing is per page, never
+per record, so the fast structure functions run unchanged.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, Literal, TypeVar
+
+from remedy_async._errors import ContractDriftWarning
+
+from ._codec import fault_from
+from ._fastpath import structure_hook
+from ._faults import WireFault
+from ._naming import NAMINGS, Naming, detect_naming
+
+T = TypeVar("T")
+
+NamingSetting = Literal["auto", "camel", "snake", "pascal", "kebab"]
+NAMING_SETTINGS: tuple[str, ...] = ("auto", *NAMINGS)
+
+
+class RecordReader(Generic[T]):
+    """Turns a resource's wire records into models, in the naming its service uses."""
+
+    def __init__(self, model: type[T], naming: NamingSetting, resource: str) -> None:
+        if naming not in NAMING_SETTINGS:
+            raise ValueError(f"naming must be one of {', '.join(NAMING_SETTINGS)}, got {naming!r}")
+        self.model = model
+        self.resource = resource
+        self._detect = naming == "auto"
+        self.naming: Naming = "camel" if naming == "auto" else naming
+        self.hook: Callable[[object, object], T] = structure_hook(model, self.naming)
+
+    def __repr__(self) -> str:
+        how = "detecting" if self._detect else "pinned"
+        return f"<RecordReader {self.resource} {self.naming} ({how})>"
+
+    def hook_for(self, items: Sequence[Any]) -> Callable[[object, object], T]:
+        """The structure function for a page's items, deciding the naming on the first one."""
+        if self._detect:
+            first = next((item for item in items if isinstance(item, dict) and item), None)
+            if first is not None:
+                self._decide(first)
+        return self.hook
+
+    def read(self, data: object, path: str = "$") -> T:
+        """Build one record; a value that does not fit raises WireFault with its JSON path."""
+        hook = self.hook_for([data])
+        try:
+            return hook(data, self.model)
+        except Exception as exc:
+            raise self.fault(exc, path) from exc
+
+    def fault(self, exc: BaseException, path: str) -> WireFault:
+        """Describe a structuring failure by the JSON path of the value, in the naming read."""
+        return fault_from(exc, path, self.model, self.naming)
+
+    def _decide(self, record: dict[str, Any]) -> None:
+        naming, certain = detect_naming(record, self.model)
+        if naming is None or not certain:
+            return  # nothing decisive yet: read by the contract, decide on a later record
+        self._detect = False
+        if naming != self.naming:
+            self.naming = naming
+            self.hook = structure_hook(self.model, naming)
+            warnings.warn(
+                ContractDriftWarning(
+                    f"{self.resource} records spell their keys in {naming} case, not camelCase "
+                    f"as the contract says; reading them as {naming} from now on (pin it with "
+                    f"RemedyClient(naming={naming!r}))"
+                ),
+                stacklevel=4,
+            )
