@@ -30,7 +30,7 @@ TOKEN = "canary-token-7f3e9a"
 
 
 async def header_echo(request: web.Request) -> web.Response:
-    return web.json_response({"id": "ep-1", "headers": dict(request.headers)})
+    return web.json_response({"id": "ep-1", "hostname": "echo", "headers": dict(request.headers)})
 
 
 async def test_base_url_and_token_come_from_the_environment(
@@ -120,7 +120,11 @@ async def test_per_call_headers_are_added_to_that_call_only(serve: Serve) -> Non
 
 async def header_list_echo(request: web.Request) -> web.Response:
     return web.json_response(
-        {"id": "ep-1", "headers": [list(item) for item in request.headers.items()]}
+        {
+            "id": "ep-1",
+            "hostname": "echo",
+            "headers": [list(item) for item in request.headers.items()],
+        }
     )
 
 

@@ -288,7 +288,7 @@ def redirect_to(location: str) -> Callable[[web.Request], Awaitable[web.Response
 
 
 async def headers_echo(request: web.Request) -> web.Response:
-    return web.json_response({"id": "ep-1", "headers": dict(request.headers)})
+    return web.json_response({"id": "ep-1", "hostname": "echo", "headers": dict(request.headers)})
 
 
 async def test_redirects_are_not_followed_by_default(serve: Serve) -> None:

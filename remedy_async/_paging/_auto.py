@@ -8,6 +8,7 @@ makes carry its name); a later page that contradicts it is refused, never re-det
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from attrs import field, frozen
 
@@ -15,8 +16,9 @@ from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
 from ._conventions import CONVENTIONS
-from ._envelope import has_link_next
-from ._follow import MISSING, dig, locate_items, predict_next, read_page
+from ._envelope import MISSING, has_link_next
+from ._envelope import dig_path as dig
+from ._follow import locate_items, predict_next, read_page
 from ._protocol import Convention, PageRequest, PageResult, PagingFault
 
 
@@ -62,9 +64,9 @@ class AutoPaginator:
         """The convention of this name (from a request or a resume token), if any."""
         if name is None:
             return None
-        for row in self.conventions:
-            if row.name == name:
-                return row
+        row = _index(self.conventions).get(name)
+        if row is not None:
+            return row
         raise PagingFault(f"this list was started with the {name!r} convention, unknown here")
 
     def detect(self, response: JSONResponse) -> Convention:
@@ -78,6 +80,11 @@ class AutoPaginator:
                 "$", "expected an array, or an object with the items of a known convention"
             )
         raise WireFault("$", f"expected an array or an object, got {json_type_name(body)}")
+
+
+@lru_cache(maxsize=16)
+def _index(conventions: tuple[Convention, ...]) -> dict[str, Convention]:
+    return {row.name: row for row in conventions}
 
 
 def recognises(convention: Convention, response: JSONResponse) -> bool:

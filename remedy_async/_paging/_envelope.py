@@ -55,8 +55,13 @@ MISSING = object()
 
 def dig(body: Mapping[str, Any], dotted: str) -> Any:
     """Return the value at a dotted path such as `meta.nextCursor`, or MISSING."""
-    value: Any = body
-    for key in dotted.split("."):
+    return dig_path(body, tuple(dotted.split(".")))
+
+
+def dig_path(body: Any, path: tuple[str, ...]) -> Any:
+    """Return the value at a body path (keys outermost first), or MISSING."""
+    value = body
+    for key in path:
         if not isinstance(value, dict) or key not in value:
             return MISSING
         value = value[key]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from attrs import frozen
@@ -18,7 +19,8 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._envelope import link_values
+from ._envelope import MISSING, link_values
+from ._envelope import dig_path as dig
 from ._links import next_link, resolve
 from ._protocol import (
     ONLY_ARRAY,
@@ -31,8 +33,6 @@ from ._protocol import (
     Path,
 )
 from ._signals import refuse_unread_signals
-
-MISSING: Any = object()
 
 
 @frozen
@@ -87,11 +87,16 @@ def read_page(convention: Convention, request: PageRequest, response: JSONRespon
     """Return a page's items and the next request, or PagingFault/WireFault saying why not."""
     items, items_path = locate_items(convention, response)
     refuse_unread_signals(
-        response, items_path, convention.signal_paths, convention.next_header, convention.name
+        response, items_path, _signal_paths(convention), convention.next_header, convention.name
     )
     following = _next_request(convention, request, response, items)
     path = "$" + "".join(f".{key}" for key in items_path)
     return PageResult(items=items, next=following, items_path=path, convention=convention)
+
+
+@lru_cache(maxsize=64)
+def _signal_paths(convention: Convention) -> tuple[Path, ...]:
+    return convention.signal_paths
 
 
 def predict_next(convention: Convention, request: PageRequest) -> PageRequest | None:
@@ -111,7 +116,12 @@ def predict_next(convention: Convention, request: PageRequest) -> PageRequest | 
 
 def resource_names(url: URL) -> tuple[str, ...]:
     """The resource's name in every spelling, from the list URL's last path segment."""
-    segment = url.path.rstrip("/").rpartition("/")[2]
+    return _names_of(url.path)
+
+
+@lru_cache(maxsize=256)
+def _names_of(path: str) -> tuple[str, ...]:
+    segment = path.rstrip("/").rpartition("/")[2]
     words = [word.lower() for word in re.split(r"[-_]", segment) if word]
     if not words:
         return ()
@@ -126,8 +136,10 @@ def resource_names(url: URL) -> tuple[str, ...]:
 def locate_items(convention: Convention, response: JSONResponse) -> tuple[list[Any], Path]:
     """Find the item array where the convention keeps it; PagingFault or WireFault if absent."""
     body = response.body
-    names = resource_names(response.url)
+    names: Sequence[str] = ()
     for path in convention.items:
+        if RESOURCE in path and not names:
+            names = resource_names(response.url)
         found = _items_at(body, path, names)
         if found is not None:
             return found
@@ -162,16 +174,6 @@ def _items_at(body: Any, path: Path, names: Sequence[str]) -> tuple[list[Any], P
             )
         return None
     return value, tuple(found)
-
-
-def dig(body: Any, path: Path) -> Any:
-    """The value at a body path, or MISSING."""
-    value = body
-    for key in path:
-        if not isinstance(value, dict) or key not in value:
-            return MISSING
-        value = value[key]
-    return value
 
 
 def _next_request(

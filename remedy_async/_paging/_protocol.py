@@ -41,7 +41,7 @@ Follow = Literal["none", "url", "token", "keyset", "offset", "page"]
 offset or the next page number in `param`; or none (the list comes whole)."""
 
 
-@frozen
+@frozen(cache_hash=True)
 class Convention:
     """One way a list API pages; pass it as `paginator=` to pin it instead of detecting it.
 

@@ -17,7 +17,7 @@ from typing import Any
 from remedy_async._http import JSONResponse
 
 from ._conventions import CONVENTIONS
-from ._envelope import link_values
+from ._envelope import MISSING, dig_path, link_values
 from ._links import parse_link_header
 from ._protocol import PagingFault, Path
 
@@ -30,16 +30,19 @@ NOT_PAGING_HEADERS = frozenset({"retry-after"})
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
-@lru_cache(maxsize=1024)
 def _words(name: str) -> tuple[str, ...]:
-    return tuple(word.lower() for word in _WORDS.findall(name))
+    return tuple(word.lower() for word in _WORDS.findall(name.replace("-", "_")))
 
 
+@lru_cache(maxsize=4096)
 def _speaks_of_next(name: str) -> bool:
+    """Whether a key or header name speaks of a next page (decided once per name)."""
     return any(stem in word for word in _words(name) for stem in CONTINUATION_STEMS)
 
 
+@lru_cache(maxsize=4096)
 def _speaks_of_end(name: str) -> bool:
+    """Whether a key names an end flag (`last`, `isLast`, `done`), decided once per name."""
     return any(word in END_STEMS or (word.startswith("is") and word[2:] in END_STEMS)
                for word in _words(name))  # fmt: skip
 
@@ -72,15 +75,19 @@ def _is_signal(name: str, value: Any) -> bool:
 
 def header_signals(headers: Mapping[str, str]) -> Iterator[str]:
     """Names of the response headers that announce a next page."""
-    for name in dict.fromkeys(headers):
-        lowered = name.lower()
-        if lowered in NOT_PAGING_HEADERS:
+    seen: set[str] = set()
+    for name in headers:
+        if not _speaks_of_next(name) and name.lower() != "link":
             continue
+        lowered = name.lower()
+        if lowered in NOT_PAGING_HEADERS or lowered in seen:
+            continue
+        seen.add(lowered)
         if lowered == "link":
             values = link_values(headers)
             if any("next" in link.rels for value in values for link in _links(value)):
                 yield "Link"
-        elif _speaks_of_next(name.replace("-", "_")) and headers.get(name, "").strip():
+        elif headers.get(name, "").strip():
             yield name
 
 
@@ -108,12 +115,7 @@ def _read(path: Path, read_paths: Iterable[Path], body: Any = None) -> bool:
 
 
 def _present(body: Any, path: Path) -> bool:
-    value = body
-    for key in path:
-        if not isinstance(value, dict) or key not in value:
-            return False
-        value = value[key]
-    return True
+    return dig_path(body, path) is not MISSING
 
 
 def refuse_unread_signals(
