@@ -17,6 +17,7 @@ from remedy_async import CONVENTIONS
 from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
+    NAMINGS,
     PAGING_SCHEMES,
     RETRY_AFTER_FORMATS,
     ROUTE_NAMES,
@@ -105,6 +106,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=_DEFAULTS.agent_configuration_size,
         help="bytes of the agent configuration download",
     )
+    add(
+        "--naming",
+        choices=NAMINGS,
+        default=_DEFAULTS.naming,
+        help="spelling of record keys (default: %(default)s, the contract's)",
+    )
     add("--id-prefix", default=_DEFAULTS.id_prefix, help="prefix every id, e.g. 'tenant/a b:'")
     add("--health-path", default=_DEFAULTS.health_path)
     add("--agent-configuration-path", default=_DEFAULTS.agent_configuration_path)
@@ -140,6 +147,7 @@ def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         cache_bytes=ns.cache_bytes,
         agent_configuration_size=ns.agent_configuration_size,
         id_prefix=ns.id_prefix,
+        naming=ns.naming,
         health_path=ns.health_path,
         agent_configuration_path=ns.agent_configuration_path,
     )

@@ -27,6 +27,8 @@ UNMATCHED_ROUTE: Final = "unmatched"
 
 PAGING_SCHEMES: Final = tuple(CONVENTIONS)
 """Every paging convention the simulator serves: the names of `remedy_async.CONVENTIONS`."""
+NAMINGS: Final = ("camel", "snake", "pascal", "kebab")
+"""How the simulator spells record keys: camelCase by contract, or respelled to test clients."""
 ITEMS_KEYS: Final = ("items", "data", "results")
 ERROR_FORMATS: Final = ("error", "problem")
 RETRY_AFTER_FORMATS: Final = ("seconds", "http-date")
@@ -222,7 +224,8 @@ class SimulatorConfig:
     client knows (`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a header), to prove that clients
     fail loudly on a service they cannot follow. With `token` set, every route but health needs
     `<auth_header>: <auth_scheme> <token>` (or just the token when `auth_scheme` is None).
-    `rate_limit` turns on a token bucket of that many requests per second. The token never
+    `naming` respells every record key (snake, pascal, kebab) to test clients against services that
+    differ only in spelling. `rate_limit` turns on a token bucket of that many requests per second. The token never
     appears in the repr.
     """
 
@@ -233,6 +236,7 @@ class SimulatorConfig:
     paging: PagingScheme = attrs.field(default="cursor", validator=_one_of(PAGING_SCHEMES))
     disguise_paging: bool = False
     items_key: ItemsKey = attrs.field(default="items", validator=_one_of(ITEMS_KEYS))
+    naming: str = attrs.field(default="camel", validator=_one_of(NAMINGS))
     page_size: int = attrs.field(default=100, validator=_positive)
     max_page_size: int = attrs.field(default=1000, validator=_positive)
     token: str | None = attrs.field(default=None, validator=_check_token, repr=_mask_token)

@@ -11,6 +11,7 @@ from ._cache import SizedLRU
 from ._config import DEFAULT_CACHE_BYTES, RESOURCES, SimulatorConfig
 from ._fields import column_builders, filter_fields, group_of
 from ._filters import Filters, Matcher, parse_filters
+from ._naming import respeller
 from ._records import Record, build_record
 from ._world import World
 
@@ -41,6 +42,7 @@ class Dataset:
         size: int = 100,
         id_prefix: str = "",
         extra_fields_rate: float = 0.1,
+        naming: str = "camel",
         cache: bool = True,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
@@ -48,6 +50,7 @@ class Dataset:
             seed=seed, size=size, id_prefix=id_prefix, extra_fields_rate=extra_fields_rate
         )
         self._fields = filter_fields(self._world)
+        self._respell = respeller(naming)
         self._builders = column_builders(self._world)
         self._columns: dict[str, bytes] = {}
         self._matchers = {
@@ -72,6 +75,7 @@ class Dataset:
             size=config.size,
             id_prefix=config.id_prefix,
             extra_fields_rate=config.extra_fields_rate,
+            naming=config.naming,
             cache=config.cache,
             cache_bytes=config.cache_bytes,
         )
@@ -150,7 +154,7 @@ class Dataset:
         body = self._records.get(key)
         if body is None:
             # orjson's result keeps its over-allocated buffer (~4 KiB): keep an exact copy.
-            encoded = orjson.dumps(build_record(self._world, resource, index))
+            encoded = orjson.dumps(self._respell(build_record(self._world, resource, index)))
             body = self._records.put(key, bytes(memoryview(encoded)))
         return body
 
