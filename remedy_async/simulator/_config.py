@@ -224,9 +224,9 @@ class SimulatorConfig:
     client knows (`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a header), to prove that clients
     fail loudly on a service they cannot follow. With `token` set, every route but health needs
     `<auth_header>: <auth_scheme> <token>` (or just the token when `auth_scheme` is None).
-    `naming` respells every record key (snake, pascal, kebab) to test clients against services that
-    differ only in spelling. `rate_limit` turns on a token bucket of that many requests per second. The token never
-    appears in the repr.
+    `naming` respells every record key (snake, pascal, kebab) to test clients against services
+    that differ only in spelling. `rate_limit` turns on a token bucket of that many requests per
+    second. The token never appears in the repr.
     """
 
     host: str = "127.0.0.1"
