@@ -18,12 +18,11 @@ from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
 from ._sending._events import ClientEvent, Events
-from ._wire._faults import WireFault
 from ._wire._ids import id_segment
-from ._wire._json import decode_json, json_body
+from ._wire._json import decode_json
 from ._wire._naming import wire_names
 from ._wire._query import FilterValue, encode_filters
-from ._wire._reader import wire_fault_error
+from ._wire._reader import record_from
 from ._wire._records import NamingSetting, RecordReader
 
 T = TypeVar("T")
@@ -110,11 +109,9 @@ class ResourceCollection(Generic[T]):
         """
         url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
         response = await self._send(Request("GET", url), options)
-        body = json_body(response, secrets=self._secrets)
-        try:
-            return self._reader.read(body)
-        except WireFault as fault:
-            raise wire_fault_error(fault, response) from None
+        return record_from(
+            self.resource.model, response, secrets=self._secrets, read=self._reader.read
+        )
 
     def get_many(
         self,

@@ -9,7 +9,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from remedy_async._http import JSONResponse
-from remedy_async._paging._envelope import NEXT_MARKERS, envelope_items, has_link_next
+from remedy_async._paging._envelope import envelope_items, has_link_next
 from remedy_async._paging._protocol import PageRequest, PageResult, Paginator, PagingFault
 from remedy_async._paging._schemes import UnpagedPaginator
 from remedy_async._wire._faults import WireFault
@@ -107,6 +107,21 @@ def test_envelope_with_next_marker_is_a_paging_fault(marker: str, value: Any) ->
     """An envelope that says more pages exist is refused, not truncated silently."""
     with pytest.raises(PagingFault, match=marker):
         read({"items": ITEMS, marker: value})
+
+
+NEXT_MARKERS: tuple[str, ...] = (
+    "nextCursor",
+    "next_cursor",
+    "nextPageToken",
+    "next_page_token",
+    "nextToken",
+    "next",
+    "nextLink",
+    "nextUrl",
+    "hasMore",
+    "has_more",
+)
+"""Envelope keys that, when set, say there is another page."""
 
 
 @pytest.mark.parametrize("marker", NEXT_MARKERS)

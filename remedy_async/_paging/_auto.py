@@ -8,7 +8,6 @@ makes carry its name); a later page that contradicts it is refused, never re-det
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 
 from attrs import field, frozen
 
@@ -38,6 +37,10 @@ class AutoPaginator:
     """
 
     conventions: tuple[Convention, ...] = field(default=CONVENTIONS, converter=_table)
+    _by_name: Mapping[str, Convention] = field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {row.name: row for row in self.conventions})
 
     @property
     def parameter_names(self) -> frozenset[str]:
@@ -64,7 +67,7 @@ class AutoPaginator:
         """The convention of this name (from a request or a resume token), if any."""
         if name is None:
             return None
-        row = _index(self.conventions).get(name)
+        row = self._by_name.get(name)
         if row is not None:
             return row
         raise PagingFault(f"this list was started with the {name!r} convention, unknown here")
@@ -80,11 +83,6 @@ class AutoPaginator:
                 "$", "expected an array, or an object with the items of a known convention"
             )
         raise WireFault("$", f"expected an array or an object, got {json_type_name(body)}")
-
-
-@lru_cache(maxsize=16)
-def _index(conventions: tuple[Convention, ...]) -> dict[str, Convention]:
-    return {row.name: row for row in conventions}
 
 
 def recognises(convention: Convention, response: JSONResponse) -> bool:

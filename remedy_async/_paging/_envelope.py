@@ -17,20 +17,6 @@ from remedy_async._wire._faults import WireFault, json_type_name
 from ._links import next_link, parse_link_header
 from ._protocol import ITEM_KEYS, PageResult, PagingFault
 
-NEXT_MARKERS: tuple[str, ...] = (
-    "nextCursor",
-    "next_cursor",
-    "nextPageToken",
-    "next_page_token",
-    "nextToken",
-    "next",
-    "nextLink",
-    "nextUrl",
-    "hasMore",
-    "has_more",
-)
-"""Envelope keys that, when set, say there is another page."""
-
 
 def envelope_items(body: Mapping[str, Any], keys: Sequence[str] = ITEM_KEYS) -> PageResult:
     """Find the item array of an envelope under the first of `keys` present (no next page)."""

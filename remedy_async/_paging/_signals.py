@@ -17,8 +17,7 @@ from typing import Any
 from remedy_async._http import JSONResponse
 
 from ._conventions import CONVENTIONS
-from ._envelope import MISSING, dig_path, link_values
-from ._links import parse_link_header
+from ._envelope import MISSING, dig_path, has_link_next
 from ._protocol import PagingFault, Path
 
 CONTINUATION_STEMS = ("next", "nxt", "cursor", "token", "tok", "continu", "more", "after", "marker")
@@ -84,18 +83,18 @@ def header_signals(headers: Mapping[str, str]) -> Iterator[str]:
             continue
         seen.add(lowered)
         if lowered == "link":
-            values = link_values(headers)
-            if any("next" in link.rels for value in values for link in _links(value)):
+            if _announces_next(headers):
                 yield "Link"
         elif headers.get(name, "").strip():
             yield name
 
 
-def _links(value: str) -> list[Any]:
+def _announces_next(headers: Mapping[str, str]) -> bool:
+    """A Link rel="next", read leniently: a malformed Link header announces nothing here."""
     try:
-        return parse_link_header(value)
+        return has_link_next(headers)
     except ValueError:
-        return []
+        return False
 
 
 def _read(path: Path, read_paths: Iterable[Path], body: Any = None) -> bool:

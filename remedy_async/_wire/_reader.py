@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from remedy_async._errors import DecodeError
@@ -27,10 +27,19 @@ def wire_fault_error(fault: WireFault, response: Response | JSONResponse) -> Dec
     )
 
 
-def record_from(model: type[T], response: Response, *, secrets: Iterable[str] = ()) -> T:
-    """Decode a successful response's body into a model; DecodeError says what did not fit."""
+def record_from(
+    model: type[T],
+    response: Response,
+    *,
+    secrets: Iterable[str] = (),
+    read: Callable[[object], T] | None = None,
+) -> T:
+    """Decode a successful response's body into a model; DecodeError says what did not fit.
+
+    `read` builds the model from the decoded body (default: `from_wire`, camelCase keys).
+    """
     body = json_body(response, secrets=secrets)
     try:
-        return from_wire(model, body)
+        return from_wire(model, body) if read is None else read(body)
     except WireFault as fault:
         raise wire_fault_error(fault, response) from None
