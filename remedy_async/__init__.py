@@ -72,12 +72,14 @@ from ._paging._schemes import (
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
 from ._wire._codec import to_wire
+from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 
 __version__ = _version("remedy-async")
 
 __all__ = [
     "CONVENTIONS",
+    "ERROR_SHAPES",
     "RESOURCES",
     "APIConnectionError",
     "APIError",

@@ -110,6 +110,7 @@ class APIStatusError(APIError):
         body_excerpt: str | None = None,
         headers: Mapping[str, str] | None = None,
         detail: str | None = None,
+        body_shape: str | None = None,
     ) -> None:
         super().__init__(message, method=method, url=url)
         self.status = status
@@ -118,6 +119,9 @@ class APIStatusError(APIError):
         self.body_excerpt = body_excerpt
         self.detail = detail
         """Further explanation the service gave (a problem's `detail`, validation errors)."""
+        self.body_shape = body_shape
+        """The error-body convention the service used (`problem`, `json-api`, `oauth`, ...; see
+        `remedy_async.ERROR_SHAPES`), or None when the body explained nothing."""
         self.headers: Mapping[str, str] = CIMultiDictProxy(CIMultiDict(headers or {}))
 
     def __str__(self) -> str:
@@ -178,6 +182,7 @@ class RateLimitError(APIStatusError):
         headers: Mapping[str, str] | None = None,
         retry_after: float | None = None,
         detail: str | None = None,
+        body_shape: str | None = None,
     ) -> None:
         super().__init__(
             message,
@@ -189,6 +194,7 @@ class RateLimitError(APIStatusError):
             body_excerpt=body_excerpt,
             headers=headers,
             detail=detail,
+            body_shape=body_shape,
         )
         self.retry_after = retry_after
 

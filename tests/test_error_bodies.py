@@ -9,7 +9,7 @@ import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from remedy_async import APIStatusError, AuthenticationError, ServerError
+from remedy_async import ERROR_SHAPES, APIStatusError, AuthenticationError, ServerError
 from remedy_async._http import Request, Response
 from remedy_async._sending._status import status_error
 from remedy_async._wire._error_bodies import explain
@@ -32,14 +32,14 @@ def js(value: Any) -> bytes:
 
 SHAPES = [
     (
-        "own",
+        "error",
         js({"error": {"code": "bad_filter", "message": "unknown filter"}}),
         JSON,
         "unknown filter",
         "bad_filter",
     ),
     (
-        "rfc9457",
+        "problem",
         js(
             {
                 "type": "https://e/x",
@@ -93,7 +93,13 @@ SHAPES = [
         "invalid_token",
     ),
     ("message", js({"message": "quota exceeded", "code": 42}), JSON, "quota exceeded", "42"),
-    ("Message", js({"Message": "User is not authorized"}), JSON, "User is not authorized", None),
+    (
+        "pascal-message",
+        js({"Message": "User is not authorized"}),
+        JSON,
+        "User is not authorized",
+        None,
+    ),
     ("error-string", js({"error": "Forbidden"}), JSON, "Forbidden", None),
     (
         "strings",
@@ -198,3 +204,25 @@ def test_5xx_is_a_server_error() -> None:
 def test_blank_body_explains_nothing() -> None:
     """A blank body gives an empty explanation."""
     assert explain(b" \n", "text/plain").message is None
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "shape"),
+    [(shape[1], shape[2], shape[0].removesuffix("-heading")) for shape in SHAPES],
+    ids=[shape[0] for shape in SHAPES],
+)
+def test_each_error_body_convention_is_named(body: bytes, content_type: str, shape: str) -> None:
+    """The error says which convention its body followed, by a name of ERROR_SHAPES."""
+    assert shape in ERROR_SHAPES
+    assert status_error(response(400, body, content_type)).body_shape == shape
+
+
+def test_every_named_shape_is_covered_here() -> None:
+    """Each name in ERROR_SHAPES has an example body above."""
+    assert {shape[0].removesuffix("-heading") for shape in SHAPES} == set(ERROR_SHAPES)
+
+
+def test_a_body_that_explains_nothing_has_no_shape() -> None:
+    """An unknown JSON shape, broken JSON and an empty body name no convention."""
+    for body in (js({"weird": 1}), b"{not json", b""):
+        assert status_error(response(500, body)).body_shape is None

@@ -42,6 +42,7 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
         "body_excerpt": body_excerpt(response.body, secrets),
         "headers": response.headers,
         "detail": redact(said.detail, secrets) if said.detail else None,
+        "body_shape": said.shape,
     }
     message = redact(message, secrets)
     if error_class is RateLimitError:

@@ -25,13 +25,36 @@ _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
 
 
+ERROR_SHAPES = (
+    "error",
+    "problem",
+    "detail",
+    "fastapi",
+    "json-api",
+    "graphql",
+    "oauth",
+    "message",
+    "pascal-message",
+    "error-string",
+    "strings",
+    "text",
+    "html",
+)
+"""The names of the error-body conventions `explain` tells apart, as `Explanation.shape`."""
+
+
 @frozen
 class Explanation:
-    """What an error body says: a machine code, a human message and any further detail."""
+    """What an error body says: a machine code, a human message and any further detail.
+
+    `shape` names the convention the body follows (one of `ERROR_SHAPES`), or is None when the
+    body explains nothing this module understands.
+    """
 
     code: str | None = None
     message: str | None = None
     detail: str | None = None
+    shape: str | None = None
 
 
 def explain(body: bytes, content_type: str) -> Explanation:
@@ -46,14 +69,15 @@ def explain(body: bytes, content_type: str) -> Explanation:
             return Explanation()  # broken JSON explains nothing; the excerpt shows it
         return _from_json(document)
     if "html" in content_type or text.lstrip()[:1] == "<":
-        return Explanation(message=_from_html(text))
+        said = _from_html(text)
+        return Explanation(message=said, shape="html" if said else None)
     first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return Explanation(message=_short(first_line) or None)
+    return Explanation(message=_short(first_line) or None, shape="text")
 
 
 def _from_json(document: Any) -> Explanation:
     if isinstance(document, list):
-        return Explanation(message=_joined(document))
+        return Explanation(message=_joined(document), shape="strings")
     if not isinstance(document, dict):
         return Explanation(message=_short(_text(document)))
     error = _get(document, "error")
@@ -62,12 +86,15 @@ def _from_json(document: Any) -> Explanation:
             code=_text(_get(error, "code") or _get(error, "type")),
             message=_short(_text(_get(error, "message") or _get(error, "detail"))),
             detail=_short(_text(_get(error, "details"))),
+            shape="error",
         )
     if isinstance(error, str):
         description = _text(document.get("error_description"))
         if description:  # OAuth 2.0 (RFC 6749 section 5.2)
-            return Explanation(code=error, message=_short(description))
-        return Explanation(message=_short(error), code=_text(_get(document, "code")))
+            return Explanation(code=error, message=_short(description), shape="oauth")
+        return Explanation(
+            message=_short(error), code=_text(_get(document, "code")), shape="error-string"
+        )
     errors = _get(document, "errors")
     if isinstance(errors, list) and errors:
         return _from_error_list(errors)
@@ -78,14 +105,23 @@ def _from_json(document: Any) -> Explanation:
             code=None if code in (None, "about:blank") else code,
             message=_short(detail or _text(document.get("title"))),
             detail=_short(detail),
+            shape="problem",
         )
     detail = document.get("detail")
     if isinstance(detail, list):  # FastAPI validation errors
-        return Explanation(message=_joined(detail), detail=_short(_text(detail)))
+        return Explanation(message=_joined(detail), detail=_short(_text(detail)), shape="fastapi")
+    message = _text(_get(document, "message") or detail or _get(document, "msg"))
     return Explanation(
         code=_text(_get(document, "code")),
-        message=_short(_text(_get(document, "message") or detail or _get(document, "msg"))),
+        message=_short(message),
+        shape=_message_shape(document) if message else None,
     )
+
+
+def _message_shape(document: dict[str, Any]) -> str:
+    if document.get("message") is not None or document.get("msg") is not None:
+        return "message"
+    return "pascal-message" if document.get("Message") is not None else "detail"
 
 
 def _from_error_list(errors: list[Any]) -> Explanation:
@@ -94,12 +130,18 @@ def _from_error_list(errors: list[Any]) -> Explanation:
     if isinstance(first, dict):
         said = _text(_get(first, "detail") or _get(first, "message") or _get(first, "title"))
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        json_api = any(key in first for key in ("detail", "title", "status", "source"))
+        extensions = first.get("extensions")
+        code = _get(first, "code")
+        if code is None and isinstance(extensions, dict):
+            code = extensions.get("code")
         return Explanation(
-            code=_text(_get(first, "code")),
+            code=_text(code),
             message=_short(said + more) if said else None,
             detail=_short(_text(_get(first, "title"))) if _get(first, "detail") else None,
+            shape="json-api" if json_api else "graphql",
         )
-    return Explanation(message=_joined(errors))
+    return Explanation(message=_joined(errors), shape="strings")
 
 
 def _joined(items: list[Any]) -> str | None:
