@@ -69,6 +69,7 @@ from ._paging._schemes import (
     PageNumberPaginator,
     UnpagedPaginator,
 )
+from ._probe import ProbeReport, ResourceProbe, probe
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
 from ._wire._codec import to_wire
@@ -119,6 +120,7 @@ __all__ = [
     "Paginator",
     "PagingFault",
     "PermissionDeniedError",
+    "ProbeReport",
     "RateLimitError",
     "RemediationAction",
     "RemediationStatus",
@@ -129,6 +131,7 @@ __all__ = [
     "RequestOptions",
     "Resource",
     "ResourceCollection",
+    "ResourceProbe",
     "ResponseTooLargeError",
     "RetryPolicy",
     "Scope",
@@ -140,6 +143,7 @@ __all__ = [
     "VulnerabilityFinding",
     "__version__",
     "from_wire",
+    "probe",
     "to_wire",
 ]
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import aiohttp
 from yarl import URL
@@ -24,13 +25,14 @@ from ._collection import (
     ResourceCollection,
 )
 from ._download import Destination, DownloadResult, check_destination, receive, retry_for
-from ._errors import ClientClosedError, ConfigurationError
+from ._errors import ClientClosedError
 from ._http import AttemptTimeout, Request, Response
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
 from ._paging._auto import AutoPaginator
 from ._paging._follow import as_paginator
 from ._paging._protocol import Convention, Paginator
+from ._profiles import read_profile
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate
 from ._sending._headers import default_headers
@@ -42,6 +44,7 @@ from ._wire._records import NAMING_SETTINGS, NamingSetting
 
 T = TypeVar("T")
 
+COLLECTION_NAMES = tuple(resource.attribute for resource in RESOURCES)
 DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024
 DEFAULT_RETRY = RetryPolicy()
 
@@ -59,7 +62,9 @@ class RemedyClient:
     attempts are retried by `retry` (see RetryPolicy); `clock` (monotonic seconds) and `sleep`
     (default asyncio.sleep) can be replaced so tests never wait. Lists detect the service's
     paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
-    `paginators={"scopes": ...}` for some.
+    `paginators={"scopes": ...}` for some; likewise record key naming, detected unless `naming=`
+    or `namings={"scopes": "snake"}` pins it. `RemedyClient.from_config(path)` reads all of these
+    from a file, such as the one `remedy-async probe --emit-config` writes.
     """
 
     endpoints: ResourceCollection[Endpoint]
@@ -72,8 +77,8 @@ class RemedyClient:
         base_url: str | URL | None = None,
         *,
         token: str | None = None,
-        auth_header: str = "Authorization",
-        auth_scheme: str | None = "Bearer",
+        auth_header: str = config.AUTH_HEADER,
+        auth_scheme: str | None = config.AUTH_SCHEME,
         timeout: Timeout = DEFAULT_TIMEOUT,
         headers: Mapping[str, str] | None = None,
         retry: RetryPolicy = DEFAULT_RETRY,
@@ -85,12 +90,13 @@ class RemedyClient:
         session: aiohttp.ClientSession | None = None,
         event_hooks: Sequence[EventHook] = (),
         trace_configs: Sequence[aiohttp.TraceConfig] = (),
-        health_path: str = "/v1/health",
-        agent_configuration_path: str = "/v1/agent-configuration",
+        health_path: str = config.HEALTH_PATH,
+        agent_configuration_path: str = config.AGENT_CONFIGURATION_PATH,
         paginator: Paginator | Convention | None = None,
         paginators: Mapping[str, Paginator | Convention] | None = None,
         trusted_origins: Sequence[str] = (),
         naming: NamingSetting = "auto",
+        namings: Mapping[str, NamingSetting] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
@@ -124,8 +130,30 @@ class RemedyClient:
         self._sender: Sender | None = None if session is None else self._make_sender(session)
         self._trusted_origins = config.origins(trusted_origins, "trusted_origins")
         self._naming = config.one_of(naming, NAMING_SETTINGS, "naming")
-        self._build_collections(paginator, paginators or {})
+        self._namings = config.per_collection(
+            namings or {},
+            "namings",
+            COLLECTION_NAMES,
+            lambda value, name: config.one_of(value, NAMING_SETTINGS, name),
+        )
+        self._build_collections(
+            paginator, config.per_collection(paginators or {}, "paginators", COLLECTION_NAMES)
+        )
         self._closed = False
+
+    @classmethod
+    def from_config(
+        cls, path: str | os.PathLike[str], *, profile: str = "default", **overrides: Any
+    ) -> RemedyClient:
+        """Return a client configured by a profile of a TOML file, such as `probe` writes.
+
+        The profile's settings are this class's arguments (`base_url`, `naming`, `paginators`
+        with convention names, ...; `token_env` names the variable holding the token, since a
+        token never goes in a file). `overrides` are arguments too and win over the file; the
+        environment fills only what neither sets. A bad file, profile or setting raises
+        ConfigurationError naming it, before any I/O.
+        """
+        return cls(**{**read_profile(path, profile), **overrides})
 
     def _build_collections(
         self,
@@ -133,9 +161,6 @@ class RemedyClient:
         paginators: Mapping[str, Paginator | Convention],
     ) -> None:
         default_paginator = as_paginator(paginator) if paginator is not None else AutoPaginator()
-        unknown = set(paginators) - {resource.attribute for resource in RESOURCES}
-        if unknown:
-            raise ConfigurationError(f"paginators names unknown collections: {sorted(unknown)}")
 
         def collection(resource: Resource[T]) -> ResourceCollection[T]:
             return ResourceCollection(
@@ -146,7 +171,7 @@ class RemedyClient:
                 paginator=as_paginator(paginators.get(resource.attribute, default_paginator)),
                 events=self._events,
                 trusted_origins=self._trusted_origins,
-                naming=self._naming,
+                naming=self._namings.get(resource.attribute, self._naming),
             )
 
         self.endpoints = collection(ENDPOINTS)

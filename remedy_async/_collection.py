@@ -20,7 +20,7 @@ from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
 from ._sending._events import ClientEvent, Events
 from ._wire._ids import id_segment
 from ._wire._json import decode_json
-from ._wire._naming import wire_names
+from ._wire._naming import Naming, wire_names
 from ._wire._query import FilterValue, encode_filters
 from ._wire._reader import record_from
 from ._wire._records import NamingSetting, RecordReader
@@ -97,6 +97,12 @@ class ResourceCollection(Generic[T]):
         self._events = events
         self._trusted_origins = trusted_origins
         self._reader = RecordReader(resource.model, naming, resource.attribute)
+
+    @property
+    def naming(self) -> Naming:
+        """How this resource's records spell their keys: camelCase by contract until records
+        in another naming have been read (with `naming="auto"`), or the pinned naming."""
+        return self._reader.naming
 
     def __repr__(self) -> str:
         model = self.resource.model.__name__

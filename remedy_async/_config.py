@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import os
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from yarl import URL
 
 from ._errors import ConfigurationError
 
+V = TypeVar("V")
+
 BASE_URL_ENV = "REMEDY_BASE_URL"
 TOKEN_ENV = "REMEDY_API_TOKEN"
+AUTH_HEADER = "Authorization"
+AUTH_SCHEME = "Bearer"
+HEALTH_PATH = "/v1/health"
+AGENT_CONFIGURATION_PATH = "/v1/agent-configuration"
+"""The client's defaults for where the token goes and the two paths outside the collections."""
 
 
 def is_loopback(host: str) -> bool:
@@ -99,3 +107,27 @@ def positive_count(value: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigurationError(f"{name} must be an int >= 1, got {value!r}")
     return value
+
+
+def closest(name: str, choices: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` for the choice closest to a misspelt name, else an empty string."""
+    found = difflib.get_close_matches(name, list(choices), n=1)
+    return f" (did you mean {found[0]!r}?)" if found else ""
+
+
+def per_collection(
+    values: Mapping[str, V],
+    name: str,
+    collections: Sequence[str],
+    check: Callable[[V, str], V] | None = None,
+) -> dict[str, V]:
+    """Check a per-collection setting (`paginators=`, `namings=`): keys are collection names."""
+    checked = {}
+    for key, value in values.items():
+        if key not in collections:
+            raise ConfigurationError(
+                f"{name} names an unknown collection {key!r}{closest(key, collections)}; "
+                f"collections are {', '.join(collections)}"
+            )
+        checked[key] = value if check is None else check(value, f"{name}[{key!r}]")
+    return checked

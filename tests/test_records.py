@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import attrs
@@ -19,7 +20,7 @@ from remedy_async import (
     from_wire,
     to_wire,
 )
-from remedy_async._wire._naming import detect_naming, spell
+from remedy_async._wire._naming import _READ_IN, detect_naming, spell
 from remedy_async._wire._records import RecordReader
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import Serve
@@ -71,6 +72,24 @@ def test_a_respelled_record_is_read_in_its_naming(naming: str) -> None:
 def test_to_wire_writes_a_naming_back(naming: str) -> None:
     """to_wire(record, naming) spells the keys as they were read."""
     assert to_wire(EXPECTED, naming) == respelled(CAMEL, naming)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("naming", ["camel", "snake", "pascal", "kebab"])
+def test_to_wire_writes_back_the_naming_a_record_was_read_in(naming: str) -> None:
+    """Without a naming, to_wire spells the keys as they came; camelCase for built records."""
+    wire = respelled(CAMEL, naming)
+    record = from_wire(Endpoint, wire, naming=naming)  # type: ignore[arg-type]
+    assert to_wire(record) == wire
+    assert to_wire(attrs.evolve(record)) == CAMEL  # a new record was read in no naming
+
+
+def test_remembered_namings_leave_with_their_records() -> None:
+    """The note of a record's naming lives as long as the record, no longer."""
+    records = [from_wire(Endpoint, respelled(CAMEL, "snake"), naming="snake") for _ in range(50)]
+    noted = len(_READ_IN)
+    del records
+    gc.collect()
+    assert len(_READ_IN) <= noted - 50
 
 
 @pytest.mark.parametrize(
@@ -186,7 +205,9 @@ async def test_every_resource_in_every_naming_matches_the_contract(
             one = await collection.get(expected[0].id)
             assert [typed(r) for r in got] == [typed(r) for r in expected]
             assert typed(one) == typed(expected[0])
-            assert to_wire(got[0], naming)[spell("id", naming)] == expected[0].id  # type: ignore[arg-type]
+            assert to_wire(got[0]) == to_wire(got[0], naming)  # type: ignore[arg-type]
+            assert to_wire(one) == to_wire(one, naming)  # type: ignore[arg-type]
+            assert collection.naming == naming
 
 
 def typed(record: Any) -> Any:

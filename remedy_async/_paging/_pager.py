@@ -40,6 +40,8 @@ class Page(Generic[T]):
     url: str
     resume_token: str | None
     """Continues the list right after this page's last item; None when the list is complete."""
+    items_path: str = "$.items"
+    """Where in the body the items were found: `$.items`, `$.data.children`, `$` for an array."""
 
 
 class Pager(Generic[T]):
@@ -190,6 +192,7 @@ class Pager(Generic[T]):
                         request_id=prepared.response.request_id,
                         url=str(prepared.response.url),
                         resume_token=self.resume_token,
+                        items_path=prepared.items_path,
                     )
                     del prepared, items  # the caller holds the page if it wants it
         except RemedyError as error:

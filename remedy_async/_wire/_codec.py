@@ -38,7 +38,7 @@ from remedy_async._models import (
 )
 
 from ._faults import WireFault, json_type_name
-from ._naming import NAMINGS, Naming, wire_names
+from ._naming import NAMINGS, Naming, naming_of, wire_names
 
 T = TypeVar("T")
 
@@ -309,9 +309,15 @@ def cattrs_structure_hook(
     return cast(Callable[[object, object], T], converter_for(naming).get_structure_hook(model))
 
 
-def to_wire(record: Any, naming: Naming = "camel") -> dict[str, Any]:
-    """Return a model as wire JSON: keys in `naming` (camelCase by default), `extra` restored."""
-    if naming not in NAMINGS:
+def to_wire(record: Any, naming: Naming | None = None) -> dict[str, Any]:
+    """Return a model as wire JSON, `extra` restored, keys spelled as the record was read.
+
+    A record read from a service that spells keys in snake, Pascal or kebab case is written
+    back in that naming; any other in camelCase, the contract's. `naming` picks one instead.
+    """
+    if naming is None:
+        naming = naming_of(record)
+    elif naming not in NAMINGS:
         raise ValueError(f"naming must be one of {', '.join(NAMINGS)}, got {naming!r}")
     return cast(dict[str, Any], converter_for(naming).unstructure(record))
 

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import attrs
 
 from ._codec import cattrs_structure_hook, fault_from, open_enum_of
-from ._naming import Naming, wire_names
+from ._naming import Naming, remember_naming, wire_names
 
 T = TypeVar("T")
 
@@ -239,8 +239,24 @@ def structure_hook(model: type[T], naming: Naming = "camel") -> Callable[[object
     hook = _HOOKS.get((model, naming))
     if hook is None:
         slow = _lazy_cattrs(model, naming)
-        hook = _HOOKS[model, naming] = with_fallback(_fast_for(model, naming), slow, model)
+        hook = with_fallback(_fast_for(model, naming), slow, model)
+        if naming != "camel":
+            hook = _remembering(hook, naming)
+        _HOOKS[model, naming] = hook
     return hook
+
+
+def _remembering(
+    hook: Callable[[object, object], T], naming: Naming
+) -> Callable[[object, object], T]:
+    """The structure function, noting each record's naming so `to_wire` writes it back."""
+
+    def structure(data: object, model: object) -> T:
+        record = hook(data, model)
+        remember_naming(record, naming)
+        return record
+
+    return structure
 
 
 def _lazy_cattrs(model: type[T], naming: Naming) -> Callable[[object, object], T]:

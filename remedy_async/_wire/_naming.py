@@ -7,6 +7,7 @@ tells from one record which naming a service uses.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -32,6 +33,28 @@ def spell(name: str, naming: Naming) -> str:
         return name.replace("_", "-")
     camel = to_camel(name)
     return camel[:1].upper() + camel[1:] if naming == "pascal" else camel
+
+
+_READ_IN: dict[int, tuple[weakref.ref[Any], Naming]] = {}
+"""The naming of each live record read in a naming other than camelCase, by the record's id."""
+
+
+def remember_naming(record: object, naming: Naming) -> None:
+    """Note that `record` was read from keys spelled in `naming`, for as long as it lives."""
+    key = id(record)
+
+    def forget(_: object) -> None:
+        _READ_IN.pop(key, None)
+
+    _READ_IN[key] = (weakref.ref(record, forget), naming)
+
+
+def naming_of(record: object) -> Naming:
+    """The naming `record` was read in: camelCase unless it was read in another one."""
+    found = _READ_IN.get(id(record))
+    if found is not None and found[0]() is record:
+        return found[1]
+    return "camel"
 
 
 _WIRE_NAMES: dict[tuple[type[Any], Naming], dict[str, str]] = {}

@@ -164,7 +164,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Path:
         file = await asyncio.to_thread(_open_part, job, checkpoint)
         with file:
             async for page in pager.pages():
-                data = encoder.records([to_wire(record) for record in page.items])
+                data = encoder.records([to_wire(record, "camel") for record in page.items])
                 file.write(data)
                 file.flush()
                 await asyncio.to_thread(os.fsync, file.fileno())

@@ -35,7 +35,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
         with progress(meters, options.progress, terminal, data_on_stdout=True, transient=True):
             try:
                 async for page in pager.pages():
-                    sink.write([to_wire(record) for record in page.items])
+                    sink.write([to_wire(record, "camel") for record in page.items])
                     meter.add(len(page.items))
             finally:
                 meter.finish()
@@ -70,7 +70,7 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
             try:
                 async for result in collection.get_many(ids, concurrency=options.concurrency):
                     if result.error is None:
-                        sink.write([to_wire(result.value)])
+                        sink.write([to_wire(result.value, "camel")])
                         meter.add(1, pages=0)
                     else:
                         failures += 1

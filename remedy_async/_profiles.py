@@ -1,0 +1,187 @@
+"""Reads and writes client configuration files: TOML tables of settings, one per profile.
+
+    [default]
+    base_url = "https://api.example.com"
+    naming = "snake"
+
+    [default.paginators]
+    endpoints = "cursor"
+
+A profile's settings are `RemedyClient` arguments, checked by name and type with the file,
+profile and key in every message. Tokens never go in a file: `token_env` names the environment
+variable that holds one. `render_profiles` writes the same format (`remedy-async probe
+--emit-config`), so a file read back gives the settings it was written from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ._config import TOKEN_ENV, closest
+from ._errors import ConfigurationError
+from ._paging._auto import AutoPaginator
+from ._paging._conventions import CONVENTIONS
+from ._paging._protocol import Convention, Paginator
+
+DEFAULT_PROFILE = "default"
+AUTO = "auto"
+"""The paginator setting that detects each list's convention (the client's default)."""
+
+_TYPES: Mapping[str, tuple[type, ...]] = {
+    "base_url": (str,),
+    "token_env": (str,),
+    "auth_header": (str,),
+    "auth_scheme": (str,),
+    "timeout": (int, float),
+    "max_in_flight": (int,),
+    "max_response_bytes": (int,),
+    "follow_redirects": (bool,),
+    "allow_insecure_http": (bool,),
+    "health_path": (str,),
+    "agent_configuration_path": (str,),
+    "naming": (str,),
+    "namings": (dict,),
+    "paginator": (str,),
+    "paginators": (dict,),
+    "trusted_origins": (list,),
+    "headers": (dict,),
+}
+"""Every setting a profile may hold, and the TOML types it may have."""
+
+_TOML_NAMES: Mapping[type, str] = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "a table",
+}
+
+_TABLES_OF_STRINGS = ("namings", "paginators", "headers")
+
+
+def read_profile(
+    path: str | os.PathLike[str],
+    profile: str = DEFAULT_PROFILE,
+    env: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Return the `RemedyClient` keyword arguments that a profile of a configuration file sets.
+
+    Raises ConfigurationError for a missing or unreadable file, a TOML syntax error, an unknown
+    profile or setting (naming the closest known one), a value of the wrong type, or a token.
+    """
+    where = str(path)
+    try:
+        document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigurationError(f"configuration file {where} does not exist") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigurationError(f"cannot read configuration file {where}: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(f"{where} is not valid TOML: {error}") from None
+    table = document.get(profile)
+    if not isinstance(table, dict):
+        known = sorted(name for name, value in document.items() if isinstance(value, dict))
+        raise ConfigurationError(
+            f"{where} has no profile [{profile}]{closest(profile, known)}; "
+            f"its profiles are {', '.join(known) or 'none'}"
+        )
+    return _settings(table, f"{where} [{profile}]", os.environ if env is None else env)
+
+
+def _settings(table: Mapping[str, Any], where: str, env: Mapping[str, str]) -> dict[str, Any]:
+    if "token" in table:
+        raise ConfigurationError(
+            f"{where}: a token does not belong in a file; set token_env to the name of the "
+            f"environment variable that holds it (or use {TOKEN_ENV})"
+        )
+    settings: dict[str, Any] = {}
+    for key, value in table.items():
+        types = _TYPES.get(key)
+        if types is None:
+            raise ConfigurationError(f"{where}: unknown setting {key!r}{closest(key, _TYPES)}")
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            wanted = " or ".join(_TOML_NAMES[kind] for kind in types)
+            raise ConfigurationError(f"{where}: {key} must be {wanted}, got {value!r}")
+        if key in _TABLES_OF_STRINGS or key == "trusted_origins":
+            _check_strings(value, f"{where}: {key}")
+        settings[key] = value
+    if "token_env" in settings:
+        name = settings.pop("token_env")
+        if not env.get(name):
+            raise ConfigurationError(f"{where}: token_env names {name}, which is not set")
+        settings["token"] = env[name]
+    if settings.get("auth_scheme") in ("", "none"):
+        settings["auth_scheme"] = None
+    if "paginator" in settings:
+        settings["paginator"] = paginator_named(settings["paginator"], f"{where}: paginator")
+    if "paginators" in settings:
+        settings["paginators"] = {
+            collection: paginator_named(name, f"{where}: paginators.{collection}")
+            for collection, name in settings["paginators"].items()
+        }
+    return settings
+
+
+def _check_strings(value: Any, where: str) -> None:
+    values = value.values() if isinstance(value, dict) else value
+    for item in values:
+        if not isinstance(item, str):
+            raise ConfigurationError(f"{where} must hold strings, got {item!r}")
+
+
+def paginator_named(name: str, where: str) -> Paginator | Convention:
+    """The paginator setting a name stands for: `auto`, or a convention of CONVENTIONS."""
+    if name == AUTO:
+        return AutoPaginator()
+    convention = CONVENTIONS.get(name)
+    if convention is None:
+        raise ConfigurationError(
+            f"{where}: {name!r} is not a paging convention{closest(name, CONVENTIONS)}; "
+            f"use 'auto' or one of {', '.join(CONVENTIONS)}"
+        )
+    return convention
+
+
+def render_profiles(profiles: Mapping[str, Mapping[str, Any]], comment: str = "") -> str:
+    """Write profiles of settings (str, bool, int, float, lists of str, tables of str) as TOML.
+
+    `comment` lines head the file. Tables of a profile follow its plain settings, as TOML needs.
+    """
+    lines = [f"# {line}".rstrip() for line in comment.splitlines()]
+    for name, settings in profiles.items():
+        plain = {key: value for key, value in settings.items() if not isinstance(value, dict)}
+        tables = {key: value for key, value in settings.items() if isinstance(value, dict)}
+        lines += ["", f"[{_key(name)}]"]
+        lines += [f"{_key(key)} = {_value(value)}" for key, value in plain.items()]
+        for key, table in tables.items():
+            lines += ["", f"[{_key(name)}.{_key(key)}]"]
+            lines += [f"{_key(inner)} = {_value(value)}" for inner, value in table.items()]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _key(name: str) -> str:
+    bare = name.replace("_", "").replace("-", "").isalnum() and name.isascii()
+    return name if bare else _string(name)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(item) for item in value) + "]"
+    raise TypeError(f"cannot write {value!r} to a configuration file")
+
+
+def _string(text: str) -> str:
+    # A JSON string is a TOML basic string, but for DEL, which TOML wants escaped.
+    return json.dumps(text).replace("\x7f", "\\u007f")
