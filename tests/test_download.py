@@ -11,7 +11,13 @@ import pytest
 from aiohttp import web
 from aioresponses import aioresponses
 
-from remedy_async import APIConnectionError, NotFoundError, RemedyClient, RetryPolicy
+from remedy_async import (
+    APIConnectionError,
+    ClientEvent,
+    NotFoundError,
+    RemedyClient,
+    RetryPolicy,
+)
 from remedy_async._download import CHUNK_SIZE, safe_filename
 from tests.loopback import ScriptedServer, Serve, http_response
 
@@ -188,3 +194,14 @@ async def test_cut_download_to_a_file_object_is_not_retried() -> None:
             await client.download_agent_configuration(target)
     assert caught.value.attempts == 1
     assert len(server.requests) == 1
+
+
+async def test_download_tells_event_hooks_of_each_exchange(serve: Serve) -> None:
+    """A download emits request and response events like any other call, for metrics."""
+    url = await serve({"/v1/agent-configuration": config_handler()})
+    events: list[ClientEvent] = []
+    async with RemedyClient(url, event_hooks=[events.append]) as client:
+        await client.download_agent_configuration(io.BytesIO())
+    assert [(event.kind, event.status) for event in events] == [("request", None), ("response", 200)]
+    assert events[1].url.endswith("/v1/agent-configuration")
+    assert events[1].elapsed is not None

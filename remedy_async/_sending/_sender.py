@@ -16,7 +16,7 @@ from attrs import evolve
 from yarl import URL
 
 from remedy_async._errors import APIStatusError, RateLimitError, RemedyError
-from remedy_async._http import AttemptTimeout, Request, Response
+from remedy_async._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
 
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
@@ -103,10 +103,24 @@ class Sender:
         `read_body` made of the body. Redirects are not followed.
         """
 
+        events = self._events
+
         async def attempt(
-            request: Request, headers: Mapping[str, str], timeout: AttemptTimeout, _: int
+            request: Request, headers: Mapping[str, str], timeout: AttemptTimeout, number: int
         ) -> R:
+            url = str(request.url) if events.active else ""
+            if url:
+                events.emit(ClientEvent("request", request.method, url, number), headers)
+            started = self._clock()
             async with self.transport.stream(request, headers, timeout) as response:
+                if url:
+                    events.emit(
+                        ClientEvent(
+                            "response", request.method, url, number, status=response.status,
+                            request_id=response.headers.get(REQUEST_ID_HEADER),
+                            elapsed=self._clock() - started,
+                        )
+                    )  # fmt: skip
                 self.gate.observe(response.status, response.headers)
                 if not 200 <= response.status < 300:
                     body = await response.read(ERROR_BODY_LIMIT)
