@@ -16,10 +16,16 @@ the `X-Simulator-Paging: <name>` request header for one request, `--paging list`
 continuation signals renamed to names no client knows (`nxt_tok_x`, `nxt_tok_y`, ... in the
 body, `Nxt-Tok-X` for a next-page header), to check that a client fails loudly rather than
 stopping after the first page.
+
+Errors come in any common body shape (`SimulatorConfig(error_format="fastapi")`, `--errors
+fastapi`; the names are `ERROR_FORMATS`). `SimulatorConfig(echo_token=True)` (`--echo-token`)
+is a hostile server: it echoes each request's credential into cursors, next links, error bodies
+and a redirect of every get, to check that a client never shows it.
 """
 
 from ._arguments import add_serve_arguments, config_from_args, paging_listing, serve
 from ._config import (
+    ERROR_FORMATS,
     ITEMS_KEYS,
     PAGING_SCHEMES,
     RESOURCES,
@@ -33,6 +39,7 @@ from ._dataset import Dataset
 from ._server import Simulator
 
 __all__ = [
+    "ERROR_FORMATS",
     "ITEMS_KEYS",
     "PAGING_SCHEMES",
     "RESOURCES",

@@ -3,6 +3,10 @@
 One low-level handler serves everything (no aiohttp router): the router decodes `%2F` before
 matching, which would split ids containing `/`; here the raw path is split first and only the
 id segment is percent-decoded.
+
+In echo mode (`SimulatorConfig.echo_token`) whatever credential a request carries is echoed:
+into its cursors and page URLs, into its error body, and as a 307 redirect of a get to the
+same URL plus `echo=<credential>`; the `echo` parameter is accepted and ignored.
 """
 
 from __future__ import annotations
@@ -11,10 +15,10 @@ import asyncio
 import hmac
 import itertools
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Final
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from aiohttp import web
 
@@ -25,13 +29,14 @@ from ._config import PAGING_SCHEMES, RESOURCES, UNMATCHED_ROUTE, FaultKind, Simu
 from ._counters import CounterState
 from ._cursors import CursorCodec
 from ._dataset import Dataset
+from ._error_shapes import error_payload
 from ._faults import FaultInjector, replacing_error
 from ._filters import FilterError
-from ._lists import ListRequest, ListResponder
+from ._lists import ECHO_PARAMETER, ListRequest, ListResponder
 from ._positions import carries_continuation
 from ._prng import iso
 from ._ratelimit import TokenBucket
-from ._responses import ApiError, Payload, error_payload, json_payload
+from ._responses import ApiError, Payload, json_payload
 from ._wire import Sleep, reset, send
 
 PAGING_HEADER: Final = "X-Simulator-Paging"
@@ -75,12 +80,13 @@ class SimulatorApp:
         self._clock = clock
         self._lists = ListResponder(
             dataset=dataset,
-            cursors=CursorCodec(config.seed),
+            cursors=CursorCodec(config.seed, echo=config.echo_token),
             items_key=config.items_key,
             page_size=config.page_size,
             max_page_size=config.max_page_size,
             disguise=config.disguise_paging,
         )
+        self._echo = config.echo_token
         self._faults = FaultInjector(config.faults, config.seed)
         self._bucket = None if config.rate_limit is None else TokenBucket(config.rate_limit, clock)
         self._agent_configuration = AgentConfiguration(config.seed, config.agent_configuration_size)
@@ -143,6 +149,7 @@ class SimulatorApp:
         raw_id: str | None,
     ) -> web.StreamResponse | None:
         headers = {REQUEST_ID_HEADER: f"{self._request_id_prefix}-{next(self._request_ids):08x}"}
+        echo = self._echoed(request) if self._echo else None
         shaping = None
         try:
             if route is None:
@@ -166,8 +173,10 @@ class SimulatorApp:
                     return None
                 raise replacing_error(replacing, self._clock())
             shaping = decision.shaping
-            payload = await self._route(request, route, resource, raw_id)
+            payload = await self._route(request, route, resource, raw_id, echo)
         except ApiError as error:
+            if echo is not None:
+                error = error.echoing(echo)
             payload = error_payload(error, self._config.error_format)
         return await send(request, payload, headers, shaping, self._sleep)
 
@@ -188,21 +197,35 @@ class SimulatorApp:
                 "unauthorized",
                 f"missing credentials: send the {header} header",
                 {"WWW-Authenticate": challenge},
+                location=("header", header),
             )
-        credential = given
-        if scheme is not None:
-            given_scheme, _, credential = given.partition(" ")
-            if given_scheme.lower() != scheme.lower():
-                credential = ""
-        if not hmac.compare_digest(
-            credential.strip().encode(errors="surrogateescape"), token.encode()
-        ):
+        credential = self._credential_in(given)
+        if not hmac.compare_digest(credential.encode(errors="surrogateescape"), token.encode()):
             raise ApiError(
                 401,
                 "unauthorized",
                 f"invalid credentials in the {header} header",
                 {"WWW-Authenticate": challenge},
+                location=("header", header),
             )
+
+    def _credential_in(self, given: str) -> str:
+        """The credential in an auth header's value: after the scheme, if any ('' if the
+        scheme is not the configured one)."""
+        scheme = self._config.auth_scheme
+        if scheme is None:
+            return given.strip()
+        given_scheme, _, credential = given.partition(" ")
+        return credential.strip() if given_scheme.lower() == scheme.lower() else ""
+
+    def _echoed(self, request: web.BaseRequest) -> str | None:
+        """What echo mode echoes of a request: its credential, valid or not (the whole auth
+        header's value under another scheme); None without one, or one that is not printable."""
+        given = request.headers.get(self._config.auth_header)
+        if not given:
+            return None
+        credential = self._credential_in(given) or given.strip()
+        return credential if credential and credential.isprintable() else None
 
     def _limit_rate(self, headers: dict[str, str]) -> None:
         if self._bucket is None:
@@ -229,6 +252,7 @@ class SimulatorApp:
         route: str,
         resource: str | None,
         raw_id: str | None,
+        echo: str | None,
     ) -> Payload:
         if route == "health":
             return json_payload(
@@ -238,10 +262,12 @@ class SimulatorApp:
             return await self._agent_configuration_payload(request)
         assert resource is not None
         if raw_id is None:
-            return self._list(request, resource)
+            return self._list(request, resource, echo)
+        if echo is not None and ECHO_PARAMETER not in request.rel_url.query:
+            return _echo_redirect(request, echo)
         return self._get(resource, raw_id)
 
-    def _list(self, request: web.BaseRequest, resource: str) -> Payload:
+    def _list(self, request: web.BaseRequest, resource: str, echo: str | None) -> Payload:
         scheme = request.headers.get(PAGING_HEADER, self._config.paging)
         convention = CONVENTIONS.get(scheme)
         if convention is None:
@@ -249,18 +275,24 @@ class SimulatorApp:
                 400,
                 "invalid_parameter",
                 f"{PAGING_HEADER} must be one of {', '.join(PAGING_SCHEMES)}; got {scheme!r}",
+                location=("header", PAGING_HEADER),
             )
         query = request.rel_url.query
+        params: Iterable[tuple[str, str]] = query.items()
+        if self._echo:
+            params = [(name, value) for name, value in params if name != ECHO_PARAMETER]
         try:
-            filters = self._dataset.parse_filters(resource, query.items())
+            filters = self._dataset.parse_filters(resource, params)
         except FilterError as error:
-            raise ApiError(400, error.code, error.message) from None
+            where = () if error.parameter is None else ("query", error.parameter)
+            raise ApiError(400, error.code, error.message, location=where) from None
         listing = ListRequest(
             convention=convention,
             filters=filters,
             view=self._dataset.matches(filters),
             query=query,
             url=request.url,
+            echo=echo,
         )
         return self._lists.page(listing)
 
@@ -272,7 +304,12 @@ class SimulatorApp:
         index = None if record_id is None else self._dataset.index_of(resource, record_id)
         if index is None:
             shown = raw_id if record_id is None else record_id
-            raise ApiError(404, "not_found", f"no {_SINGULAR[resource]} with id {shown!r}")
+            raise ApiError(
+                404,
+                "not_found",
+                f"no {_SINGULAR[resource]} with id {shown!r}",
+                location=("path", "id"),
+            )
         return Payload(200, self._dataset.encode(resource, index))
 
     async def _agent_configuration_payload(self, request: web.BaseRequest) -> Payload:
@@ -294,6 +331,16 @@ class SimulatorApp:
             chunks=agent.chunks,
             length=agent.size,
         )
+
+
+def _echo_redirect(request: web.BaseRequest, echo: str) -> Payload:
+    """307 to the same URL (same origin, raw path kept) plus `echo=<credential>`."""
+    url = request.rel_url
+    query = url.raw_query_string
+    location = (
+        f"{url.raw_path}?{query + '&' if query else ''}{ECHO_PARAMETER}={quote(echo, safe='')}"
+    )
+    return Payload(307, b"", content_type=None, headers={"Location": location})
 
 
 def _etag_matches(if_none_match: str | None, etag: str) -> bool:

@@ -66,7 +66,22 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=_DEFAULTS.auth_scheme,
         help="scheme before the token, e.g. Bearer; 'none' for the bare token",
     )
-    add("--error-format", choices=ERROR_FORMATS, default=_DEFAULTS.error_format)
+    add(
+        "--errors",
+        "--error-format",
+        dest="error_format",
+        choices=ERROR_FORMATS,
+        default=_DEFAULTS.error_format,
+        metavar="SHAPE",
+        help=f"shape of error bodies, one of {', '.join(ERROR_FORMATS)} (default: %(default)s)",
+    )
+    add(
+        "--echo-token",
+        action="store_true",
+        default=_DEFAULTS.echo_token,
+        help="hostile-server test mode: echo each request's credential into cursors, next "
+        "links, error bodies and a redirect of every get, to check that clients never show it",
+    )
     add("--rate-limit", type=float, default=None, help="requests per second (token bucket)")
     add(
         "--fault",
@@ -141,6 +156,7 @@ def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         auth_header=ns.auth_header,
         auth_scheme=scheme,
         error_format=ns.error_format,
+        echo_token=ns.echo_token,
         rate_limit=ns.rate_limit,
         faults=tuple(FaultSpec.parse(text, **fault_options) for text in ns.fault),
         cache=ns.cache,

@@ -30,13 +30,29 @@ PAGING_SCHEMES: Final = tuple(CONVENTIONS)
 NAMINGS: Final = ("camel", "snake", "pascal", "kebab")
 """How the simulator spells record keys: camelCase by contract, or respelled to test clients."""
 ITEMS_KEYS: Final = ("items", "data", "results")
-ERROR_FORMATS: Final = ("error", "problem")
+ERROR_FORMATS: Final = (
+    "error",
+    "problem",
+    "detail",
+    "fastapi",
+    "json-api",
+    "graphql",
+    "oauth",
+    "message",
+    "pascal-message",
+    "error-string",
+    "strings",
+    "text",
+    "html",
+)
+"""Every error-body shape the simulator can answer in: the contract's own `error` first."""
 RETRY_AFTER_FORMATS: Final = ("seconds", "http-date")
 
 PagingScheme = str
 """A name of `PAGING_SCHEMES` (checked when a configuration is made)."""
 ItemsKey = Literal["items", "data", "results"]
-ErrorFormat = Literal["error", "problem"]
+ErrorFormat = str
+"""A name of `ERROR_FORMATS` (checked when a configuration is made)."""
 RetryAfterFormat = Literal["seconds", "http-date"]
 
 MAX_SIZE: Final = 1_000_000
@@ -224,9 +240,13 @@ class SimulatorConfig:
     client knows (`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a header), to prove that clients
     fail loudly on a service they cannot follow. With `token` set, every route but health needs
     `<auth_header>: <auth_scheme> <token>` (or just the token when `auth_scheme` is None).
-    `naming` respells every record key (snake, pascal, kebab) to test clients against services
-    that differ only in spelling. `rate_limit` turns on a token bucket of that many requests per
-    second. The token never appears in the repr.
+    `error_format` shapes every error body (any name of `ERROR_FORMATS`, e.g. `fastapi`,
+    `json-api`, `html`). `echo_token` makes a hostile server for tests: whatever credential a
+    request carries is echoed into the cursors and next links it is given, into error bodies,
+    and into a redirect of every get (to the same URL plus `echo=<credential>`), to prove that
+    a client never shows it. `naming` respells every record key (snake, pascal, kebab) to test
+    clients against services that differ only in spelling. `rate_limit` turns on a token
+    bucket of that many requests per second. The token never appears in the repr.
     """
 
     host: str = "127.0.0.1"
@@ -243,6 +263,7 @@ class SimulatorConfig:
     auth_header: str = attrs.field(default="Authorization", validator=_check_header)
     auth_scheme: str | None = attrs.field(default="Bearer", validator=_check_scheme)
     error_format: ErrorFormat = attrs.field(default="error", validator=_one_of(ERROR_FORMATS))
+    echo_token: bool = False
     rate_limit: float | None = attrs.field(
         default=None, validator=attrs.validators.optional(_positive)
     )

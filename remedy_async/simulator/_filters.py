@@ -32,12 +32,16 @@ PAGING_PARAMETERS: Final = frozenset(
 
 
 class FilterError(ValueError):
-    """A query parameter is not a known filter (`unknown_filter`) or has a bad value."""
+    """A query parameter is not a known filter (`unknown_filter`) or has a bad value.
 
-    def __init__(self, code: str, message: str) -> None:
+    `parameter` names the query parameter, once known.
+    """
+
+    def __init__(self, code: str, message: str, parameter: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.parameter = parameter
 
 
 @attrs.frozen
@@ -131,8 +135,13 @@ def parse_filters(
             raise FilterError(
                 "unknown_filter",
                 f"unknown query parameter {name!r}; filters of {resource} are: {known}",
+                name,
             )
-        values.setdefault(name, set()).add(parse_value(field, raw))
+        try:
+            value = parse_value(field, raw)
+        except FilterError as error:
+            raise FilterError(error.code, error.message, name) from None
+        values.setdefault(name, set()).add(value)
     conditions = tuple(
         (name, tuple(sorted(wanted, key=_sort_key))) for name, wanted in sorted(values.items())
     )

@@ -15,7 +15,9 @@ Each `follow` kind reads its place from the row's `param` and page size from `si
 Every page also writes what the row reads (see `_layout`): the filtered total, the page count,
 the position and size served, `more_at` (false on the last page) and `last_at` (true on it).
 On the last page `next_at` is null and a next header is left out. Cursors are signed
-(`_cursors`), so a forged, garbled or re-targeted one is 400 invalid_cursor.
+(`_cursors`), so a forged, garbled or re-targeted one is 400 invalid_cursor. In echo mode
+the request's credential rides along: after every cursor, and as `echo=<credential>` in every
+page URL handed out.
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ from ._responses import Payload
 
 STREAM_BATCH: Final = 1000
 """Records per chunk when a whole list is streamed; shorter lists are sent in one piece."""
+ECHO_PARAMETER: Final = "echo"
+"""The query parameter that echo mode adds to page URLs and redirects (and then ignores)."""
+_NOT_CARRIED: Final = PAGING_PARAMETERS | {ECHO_PARAMETER}
+"""Query parameters a page URL does not copy from the request."""
 
 
 @attrs.frozen
@@ -60,6 +66,8 @@ class ListRequest:
     view: Sequence[int] = attrs.field(repr=lambda view: f"<{len(view)} matches>")
     query: MultiMapping[str] = attrs.field(repr=False)
     url: URL
+    echo: str | None = attrs.field(default=None, repr=False)
+    """The credential to echo into cursors and page URLs (echo mode), or None."""
 
 
 @attrs.frozen
@@ -129,9 +137,9 @@ class ListResponder:
     ) -> str | int:
         """What the page after this one is asked by: a token, URL, offset, page number or id."""
         if how == "cursor":
-            return self.cursors.encode(request.filters, request.view[stop - 1])
+            return self.cursors.encode(request.filters, request.view[stop - 1], request.echo)
         if how == "url":
-            cursor = self.cursors.encode(request.filters, request.view[stop - 1])
+            cursor = self.cursors.encode(request.filters, request.view[stop - 1], request.echo)
             return self._url(request, size, cursor)
         if how == "offset":
             return stop
@@ -167,14 +175,15 @@ class ListResponder:
         return self.dataset.encode_run(request.filters, request.view, start, stop)
 
     def _url(self, request: ListRequest, size: int, cursor: str | None) -> str:
-        """The absolute URL of a page: the request's filters, the page size and the cursor."""
+        """The absolute URL of a page: the request's filters, the page size and the cursor
+        (and the echoed credential, in echo mode)."""
         convention = request.convention
-        pairs = [
-            (name, value) for name, value in request.query.items() if name not in PAGING_PARAMETERS
-        ]
+        pairs = [(name, value) for name, value in request.query.items() if name not in _NOT_CARRIED]
         if convention.size_param is not None:
             pairs.append((convention.size_param, str(size)))
         if cursor is not None and convention.param is not None:
             pairs.append((convention.param, cursor))
+        if request.echo is not None:
+            pairs.append((ECHO_PARAMETER, request.echo))
         base = str(request.url.with_query(None).with_fragment(None))
         return f"{base}?{urlencode(pairs, quote_via=quote, safe='')}"

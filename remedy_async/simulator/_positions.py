@@ -67,7 +67,12 @@ def single(query: MultiMapping[str], name: str) -> str | None:
     if not values:
         return None
     if len(values) > 1:
-        raise ApiError(400, "invalid_parameter", f"{name!r} must be given at most once")
+        raise ApiError(
+            400,
+            "invalid_parameter",
+            f"{name!r} must be given at most once",
+            location=("query", name),
+        )
     return values[0]
 
 
@@ -79,11 +84,21 @@ def integer(
     if text is None:
         return default
     if not _INTEGER.match(text):
-        raise ApiError(400, "invalid_parameter", f"{name!r} must be an integer, got {text!r}")
+        raise ApiError(
+            400,
+            "invalid_parameter",
+            f"{name!r} must be an integer, got {text!r}",
+            location=("query", name),
+        )
     value = int(text)
     if value < minimum or (maximum is not None and value > maximum):
         bounds = f"at least {minimum}" if maximum is None else f"between {minimum} and {maximum}"
-        raise ApiError(400, "invalid_parameter", f"{name!r} must be {bounds}, got {value}")
+        raise ApiError(
+            400,
+            "invalid_parameter",
+            f"{name!r} must be {bounds}, got {value}",
+            location=("query", name),
+        )
     return value
 
 
@@ -112,7 +127,9 @@ def cursor_place(
     """The place right after the record an opaque cursor in `param` stands for."""
     assert convention.param is not None
     cursor = single(query, convention.param)
-    start = bisect_right(view, cursors.decode(cursor, filters)) if cursor else 0
+    if not cursor:
+        return Place(0, 0)
+    start = bisect_right(view, cursors.decode(cursor, filters, parameter=convention.param))
     return Place(start, start)
 
 
@@ -135,5 +152,6 @@ def keyset_place(
             400,
             "invalid_parameter",
             f"{convention.param!r} must be the id of a record of this list, got {last_id[:80]!r}",
+            location=("query", convention.param),
         )
     return Place(found + 1, found + 1)

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from http import HTTPStatus
 from typing import Any, Final
 
 import attrs
 import orjson
 
-from ._config import ErrorFormat
-
 JSON: Final = "application/json"
-PROBLEM_JSON: Final = "application/problem+json"
-PROBLEM_TYPE_BASE: Final = "urn:remedy:problem:"
 
 ERROR_CODES: Final = {
     500: "internal_error",
@@ -46,16 +41,38 @@ class Payload:
 
 
 class ApiError(Exception):
-    """An error answer (status, code, message) raised by a handler."""
+    """An error answer (status, code, message) raised by a handler.
+
+    `location` says what the error is about, as FastAPI's `loc` does: `("query", "cursor")`
+    for a query parameter, `("path", "id")` for the id of a get, `()` for the request as a
+    whole.
+    """
 
     def __init__(
-        self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        location: tuple[str, ...] = (),
     ) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
         self.headers = dict(headers or {})
+        self.location = location
+
+    def echoing(self, credential: str) -> ApiError:
+        """The same error with `credential` echoed into its code and message (echo mode)."""
+        return ApiError(
+            self.status,
+            f"{self.code}:{credential}",
+            f"{self.message} (credential {credential})",
+            self.headers,
+            location=self.location,
+        )
 
 
 def json_payload(
@@ -63,23 +80,3 @@ def json_payload(
 ) -> Payload:
     """A JSON answer."""
     return Payload(status=status, body=orjson.dumps(document), headers=dict(headers or {}))
-
-
-def error_payload(error: ApiError, error_format: ErrorFormat) -> Payload:
-    """The error body in the run's format: `{"error": {...}}` or RFC 7807 problem+json."""
-    if error_format == "problem":
-        document: dict[str, Any] = {
-            "type": PROBLEM_TYPE_BASE + error.code,
-            "title": HTTPStatus(error.status).phrase,
-            "status": error.status,
-            "detail": error.message,
-            "code": error.code,
-        }
-        return Payload(
-            status=error.status,
-            body=orjson.dumps(document),
-            content_type=PROBLEM_JSON,
-            headers=error.headers,
-        )
-    document = {"error": {"code": error.code, "message": error.message}}
-    return Payload(status=error.status, body=orjson.dumps(document), headers=error.headers)
