@@ -202,6 +202,9 @@ async def test_download_tells_event_hooks_of_each_exchange(serve: Serve) -> None
     events: list[ClientEvent] = []
     async with RemedyClient(url, event_hooks=[events.append]) as client:
         await client.download_agent_configuration(io.BytesIO())
-    assert [(event.kind, event.status) for event in events] == [("request", None), ("response", 200)]
+    assert [(event.kind, event.status) for event in events] == [
+        ("request", None),
+        ("response", 200),
+    ]
     assert events[1].url.endswith("/v1/agent-configuration")
     assert events[1].elapsed is not None

@@ -24,6 +24,7 @@ from ._errors import (
 )
 from ._export import run_export
 from ._parser import build_parser
+from ._probe import run_probe
 from ._read import run_get, run_list
 from ._service import run_agent_config_download, run_health
 from ._terminal import Terminal
@@ -52,6 +53,7 @@ COMMANDS: dict[str, Command] = {
     "get": run_get,
     "export": run_export,
     "health": run_health,
+    "probe": run_probe,
     "agent-config download": run_agent_config_download,
 }
 

@@ -144,15 +144,24 @@ def fsync_directory(directory: Path) -> None:
         os.close(descriptor)
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Write a file atomically and durably: a reader sees the old content or the new, whole."""
+    temporary = _beside(path)
+    try:
+        with open(temporary, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    fsync_directory(path.parent)
+
+
 def write_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
     """Replace the checkpoint file atomically: a reader sees the old one or the new one."""
-    temporary = _beside(path)
-    with open(temporary, "wb") as file:
-        file.write(checkpoint.to_json())
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
-    fsync_directory(path.parent)
+    replace_file(path, checkpoint.to_json())
 
 
 def read_checkpoint(path: Path) -> Checkpoint | None:

@@ -66,24 +66,31 @@ FILTER = _argument(parse_filter, "filter")
 _RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
 
 
-def _connection_options() -> Parser:
+def _connection_options(*, config_file: bool) -> Parser:
     parent = Parser(add_help=False)
     group = parent.add_argument_group("connection")
     add = group.add_argument
+    if config_file:
+        add(
+            "--config",
+            metavar="FILE",
+            help="client configuration (TOML), e.g. as written by probe --emit-config; "
+            "the options below override it",
+        )
+        add("--profile", default="default", help="profile of --config to use (%(default)s)")
     add("--base-url", help="API base URL (default: $REMEDY_BASE_URL)")
     add(
         "--token",
         help="API token (default: $REMEDY_API_TOKEN; prefer it, a flag shows up in ps)",
     )
-    add("--auth-header", default="Authorization", help="header carrying the token (%(default)s)")
+    add("--auth-header", help="header carrying the token (default: Authorization)")
     add(
         "--auth-scheme",
-        default="Bearer",
-        help="scheme before the token (%(default)s); 'none' sends the bare token",
+        help="scheme before the token (default: Bearer); 'none' sends the bare token",
     )
     add("--timeout", type=_argument(_seconds, "seconds"), help="seconds per request attempt")
     add("--retries", type=_count(0), help="retries per request (default 2; 0 turns them off)")
-    add("--max-in-flight", type=_count(1), default=64, help="requests at once (%(default)s)")
+    add("--max-in-flight", type=_count(1), help="requests at once (default: 64)")
     add(
         "--allow-insecure-http",
         action="store_true",
@@ -122,8 +129,8 @@ def build_parser() -> Parser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    common, connection, progress = _common_options(), _connection_options(), _progress_options()
-    client = [common, connection]
+    common, progress = _common_options(), _progress_options()
+    client = [common, _connection_options(config_file=True)]
 
     def command(name: str, help_text: str, parents: list[Parser]) -> Any:
         return commands.add_parser(name, help=help_text, description=help_text, parents=parents)
@@ -195,6 +202,23 @@ def build_parser() -> Parser:
     )
 
     command("health", "check the service's health; exit 1 unless it reports ok", client)
+
+    probe = command(
+        "probe",
+        "find out the contract a service follows (paging, naming, errors, auth) with a few "
+        "read-only requests; exit 1 if any failed",
+        [common, _connection_options(config_file=False)],
+    )
+    probe.add_argument("--format", choices=("text", "json"), default="text")
+    probe.add_argument(
+        "--emit-config",
+        metavar="FILE",
+        help="write what was found as a client configuration, for --config or "
+        "RemedyClient.from_config",
+    )
+    probe.add_argument(
+        "--page-size", type=_count(1), default=5, help="records per list request (%(default)s)"
+    )
 
     agent = command("agent-config", "the agent configuration", [])
     agent_commands = agent.add_subparsers(dest="agent_command", required=True, metavar="ACTION")

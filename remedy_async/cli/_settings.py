@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from remedy_async import ClientEvent, RemedyClient, RetryPolicy
 
@@ -23,22 +24,45 @@ EventHook = Callable[[ClientEvent], None]
 def open_client(
     options: argparse.Namespace, env: Mapping[str, str], event_hooks: Sequence[EventHook] = ()
 ) -> RemedyClient:
-    """Return a client (not yet entered) configured by the options, else the environment."""
+    """Return a client (not yet entered) configured by the options, else `--config`, else the
+    environment."""
+    config = getattr(options, "config", None)
+    if config is None:
+        return RemedyClient(**client_settings(options, env), event_hooks=event_hooks)
+    # The file's settings stand for arguments, so only flags override them; the environment
+    # fills what neither sets (the library reads it).
+    given = client_settings(options, {}, base_url_required=False)
+    return RemedyClient.from_config(
+        config, profile=options.profile, **given, event_hooks=event_hooks
+    )
+
+
+def client_settings(
+    options: argparse.Namespace, env: Mapping[str, str], *, base_url_required: bool = True
+) -> dict[str, Any]:
+    """The client's arguments the options (else the environment `env`) set, and only those."""
+    if options.base_url == "":
+        raise UsageError("--base-url is empty")
+    settings: dict[str, Any] = {}
     base_url = options.base_url or env.get(BASE_URL_ENV)
-    if not base_url:
+    if base_url:
+        settings["base_url"] = base_url
+    elif base_url_required:
         raise UsageError(f"no base URL: pass --base-url or set {BASE_URL_ENV}")
     token = options.token if options.token is not None else env.get(TOKEN_ENV)
+    if token:
+        settings["token"] = token
+    if options.auth_header is not None:
+        settings["auth_header"] = options.auth_header
     scheme = options.auth_scheme
-    retry = RetryPolicy() if options.retries is None else RetryPolicy(attempts=options.retries + 1)
-    timeout = {} if options.timeout is None else {"timeout": options.timeout}
-    return RemedyClient(
-        base_url,
-        token=token or None,
-        auth_header=options.auth_header,
-        auth_scheme=None if scheme.lower() in {"", "none"} else scheme,
-        **timeout,
-        retry=retry,
-        max_in_flight=options.max_in_flight,
-        allow_insecure_http=options.allow_insecure_http,
-        event_hooks=event_hooks,
-    )
+    if scheme is not None:
+        settings["auth_scheme"] = None if scheme.lower() in {"", "none"} else scheme
+    if options.retries is not None:
+        settings["retry"] = RetryPolicy(attempts=options.retries + 1)
+    if options.timeout is not None:
+        settings["timeout"] = options.timeout
+    if options.max_in_flight is not None:
+        settings["max_in_flight"] = options.max_in_flight
+    if options.allow_insecure_http:
+        settings["allow_insecure_http"] = True
+    return settings

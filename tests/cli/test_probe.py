@@ -1,0 +1,103 @@
+"""`remedy-async probe` and `--config`: report a service's contract, pin it, and use the pin."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from remedy_async.simulator import Simulator, SimulatorConfig
+from tests.loopback import CANARY
+
+from .conftest import clean_env, cli, cli_here
+
+
+@pytest.fixture
+async def snake_offset() -> AsyncIterator[Simulator]:
+    """A simulator that differs from the contract in paging, naming and error bodies."""
+    config = SimulatorConfig(
+        seed=4, size=10, paging="offset", naming="snake", error_format="json-api", token=CANARY
+    )
+    async with Simulator(config) as running:
+        yield running
+
+
+async def test_probe_prints_what_it_found(snake_offset: Simulator) -> None:
+    """The text report names the paging, naming and error shape per collection; exit 0."""
+    outcome = await cli_here(
+        "probe", "--base-url", snake_offset.url, env={"REMEDY_API_TOKEN": CANARY}
+    )
+    assert outcome.code == 0, outcome.stderr
+    text = outcome.stdout.decode()
+    assert "auth (Authorization: Bearer ***): accepted" in text
+    assert "error bodies: json-api" in text
+    row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
+    assert row.split()[1:] == ["offset", "$.items", "snake", "ok", "404", "json-api"]
+    assert "ContractDriftWarning" in text
+    assert CANARY not in text + outcome.stderr
+
+
+async def test_probe_json_and_emitted_config_drive_list(
+    snake_offset: Simulator, tmp_path: Path
+) -> None:
+    """--format json is one document; --emit-config writes a file that list --config uses."""
+    config = tmp_path / "remedy.toml"
+    env = {"REMEDY_API_TOKEN": CANARY}
+    probed = await cli_here(
+        "probe", "--base-url", snake_offset.url, "--format", "json",
+        "--emit-config", str(config), env=env,
+    )  # fmt: skip
+    assert probed.code == 0, probed.stderr
+    document = orjson.loads(probed.stdout)
+    assert {found["convention"] for found in document["resources"]} == {"offset"}
+    assert f"--config {config}" in probed.stderr
+    assert CANARY not in config.read_text()
+
+    listed = await cli(
+        "list", "endpoints", "--config", str(config), env=clean_env(REMEDY_API_TOKEN=CANARY)
+    )
+    assert listed.code == 0, listed.stderr
+    assert listed.stderr == ""  # pinned: no drift warning
+    assert [record["id"] for record in listed.jsonl()] == list(
+        snake_offset.dataset.ids("endpoints")
+    )
+
+
+async def test_flags_override_the_config_file(snake_offset: Simulator, tmp_path: Path) -> None:
+    """--base-url beats the file's; a missing profile is a usage error that names it."""
+    config = tmp_path / "remedy.toml"
+    config.write_text('[default]\nbase_url = "http://127.0.0.1:9"\nnaming = "snake"\n')
+    env = clean_env(REMEDY_API_TOKEN=CANARY)
+    good = await cli("list", "scopes", "--config", str(config), "--base-url", snake_offset.url,
+                     "--max-items", "3", env=env)  # fmt: skip
+    assert good.code == 0, good.stderr
+    assert len(good.jsonl()) == 3
+    missing = await cli("list", "scopes", "--config", str(config), "--profile", "prod", env=env)
+    assert missing.code == 2
+    assert "has no profile [prod]" in missing.stderr
+
+
+async def test_probe_exits_1_when_a_request_failed() -> None:
+    """A service whose paging no client can follow: the report says so and the status is 1."""
+    config = SimulatorConfig(size=10, disguise_paging=True)
+    async with Simulator(config) as simulator:
+        outcome = await cli_here("probe", "--base-url", simulator.url)
+    assert outcome.code == 1
+    assert "PaginationError" in outcome.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [("missing-dir/remedy.toml", "is not a directory"), (".", "is a directory")],
+)
+async def test_an_unwritable_emit_config_is_a_usage_error_before_probing(
+    tmp_path: Path, target: str, message: str
+) -> None:
+    """--emit-config into a missing directory exits 2 without sending anything."""
+    outcome = await cli_here(
+        "probe", "--base-url", "http://127.0.0.1:9", "--emit-config", str(tmp_path / target)
+    )
+    assert outcome.code == 2
+    assert message in outcome.stderr
