@@ -10,7 +10,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from remedy_async import CONVENTIONS
+from remedy_async import CONVENTIONS, ERROR_SHAPES
 
 RESOURCES: Final = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
 """The collections, by their path segment under `/v1/`."""
@@ -30,22 +30,9 @@ PAGING_SCHEMES: Final = tuple(CONVENTIONS)
 NAMINGS: Final = ("camel", "snake", "pascal", "kebab")
 """How the simulator spells record keys: camelCase by contract, or respelled to test clients."""
 ITEMS_KEYS: Final = ("items", "data", "results")
-ERROR_FORMATS: Final = (
-    "error",
-    "problem",
-    "detail",
-    "fastapi",
-    "json-api",
-    "graphql",
-    "oauth",
-    "message",
-    "pascal-message",
-    "error-string",
-    "strings",
-    "text",
-    "html",
-)
-"""Every error-body shape the simulator can answer in: the contract's own `error` first."""
+ERROR_FORMATS: Final = ERROR_SHAPES
+"""Every error-body shape the simulator answers in, named as the client names the shapes it
+tells apart (`remedy_async.ERROR_SHAPES`): the contract's own `error` first."""
 RETRY_AFTER_FORMATS: Final = ("seconds", "http-date")
 
 PagingScheme = str

@@ -46,6 +46,7 @@ def expected_code(shape: str, code: str) -> str | None:
 def test_every_shape_has_a_renderer_and_the_clients_name() -> None:
     """The simulator renders, in order, exactly the shapes the client tells apart."""
     assert tuple(SHAPES) == ERROR_FORMATS == ERROR_SHAPES
+    assert len(set(ERROR_FORMATS)) == 13
     assert ERROR_FORMATS[0] == SimulatorConfig().error_format == "error"
 
 
