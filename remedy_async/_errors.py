@@ -72,11 +72,12 @@ class ClientClosedError(RemedyError, RuntimeError):
 
 
 def public_url(url: URL | str) -> str:
-    """Return the URL as text without any user or password part."""
+    """Return the URL as text without any user or password part (text without one as given,
+    so a `[REDACTED]` in it stays readable)."""
     parsed = URL(url) if isinstance(url, str) else url
     if parsed.user is not None or parsed.password is not None:
-        parsed = parsed.with_user(None)
-    return str(parsed)
+        return str(parsed.with_user(None))
+    return url if isinstance(url, str) else str(parsed)
 
 
 class APIError(RemedyError):

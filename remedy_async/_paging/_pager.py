@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
-from attrs import frozen
+from attrs import field, frozen
 from yarl import URL
 
 from remedy_async._errors import DecodeError, RemedyError
@@ -31,13 +31,17 @@ T = TypeVar("T")
 
 @frozen
 class Page(Generic[T]):
-    """One page of a list: its items, the response that carried them, and where to resume."""
+    """One page of a list: its items, the response that carried them, and where to resume.
+
+    `headers` and `url` are the response's own and stay out of the repr: a service may echo a
+    secret into them (a cursor, a next link).
+    """
 
     items: tuple[T, ...]
     status: int
-    headers: Mapping[str, str]
+    headers: Mapping[str, str] = field(repr=False)
     request_id: str | None
-    url: str
+    url: str = field(repr=False)
     resume_token: str | None
     """Continues the list right after this page's last item; None when the list is complete."""
     items_path: str = "$.items"
@@ -130,7 +134,8 @@ class Pager(Generic[T]):
         if convention is not None and convention != self._convention:
             self._convention = convention
             if self._on_convention is not None:
-                self._on_convention(convention, str(prepared.response.url))
+                # The list's URL without the page's query, which may hold an echoed secret.
+                self._on_convention(convention, str(prepared.response.url.with_query(None)))
 
     @property
     def resume_token(self) -> str | None:

@@ -162,7 +162,7 @@ class PageWalk:
                     "the service sent a next-page request already followed in this list "
                     f"({_describe(following)}); stopping rather than repeating items",
                     method="GET",
-                    url=url,
+                    url=_shown(url),
                 )
             seen.add(request_identity(following))
             request, skip = following, 0
@@ -180,16 +180,16 @@ class PageWalk:
         delivery = recent.deliver(result.items, skip, remaining)
         if delivery.repeats and not delivery.items and not delivery.stopped_early:
             raise PaginationError(
-                f"every item of the page at {response.url.with_query(None)} repeats an id "
+                f"every item of the page at {_shown(response.url)} repeats an id "
                 "delivered just before: the service seems to ignore this list's paging "
                 f"parameters ({_describe(request)}); the paginator does not match its convention",
                 method="GET",
-                url=response.url,
+                url=_shown(response.url),
             )
         if delivery.repeats:
             warnings.warn(
                 DuplicateItemWarning(
-                    f"{delivery.repeats} item(s) of the page at {response.url} repeat ids "
+                    f"{delivery.repeats} item(s) of the page at {_shown(response.url)} repeat ids "
                     "delivered just before; the repeats were skipped"
                 ),
                 stacklevel=3,
@@ -232,7 +232,7 @@ class PageWalk:
                 "continuation this paginator does not follow; pin the service's convention "
                 "with paginator=",
                 method="GET",
-                url=response.url,
+                url=_shown(response.url),
             )
 
     def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
@@ -241,10 +241,12 @@ class PageWalk:
         except WireFault as fault:
             raise wire_fault_error(fault, response) from None
         except PagingFault as fault:
-            raise PaginationError(str(fault), method="GET", url=response.url) from None
+            raise PaginationError(str(fault), method="GET", url=_shown(response.url)) from None
 
 
 def _shown(url: URL) -> URL | str:
+    """A page's URL as errors and warnings show it: without its query, whose cursor or next
+    link may echo a secret."""
     try:
         return url.with_query(None).with_fragment(None)
     except (ValueError, UnicodeError):

@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 from attrs import evolve
 from yarl import URL
 
-from remedy_async._errors import APIStatusError, RateLimitError, RemedyError
+from remedy_async._errors import APIError, APIStatusError, RateLimitError, RemedyError
 from remedy_async._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
+from remedy_async._redact import redact, redact_error
 
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
@@ -108,7 +109,7 @@ class Sender:
         async def attempt(
             request: Request, headers: Mapping[str, str], timeout: AttemptTimeout, number: int
         ) -> R:
-            url = str(request.url) if events.active else ""
+            url = self._shown(request.url) if events.active else ""
             if url:
                 events.emit(ClientEvent("request", request.method, url, number), headers)
             started = self._clock()
@@ -164,6 +165,8 @@ class Sender:
                     gate.slots.give_back()
                 return result if finish is None else finish(result)
             except RemedyError as error:
+                if isinstance(error, APIError):
+                    redact_error(error, self._secrets)
                 hint = _hint(error)
                 try:
                     wait = policy.decide(
@@ -184,7 +187,7 @@ class Sender:
                         ClientEvent(
                             "retry",
                             request.method,
-                            str(request.url),
+                            self._shown(request.url),
                             number,
                             wait=wait,
                             status=getattr(error, "status", None),
@@ -205,14 +208,14 @@ class Sender:
                 f"the service asked every request to wait {pause:.1f} s, past this call's "
                 "deadline or max_retry_after",
                 method=request.method,
-                url=request.url,
+                url=self._shown(request.url),
                 retry_after=pause,
             )
             error.attempts = number - 1
             raise error
         if self._events.active:
             self._events.emit(
-                ClientEvent("wait", request.method, str(request.url), number, wait=pause)
+                ClientEvent("wait", request.method, self._shown(request.url), number, wait=pause)
             )
         await self._sleep(pause)
 
@@ -244,7 +247,7 @@ class Sender:
         events = self._events
         for _ in range(MAX_REDIRECTS + 1):
             started = self._clock()
-            url = str(request.url) if events.active else ""
+            url = self._shown(request.url) if events.active else ""
             if url:
                 events.emit(ClientEvent("request", request.method, url, number), headers)
             response = await self.transport.send(
@@ -268,6 +271,11 @@ class Sender:
                 }
             request = Request(request.method, target)
         raise status_error(response, secrets=self._secrets)  # still redirected after the limit
+
+    def _shown(self, url: URL) -> str:
+        """A request's URL as events and errors show it: any secret the service echoed into
+        it (a cursor, a next link, a redirect) redacted."""
+        return redact(str(url), self._secrets)
 
     def _redirect_target(self, response: Response) -> URL | None:
         if not self._follow_redirects or response.status not in REDIRECT_STATUSES:

@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from remedy_async._errors import APIStatusError, RateLimitError, status_error_class
+from remedy_async._errors import APIStatusError, RateLimitError, public_url, status_error_class
 from remedy_async._http import Response
-from remedy_async._redact import body_excerpt, redact
+from remedy_async._redact import body_excerpt, redact, redact_headers
 from remedy_async._wire._error_bodies import explain
 
 from ._retry import retry_after_seconds
@@ -35,12 +35,12 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
     error_class = status_error_class(response.status)
     fields: dict[str, Any] = {
         "method": response.request.method,
-        "url": response.request.url,
+        "url": redact(public_url(response.request.url), secrets),
         "status": response.status,
         "request_id": response.request_id,
         "code": redact(code, secrets) if code else None,
         "body_excerpt": body_excerpt(response.body, secrets),
-        "headers": response.headers,
+        "headers": redact_headers(response.headers, secrets),
         "detail": redact(said.detail, secrets) if said.detail else None,
         "body_shape": said.shape,
     }
