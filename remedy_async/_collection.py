@@ -184,7 +184,11 @@ class ResourceCollection(Generic[T]):
             start = ResumePoint(self.resource.segment, fingerprint, scheme, first)
         else:
             start = decode_token(
-                resume_token, collection=self.resource.segment, filters=fingerprint, scheme=scheme
+                resume_token,
+                collection=self.resource.segment,
+                filters=fingerprint,
+                scheme=scheme,
+                secrets=self._secrets,
             )
 
         async def fetch(page: PageRequest) -> JSONResponse:
@@ -209,6 +213,7 @@ class ResourceCollection(Generic[T]):
             description=self.resource.attribute,
             trusted_origins=self._trusted_origins,
             on_convention=self._announce_convention,
+            secrets=self._secrets,
         )
 
     def _announce_convention(self, convention: Convention, url: str) -> None:

@@ -58,6 +58,68 @@ def _char_forms(char: str) -> str:
     return "(?:" + "|".join(sorted(forms, key=lambda form: (-len(form), form))) + ")"
 
 
+_SECRET_MARK = re.compile("\x1bsecret:([0-9]+):([0-9]*)\x1b")
+
+
+def _form_makers(char: str) -> tuple[str, ...]:
+    """Every form of one character an echo may take, in a fixed order (a form's code is its
+    index here)."""
+    data = char.encode()
+    return (
+        char,
+        "".join(f"%{byte:02X}" for byte in data),
+        "".join(f"%{byte:02x}" for byte in data),
+        orjson.dumps(char).decode()[1:-1],
+        json.dumps(char)[1:-1],
+        json.dumps(char)[1:-1].upper().replace("\\U", "\\u"),
+        "\\/" if char == "/" else char,
+        "+" if char == " " else char,
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _echo_parts(secret: str) -> re.Pattern[str]:
+    """Like `_echoes`, with one group per character of the secret."""
+    return re.compile("".join(f"({_char_forms(char)})" for char in secret))
+
+
+def conceal(text: str, secrets: Iterable[str]) -> str:
+    """Replace each echo of a secret by a mark saying which secret and in which form it was,
+    never what it was, so `reveal` can put the secret back exactly as it was spelled."""
+    for index, secret in enumerate(secrets):
+        if not secret:
+            continue
+
+        def mark(match: re.Match[str], index: int = index, secret: str = secret) -> str:
+            codes = "".join(
+                str(_form_makers(char).index(found))
+                for char, found in zip(secret, match.groups(), strict=True)
+            )
+            return f"\x1bsecret:{index}:{codes}\x1b"
+
+        text = _echo_parts(secret).sub(mark, text)
+    return text
+
+
+def reveal(text: str, secrets: Iterable[str]) -> str:
+    """Put the secrets back where `conceal` marked them, spelled as they were (ValueError when
+    a marked secret is not among `secrets`)."""
+    secrets = tuple(secrets)
+
+    def unmark(match: re.Match[str]) -> str:
+        index, codes = int(match.group(1)), match.group(2)
+        if index >= len(secrets) or not secrets[index]:
+            raise ValueError("it holds a credential the service echoed, and this client has none")
+        secret = secrets[index]
+        if len(codes) != len(secret):  # another credential now: spell it as the first char was
+            codes = (codes[:1] or "0") * len(secret)
+        return "".join(
+            _form_makers(char)[int(code)] for char, code in zip(secret, codes, strict=True)
+        )
+
+    return _SECRET_MARK.sub(unmark, text)
+
+
 def redact_headers(headers: Mapping[str, str], secrets: Iterable[str]) -> Mapping[str, str]:
     """Return the headers with every secret redacted from their values (the same object when
     there is no secret to look for)."""

@@ -226,3 +226,9 @@ def test_a_body_that_explains_nothing_has_no_shape() -> None:
     """An unknown JSON shape, broken JSON and an empty body name no convention."""
     for body in (js({"weird": 1}), b"{not json", b""):
         assert status_error(response(500, body)).body_shape is None
+
+
+def test_a_problem_code_member_is_preferred_to_its_type() -> None:
+    """RFC 9457 allows extension members; a `code` one is the machine code, not the type URI."""
+    body = js({"type": "urn:x:not_found", "title": "Not Found", "detail": "gone", "code": "E404"})
+    assert status_error(response(404, body, "application/problem+json")).code == "E404"

@@ -174,7 +174,7 @@ async def test_scheme_can_be_fixed_per_collection(serve: Serve) -> None:
 
 def test_unknown_collection_in_paginators_is_a_configuration_error() -> None:
     """paginators naming a collection that does not exist is refused."""
-    with pytest.raises(ValueError, match="unknown collections"):
+    with pytest.raises(ValueError, match="unknown collection 'devices'"):
         RemedyClient("https://h", paginators={"devices": OffsetPaginator()})
 
 

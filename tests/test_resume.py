@@ -23,6 +23,7 @@ from remedy_async._paging._resume import (
     encode_token,
     filters_fingerprint,
 )
+from remedy_async._redact import _SECRET_MARK
 
 FILTERS = filters_fingerprint((("severity", "high"), ("status", "open")))
 POINT = ResumePoint(
@@ -333,3 +334,55 @@ def test_fingerprint_differs_for_different_filters(other: tuple[tuple[str, str],
 def test_fingerprint_is_short_hex() -> None:
     """A fingerprint is 16 lower-case hex digits."""
     assert re.fullmatch(r"[0-9a-f]{16}", filters_fingerprint((("q", "é"),)))
+
+
+SECRET = "s3cr3t/+= é"
+ECHOED = str(URL("https://api.example.com/v1/scopes").with_query(cursor=f"c1.{SECRET}", n="2"))
+
+
+def echoing_point(url: str = ECHOED) -> ResumePoint:
+    return ResumePoint(
+        collection="scopes",
+        filters=FILTERS,
+        scheme="AutoPaginator",
+        request=PageRequest(params=(("cursor", f"c1.{SECRET}"),), url=URL(url, encoded=True)),
+    )
+
+
+def decode_echoing(token: str, secrets: tuple[str, ...]) -> ResumePoint:
+    return decode_token(
+        token, collection="scopes", filters=FILTERS, scheme="AutoPaginator", secrets=secrets
+    )
+
+
+@given(st.text(min_size=8, max_size=24))
+def test_an_echoed_secret_is_never_stored_in_a_token(secret: str) -> None:
+    """Whatever the secret, the token holds a mark, and resumes with it spelled as it was."""
+    url = str(URL("https://api.example.com/v1/x").with_query(cursor=f"c.{secret}"))
+    point = ResumePoint(
+        collection="scopes",
+        filters=FILTERS,
+        scheme="AutoPaginator",
+        request=PageRequest(params=(("cursor", secret),), url=URL(url, encoded=True)),
+    )
+    token = encode_token(point, (secret,))
+    body = base64.urlsafe_b64decode(token[3:] + "=" * (-len(token[3:]) % 4)).decode()
+    stored = orjson.loads(body)
+    without_marks = [_SECRET_MARK.sub("", text) for text in (stored["p"][0][1], stored["u"])]
+    assert [secret in text for text in without_marks] == [False, False]
+    assert decode_echoing(token, (secret,)) == point
+
+
+def test_a_rotated_secret_is_put_in_its_place() -> None:
+    """A token resumed by a client with a new token carries the new one where the old was."""
+    token = encode_token(echoing_point(), (SECRET,))
+    resumed = decode_echoing(token, ("fresh",))
+    assert resumed.request.params == (("cursor", "c1.fresh"),)
+    assert "cursor=c1.fresh" in str(resumed.request.url)
+
+
+def test_a_token_with_an_echo_needs_a_client_with_a_secret() -> None:
+    """Without a token to put back, the resume token is refused with a reason."""
+    token = encode_token(echoing_point(), (SECRET,))
+    with pytest.raises(ValueError, match="cannot be used: it holds a credential the service"):
+        decode_echoing(token, ())

@@ -16,6 +16,7 @@ from attrs import field, frozen
 from yarl import URL
 
 from remedy_async._errors import DecodeError, RemedyError
+from remedy_async._redact import redact, redact_headers
 from remedy_async._wire._codec import fault_from
 from remedy_async._wire._faults import WireFault, json_type_name
 from remedy_async._wire._reader import wire_fault_error
@@ -24,7 +25,7 @@ from remedy_async._wire._records import RecordReader
 from ._lookahead import FetchPage
 from ._protocol import Convention, PageRequest, Paginator
 from ._resume import ResumePoint, encode_token
-from ._walk import PagePlace, PageWalk, PreparedPage
+from ._walk import PagePlace, PageWalk, PreparedPage, shown_url
 
 T = TypeVar("T")
 
@@ -73,6 +74,7 @@ class Pager(Generic[T]):
         description: str,
         trusted_origins: frozenset[str] = frozenset(),
         on_convention: Callable[[Convention, str], None] | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self._fetch = fetch
         self._paginator = paginator
@@ -87,6 +89,7 @@ class Pager(Generic[T]):
         self._description = description
         self._trusted_origins = trusted_origins
         self._on_convention = on_convention
+        self._secrets = secrets
         self._at_page: PagePlace | None = None
         self._at_count = 0
         self._convention: Convention | None = None
@@ -141,7 +144,7 @@ class Pager(Generic[T]):
     def resume_token(self) -> str | None:
         """Token continuing right after the last item handed out; None when the list is done."""
         point = self._resume_point()
-        return None if point is None else encode_token(point)
+        return None if point is None else encode_token(point, self._secrets)
 
     def __aiter__(self) -> AsyncIterator[T]:
         return self._iterate_items()
@@ -193,9 +196,9 @@ class Pager(Generic[T]):
                     yield Page(
                         items=items,
                         status=prepared.response.status,
-                        headers=prepared.response.headers,
+                        headers=redact_headers(prepared.response.headers, self._secrets),
                         request_id=prepared.response.request_id,
-                        url=str(prepared.response.url),
+                        url=redact(str(prepared.response.url), self._secrets),
                         resume_token=self.resume_token,
                         items_path=prepared.items_path,
                     )
@@ -277,7 +280,7 @@ class Pager(Generic[T]):
             fault = self._reader.fault(exc, path)
         else:
             fault = fault_from(exc, path, self._model)
-        return wire_fault_error(fault, prepared.response)
+        return wire_fault_error(fault, prepared.response, url=shown_url(prepared.response.url))
 
 
 def _wire_object(item: object, _: object) -> dict[str, Any]:

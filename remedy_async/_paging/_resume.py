@@ -15,6 +15,8 @@ import orjson
 from attrs import frozen
 from yarl import URL
 
+from remedy_async._redact import conceal, reveal
+
 from ._protocol import PageRequest
 
 TOKEN_PREFIX = "r1."
@@ -36,14 +38,23 @@ def filters_fingerprint(params: tuple[tuple[str, str], ...]) -> str:
     return hashlib.sha256(orjson.dumps(sorted(params))).hexdigest()[:16]
 
 
-def encode_token(point: ResumePoint) -> str:
-    """Return the opaque, URL-safe token for a resume point."""
+def encode_token(point: ResumePoint, secrets: tuple[str, ...] = ()) -> str:
+    """Return the opaque, URL-safe token for a resume point.
+
+    A secret the service echoed into the page's cursor or link is not stored: only a mark of
+    where it was, which `decode_token` fills with the client's own secret again.
+    """
+    url = None if point.request.url is None else str(point.request.url)
+    params = [list(param) for param in point.request.params]
+    if secrets:
+        url = None if url is None else conceal(url, secrets)
+        params = [[name, conceal(value, secrets)] for name, value in params]
     document = {
         "c": point.collection,
         "f": point.filters,
         "s": point.scheme,
-        "p": [list(param) for param in point.request.params],
-        "u": None if point.request.url is None else str(point.request.url),
+        "p": params,
+        "u": url,
         "k": point.skip,
     }
     if point.request.convention is not None:
@@ -51,25 +62,37 @@ def encode_token(point: ResumePoint) -> str:
     return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
 
 
-def decode_token(token: str, *, collection: str, filters: str, scheme: str) -> ResumePoint:
+def decode_token(
+    token: str, *, collection: str, filters: str, scheme: str, secrets: tuple[str, ...] = ()
+) -> ResumePoint:
     """Read a token given to a list call; ValueError if malformed or made for another list."""
     if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
         raise ValueError("resume_token is not a remedy_async resume token (expected 'r1.' prefix)")
     body = token[len(TOKEN_PREFIX) :]
     try:
         document = orjson.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        params = tuple(_pair(param) for param in _list(document["p"]))
+        url = None if document["u"] is None else _text(document["u"])
+    except (binascii.Error, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        raise ValueError("resume_token is malformed") from None
+    try:
+        params = tuple((name, reveal(value, secrets)) for name, value in params)
+        url = None if url is None else reveal(url, secrets)
+    except ValueError as error:
+        raise ValueError(f"resume_token cannot be used: {error}") from None
+    try:
         point = ResumePoint(
             collection=_text(document["c"]),
             filters=_text(document["f"]),
             scheme=_text(document["s"]),
             request=PageRequest(
-                params=tuple(_pair(param) for param in _list(document["p"])),
-                url=None if document["u"] is None else _absolute(document["u"]),
+                params=params,
+                url=None if url is None else _absolute(url),
                 convention=None if document.get("v") is None else _text(document["v"]),
             ),
             skip=_count(document["k"]),
         )
-    except (binascii.Error, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError):
         raise ValueError("resume_token is malformed") from None
     if point.collection != collection:
         raise ValueError(f"resume_token was made for {point.collection!r}, not for {collection!r}")

@@ -162,7 +162,7 @@ class PageWalk:
                     "the service sent a next-page request already followed in this list "
                     f"({_describe(following)}); stopping rather than repeating items",
                     method="GET",
-                    url=_shown(url),
+                    url=shown_url(url),
                 )
             seen.add(request_identity(following))
             request, skip = following, 0
@@ -180,17 +180,17 @@ class PageWalk:
         delivery = recent.deliver(result.items, skip, remaining)
         if delivery.repeats and not delivery.items and not delivery.stopped_early:
             raise PaginationError(
-                f"every item of the page at {_shown(response.url)} repeats an id "
+                f"every item of the page at {shown_url(response.url)} repeats an id "
                 "delivered just before: the service seems to ignore this list's paging "
                 f"parameters ({_describe(request)}); the paginator does not match its convention",
                 method="GET",
-                url=_shown(response.url),
+                url=shown_url(response.url),
             )
         if delivery.repeats:
             warnings.warn(
                 DuplicateItemWarning(
-                    f"{delivery.repeats} item(s) of the page at {_shown(response.url)} repeat ids "
-                    "delivered just before; the repeats were skipped"
+                    f"{delivery.repeats} item(s) of the page at {shown_url(response.url)} repeat "
+                    "ids delivered just before; the repeats were skipped"
                 ),
                 stacklevel=3,
             )
@@ -221,7 +221,7 @@ class PageWalk:
             return
         problem = target_problem(url, self.base_url, self.trusted_origins)
         if problem is not None:
-            raise PaginationError(problem, method="GET", url=_shown(url))
+            raise PaginationError(problem, method="GET", url=shown_url(url))
 
     def _check_complete(self, response: JSONResponse, read: int) -> None:
         """Refuse an end of list that comes before the total the service announced."""
@@ -232,19 +232,19 @@ class PageWalk:
                 "continuation this paginator does not follow; pin the service's convention "
                 "with paginator=",
                 method="GET",
-                url=_shown(response.url),
+                url=shown_url(response.url),
             )
 
     def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         try:
             return self.paginator.read(request, response)
         except WireFault as fault:
-            raise wire_fault_error(fault, response) from None
+            raise wire_fault_error(fault, response, url=shown_url(response.url)) from None
         except PagingFault as fault:
-            raise PaginationError(str(fault), method="GET", url=_shown(response.url)) from None
+            raise PaginationError(str(fault), method="GET", url=shown_url(response.url)) from None
 
 
-def _shown(url: URL) -> URL | str:
+def shown_url(url: URL) -> URL | str:
     """A page's URL as errors and warnings show it: without its query, whose cursor or next
     link may echo a secret."""
     try:

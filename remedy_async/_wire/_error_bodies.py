@@ -99,10 +99,11 @@ def _from_json(document: Any) -> Explanation:
     if isinstance(errors, list) and errors:
         return _from_error_list(errors)
     if "title" in document or ("type" in document and "detail" in document):  # RFC 9457
-        code = _text(document.get("type"))
+        kind = _text(document.get("type"))
+        code = _text(document.get("code")) or (None if kind == "about:blank" else kind)
         detail = _text(document.get("detail"))
         return Explanation(
-            code=None if code in (None, "about:blank") else code,
+            code=code,
             message=_short(detail or _text(document.get("title"))),
             detail=_short(detail),
             shape="problem",

@@ -9,7 +9,7 @@ import orjson
 
 from remedy_async._errors import DecodeError
 from remedy_async._http import JSONResponse, Response
-from remedy_async._redact import body_excerpt
+from remedy_async._redact import body_excerpt, redact_error
 
 
 def json_body(response: Response, *, secrets: Iterable[str] = ()) -> Any:
@@ -19,14 +19,16 @@ def json_body(response: Response, *, secrets: Iterable[str] = ()) -> Any:
     except orjson.JSONDecodeError as exc:
         what = "an empty body" if not response.body else "a body that is not valid JSON"
         kind = response.content_type or "no Content-Type"
-        raise DecodeError(
+        error = DecodeError(
             f"expected JSON, got {what} ({kind}; {exc})",
             method=response.request.method,
             url=response.request.url,
             status=response.status,
             request_id=response.request_id,
             body_excerpt=body_excerpt(response.body, secrets),
-        ) from None
+        )
+        redact_error(error, secrets)
+        raise error from None
 
 
 def decode_json(response: Response, *, secrets: Iterable[str] = ()) -> JSONResponse:

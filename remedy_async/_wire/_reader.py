@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from yarl import URL
+
 from remedy_async._errors import DecodeError
 from remedy_async._http import JSONResponse, Response
+from remedy_async._redact import redact_error
 
 from ._fastpath import from_wire
 from ._faults import WireFault
@@ -15,16 +18,27 @@ from ._json import json_body
 T = TypeVar("T")
 
 
-def wire_fault_error(fault: WireFault, response: Response | JSONResponse) -> DecodeError:
-    """Return the DecodeError for a decoded body that does not fit what was expected."""
-    return DecodeError(
+def wire_fault_error(
+    fault: WireFault,
+    response: Response | JSONResponse,
+    *,
+    url: URL | str | None = None,
+    secrets: Iterable[str] = (),
+) -> DecodeError:
+    """Return the DecodeError for a decoded body that does not fit what was expected.
+
+    It shows `url` (default: the response's), with any of `secrets` echoed in it redacted.
+    """
+    error = DecodeError(
         fault.reason,
         method="GET",
-        url=response.url,
+        url=response.url if url is None else url,
         path=fault.path,
         status=response.status,
         request_id=response.request_id,
     )
+    redact_error(error, secrets)
+    return error
 
 
 def record_from(
@@ -42,4 +56,4 @@ def record_from(
     try:
         return from_wire(model, body) if read is None else read(body)
     except WireFault as fault:
-        raise wire_fault_error(fault, response) from None
+        raise wire_fault_error(fault, response, secrets=secrets) from None

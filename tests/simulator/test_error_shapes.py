@@ -29,13 +29,13 @@ from .helpers import StartSimulator, get_json, record_url
 TOKEN = "shape-token"
 CODE_AS_READ = {
     "error": "{code}",
-    "problem": "urn:remedy:problem:{code}",
+    "problem": "{code}",
     "json-api": "{code}",
     "graphql": "{code}",
     "oauth": "{code}",
     "message": "{code}",
 }
-"""The shapes with a code the client reads, and how (a problem's code is its `type` URI)."""
+"""The shapes with a code the client reads, and how (a problem's `code` member, not its `type`)."""
 
 
 def expected_code(shape: str, code: str) -> str | None:
