@@ -46,6 +46,8 @@ T = TypeVar("T")
 
 COLLECTION_NAMES = tuple(resource.attribute for resource in RESOURCES)
 DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024
+DOWNLOAD_ACCEPT = "application/octet-stream, */*;q=0.1"
+"""The agent configuration is a file of any type, not JSON (a strict server answers 406)."""
 DEFAULT_RETRY = RetryPolicy()
 
 
@@ -282,6 +284,7 @@ class RemedyClient:
         check_destination(destination)
         sender = self._open_sender()
         headers, timeout, policy = self._settings(options)
+        headers = {**headers, "Accept": DOWNLOAD_ACCEPT}
         request = Request("GET", self._agent_configuration_url)
         read_body = partial(receive, destination)
         return await sender.stream(

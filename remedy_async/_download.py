@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import secrets
+import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import BinaryIO
@@ -138,5 +139,9 @@ async def receive(destination: Destination, response: StreamedResponse) -> Downl
 def _disposition_filename(value: str | None) -> str | None:
     if not value:
         return None
-    _, params = aiohttp.multipart.parse_content_disposition(value)
+    with warnings.catch_warnings():
+        # aiohttp warns about a malformed header and returns no parameters; that is a header
+        # without a usable name, so the fallback name is used.
+        warnings.simplefilter("ignore", aiohttp.multipart.BadContentDispositionHeader)
+        _, params = aiohttp.multipart.parse_content_disposition(value)
     return aiohttp.multipart.content_disposition_filename(params, "filename")

@@ -208,3 +208,33 @@ async def test_download_tells_event_hooks_of_each_exchange(serve: Serve) -> None
     ]
     assert events[1].url.endswith("/v1/agent-configuration")
     assert events[1].elapsed is not None
+
+
+async def test_download_accepts_any_file_type(serve: Serve) -> None:
+    """The download asks for a file, not JSON, so a strict server does not answer 406."""
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.headers.get("Accept", ""))
+        return web.Response(body=b"conf", content_type="application/octet-stream")
+
+    url = await serve({"/v1/agent-configuration": handler})
+    async with RemedyClient(url) as client:
+        await client.download_agent_configuration(io.BytesIO())
+    assert seen == ["application/octet-stream, */*;q=0.1"]
+
+
+async def test_a_malformed_content_disposition_falls_back_to_the_default_name(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """A Content-Disposition aiohttp cannot parse gives the fallback name, and no warning."""
+
+    async def handler(request: web.Request) -> web.Response:
+        return web.Response(body=b"conf", headers={"Content-Disposition": "in ut cillum"})
+
+    url = await serve({"/v1/agent-configuration": handler})
+    async with RemedyClient(url) as client:
+        result = await client.download_agent_configuration(tmp_path)
+    assert result.path is not None
+    assert result.path.read_bytes() == b"conf"
+    assert result.filename is None
