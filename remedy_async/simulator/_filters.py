@@ -1,7 +1,9 @@
 """Parses list filters from a query and finds the matching record indices.
 
 A filter is equality on one top-level scalar field, by its wire name; repeated parameters are
-alternatives (OR) and different fields must all match (AND). Fields backed by a one-byte column
+alternatives (OR) and different fields must all match (AND). Values are read as strictly as the
+contract writes them: integers as `-?[0-9]+`, numbers as JSON numbers, timestamps as RFC 3339
+date-times, booleans as `true`/`false`. Fields backed by a one-byte column
 are matched at C speed (bytes.translate + itertools.compress); the rest are computed per record.
 """
 
@@ -9,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import compress
 from typing import Final, Literal
 
@@ -29,6 +32,13 @@ PAGING_PARAMETERS: Final = frozenset(
     | {name for row in CONVENTIONS.values() for name in (row.param, row.size_param) if name}
 )
 """Query parameters that are never filters, whatever the paging convention: every row's."""
+
+_INTEGER: Final = re.compile(r"^-?[0-9]+$")
+_NUMBER: Final = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$")
+_DATE_TIME: Final = re.compile(
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
+"""RFC 3339 `date-time` (section 5.6), the only timestamp spelling a filter takes."""
 
 
 class FilterError(ValueError):
@@ -88,17 +98,11 @@ def parse_value(field: FilterField, raw: str) -> Scalar:
             raise FilterError("invalid_filter", f"filter {field.name!r} must be true or false")
         return raw == "true"
     if field.type == "integer":
-        try:
-            return int(raw)
-        except ValueError:
-            raise FilterError(
-                "invalid_filter", f"filter {field.name!r} must be an integer"
-            ) from None
+        if not _INTEGER.match(raw):
+            raise FilterError("invalid_filter", f"filter {field.name!r} must be an integer")
+        return int(raw)
     if field.type == "number":
-        try:
-            number = float(raw)
-        except ValueError:
-            number = math.nan
+        number = float(raw) if _NUMBER.match(raw) else math.nan
         if not math.isfinite(number):
             raise FilterError("invalid_filter", f"filter {field.name!r} must be a number")
         return number
@@ -109,13 +113,13 @@ def parse_value(field: FilterField, raw: str) -> Scalar:
 
 def _canonical_timestamp(name: str, raw: str) -> str:
     try:
-        moment = datetime.fromisoformat(raw)
+        if not _DATE_TIME.match(raw):
+            raise ValueError(raw)
+        moment = datetime.fromisoformat(raw.upper())
     except ValueError:
         raise FilterError(
-            "invalid_filter", f"filter {name!r} must be an ISO 8601 timestamp"
+            "invalid_filter", f"filter {name!r} must be an RFC 3339 date-time"
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
     if moment.microsecond:
         return raw  # records are to the second: this matches nothing, as it should
     return iso(moment.timestamp())

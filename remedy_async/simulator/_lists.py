@@ -39,6 +39,7 @@ from ._layout import PageLayout, Signals
 from ._positions import (
     Place,
     Reading,
+    check_contract_parameters,
     counts_pages,
     cursor_place,
     integer,
@@ -90,6 +91,7 @@ class ListResponder:
         plan = self._plans.get((convention.name, request.filters.resource))
         layout, how = plan if plan is not None else self._plan(request)
         if how == "whole":
+            check_contract_parameters(convention, request.query, self.max_page_size)
             return self._everything(request, layout)
         size = self.page_size
         if convention.size_param is not None:
@@ -97,6 +99,7 @@ class ListResponder:
                 request.query, convention.size_param, size, minimum=1, maximum=self.max_page_size
             )
         start, position = self._place(request, how, size)
+        check_contract_parameters(convention, request.query, self.max_page_size)
         total = len(request.view)
         stop = min(start + size, total)
         more = start + size < total

@@ -3,7 +3,9 @@
 The page size comes from the row's `size_param`; the place in the list from its `param`: an
 offset, a page number (counted from the row's `first_page`), an opaque cursor, or the id of the
 last record received (keyset). Bad values are 400 `invalid_parameter`; a cursor this run did
-not issue for these filters is 400 `invalid_cursor`.
+not issue for these filters is 400 `invalid_cursor`. The contract's own paging parameters
+(`offset`, `limit`, `page`, `pageSize`, `cursor`) keep their bounds in every convention: one a
+row does not read is still checked (`check_contract_parameters`), then ignored.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from ._filters import Filters
 from ._responses import ApiError
 
 _INTEGER: Final = re.compile(r"^-?[0-9]{1,18}$")
+MAX_POSITION: Final = 2**31 - 1
+"""The largest offset or page number a request may ask for (past the data, pages are empty)."""
+CONTRACT_POSITIONS: Final = {"offset": 0, "page": 1}
+"""The contract's place parameters, each with its smallest value."""
+CONTRACT_SIZES: Final = ("limit", "pageSize")
+"""The contract's page-size parameters (1 to the run's maximum page size)."""
+CONTRACT_CURSOR: Final = "cursor"
 CONTINUING: Final = frozenset({"url", "token", "keyset"})
 """The follow kinds whose `param` carries a continuation handed out by an earlier page."""
 
@@ -102,10 +111,26 @@ def integer(
     return value
 
 
+def check_contract_parameters(
+    convention: Convention, query: MultiMapping[str], max_page_size: int
+) -> None:
+    """400 invalid_parameter for a contract paging parameter out of its bounds, in any
+    convention; those `convention` reads itself are left to it (their bounds may differ)."""
+    own = convention.parameter_names
+    for name, minimum in CONTRACT_POSITIONS.items():
+        if name not in own:
+            integer(query, name, minimum, minimum=minimum, maximum=MAX_POSITION)
+    for name in CONTRACT_SIZES:
+        if name not in own:
+            integer(query, name, 1, minimum=1, maximum=max_page_size)
+    if CONTRACT_CURSOR not in own:
+        single(query, CONTRACT_CURSOR)
+
+
 def offset_place(convention: Convention, query: MultiMapping[str]) -> Place:
     """The place an offset (from 0) in `param` asks for."""
     assert convention.param is not None
-    offset = integer(query, convention.param, 0, minimum=0)
+    offset = integer(query, convention.param, 0, minimum=0, maximum=MAX_POSITION)
     return Place(offset, offset)
 
 
@@ -113,7 +138,7 @@ def page_place(convention: Convention, query: MultiMapping[str], size: int) -> P
     """The place a page number in `param` asks for, pages counted from `first_page`."""
     assert convention.param is not None
     first = convention.first_page
-    page = integer(query, convention.param, first, minimum=first)
+    page = integer(query, convention.param, first, minimum=first, maximum=MAX_POSITION)
     return Place((page - first) * size, page)
 
 

@@ -116,6 +116,13 @@ async def test_unknown_parameter_is_400_naming_it(
         ("remediation-targets", {"attempts": "two"}),
         (FINDINGS, {"cvssScore": "nan"}),
         ("endpoints", {"enrolledAt": "last tuesday"}),
+        ("remediation-targets", {"attempts": "1_0"}),
+        ("remediation-targets", {"attempts": " 1"}),
+        (FINDINGS, {"cvssScore": "infinity"}),
+        (FINDINGS, {"cvssScore": "+9.8"}),
+        ("endpoints", {"enrolledAt": "2024-05-01"}),
+        ("endpoints", {"enrolledAt": "2024-05-01T10:00:00"}),
+        ("endpoints", {"enrolledAt": "20240501T100000Z"}),
     ],
 )
 async def test_malformed_values_are_400_invalid_filter(

@@ -111,10 +111,37 @@ async def test_unused_paging_parameters_are_ignored(
     sim: Simulator, session: aiohttp.ClientSession
 ) -> None:
     """Parameters of other schemes (offset, page, pageSize) are ignored, never filters."""
-    params = {"offset": "50", "page": "3", "pageSize": "oops", "limit": "4"}
+    params = {"offset": "50", "page": "3", "pageSize": "7", "limit": "4"}
     status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", params)
     assert status == 200
     assert [item["id"] for item in body["items"]] == list(sim.dataset.ids("endpoints"))[:4]
+
+
+@pytest.mark.parametrize("convention", ["none", "cursor", "odata", "spring", "header-page"])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("pageSize", "1001"),
+        ("pageSize", "oops"),
+        ("limit", "0"),
+        ("offset", "-1"),
+        ("page", "0"),
+        ("page", str(2**31)),
+        ("offset", "1.5"),
+    ],
+)
+async def test_contract_paging_parameters_keep_their_bounds_in_every_convention(
+    sim: Simulator, session: aiohttp.ClientSession, convention: str, name: str, value: str
+) -> None:
+    """offset, limit, page and pageSize outside the contract's bounds are 400 whatever the
+    convention, even one that ignores them (unless it reads that name by its own rule)."""
+    headers = {"X-Simulator-Paging": convention}
+    params = {name: value}
+    status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", params, headers)
+    own = convention == "spring" and (name, value) == ("page", "0")
+    assert (status, None if own else body["error"]["code"]) == (
+        (200, None) if own else (400, "invalid_parameter")
+    )
 
 
 async def test_offset_page_reports_total(sim: Simulator, session: aiohttp.ClientSession) -> None:
