@@ -40,6 +40,13 @@ from ._errors import (
     ServerError,
     UnprocessableEntityError,
 )
+from ._filters import (
+    EndpointFilters,
+    Filter,
+    RemediationTargetFilters,
+    ScopeFilters,
+    VulnerabilityFindingFilters,
+)
 from ._http import JSONResponse
 from ._models import (
     Endpoint,
@@ -100,7 +107,9 @@ __all__ = [
     "DownloadResult",
     "DuplicateItemWarning",
     "Endpoint",
+    "EndpointFilters",
     "EndpointStatus",
+    "Filter",
     "FindingStatus",
     "GetResult",
     "HealthStatus",
@@ -125,6 +134,7 @@ __all__ = [
     "RemediationAction",
     "RemediationStatus",
     "RemediationTarget",
+    "RemediationTargetFilters",
     "RemedyClient",
     "RemedyError",
     "RemedyWarning",
@@ -135,12 +145,14 @@ __all__ = [
     "ResponseTooLargeError",
     "RetryPolicy",
     "Scope",
+    "ScopeFilters",
     "ScopeSelector",
     "ServerError",
     "Severity",
     "UnpagedPaginator",
     "UnprocessableEntityError",
     "VulnerabilityFinding",
+    "VulnerabilityFindingFilters",
     "__version__",
     "from_wire",
     "probe",

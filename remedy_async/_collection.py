@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, Unpack, overload
 
 from attrs import frozen
 from yarl import URL
 
 from ._bulk import BulkGet, GetResult, IdSource
+from ._filters import (
+    FILTERS,
+    EndpointFilters,
+    Filter,
+    RemediationTargetFilters,
+    ScopeFilters,
+    VulnerabilityFindingFilters,
+    check_filters,
+)
 from ._http import JSONResponse, Request, Response
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import RequestOptions
@@ -21,7 +30,7 @@ from ._sending._events import ClientEvent, Events
 from ._wire._ids import id_segment
 from ._wire._json import decode_json
 from ._wire._naming import Naming, wire_names
-from ._wire._query import FilterValue, encode_filters
+from ._wire._query import ExtraParams, FilterValue, encode_extra_params, encode_filters
 from ._wire._reader import record_from
 from ._wire._records import NamingSetting, RecordReader
 
@@ -49,6 +58,11 @@ class Resource(Generic[T]):
         """The wire names of the model's fields (all but `extra`), in declaration order."""
         return tuple(wire_names(self.model).values())
 
+    @property
+    def filters(self) -> Mapping[str, Filter]:
+        """Its list's server-side filters by keyword name (sent in camelCase), from the contract."""
+        return FILTERS[self.attribute]
+
 
 ENDPOINTS = Resource("endpoints", "endpoints", Endpoint)
 REMEDIATION_TARGETS = Resource("remediation_targets", "remediation-targets", RemediationTarget)
@@ -70,6 +84,10 @@ def _check_count(name: str, value: int | None, minimum: int) -> None:
         isinstance(value, bool) or not isinstance(value, int) or value < minimum
     ):
         raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")
+
+
+LIST_KEYWORDS = ("page_size", "max_items", "resume_token", "prefetch", "options", "extra_params")
+"""`list()`'s own keywords, suggested when a misspelt filter is closest to one of them."""
 
 
 class ResourceCollection(Generic[T]):
@@ -114,6 +132,8 @@ class ResourceCollection(Generic[T]):
         The id is sent as exactly one percent-encoded path segment, whatever it contains.
         """
         url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
+        if options is not None and options.extra_params:
+            url = url.extend_query(options.extra_params)
         response = await self._send(Request("GET", url), options)
         return record_from(
             self.resource.model, response, secrets=self._secrets, read=self._reader.read
@@ -146,6 +166,58 @@ class ResourceCollection(Generic[T]):
         )
         return bulk.ordered() if ordered else bulk.as_completed()
 
+    @overload
+    def list(
+        self: ResourceCollection[Endpoint],
+        *,
+        page_size: int | None = None,
+        max_items: int | None = None,
+        resume_token: str | None = None,
+        prefetch: int = 0,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        **filters: Unpack[EndpointFilters],
+    ) -> Pager[Endpoint]: ...
+
+    @overload
+    def list(
+        self: ResourceCollection[RemediationTarget],
+        *,
+        page_size: int | None = None,
+        max_items: int | None = None,
+        resume_token: str | None = None,
+        prefetch: int = 0,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        **filters: Unpack[RemediationTargetFilters],
+    ) -> Pager[RemediationTarget]: ...
+
+    @overload
+    def list(
+        self: ResourceCollection[Scope],
+        *,
+        page_size: int | None = None,
+        max_items: int | None = None,
+        resume_token: str | None = None,
+        prefetch: int = 0,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        **filters: Unpack[ScopeFilters],
+    ) -> Pager[Scope]: ...
+
+    @overload
+    def list(
+        self: ResourceCollection[VulnerabilityFinding],
+        *,
+        page_size: int | None = None,
+        max_items: int | None = None,
+        resume_token: str | None = None,
+        prefetch: int = 0,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        **filters: Unpack[VulnerabilityFindingFilters],
+    ) -> Pager[VulnerabilityFinding]: ...
+
     def list(
         self,
         *,
@@ -154,20 +226,29 @@ class ResourceCollection(Generic[T]):
         resume_token: str | None = None,
         prefetch: int = 0,
         options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
         **filters: FilterValue,
-    ) -> Pager[T]:
+    ) -> Pager[Any]:
         """Return a lazy Pager over the records matching the filters.
 
-        Filters become query parameters (`endpoint_id="ep-1"` -> `endpointId=ep-1`; see
-        `encode_filters`). `resume_token` (from `Page.resume_token`, `Pager.resume_token` or a
-        failed iteration's error) continues right after the last item delivered; it must come
-        from this collection with the same filters. `prefetch=N` fetches up to N pages ahead.
-        Bad filters, sizes, caps and tokens raise here, before any I/O.
+        Filters are the collection's server-side filters (`EndpointFilters`, ...: type checkers
+        see them; a misspelt one is a TypeError naming the closest, an enum value the contract
+        lacks a ValueError) and become query parameters (`endpoint_id="ep-1"` ->
+        `endpointId=ep-1`; see `encode_filters`). `extra_params={"region": "eu"}` (and
+        `RequestOptions.extra_params`) sends parameters as given, unchecked, for filters the
+        service has and the contract lacks. `resume_token` (from `Page.resume_token`,
+        `Pager.resume_token` or a failed iteration's error) continues right after the last item
+        delivered; it must come from this collection with the same filters. `prefetch=N`
+        fetches up to N pages ahead. Bad filters, sizes, caps and tokens raise here, before any
+        I/O.
         """
         _check_count("page_size", page_size, 1)
         _check_count("max_items", max_items, 0)
         _check_count("prefetch", prefetch, 0)
-        filter_params = encode_filters(filters)
+        check_filters(self.resource.attribute, filters, LIST_KEYWORDS)
+        filter_params = encode_filters(filters) + encode_extra_params(extra_params)
+        if options is not None:
+            filter_params += options.extra_params
         first = self.paginator.first(page_size)
         owned = {name for name, _ in first.params} | set(
             getattr(self.paginator, "parameter_names", ())

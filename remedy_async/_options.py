@@ -11,6 +11,7 @@ from attrs import field, frozen
 
 from ._sending._headers import check_headers
 from ._sending._retry import RetryPolicy
+from ._wire._query import QueryParams, encode_extra_params
 
 Timeout = float | aiohttp.ClientTimeout
 """Seconds for the whole request, or an aiohttp.ClientTimeout for connect/read/total limits."""
@@ -44,7 +45,8 @@ def _checked_timeout(timeout: Timeout | None) -> aiohttp.ClientTimeout | None:
 
 @frozen
 class RequestOptions:
-    """Settings for one call, overriding the client's: timeout, extra headers, retry policy.
+    """Settings for one call, overriding the client's: timeout, extra headers, retry policy,
+    extra query parameters.
 
     For a list call they apply to every page request (the retry policy's deadline to each page).
     """
@@ -52,3 +54,6 @@ class RequestOptions:
     timeout: aiohttp.ClientTimeout | None = field(default=None, converter=_checked_timeout)
     headers: Mapping[str, str] = field(factory=dict, converter=frozen_headers, hash=False)
     retry: RetryPolicy | None = None
+    extra_params: QueryParams = field(default=(), converter=encode_extra_params)
+    """Query parameters added, as given and unchecked, to a get's request and to a list's first
+    request (a mapping of wire names to values); for filters the contract does not list."""

@@ -243,7 +243,10 @@ async def test_list_sends_filters_as_query_parameters(serve: Serve) -> None:
     url = await serve({"/v1/vulnerability-findings": listing})
     async with RemedyClient(url) as client:
         pager = client.vulnerability_findings.list(
-            severity=[Severity.HIGH, "critical"], endpoint_id="ep 1/2", resolved=False, cve_id=None
+            severity=[Severity.HIGH, "critical"],
+            endpoint_id="ep 1/2",
+            cve_id=None,
+            extra_params={"resolved": False, "region": ["eu", "us"]},
         )
         assert [f.id async for f in pager] == ["vf-1"]
     assert seen == [
@@ -252,6 +255,8 @@ async def test_list_sends_filters_as_query_parameters(serve: Serve) -> None:
             ("severity", "critical"),
             ("endpointId", "ep 1/2"),
             ("resolved", "false"),
+            ("region", "eu"),
+            ("region", "us"),
         ]
     ]
 
@@ -288,10 +293,10 @@ class PageNumberPaginator:
 
 
 def test_filter_that_clashes_with_a_paging_parameter_is_refused() -> None:
-    """A filter named like a parameter the paginator sets raises ValueError."""
+    """An extra parameter named like a parameter the paginator sets raises ValueError."""
     client = RemedyClient("https://api.example.com", paginator=PageNumberPaginator())
     with pytest.raises(ValueError, match="paging parameters"):
-        client.endpoints.list(page=3)
+        client.endpoints.list(extra_params={"page": 3})
 
 
 def test_collections_are_one_generic_class_configured_per_resource() -> None:

@@ -147,7 +147,7 @@ async def test_resume_token_from_another_list_is_refused(serve: Serve) -> None:
         token = pager.resume_token
         assert token is not None
         with pytest.raises(ValueError, match="'endpoints', not for 'scopes'"):
-            client.scopes.list(status="online", resume_token=token)
+            client.scopes.list(resume_token=token)
         with pytest.raises(ValueError, match="other filters"):
             client.endpoints.list(status="offline", resume_token=token)
     async with RemedyClient(url, paginator=OffsetPaginator()) as other:
@@ -180,7 +180,10 @@ def test_unknown_collection_in_paginators_is_a_configuration_error() -> None:
 
 @pytest.mark.parametrize("name", ["limit", "offset", "cursor", "page", "pageSize"])
 def test_filter_named_like_a_paging_parameter_is_refused_without_page_size(name: str) -> None:
-    """A filter named like any parameter the paging schemes set is refused, page size or not."""
+    """An extra parameter named like any the paging schemes set is refused, page size or not;
+    as a filter keyword it is no filter at all."""
     client = RemedyClient("https://api.example.com")
     with pytest.raises(ValueError, match="paging parameters"):
-        client.endpoints.list(**{name: "3"})  # type: ignore[arg-type]
+        client.endpoints.list(extra_params={name: "3"})
+    with pytest.raises(TypeError, match="unknown filter"):
+        client.endpoints.list(**{name: "3"})  # type: ignore[misc]

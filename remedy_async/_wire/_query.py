@@ -17,10 +17,11 @@ FilterValue = Scalar | Iterable[Scalar] | None
 """A filter: a scalar, several scalars (sent as repeated parameters), or None (left out)."""
 
 
-def encode_filters(filters: Mapping[str, FilterValue]) -> QueryParams:
+def encode_filters(filters: Mapping[str, FilterValue], *, respell: bool = True) -> QueryParams:
     """Return query parameters for list filters.
 
-    Names go from snake_case to camelCase (`endpoint_id` -> `endpointId`); values: str, int and
+    Names go from snake_case to camelCase (`endpoint_id` -> `endpointId`) unless `respell` is
+    false; values: str, int and
     float as they are, bool as `true`/`false`, enums by value, datetimes as ISO 8601 (they must
     be aware), dates as ISO 8601, sequences as repeated parameters, None left out. Anything
     else is a TypeError; an empty sequence or a non-finite float is a ValueError, since neither
@@ -30,7 +31,7 @@ def encode_filters(filters: Mapping[str, FilterValue]) -> QueryParams:
     for name, value in filters.items():
         if value is None:
             continue
-        wire_name = to_camel(name)
+        wire_name = to_camel(name) if respell else name
         if isinstance(value, str | bytes | bytearray) or not isinstance(value, Iterable):
             params.append((wire_name, _scalar(name, value)))
             continue
@@ -71,3 +72,23 @@ def _scalar(name: str, value: object) -> str:
         f"filter {name!r} has unsupported type {type(value).__name__}; use str, int, float, "
         "bool, an enum, a datetime or date, or a sequence of those"
     )
+
+
+ExtraParams = Mapping[str, Scalar | Iterable[Scalar]]
+"""Query parameters sent as given: wire names, each with one value or several."""
+
+
+def encode_extra_params(params: ExtraParams | QueryParams | None) -> QueryParams:
+    """Return `extra_params` as query parameters: names exactly as given, values as filters'.
+
+    Unlike filters they are not checked against the contract, nor respelled: they are for
+    parameters the real service has and the contract lacks.
+    """
+    if not params:
+        return ()
+    if isinstance(params, tuple):
+        return params
+    for name in params:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"extra_params names must be non-empty strings, got {name!r}")
+    return encode_filters(params, respell=False)

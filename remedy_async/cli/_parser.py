@@ -164,7 +164,17 @@ def build_parser() -> Parser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="query filter, repeatable; a repeated key sends several values",
+        help="server-side filter (KEY as on the wire or in snake_case), repeatable; a "
+        "repeated key sends several values",
+    )
+    list_.add_argument(
+        "--param",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a query parameter sent as is, unchecked (a filter the service has and the "
+        "contract lacks), repeatable",
     )
     list_.add_argument("--max-items", type=_count(0), help="stop after this many records")
     list_.add_argument("--page-size", type=_count(1), help="records per page request")

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 from remedy_async import ResourceCollection, to_wire
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe
-from ._filters import group_filters
+from ._filters import group_filters, resource_filters
 from ._meters import Meters
 from ._progress import progress
 from ._settings import open_client
@@ -23,10 +23,13 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     meters = Meters()
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
-        filters: dict[str, Any] = group_filters(options.filter)
+        filters: dict[str, Any] = resource_filters(resource, options.filter)
         try:
             pager = collection.list(
-                page_size=options.page_size, max_items=options.max_items, **filters
+                page_size=options.page_size,
+                max_items=options.max_items,
+                extra_params=group_filters(options.param),
+                **filters,
             )
         except (TypeError, ValueError) as error:
             raise UsageError(str(error)) from None

@@ -49,12 +49,27 @@ async def test_an_empty_list_is_still_valid_output(simulator: Simulator) -> None
 async def test_a_filter_named_like_a_paging_parameter_is_a_usage_error(
     simulator: Simulator,
 ) -> None:
-    """A filter the pager would clash with exits 2 before any request."""
-    outcome = await cli_here(
-        "list", "scopes", "--base-url", simulator.url, "--page-size", "5", "-f", "limit=3"
-    )
-    assert outcome.code == 2
-    assert "paging parameters" in outcome.stderr
+    """A parameter the pager would clash with exits 2 before any request; as a filter it is
+    no filter of the resource."""
+    base = ("list", "scopes", "--base-url", simulator.url, "--page-size", "5")
+    as_param = await cli_here(*base, "--param", "limit=3")
+    assert as_param.code == 2
+    assert "paging parameters" in as_param.stderr
+    as_filter = await cli_here(*base, "-f", "limit=3")
+    assert as_filter.code == 2
+    assert "--filter limit: scopes has no such filter" in as_filter.stderr
+    assert simulator.counters.total_requests == 0
+
+
+async def test_a_misspelt_filter_is_a_usage_error_with_a_suggestion(simulator: Simulator) -> None:
+    """A filter key close to a real one names it; wire and snake spellings are both filters."""
+    base = ("list", "vulnerability-findings", "--base-url", simulator.url, "--max-items", "3")
+    typo = await cli_here(*base, "-f", "severty=high")
+    assert typo.code == 2
+    assert "did you mean 'severity'" in typo.stderr
+    spellings = [await cli_here(*base, "-f", f"{key}=9.8") for key in ("cvssScore", "cvss_score")]
+    assert [outcome.code for outcome in spellings] == [0, 0]
+    assert spellings[0].stdout == spellings[1].stdout
 
 
 async def test_get_from_stdin_with_an_unknown_id(simulator: Simulator) -> None:
