@@ -145,17 +145,27 @@ class RemedyClient:
 
     @classmethod
     def from_config(
-        cls, path: str | os.PathLike[str], *, profile: str = "default", **overrides: Any
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        profile: str = "default",
+        environ: Mapping[str, str] | None = None,
+        **overrides: Any,
     ) -> RemedyClient:
         """Return a client configured by a profile of a TOML file, such as `probe` writes.
 
         The profile's settings are this class's arguments (`base_url`, `naming`, `paginators`
         with convention names, ...; `token_env` names the variable holding the token, since a
         token never goes in a file). `overrides` are arguments too and win over the file; the
-        environment fills only what neither sets. A bad file, profile or setting raises
-        ConfigurationError naming it, before any I/O.
+        environment (`environ`, default `os.environ`) fills only what neither sets. A bad file,
+        profile or setting raises ConfigurationError naming it, before any I/O.
         """
-        return cls(**{**read_profile(path, profile), **overrides})
+        settings = {**read_profile(path, profile, environ), **overrides}
+        if environ is not None:  # the fallbacks come from `environ`, not the process's
+            for name, variable in (("base_url", config.BASE_URL_ENV), ("token", config.TOKEN_ENV)):
+                if settings.get(name) is None and environ.get(variable):
+                    settings[name] = environ[variable]
+        return cls(**settings)
 
     def _build_collections(
         self,

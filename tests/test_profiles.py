@@ -141,3 +141,12 @@ def test_written_profiles_read_back_as_written(tmp_path: Path) -> None:
     assert tomllib.loads(text) == {"default": settings, "odd name": {"naming": "snake"}}
     read = read_profile(write(tmp_path, text))
     assert read["paginators"] == {"endpoints": CONVENTIONS["cursor"], "scopes": CONVENTIONS["link"]}
+
+
+def test_environ_stands_for_the_process_environment(tmp_path: Path) -> None:
+    """from_config(environ=...) reads token_env and the REMEDY_* fallbacks from that mapping."""
+    path = write(tmp_path, '[default]\ntoken_env = "MY_TOKEN"\n')
+    client = RemedyClient.from_config(path, environ={"REMEDY_BASE_URL": URL, "MY_TOKEN": "s3cret"})
+    assert str(client.base_url) == URL
+    assert "s3cret" not in repr(client)
+    assert "Authorization=***" in repr(client)

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -18,6 +19,8 @@ from ._demo import run_demo
 from ._errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
+    EXIT_PARTIAL,
+    EXIT_TERMINATED,
     UsageError,
     describe,
     exit_status,
@@ -98,21 +101,53 @@ async def run(argv: Sequence[str], terminal: Terminal) -> int:
     debug = False
     try:
         options = build_parser().parse_args(list(argv))
+        options.argv = list(argv)
         debug = bool(getattr(options, "debug", False))
         name = options.command
         if name == "agent-config":
             name = f"{name} {options.agent_command}"
         with _debug_log(terminal.stderr, debug):
             return await COMMANDS[name](options, terminal)
+    except SystemExit as done:  # --help and --version print, then exit
+        return done.code if isinstance(done.code, int) else 0
     except Exception as error:
         return _report(error, terminal, debug)
+
+
+async def run_until_signalled(argv: Sequence[str], terminal: Terminal) -> int:
+    """`run`, ended by SIGTERM as by Ctrl-C: the command stops where it is (an export after its
+    last checkpoint, saying how to resume) and the status is 3 for an export, else 143."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    terminated: list[bool] = []
+
+    def terminate() -> None:
+        terminated.append(True)
+        task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, terminate)
+    except (NotImplementedError, RuntimeError):  # no signals here (Windows, another thread)
+        return await run(argv, terminal)
+    try:
+        return await run(argv, terminal)
+    except asyncio.CancelledError:
+        if not terminated:
+            raise
+        task.uncancel()
+        terminal.say("terminated")
+        command = next((arg for arg in argv if not arg.startswith("-")), None)
+        return EXIT_PARTIAL if command == "export" else EXIT_TERMINATED
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `remedy-async` command line in this process; returns the exit status."""
     terminal = Terminal.of_process()
     try:
-        status = asyncio.run(run(sys.argv[1:] if argv is None else argv, terminal))
+        status = asyncio.run(run_until_signalled(sys.argv[1:] if argv is None else argv, terminal))
     except KeyboardInterrupt:
         terminal.say("interrupted")
         return EXIT_INTERRUPTED

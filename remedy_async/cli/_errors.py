@@ -11,6 +11,10 @@ EXIT_FAILURE: Final = 1
 """The service or the network failed, or a record was not found."""
 EXIT_USAGE: Final = 2
 """The command line or the configuration cannot work."""
+EXIT_PARTIAL: Final = 3
+"""An export stopped (an error, or SIGTERM) with a checkpoint: `--resume` continues it."""
+EXIT_TERMINATED: Final = 143
+"""Ended by SIGTERM (128 + 15, as a shell reports it), when nothing could be resumed."""
 EXIT_INTERRUPTED: Final = 130
 """Interrupted by Ctrl-C (SIGINT), as a shell reports it."""
 EXIT_BROKEN_PIPE: Final = 141

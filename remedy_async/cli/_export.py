@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shlex
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ from ._checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe
+from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe
 from ._formats import EXPORT_FORMATS, encoder_for
 from ._meters import Meter, Meters
 from ._progress import progress
@@ -240,9 +241,28 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
                     return_exceptions=True,
                 )
         except asyncio.CancelledError:
-            terminal.say("run the same command with --resume to continue where it stopped")
+            terminal.say(resume_hint(options))
             raise
-    return _report(runs, outcomes, terminal, debug=options.debug)
+    return _report(runs, outcomes, terminal, resume=resume_hint(options), debug=options.debug)
+
+
+def resume_hint(options: argparse.Namespace) -> str:
+    """The command that continues this export where it stopped (never with the token)."""
+    given: list[str] = list(getattr(options, "argv", ()))
+    if not given:
+        return "run the same command with --resume to continue where it stopped"
+    argv, token_given, skip = [], False, False
+    for arg in given:
+        if skip:
+            skip = False
+        elif arg == "--token":
+            token_given = skip = True
+        elif arg.startswith("--token="):
+            token_given = True
+        elif arg not in ("--restart", "--resume"):
+            argv.append(arg)
+    hint = f"to continue where it stopped, run: {shlex.join(['remedy-async', *argv, '--resume'])}"
+    return hint + (" (with your --token again)" if token_given else "")
 
 
 def _report(
@@ -250,6 +270,7 @@ def _report(
     outcomes: Sequence[Path | BaseException],
     terminal: Terminal,
     *,
+    resume: str,
     debug: bool,
 ) -> int:
     failed = False
@@ -269,6 +290,6 @@ def _report(
             traceback.print_exception(outcome, file=terminal.stderr)
         terminal.say(f"{segment}: stopped after {meter.records:,} records: {describe(outcome)}")
     if failed:
-        terminal.say("run the same command with --resume to continue where it stopped")
-        return EXIT_FAILURE
+        terminal.say(resume)
+        return EXIT_PARTIAL
     return EXIT_OK

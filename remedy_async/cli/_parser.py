@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+from remedy_async import __version__
 from remedy_async.simulator import add_serve_arguments
 
 from ._errors import UsageError
@@ -21,7 +22,8 @@ download the agent configuration; or run the demo and the simulator of the servi
 
 Connection settings come from the options, else from REMEDY_BASE_URL and REMEDY_API_TOKEN.
 Data goes to stdout, progress and messages to stderr. Exit status: 0 success, 1 API or network
-error (or an id not found), 2 usage error, 130 interrupted.
+error (or an id not found), 2 usage or configuration error, 3 export stopped (resumable with
+--resume), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, but an export exits 3).
 """
 
 
@@ -75,7 +77,7 @@ def _connection_options(*, config_file: bool) -> Parser:
             "--config",
             metavar="FILE",
             help="client configuration (TOML), e.g. as written by probe --emit-config; "
-            "the options below override it",
+            "the options below override it (default: $REMEDY_CONFIG)",
         )
         add("--profile", default="default", help="profile of --config to use (%(default)s)")
     add("--base-url", help="API base URL (default: $REMEDY_BASE_URL)")
@@ -83,7 +85,10 @@ def _connection_options(*, config_file: bool) -> Parser:
         "--token",
         help="API token (default: $REMEDY_API_TOKEN; prefer it, a flag shows up in ps)",
     )
-    add("--auth-header", help="header carrying the token (default: Authorization)")
+    add(
+        "--auth-header",
+        help="header carrying the token (default: $REMEDY_AUTH_HEADER, else Authorization)",
+    )
     add(
         "--auth-scheme",
         help="scheme before the token (default: Bearer); 'none' sends the bare token",
@@ -128,6 +133,7 @@ def build_parser() -> Parser:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common, progress = _common_options(), _progress_options()
     client = [common, _connection_options(config_file=True)]

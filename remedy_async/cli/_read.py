@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -13,7 +14,7 @@ from ._filters import group_filters, resource_filters
 from ._meters import Meters
 from ._progress import progress
 from ._settings import open_client
-from ._sinks import open_sink
+from ._sinks import Sink, open_sink
 from ._terminal import Terminal
 
 
@@ -33,17 +34,31 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
             )
         except (TypeError, ValueError) as error:
             raise UsageError(str(error)) from None
-        sink = open_sink(options.format, resource, terminal.stdout)
         meter = meters.add(resource.segment, (resource.segment, "list"))
-        with progress(meters, options.progress, terminal, data_on_stdout=True, transient=True):
+        with (
+            progress(meters, options.progress, terminal, data_on_stdout=True, transient=True),
+            finished(open_sink(options.format, resource, terminal.stdout)) as sink,
+        ):
             try:
                 async for page in pager.pages():
                     sink.write([to_wire(record, "camel") for record in page.items])
                     meter.add(len(page.items))
             finally:
                 meter.finish()
-        sink.close()
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def finished(sink: Sink) -> Iterator[Sink]:
+    """Close the sink after the block; if the block fails, leave what was written well-formed
+    (a JSON array closed, or nothing at all) and let the error through."""
+    try:
+        yield sink
+    except BaseException:
+        with contextlib.suppress(OSError):
+            sink.abort()
+        raise
+    sink.close()
 
 
 def _stdin_ids(stdin: TextIO) -> Iterator[str]:
@@ -65,11 +80,13 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
     failures = 0
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
-        sink = open_sink(options.format, resource, terminal.stdout)
         meter = meters.add(resource.segment, (resource.segment, "get"))
-        with progress(
-            meters, options.progress, terminal, data_on_stdout=True, transient=True
-        ) as say:
+        with (
+            progress(
+                meters, options.progress, terminal, data_on_stdout=True, transient=True
+            ) as say,
+            finished(open_sink(options.format, resource, terminal.stdout)) as sink,
+        ):
             try:
                 async for result in collection.get_many(ids, concurrency=options.concurrency):
                     if result.error is None:
@@ -81,5 +98,4 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
                         say(f"{resource.segment}/{result.id}: {describe(result.error)}")
             finally:
                 meter.finish()
-        sink.close()
     return EXIT_FAILURE if failures else EXIT_OK

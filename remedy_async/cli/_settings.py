@@ -16,6 +16,8 @@ from ._errors import UsageError
 
 BASE_URL_ENV = "REMEDY_BASE_URL"
 TOKEN_ENV = "REMEDY_API_TOKEN"
+AUTH_HEADER_ENV = "REMEDY_AUTH_HEADER"
+CONFIG_ENV = "REMEDY_CONFIG"
 """The environment the library reads too (see RemedyClient), named here for messages."""
 
 EventHook = Callable[[ClientEvent], None]
@@ -26,14 +28,16 @@ def open_client(
 ) -> RemedyClient:
     """Return a client (not yet entered) configured by the options, else `--config`, else the
     environment."""
-    config = getattr(options, "config", None)
+    config = getattr(options, "config", None) or env.get(CONFIG_ENV) or None
+    if "config" not in options:
+        config = None  # a command without --config (probe) ignores REMEDY_CONFIG too
     if config is None:
         return RemedyClient(**client_settings(options, env), event_hooks=event_hooks)
     # The file's settings stand for arguments, so only flags override them; the environment
-    # fills what neither sets (the library reads it).
+    # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only).
     given = client_settings(options, {}, base_url_required=False)
     return RemedyClient.from_config(
-        config, profile=options.profile, **given, event_hooks=event_hooks
+        config, profile=options.profile, environ=env, **given, event_hooks=event_hooks
     )
 
 
@@ -52,8 +56,9 @@ def client_settings(
     token = options.token if options.token is not None else env.get(TOKEN_ENV)
     if token:
         settings["token"] = token
-    if options.auth_header is not None:
-        settings["auth_header"] = options.auth_header
+    auth_header = options.auth_header or env.get(AUTH_HEADER_ENV)
+    if auth_header:
+        settings["auth_header"] = auth_header
     scheme = options.auth_scheme
     if scheme is not None:
         settings["auth_scheme"] = None if scheme.lower() in {"", "none"} else scheme

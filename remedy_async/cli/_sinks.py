@@ -19,7 +19,11 @@ class Sink(Protocol):
         ...
 
     def close(self) -> None:
-        """Finish the output after the last batch (not called when the command fails)."""
+        """Finish the output after the last batch."""
+        ...
+
+    def abort(self) -> None:
+        """Leave what was written well-formed when the command fails midway."""
         ...
 
 
@@ -51,6 +55,12 @@ class StreamSink:
         """Write the format's ending (the closing bracket of a JSON array)."""
         self._emit(self._encoder.end())
 
+    def abort(self) -> None:
+        """Close what was started (a JSON array of the records so far); write nothing if no
+        record was written, so a failed command's output is never a misleading `[]`."""
+        if self._started:
+            self.close()
+
 
 class TableSink:
     """Keeps the rows of a human-readable table, drawn with rich once all have arrived."""
@@ -77,6 +87,11 @@ class TableSink:
         with self._stdout_console(self._stream) as console:
             self._print_table(console, self._columns, self._rows)
             console.print(f"{len(self._rows):,} record(s)", highlight=False)
+
+    def abort(self) -> None:
+        """Draw the rows that arrived before the failure."""
+        if self._rows:
+            self.close()
 
 
 def open_sink(name: FormatName, resource: Resource[Any], stream: BinaryIO) -> Sink:

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+import remedy_async
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import CANARY
 
@@ -188,3 +189,10 @@ async def test_python_m_and_the_console_script_agree() -> None:
 
     assert module_main is main
     assert RESOURCES[0] == "endpoints"
+
+
+async def test_version_prints_the_installed_version() -> None:
+    """--version prints the program and the package's version, and exits 0."""
+    outcome = await cli("--version")
+    assert (outcome.code, outcome.stderr) == (0, "")
+    assert outcome.stdout.decode() == f"remedy-async {remedy_async.__version__}\n"

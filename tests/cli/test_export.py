@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
 import signal
 from pathlib import Path
 
@@ -62,7 +63,7 @@ async def test_a_failed_export_resumes_against_a_healthy_service(tmp_path: Path)
             "export", "--out", str(tmp_path), "--base-url", failing.url,
             "--page-size", "50", "--retries", "0",
         )  # fmt: skip
-    assert first.code == 1
+    assert first.code == 3
     assert "vulnerability-findings: stopped after 150 records: ServerError: 500" in first.stderr
     assert "--resume" in first.stderr.splitlines()[-1]
     checkpoint = orjson.loads((tmp_path / "vulnerability-findings.checkpoint.json").read_bytes())
@@ -113,3 +114,40 @@ async def test_an_interrupted_export_exits_130_and_resumes(tmp_path: Path) -> No
         resumed = await cli(*args, "--base-url", simulator.url, "--resume")
         assert resumed.code == 0, resumed.stderr
         assert_complete(tmp_path, simulator)
+
+
+async def test_sigterm_saves_the_checkpoint_prints_the_resume_command_and_exits_3(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM mid-export stops after the last checkpoint, names the command that resumes it
+    and exits 3 without a traceback; that command then completes every file exactly once."""
+    slow = SimulatorConfig(
+        seed=6, size=20, faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=40)]
+    )
+    async with Simulator(slow) as simulator:
+        args = ("export", "--out", str(tmp_path), "--page-size", "10", "--base-url", simulator.url)
+        process = await start_cli(*args)
+        checkpoint = tmp_path / "vulnerability-findings.checkpoint.json"
+        try:
+            while not (checkpoint.exists() and orjson.loads(checkpoint.read_bytes())["records"]):
+                assert process.returncode is None, "the export ended before it was terminated"
+                await asyncio.sleep(0.02)
+            process.send_signal(signal.SIGTERM)
+            _, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    text = stderr.decode()
+    assert process.returncode == 3, text
+    assert "Traceback" not in text
+    resume = next(line for line in text.splitlines() if "to continue where it stopped" in line)
+    command = shlex.split(resume.split("run: ", 1)[1])
+    assert command[:2] == ["remedy-async", "export"]
+    assert command[-1] == "--resume"
+    async with Simulator(SimulatorConfig(seed=slow.seed, size=slow.size)) as healthy:
+        given = command[1:]
+        given[given.index("--base-url") + 1] = healthy.url
+        resumed = await cli(*given)
+        assert resumed.code == 0, resumed.stderr
+        assert_complete(tmp_path, healthy)

@@ -8,6 +8,7 @@ that pause).
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -120,9 +121,15 @@ async def test_export_then_resume_after_a_failure(tmp_path: Path) -> None:
     )
     args = ("export", "--out", str(tmp_path), "--page-size", "50", "--retries", "0")
     async with Simulator(failing) as simulator:
-        first = await cli_here(*args, "--base-url", simulator.url, "--format", "csv", "--debug")
-    assert first.code == 1
+        first = await cli_here(
+            *args, "--base-url", simulator.url, "--format", "csv", "--debug", "--token", "s3cr3t"
+        )
+    assert first.code == 3  # stopped, resumable
     assert "Traceback" in first.stderr
+    hint = first.stderr.splitlines()[-1]
+    assert hint.startswith("remedy-async: to continue where it stopped, run: remedy-async export")
+    assert hint.endswith("--resume (with your --token again)")
+    assert "s3cr3t" not in first.stderr
     assert "stopped after 150 records" in first.stderr
     async with Simulator(SimulatorConfig(seed=0, size=30)) as simulator:
         resumed = await cli_here(*args, "--base-url", simulator.url, "--resume")
@@ -230,3 +237,34 @@ def test_main_returns_the_status(capsys: pytest.CaptureFixture[str]) -> None:
     """main() runs the command line in this process and returns its status."""
     assert main(["list", "devices"]) == 2
     assert "unknown resource 'devices'" in capsys.readouterr().err
+
+
+def paged_then_failing(fail_at: int) -> web.RequestHandler:  # type: ignore[type-arg]
+    """Cursor pages of two scopes each, failing with a 500 on page `fail_at`."""
+
+    async def handler(request: web.Request) -> web.Response:
+        page = int(request.query.get("cursor", "1"))
+        if page == fail_at:
+            return web.json_response({"error": {"code": "boom", "message": "boom"}}, status=500)
+        items = [{"id": f"sc-{page}-{index}", "name": "x"} for index in (1, 2)]
+        return web.json_response({"items": items, "nextCursor": str(page + 1)})
+
+    return handler
+
+
+@pytest.mark.parametrize(("fail_at", "records"), [(3, 4), (1, 0)])
+async def test_json_output_stays_valid_when_the_list_fails(
+    serve: Serve, fail_at: int, records: int
+) -> None:
+    """A failure on page 3 leaves a closed JSON array of the records before it; a failure
+    before any record leaves nothing at all."""
+    url = await serve({"/v1/scopes": paged_then_failing(fail_at)})
+    outcome = await cli_here(
+        "list", "scopes", "--base-url", url, "--format", "json", "--retries", "0"
+    )
+    assert outcome.code == 1
+    assert "ServerError" in outcome.stderr
+    if records:
+        assert len(json.loads(outcome.stdout)) == records
+    else:
+        assert outcome.stdout == b""

@@ -101,3 +101,26 @@ async def test_an_unwritable_emit_config_is_a_usage_error_before_probing(
     )
     assert outcome.code == 2
     assert message in outcome.stderr
+
+
+async def test_the_environment_names_the_config_file_and_the_auth_header(
+    tmp_path: Path,
+) -> None:
+    """REMEDY_CONFIG stands for --config; REMEDY_AUTH_HEADER for --auth-header."""
+    config = SimulatorConfig(size=5, token=CANARY, auth_header="X-API-Key", auth_scheme=None)
+    async with Simulator(config) as simulator:
+        path = tmp_path / "remedy.toml"
+        path.write_text(
+            f'[default]\nbase_url = "{simulator.url}"\nauth_header = "X-API-Key"\n'
+            'auth_scheme = "none"\n'
+        )
+        from_file = await cli_here(
+            "list", "scopes", env={"REMEDY_CONFIG": str(path), "REMEDY_API_TOKEN": CANARY}
+        )
+        by_header = await cli_here(
+            "list", "scopes", "--base-url", simulator.url, "--auth-scheme", "none",
+            env={"REMEDY_AUTH_HEADER": "X-API-Key", "REMEDY_API_TOKEN": CANARY},
+        )  # fmt: skip
+    assert from_file.code == 0, from_file.stderr
+    assert by_header.code == 0, by_header.stderr
+    assert from_file.stdout == by_header.stdout != b""
