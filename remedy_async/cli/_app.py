@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
-from remedy_async.simulator import config_from_args, paging_listing, serve
+from remedy_async.simulator import config_from_args, paging_listing, printed_spec, serve
 
 from ._demo import run_demo
 from ._errors import (
@@ -45,6 +45,11 @@ async def _serve(options: argparse.Namespace, terminal: Terminal) -> int:
         config = config_from_args(options)
     except (TypeError, ValueError) as error:
         raise UsageError(str(error), command="remedy-async serve") from None
+    document = printed_spec(options, config)
+    if document is not None:
+        terminal.stdout.write(document)
+        terminal.stdout.flush()
+        return 0
     await serve(config)
     return 0
 

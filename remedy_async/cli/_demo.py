@@ -205,7 +205,9 @@ async def run_demo(options: argparse.Namespace, terminal: Terminal) -> int:
             route: Route = (FINDINGS.segment, "get")
             meter = meters.add(GET_MANY_NAME, route, total=len(known))
             jobs.append(_get_many(client.vulnerability_findings, ids, known, meter))
-        with progress(meters, options.progress, terminal, data_on_stdout=False):
+        with progress(
+            meters, options.progress, terminal, data_on_stdout=False, every=options.progress_every
+        ):
             checks = list(await asyncio.gather(*jobs))
         elapsed = loop.time() - started
     records = sum(check.records for check in checks)

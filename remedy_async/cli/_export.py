@@ -235,7 +235,9 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
             )
         try:
             mode: ProgressMode = options.progress if runs else "never"
-            with progress(meters, mode, terminal, data_on_stdout=False):
+            with progress(
+                meters, mode, terminal, data_on_stdout=False, every=options.progress_every
+            ):
                 outcomes = await asyncio.gather(
                     *(export_one(job, pager, meter) for job, pager, meter in runs),
                     return_exceptions=True,

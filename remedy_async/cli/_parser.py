@@ -12,6 +12,7 @@ from remedy_async.simulator import add_serve_arguments
 from ._errors import UsageError
 from ._filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._formats import EXPORT_FORMATS, OUTPUT_FORMATS
+from ._progress import LINE_EVERY
 from ._terminal import PROGRESS_MODES
 
 T = TypeVar("T")
@@ -120,8 +121,23 @@ def _progress_options() -> Parser:
         "--progress",
         choices=PROGRESS_MODES,
         default="auto",
-        help="live progress on stderr: auto (the default: when stderr is a terminal and CI "
-        "is unset), always, or never",
+        help="progress on stderr: auto (the default: live when stderr is a terminal and CI is "
+        "unset, else a line every --progress-every seconds), always (live), lines, or never",
+    )
+    parent.add_argument(
+        "--quiet",
+        "-q",
+        dest="progress",
+        action="store_const",
+        const="never",
+        help="no progress at all (the same as --progress never)",
+    )
+    parent.add_argument(
+        "--progress-every",
+        type=_argument(_seconds, "seconds"),
+        default=LINE_EVERY,
+        metavar="SECONDS",
+        help="seconds between progress lines (default: %(default)s)",
     )
     return parent
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ._meters import Meters
+from ._meters import Meter, Meters
 from ._terminal import ProgressMode, Terminal, rich_missing, shows_progress
+
+LINE_EVERY = 10.0
+"""Seconds between progress lines when stderr is not a terminal."""
 
 Say = Callable[[str], None]
 """Prints one message line for the user on stderr (above the progress display, if any)."""
@@ -20,13 +24,23 @@ def progress(
     *,
     data_on_stdout: bool,
     transient: bool = False,
+    every: float = LINE_EVERY,
 ) -> Iterator[Say]:
-    """Show the meters live while the block runs (see `shows_progress`); provides `say`.
+    """Show the meters while the block runs (see `shows_progress`); provides `say`.
 
-    Without rich, `auto` quietly shows nothing; `always` is a usage error naming the extra.
+    Live with rich, or as a line per unfinished meter every `every` seconds. Without rich,
+    `auto` quietly shows nothing live; `always` is a usage error naming the extra.
     """
-    if not shows_progress(mode, terminal, data_on_stdout=data_on_stdout):
+    kind = shows_progress(mode, terminal, data_on_stdout=data_on_stdout)
+    if kind is None:
         yield terminal.say
+        return
+    if kind == "lines":
+        reporting = asyncio.get_running_loop().create_task(_lines(meters, terminal, every))
+        try:
+            yield terminal.say
+        finally:
+            reporting.cancel()
         return
     try:
         from ._rich import LiveProgress, stderr_console  # noqa: PLC0415 - rich is optional
@@ -39,3 +53,28 @@ def progress(
     console = stderr_console(terminal.stderr, force=mode == "always")
     with LiveProgress(meters, console, transient=transient) as live:
         yield live.say
+
+
+async def _lines(meters: Meters, terminal: Terminal, every: float) -> None:
+    while True:
+        await asyncio.sleep(every)
+        for meter in meters:
+            if not meter.finished:
+                terminal.say(progress_line(meter))
+
+
+def progress_line(meter: Meter) -> str:
+    """One line of a meter's progress: records, rate and, with a known total, share and ETA."""
+    line = f"{meter.name}: {meter.records:,} records, {meter.rate:,.0f}/s"
+    if meter.total:
+        share = min(meter.records / meter.total, 1.0)
+        left = max(meter.total - meter.records, 0)
+        eta = f", ETA {_clock(left / meter.rate)}" if meter.rate > 0 else ""
+        line += f", {share:.0%} of {meter.total:,}{eta}"
+    return line
+
+
+def _clock(seconds: float) -> str:
+    minutes, second = divmod(round(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours}:{minute:02}:{second:02}"

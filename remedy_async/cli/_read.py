@@ -36,7 +36,14 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
             raise UsageError(str(error)) from None
         meter = meters.add(resource.segment, (resource.segment, "list"))
         with (
-            progress(meters, options.progress, terminal, data_on_stdout=True, transient=True),
+            progress(
+                meters,
+                options.progress,
+                terminal,
+                data_on_stdout=True,
+                transient=True,
+                every=options.progress_every,
+            ),
             finished(open_sink(options.format, resource, terminal.stdout)) as sink,
         ):
             try:
@@ -83,7 +90,12 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
         meter = meters.add(resource.segment, (resource.segment, "get"))
         with (
             progress(
-                meters, options.progress, terminal, data_on_stdout=True, transient=True
+                meters,
+                options.progress,
+                terminal,
+                data_on_stdout=True,
+                transient=True,
+                every=options.progress_every,
             ) as say,
             finished(open_sink(options.format, resource, terminal.stdout)) as sink,
         ):

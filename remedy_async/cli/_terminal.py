@@ -16,8 +16,9 @@ from attrs import frozen
 
 from ._errors import UsageError
 
-ProgressMode = Literal["auto", "always", "never"]
-PROGRESS_MODES: tuple[ProgressMode, ...] = ("auto", "always", "never")
+ProgressMode = Literal["auto", "always", "lines", "never"]
+PROGRESS_MODES: tuple[ProgressMode, ...] = ("auto", "always", "lines", "never")
+ProgressKind = Literal["live", "lines"]
 
 INSTALL_HINT = "this needs rich; install the command-line extra: pip install 'remedy-async[cli]'"
 
@@ -51,17 +52,24 @@ class Terminal:
         self.stderr.flush()
 
 
-def shows_progress(mode: ProgressMode, terminal: Terminal, *, data_on_stdout: bool) -> bool:
-    """Decide whether to draw a progress display on stderr.
+def shows_progress(
+    mode: ProgressMode, terminal: Terminal, *, data_on_stdout: bool
+) -> ProgressKind | None:
+    """Decide how to show progress on stderr: a live display, a line now and then, or not.
 
-    `auto` draws it only for a person watching: stderr is a terminal, `CI` is unset, and the
-    data is not going to that same terminal (the display would be drawn over it).
+    `auto` draws the live display only for a person watching: stderr is a terminal, `CI` is
+    unset, and the data is not going to that same terminal (the display would be drawn over
+    it). When stderr is not a terminal (a log file, cron, CI) it writes lines instead.
     """
+    if mode == "always":
+        return "live"
     if mode != "auto":
-        return mode == "always"
-    if not terminal.stderr_tty or terminal.env.get("CI"):
-        return False
-    return not (data_on_stdout and terminal.stdout_tty)
+        return "lines" if mode == "lines" else None
+    if not terminal.stderr_tty:
+        return "lines"
+    if terminal.env.get("CI"):
+        return "lines"
+    return None if data_on_stdout and terminal.stdout_tty else "live"
 
 
 def rich_missing(error: ImportError) -> UsageError:

@@ -151,3 +151,19 @@ async def test_sigterm_saves_the_checkpoint_prints_the_resume_command_and_exits_
         resumed = await cli(*given)
         assert resumed.code == 0, resumed.stderr
         assert_complete(tmp_path, healthy)
+
+
+async def test_export_to_a_log_prints_progress_lines(tmp_path: Path) -> None:
+    """With stderr not a terminal, progress is a line now and then; --quiet silences it."""
+    slow = SimulatorConfig(
+        seed=5, size=10, faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=30)]
+    )
+    async with Simulator(slow) as simulator:
+        base = ("export", "--base-url", simulator.url, "--page-size", "20", "--progress-every")
+        logged = await cli(*base, "0.05", "--out", str(tmp_path / "a"))
+        quiet = await cli(*base, "0.05", "--quiet", "--out", str(tmp_path / "b"))
+    assert logged.code == quiet.code == 0
+    lines = [line for line in logged.stderr.splitlines() if " records, " in line]
+    assert any(line.startswith("remedy-async: vulnerability-findings: ") for line in lines)
+    assert all(line.endswith("/s") for line in lines)
+    assert not [line for line in quiet.stderr.splitlines() if line.endswith("/s")]

@@ -31,6 +31,7 @@ from remedy_async.cli._formats import (
     table_cell,
 )
 from remedy_async.cli._meters import Meters, route_of
+from remedy_async.cli._progress import progress_line
 from remedy_async.cli._terminal import shows_progress
 
 
@@ -291,20 +292,37 @@ def _terminal(*, stdout_tty: bool, stderr_tty: bool, env: dict[str, str]) -> Ter
     )
 
 
-def test_auto_progress_is_only_for_someone_watching() -> None:
-    """auto: stderr a terminal, CI unset, data not drawn over; always/never decide alone."""
+def test_auto_progress_is_live_for_someone_watching_and_lines_for_a_log() -> None:
+    """auto: live when stderr is a terminal, CI unset and data not drawn over; lines when
+    stderr is a file or CI is set; always/lines/never decide alone."""
     watching = _terminal(stdout_tty=False, stderr_tty=True, env={})
     in_ci = _terminal(stdout_tty=False, stderr_tty=True, env={"CI": "1"})
     piped = _terminal(stdout_tty=False, stderr_tty=False, env={})
     both = _terminal(stdout_tty=True, stderr_tty=True, env={})
-    assert shows_progress("auto", watching, data_on_stdout=True)
-    assert not shows_progress("auto", in_ci, data_on_stdout=False)
-    assert not shows_progress("auto", piped, data_on_stdout=False)
-    assert not shows_progress("auto", both, data_on_stdout=True)
-    assert shows_progress("auto", both, data_on_stdout=False)
-    assert shows_progress("always", in_ci, data_on_stdout=True)
-    assert shows_progress("always", piped, data_on_stdout=True)
-    assert not shows_progress("never", watching, data_on_stdout=False)
+    assert shows_progress("auto", watching, data_on_stdout=True) == "live"
+    assert shows_progress("auto", in_ci, data_on_stdout=False) == "lines"
+    assert shows_progress("auto", piped, data_on_stdout=False) == "lines"
+    assert shows_progress("auto", both, data_on_stdout=True) is None
+    assert shows_progress("auto", both, data_on_stdout=False) == "live"
+    assert shows_progress("always", in_ci, data_on_stdout=True) == "live"
+    assert shows_progress("lines", watching, data_on_stdout=True) == "lines"
+    assert shows_progress("never", piped, data_on_stdout=False) is None
+
+
+def test_a_progress_line_has_count_rate_and_eta_when_the_total_is_known() -> None:
+    """Records and rate always; share and ETA with a total."""
+    now = [0.0]
+    meters = Meters(clock=lambda: now[0])
+    known = meters.add("vulnerability-findings", None, total=1000)
+    unknown = meters.add("scopes", None)
+    known.add(250)
+    unknown.add(40)
+    now[0] = 10.0
+    assert (
+        progress_line(known)
+        == "vulnerability-findings: 250 records, 25/s, 25% of 1,000, ETA 0:00:30"
+    )
+    assert progress_line(unknown) == "scopes: 40 records, 4/s"
 
 
 def test_errors_are_one_line_with_their_type_and_status() -> None:
