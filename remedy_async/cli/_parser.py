@@ -142,6 +142,28 @@ def _progress_options() -> Parser:
     return parent
 
 
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("output")
+    group.add_argument(
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default="jsonl",
+        help="jsonl (default), json (one array, valid even if the command fails), csv, table",
+    )
+    group.add_argument(
+        "--fields",
+        metavar="PATHS",
+        help="keep only these fields, comma-separated dotted paths: id,hostname,os.family "
+        "(csv and table get one column each)",
+    )
+    group.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write to FILE instead of stdout; it appears only once complete (default: stdout)",
+    )
+
+
 def build_parser() -> Parser:
     """Return the parser of `remedy-async` and all its subcommands."""
     parser = Parser(
@@ -200,12 +222,12 @@ def build_parser() -> Parser:
     )
     list_.add_argument("--max-items", type=_count(0), help="stop after this many records")
     list_.add_argument("--page-size", type=_count(1), help="records per page request")
-    list_.add_argument("--format", choices=OUTPUT_FORMATS, default="jsonl")
+    _add_output_options(list_)
 
     get = command("get", "write records by id to stdout; unknown ids exit 1", [*client, progress])
     get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
     get.add_argument("ids", nargs="+", metavar="ID", help="record ids; '-' reads them from stdin")
-    get.add_argument("--format", choices=OUTPUT_FORMATS, default="jsonl")
+    _add_output_options(get)
     get.add_argument("--concurrency", type=_count(1), default=16, help="gets at once")
 
     export = command(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -12,9 +11,9 @@ from remedy_async import ResourceCollection, to_wire
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe
 from ._filters import group_filters, resource_filters
 from ._meters import Meters
+from ._output import output
 from ._progress import progress
 from ._settings import open_client
-from ._sinks import Sink, open_sink
 from ._terminal import Terminal
 
 
@@ -44,7 +43,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
                 transient=True,
                 every=options.progress_every,
             ),
-            finished(open_sink(options.format, resource, terminal.stdout)) as sink,
+            output(options, resource, terminal.stdout) as sink,
         ):
             try:
                 async for page in pager.pages():
@@ -53,19 +52,6 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
             finally:
                 meter.finish()
     return EXIT_OK
-
-
-@contextlib.contextmanager
-def finished(sink: Sink) -> Iterator[Sink]:
-    """Close the sink after the block; if the block fails, leave what was written well-formed
-    (a JSON array closed, or nothing at all) and let the error through."""
-    try:
-        yield sink
-    except BaseException:
-        with contextlib.suppress(OSError):
-            sink.abort()
-        raise
-    sink.close()
 
 
 def _stdin_ids(stdin: TextIO) -> Iterator[str]:
@@ -97,7 +83,7 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
                 transient=True,
                 every=options.progress_every,
             ) as say,
-            finished(open_sink(options.format, resource, terminal.stdout)) as sink,
+            output(options, resource, terminal.stdout) as sink,
         ):
             try:
                 async for result in collection.get_many(ids, concurrency=options.concurrency):

@@ -7,7 +7,15 @@ from typing import Any, BinaryIO, Protocol
 
 from remedy_async import Resource
 
-from ._formats import TABLE_COLUMNS, Encoder, FormatName, WireRecord, encoder_for, table_cell
+from ._formats import (
+    TABLE_COLUMNS,
+    CsvEncoder,
+    Encoder,
+    FormatName,
+    WireRecord,
+    encoder_for,
+    table_cell,
+)
 from ._terminal import rich_missing
 
 
@@ -65,14 +73,16 @@ class StreamSink:
 class TableSink:
     """Keeps the rows of a human-readable table, drawn with rich once all have arrived."""
 
-    def __init__(self, resource: Resource[Any], stream: BinaryIO) -> None:
+    def __init__(
+        self, resource: Resource[Any], stream: BinaryIO, columns: Sequence[str] | None = None
+    ) -> None:
         try:
             from ._rich import print_table, stdout_console  # noqa: PLC0415 - rich is optional
         except ImportError as error:
             raise rich_missing(error) from None
         self._print_table = print_table
         self._stdout_console = stdout_console
-        self._columns = TABLE_COLUMNS[resource.segment]
+        self._columns = tuple(columns or TABLE_COLUMNS[resource.segment])
         self._stream = stream
         self._rows: list[list[str]] = []
 
@@ -94,8 +104,16 @@ class TableSink:
             self.close()
 
 
-def open_sink(name: FormatName, resource: Resource[Any], stream: BinaryIO) -> Sink:
-    """Return the sink of an output format; a table needs rich, checked here."""
+def open_sink(
+    name: FormatName,
+    resource: Resource[Any],
+    stream: BinaryIO,
+    columns: Sequence[str] | None = None,
+) -> Sink:
+    """Return the sink of an output format; a table needs rich, checked here. `columns` are a
+    table's or CSV's columns when `--fields` chose them."""
     if name == "table":
-        return TableSink(resource, stream)
+        return TableSink(resource, stream, columns)
+    if name == "csv" and columns:
+        return StreamSink(CsvEncoder(tuple(columns)), stream)
     return StreamSink(encoder_for(name, resource), stream)

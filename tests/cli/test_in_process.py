@@ -268,3 +268,52 @@ async def test_json_output_stays_valid_when_the_list_fails(
         assert len(json.loads(outcome.stdout)) == records
     else:
         assert outcome.stdout == b""
+
+
+async def test_fields_cut_records_in_every_format(simulator: Simulator) -> None:
+    """--fields keeps the named paths: nested in JSON, one dotted column each in CSV."""
+    base = ("list", "endpoints", "--base-url", simulator.url, "--max-items", "3")
+    fields = ("--fields", "id,os.family,hostname")
+    as_jsonl = await cli_here(*base, *fields)
+    as_csv = await cli_here(*base, *fields, "--format", "csv")
+    whole = await cli_here(*base)
+    assert as_jsonl.code == as_csv.code == whole.code == 0
+    records = [orjson.loads(line) for line in whole.stdout.splitlines()]
+    expected = [
+        {"id": r["id"], "os": {"family": r["os"]["family"]}, "hostname": r["hostname"]}
+        for r in records
+    ]
+    assert [orjson.loads(line) for line in as_jsonl.stdout.splitlines()] == expected
+    rows = as_csv.stdout.decode().splitlines()
+    assert rows[0] == "id,os.family,hostname"
+    assert rows[1] == f"{records[0]['id']},{records[0]['os']['family']},{records[0]['hostname']}"
+
+
+async def test_an_unknown_field_is_a_usage_error_naming_the_closest(simulator: Simulator) -> None:
+    """A misspelt field exits 2 before any request, naming the flag and the closest field."""
+    outcome = await cli_here(
+        "list", "endpoints", "--base-url", simulator.url, "--fields", "id,hostnme"
+    )
+    assert outcome.code == 2
+    assert "--fields hostnme: endpoints records have no field 'hostnme'" in outcome.stderr
+    assert "did you mean 'hostname'" in outcome.stderr
+
+
+async def test_output_file_appears_only_when_complete(serve: Serve, tmp_path: Path) -> None:
+    """--output writes the file at the end; a failure leaves no file and no temporary."""
+    target = tmp_path / "scopes.json"
+    failing = await serve({"/v1/scopes": paged_then_failing(3)})
+    failed = await cli_here(
+        "list", "scopes", "--base-url", failing, "--retries", "0", "-o", str(target)
+    )
+    assert failed.code == 1
+    assert list(tmp_path.iterdir()) == []
+    working = await serve({"/v1/scopes": paged_then_failing(0)})
+    done = await cli_here(
+        "list", "scopes", "--base-url", working, "--max-items", "5", "--format", "json",
+        "--output", str(target),
+    )  # fmt: skip
+    assert done.code == 0, done.stderr
+    assert done.stdout == b""
+    assert len(json.loads(target.read_bytes())) == 5
+    assert list(tmp_path.iterdir()) == [target]
