@@ -6,12 +6,17 @@ construction so a bad one fails before any request.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from importlib.metadata import version
 
 from remedy_async._errors import ConfigurationError
 
 USER_AGENT = f"remedy-async/{version('remedy-async')}"
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""An HTTP token (RFC 9110): what a header name or an auth scheme may be."""
 
 
 def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -34,8 +39,16 @@ def default_headers(
     """Return the headers every request carries: Accept, User-Agent, extras and credentials."""
     merged = {"Accept": "application/json", "User-Agent": USER_AGENT}
     merged.update(check_headers(headers))
+    if not isinstance(auth_header, str) or not _TOKEN.fullmatch(auth_header):
+        raise ConfigurationError(
+            f"auth_header must be a header name such as 'Authorization' or 'X-API-Key', "
+            f"got {auth_header!r}"
+        )
+    if auth_scheme is not None and not _TOKEN.fullmatch(auth_scheme):
+        raise ConfigurationError(
+            f"auth_scheme must be one word such as 'Bearer', or None, got {auth_scheme!r}"
+        )
     if secret is not None:
-        check_headers({auth_header: ""})
         if any(name.lower() == auth_header.lower() for name in headers):
             raise ConfigurationError(
                 f"headers sets {auth_header!r}, which the token also sets; pass one of them"

@@ -29,6 +29,19 @@ class UsageError(Exception):
         self.command = command
 
 
+ARGUMENT_FLAGS: Final = {
+    "pass allow_insecure_http=True": "pass --allow-insecure-http",
+    "pass base_url, e.g. RemedyClient('https://api.example.com'), or set": "pass --base-url or set",
+    "pass token= instead": "pass --token or set REMEDY_API_TOKEN instead",
+    "auth_header must": "--auth-header must",
+    "auth_scheme must be one word such as 'Bearer', or None": (
+        "--auth-scheme must be one word such as 'Bearer', or 'none'"
+    ),
+    "max_in_flight": "--max-in-flight",
+}
+"""The library's words for its arguments, and the flags a command-line user typed instead."""
+
+
 def exit_status(error: BaseException) -> int:
     """Return the exit status for an error that ended a command."""
     if isinstance(error, UsageError | ConfigurationError):
@@ -45,6 +58,9 @@ def describe(error: BaseException) -> str:
     if isinstance(error, UsageError):
         return str(error)
     text = " ".join(str(error).split()) or "no details"
+    if isinstance(error, ConfigurationError):
+        for argument, flag in ARGUMENT_FLAGS.items():
+            text = text.replace(argument, flag)
     line = f"{type(error).__name__}: {text}"
     attempts = error.attempts if isinstance(error, RemedyError) else None
     if attempts is not None and attempts > 1:

@@ -199,6 +199,8 @@ def _plan(options: argparse.Namespace) -> list[Job]:
         directory.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         raise UsageError(f"--out {directory} is not a directory") from None
+    except OSError as error:
+        raise UsageError(f"--out {directory}: {error.strerror or error}") from None
     return plan_jobs(
         directory,
         _unique(options.resources) or list(RESOURCES),

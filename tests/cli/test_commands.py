@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import signal
 from pathlib import Path
 
@@ -95,6 +96,11 @@ async def test_health_and_agent_configuration_download(
     assert [path.name for path in tmp_path.iterdir()] == ["agent.conf"]
 
 
+REMOTE = ("list", "endpoints", "--base-url", "https://api.example.com")
+PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
+"""What a command-line user must never read: `allow_insecure_http=`, tracebacks, Python calls."""
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -103,17 +109,48 @@ async def test_health_and_agent_configuration_download(
         (("list", "endpoints", "--base-url", "http://127.0.0.1:9", "-f", "oops"), "key=value"),
         (("export", "--base-url", "http://127.0.0.1:9"), "--out"),
         (("frobnicate",), "invalid choice"),
+        (("serve", "--port", "70000"), "port must be between 0 and 65535"),
+        (("list", "endpoints", "--base-url", "http://example.com"), "--allow-insecure-http"),
+        (("list", "endpoints", "--base-url", ""), "--base-url is empty"),
+        ((*REMOTE, "--auth-header", "bad:header"), "--auth-header must be a header name"),
+        ((*REMOTE, "--auth-scheme", "a b"), "--auth-scheme must be one word"),
+        ((*REMOTE, "--page-size", "0"), "--page-size: must be at least 1"),
+        ((*REMOTE, "-f", "severty=high"), "--filter severty: endpoints has no such filter"),
+        ((*REMOTE, "--fields", "id,nme"), "--fields nme: endpoints records have no field"),
+        (
+            ("export", "--base-url", "https://api.example.com", "--out", "/proc/remedy/x"),
+            "--out /proc/remedy/x:",
+        ),
+        (("list", "endpoints", "--config", "/nonexistent.toml"), "does not exist"),
     ],
-    ids=["unknown-resource", "no-base-url", "bad-filter", "missing-out", "unknown-command"],
+    ids=[
+        "unknown-resource",
+        "no-base-url",
+        "bad-filter",
+        "missing-out",
+        "unknown-command",
+        "port",
+        "insecure-http",
+        "empty-base-url",
+        "auth-header",
+        "auth-scheme",
+        "page-size",
+        "filter-typo",
+        "fields-typo",
+        "out-unwritable",
+        "config-missing",
+    ],
 )
 async def test_usage_errors_exit_2_with_one_line(args: tuple[str, ...], message: str) -> None:
-    """A command line that cannot run exits 2 with one error line and no traceback."""
+    """A command line that cannot run exits 2 with one error line naming the flag the user
+    typed: no traceback, no Python argument name."""
     outcome = await cli(*args)
     assert outcome.code == 2
     assert outcome.stdout == b""
     (line,) = outcome.stderr.splitlines()
     assert message in line
     assert "error:" in line
+    assert not PYTHON_NAMES.search(line), line
 
 
 async def test_connection_refused_and_404_exit_1(simulator: Simulator) -> None:
