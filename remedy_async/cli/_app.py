@@ -15,6 +15,7 @@ from typing import TextIO
 
 from remedy_async.simulator import config_from_args, paging_listing, printed_spec, serve
 
+from ._completion import complete_if_asked, run_completion
 from ._demo import run_demo
 from ._errors import (
     EXIT_BROKEN_PIPE,
@@ -62,6 +63,7 @@ COMMANDS: dict[str, Command] = {
     "export": run_export,
     "health": run_health,
     "probe": run_probe,
+    "completion": run_completion,
     "agent-config download": run_agent_config_download,
 }
 
@@ -150,6 +152,7 @@ async def run_until_signalled(argv: Sequence[str], terminal: Terminal) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `remedy-async` command line in this process; returns the exit status."""
+    complete_if_asked(build_parser)
     terminal = Terminal.of_process()
     try:
         status = asyncio.run(run_until_signalled(sys.argv[1:] if argv is None else argv, terminal))

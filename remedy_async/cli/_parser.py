@@ -9,6 +9,7 @@ from typing import Any, NoReturn, TypeVar
 from remedy_async import __version__
 from remedy_async.simulator import add_serve_arguments
 
+from ._completion import SHELLS
 from ._errors import UsageError
 from ._filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._formats import EXPORT_FORMATS, OUTPUT_FORMATS
@@ -142,6 +143,11 @@ def _progress_options() -> Parser:
     return parent
 
 
+def _completes_resources(action: argparse.Action) -> None:
+    """Let shell completion offer the resource names (argcomplete reads `completer`)."""
+    action.completer = lambda **_: RESOURCE_NAMES  # type: ignore[attr-defined]
+
+
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("output")
     group.add_argument(
@@ -200,7 +206,9 @@ def build_parser() -> Parser:
     add_serve_arguments(serve)
 
     list_ = command("list", "write the records of a collection to stdout", [*client, progress])
-    list_.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
+    _completes_resources(
+        list_.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
+    )
     list_.add_argument(
         "--filter",
         "-f",
@@ -225,7 +233,9 @@ def build_parser() -> Parser:
     _add_output_options(list_)
 
     get = command("get", "write records by id to stdout; unknown ids exit 1", [*client, progress])
-    get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
+    _completes_resources(
+        get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
+    )
     get.add_argument("ids", nargs="+", metavar="ID", help="record ids; '-' reads them from stdin")
     _add_output_options(get)
     get.add_argument("--concurrency", type=_count(1), default=16, help="gets at once")
@@ -235,8 +245,10 @@ def build_parser() -> Parser:
         "write collections to files in a directory, atomically and resumably",
         [*client, progress],
     )
-    export.add_argument(
-        "resources", type=RESOURCE, nargs="*", metavar="RESOURCE", help="default: all four"
+    _completes_resources(
+        export.add_argument(
+            "resources", type=RESOURCE, nargs="*", metavar="RESOURCE", help="default: all four"
+        )
     )
     export.add_argument("--out", required=True, metavar="DIR", help="directory of the files")
     export.add_argument(
@@ -273,6 +285,14 @@ def build_parser() -> Parser:
     probe.add_argument(
         "--page-size", type=_count(1), default=5, help="records per list request (%(default)s)"
     )
+
+    completion = command(
+        "completion",
+        "print the shell completion script: source it, e.g. "
+        "'source <(remedy-async completion bash)' in ~/.bashrc",
+        [],
+    )
+    completion.add_argument("shell", choices=SHELLS, help="bash, zsh or fish")
 
     agent = command("agent-config", "the agent configuration", [])
     agent_commands = agent.add_subparsers(dest="agent_command", required=True, metavar="ACTION")

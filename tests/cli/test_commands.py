@@ -233,3 +233,34 @@ async def test_version_prints_the_installed_version() -> None:
     outcome = await cli("--version")
     assert (outcome.code, outcome.stderr) == (0, "")
     assert outcome.stdout.decode() == f"remedy-async {remedy_async.__version__}\n"
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+async def test_completion_prints_a_script_for_each_shell(shell: str) -> None:
+    """`completion SHELL` prints a script that registers remedy-async with that shell."""
+    outcome = await cli("completion", shell)
+    assert (outcome.code, outcome.stderr) == (0, "")
+    script = outcome.stdout.decode()
+    assert "remedy-async" in script
+    assert "_ARGCOMPLETE" in script
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [("remedy-async li", ["list"]), ("remedy-async export sc", ["scopes"])],
+)
+async def test_the_command_completes_its_own_words(
+    tmp_path: Path, line: str, expected: list[str]
+) -> None:
+    """Asked by a shell's completion script, the command answers with the matching words."""
+    answer = tmp_path / "completions"
+    env = clean_env(
+        _ARGCOMPLETE="1",
+        _ARGCOMPLETE_IFS="\n",
+        COMP_LINE=line,
+        COMP_POINT=str(len(line)),
+        _ARGCOMPLETE_STDOUT_FILENAME=str(answer),
+    )
+    outcome = await cli(env=env)
+    assert outcome.code == 0, outcome.stderr
+    assert [word.strip() for word in answer.read_text().split("\n")] == expected
