@@ -9,8 +9,6 @@ A call flows client -> collection -> `_paging` (which page next) -> `_sending` (
 retries, limits) -> `_wire` (bytes to values) -> models. Everything public is named here.
 """
 
-from importlib.metadata import version as _version
-
 import attrs as _attrs
 
 from ._bulk import GetResult
@@ -79,11 +77,12 @@ from ._paging._schemes import (
 from ._probe import ProbeReport, ResourceProbe, probe
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
+from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
 from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 
-__version__ = _version("remedy-async")
+__version__ = _VERSION
 
 __all__ = [
     "CONVENTIONS",

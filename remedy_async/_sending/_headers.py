@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from importlib.metadata import version
 
 from remedy_async._errors import ConfigurationError
+from remedy_async._version import VERSION
 
-USER_AGENT = f"remedy-async/{version('remedy-async')}"
+USER_AGENT = f"remedy-async/{VERSION}"
 
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
