@@ -15,6 +15,7 @@ from ._filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._formats import EXPORT_FORMATS, OUTPUT_FORMATS
 from ._progress import LINE_EVERY
 from ._terminal import PROGRESS_MODES
+from ._where import parse_where
 
 T = TypeVar("T")
 
@@ -228,7 +229,17 @@ def build_parser() -> Parser:
         help="a query parameter sent as is, unchecked (a filter the service has and the "
         "contract lacks), repeatable",
     )
-    list_.add_argument("--max-items", type=_count(0), help="stop after this many records")
+    list_.add_argument(
+        "--where",
+        type=parse_where,
+        action="append",
+        default=[],
+        metavar="CONDITION",
+        help="keep only records meeting it, checked here after fetching, repeatable (all must "
+        "hold): 'cvssScore>=7', 'os.family=linux', 'severity in (critical,high)', "
+        "'status not in (fixed)'",
+    )
+    list_.add_argument("--max-items", type=_count(0), help="stop after fetching this many records")
     list_.add_argument("--page-size", type=_count(1), help="records per page request")
     _add_output_options(list_)
 

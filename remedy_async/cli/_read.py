@@ -15,6 +15,7 @@ from ._output import output
 from ._progress import progress
 from ._settings import open_client
 from ._terminal import Terminal
+from ._where import keep
 
 
 async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
@@ -47,7 +48,8 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
         ):
             try:
                 async for page in pager.pages():
-                    sink.write([to_wire(record, "camel") for record in page.items])
+                    records = [to_wire(record, "camel") for record in page.items]
+                    sink.write(keep(records, options.where) if options.where else records)
                     meter.add(len(page.items))
             finally:
                 meter.finish()

@@ -1,0 +1,103 @@
+"""`--where 'severity in (critical,high)' --where 'cvssScore>=7'`: client-side record filters.
+
+A condition is `PATH OP VALUE`: PATH a dotted path into the wire record (`os.family`), OP one
+of `= != < <= > >=`, or `in (A,B)` / `not in (A,B)`. Values compare as the record's value does:
+numbers as numbers, booleans as `true`/`false`, `null` as a missing or null value, anything else
+as text (ISO timestamps order correctly as text). Parsed by a regular expression, never `eval`.
+Several `--where` must all hold.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from attrs import frozen
+
+from ._errors import UsageError
+from ._fields import value_at
+from ._formats import WireRecord
+
+_CONDITION = re.compile(
+    r"^\s*(?P<path>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)\s*"
+    r"(?:(?P<op>!=|<=|>=|=|<|>)\s*(?P<value>(?![<>=!]).*?)"
+    r"|(?P<negate>not\s+)?in\s*\((?P<choices>.*)\))\s*$",
+    re.IGNORECASE,
+)
+_ORDERS: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+@frozen
+class Condition:
+    """One `--where` condition on a record."""
+
+    path: str
+    op: str
+    values: tuple[str, ...]
+
+    def holds(self, record: WireRecord) -> bool:
+        """Whether the record meets the condition (an order against a missing value does not)."""
+        actual = value_at(record, self.path)
+        if self.op in ("=", "in"):
+            return any(_equal(actual, value) for value in self.values)
+        if self.op in ("!=", "not in"):
+            return not any(_equal(actual, value) for value in self.values)
+        expected = _like(actual, self.values[0])
+        if actual is None or expected is None or isinstance(actual, bool):
+            return False
+        try:
+            return _ORDERS[self.op](actual, expected)
+        except TypeError:  # a number against text: no order between them
+            return False
+
+
+def parse_where(text: str) -> Condition:
+    """Read one `--where` condition; a malformed one is a usage error showing the forms."""
+    found = _CONDITION.match(text)
+    if found is None:
+        raise UsageError(
+            f"--where {text!r}: write PATH OP VALUE (OP one of = != < <= > >=) or "
+            "PATH in (A,B) / PATH not in (A,B), e.g. --where 'cvssScore>=7'"
+        )
+    if found["choices"] is not None:
+        values = tuple(part.strip() for part in found["choices"].split(",") if part.strip())
+        if not values:
+            raise UsageError(f"--where {text!r}: the list in parentheses is empty")
+        op = "not in" if found["negate"] else "in"
+        return Condition(found["path"], op, values)
+    return Condition(found["path"], found["op"], (found["value"].strip(),))
+
+
+def keep(records: Sequence[WireRecord], conditions: Sequence[Condition]) -> list[WireRecord]:
+    """The records meeting every condition, in order."""
+    return [record for record in records if all(c.holds(record) for c in conditions)]
+
+
+def _like(actual: Any, text: str) -> Any:
+    """`text` as a value of the kind `actual` is, or None when it cannot be one."""
+    if text.lower() == "null":
+        return None
+    if isinstance(actual, bool):
+        return {"true": True, "false": False}.get(text.lower())
+    if isinstance(actual, int | float):
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return text
+
+
+def _equal(actual: Any, text: str) -> bool:
+    if text.lower() == "null":
+        return actual is None
+    if actual is None:
+        return False
+    expected = _like(actual, text)
+    return expected is not None and actual == expected
