@@ -26,7 +26,7 @@ from ._collection import (
 )
 from ._download import Destination, DownloadResult, check_destination, receive, retry_for
 from ._errors import ClientClosedError
-from ._http import AttemptTimeout, Request, Response
+from ._http import AttemptTimeout, JSONResponse, Request, Response
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
 from ._paging._auto import AutoPaginator
@@ -39,6 +39,8 @@ from ._sending._headers import default_headers
 from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
 from ._sending._transport import AiohttpTransport, attempt_timeout_of, open_session
+from ._wire._json import decode_json
+from ._wire._query import ExtraParams, encode_extra_params
 from ._wire._reader import record_from
 from ._wire._records import NAMING_SETTINGS, NamingSetting
 
@@ -273,6 +275,26 @@ class RemedyClient:
     @property
     def _secrets(self) -> tuple[str, ...]:
         return (self._token,) if self._token else ()
+
+    async def get_json(
+        self,
+        path: str,
+        *,
+        params: ExtraParams | None = None,
+        options: RequestOptions | None = None,
+    ) -> JSONResponse:
+        """GET a path under the base URL with the client's auth, retries and limits, and return
+        the decoded JSON response: for endpoints the library has no method for.
+
+        `path` must start with `/` and is appended to the base URL (so it never leaves the
+        configured origin); `params` are sent as given. An error status raises as any call does.
+        """
+        url = URL(str(self.base_url) + config.api_path(path, "path"), encoded=False)
+        query = encode_extra_params(params) + (options.extra_params if options else ())
+        if query:
+            url = url.extend_query(query)
+        response = await self._send(Request("GET", url), options)
+        return decode_json(response, secrets=self._secrets)
 
     async def health(self, *, options: RequestOptions | None = None) -> HealthStatus:
         """Ask the service whether it is healthy; an error status raises, any 2xx answer returns."""

@@ -24,6 +24,7 @@ from remedy_async import (
     ServerError,
     __version__,
 )
+from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import Serve
 
 TOKEN = "canary-token-7f3e9a"
@@ -279,3 +280,15 @@ def test_invalid_timeout_is_refused() -> None:
     """A zero or negative timeout is refused at construction."""
     with pytest.raises(ValueError, match="timeout"):
         RemedyClient("https://api.example.com", timeout=0)
+
+
+async def test_get_json_reads_any_path_under_the_base_url() -> None:
+    """get_json sends the client's auth to a path under the base URL and decodes the body."""
+    simulator = Simulator(SimulatorConfig(size=3, token="t0k"))
+    async with simulator, RemedyClient(simulator.url + "/", token="t0k") as client:
+        response = await client.get_json("/v1/scopes", params={"limit": 2})
+        assert response.status == 200
+        assert len(response.body["items"]) == 2
+        assert str(response.url).endswith("/v1/scopes?limit=2")
+        with pytest.raises(ValueError, match="path must be a path starting with '/'"):
+            await client.get_json("https://elsewhere.example.com/v1/scopes")

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from remedy_async.simulator import config_from_args, paging_listing, printed_spec, serve
 
+from ._api import run_api
 from ._completion import complete_if_asked, run_completion
 from ._demo import run_demo
 from ._errors import (
@@ -63,6 +64,7 @@ COMMANDS: dict[str, Command] = {
     "export": run_export,
     "health": run_health,
     "probe": run_probe,
+    "api": run_api,
     "completion": run_completion,
     "agent-config download": run_agent_config_download,
 }

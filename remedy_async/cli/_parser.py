@@ -171,6 +171,27 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_api_arguments(api: argparse.ArgumentParser) -> None:
+    api.add_argument(
+        "method", nargs="?", default="GET", help="GET (the only method: the API is read-only)"
+    )
+    api.add_argument("path", help="e.g. /v1/scopes/sc-00000001")
+    api.add_argument(
+        "--field",
+        "-F",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="query parameter, sent as is, repeatable",
+    )
+    api.add_argument(
+        "--paginate",
+        action="store_true",
+        help="follow every page of a collection's list and print its records as one array",
+    )
+
+
 def build_parser() -> Parser:
     """Return the parser of `remedy-async` and all its subcommands."""
     parser = Parser(
@@ -279,6 +300,15 @@ def build_parser() -> Parser:
     )
 
     command("health", "check the service's health; exit 1 unless it reports ok", client)
+
+    _add_api_arguments(
+        command(
+            "api",
+            "send an authenticated GET to a path under the base URL and print the JSON, "
+            "like 'gh api'",
+            client,
+        )
+    )
 
     probe = command(
         "probe",

@@ -317,3 +317,33 @@ async def test_output_file_appears_only_when_complete(serve: Serve, tmp_path: Pa
     assert done.stdout == b""
     assert len(json.loads(target.read_bytes())) == 5
     assert list(tmp_path.iterdir()) == [target]
+
+
+async def test_api_prints_the_json_of_any_path(simulator: Simulator) -> None:
+    """api PATH prints the body; --paginate prints a collection's every record as one array."""
+    first = next(iter(simulator.dataset.ids("scopes")))
+    one = await cli_here("api", f"/v1/scopes/{first}", "--base-url", simulator.url)
+    every = await cli_here(
+        "api", "GET", "/v1/scopes", "--paginate", "-F", "enabled=true", "--base-url", simulator.url
+    )
+    assert one.code == every.code == 0, one.stderr + every.stderr
+    assert json.loads(one.stdout)["id"] == first
+    expected = list(simulator.dataset.ids("scopes", {"enabled": ["true"]}))
+    assert [record["id"] for record in json.loads(every.stdout)] == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("api", "DELETE", "/v1/scopes"), 2, "read-only"),
+        (("api", "/v1/health", "--paginate"), 2, "only a collection pages"),
+        (("api", "/v1/nope"), 1, "NotFoundError: 404"),
+    ],
+)
+async def test_api_refuses_writes_and_reports_errors(
+    simulator: Simulator, args: tuple[str, ...], code: int, message: str
+) -> None:
+    """Another method or paging a non-collection is a usage error; a 404 is an API error."""
+    outcome = await cli_here(*args, "--base-url", simulator.url)
+    assert outcome.code == code
+    assert message in outcome.stderr
