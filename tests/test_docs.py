@@ -1,0 +1,270 @@
+"""Every code block of the documentation site (docs/**/*.md) runs, and the site builds strictly.
+
+`python` blocks run against the embedded simulator over loopback, as the README's do
+(tests/test_readme.py). A block may use the package's public names and the stand-ins the prose
+implies: `url` and an open `client` (a simulator of 30 endpoints), `ids` (a few finding ids),
+`save` and `log` (collectors); `https://api.example.com` is replaced by the simulator's URL.
+A block may `await` at top level; a whole program (`asyncio.run(...)`) runs in a thread with its
+own event loop. Warnings are errors.
+
+Blocks whose first line names a file (`# conftest.py`, `# test_sync.py`, `# pytest.ini`) are a
+pytest project: each page's are written to a directory, where pytest must pass with warnings as
+errors. `sh` blocks: every `remedy-async` command is parsed by the command line's own parser
+(not run). `toml` blocks load as client configuration files. `text` blocks are output.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import importlib.util
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import remedy_async
+from remedy_async import RemedyClient
+from remedy_async.cli._parser import build_parser
+from remedy_async.simulator import Simulator, SimulatorConfig
+
+ROOT = Path(__file__).parents[1]
+DOCS = ROOT / "docs"
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
+    re.S | re.M,
+)
+FENCE_LINE = re.compile(r"^[ \t]*```", re.M)
+FILE_NAME = re.compile(r"# (?P<name>[\w.-]+\.(?:py|ini|toml|cfg))\n")
+CHECKED_LANGUAGES = {"python", "sh", "toml", "ini", "text"}
+PLUGINS = ("-p", "pytest_asyncio.plugin")
+SHELL_OPERATORS = {"&&", "||", ";", "|"}
+REDIRECTIONS = {"<", ">", ">>", "2>", "2>&1"}
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of a page."""
+
+    page: str
+    line: int
+    lang: str
+    source: str
+
+    @property
+    def file_name(self) -> str | None:
+        """The file this block is, when its first line names one (`# conftest.py`)."""
+        match = FILE_NAME.match(self.source)
+        return match["name"] if match else None
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def blocks_of(page: Path) -> Iterator[Block]:
+    """Yield the page's fenced code blocks, dedented (fences may sit in lists or admonitions)."""
+    text = page.read_text(encoding="utf-8")
+    for match in FENCE.finditer(text):
+        indent = match["indent"]
+        body = "".join(line.removeprefix(indent) for line in match["body"].splitlines(True))
+        line = text.count("\n", 0, match.start()) + 1
+        yield Block(page.relative_to(DOCS).as_posix(), line, match["lang"], body)
+
+
+PAGES = sorted(DOCS.rglob("*.md"))
+BLOCKS = [block for page in PAGES for block in blocks_of(page)]
+SNIPPETS = [b for b in BLOCKS if b.lang == "python" and b.file_name is None]
+PROJECTS = sorted({b.page for b in BLOCKS if b.file_name is not None})
+
+
+def test_the_docs_have_snippets() -> None:
+    """The collection sees the pages' blocks (a broken pattern would test nothing)."""
+    assert len(PAGES) >= 8
+    assert len(SNIPPETS) >= 10
+    assert PROJECTS
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(DOCS).as_posix())
+def test_every_fence_is_collected(page: Path) -> None:
+    """Each fence line opens or closes a collected block: none is skipped by a malformed fence."""
+    fences = len(FENCE_LINE.findall(page.read_text(encoding="utf-8")))
+    assert fences == 2 * len(list(blocks_of(page)))
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=str)
+def test_every_block_is_of_a_checked_language(block: Block) -> None:
+    """A block of another language would go unchecked: add a check here first."""
+    assert block.lang in CHECKED_LANGUAGES
+    assert block.lang != "ini" or block.file_name is not None
+
+
+async def run_snippet(source: str, namespace: dict[str, Any], filename: str, line: int = 1) -> None:
+    """Run a snippet that may `await` at top level, in this event loop; `line` is its first.
+
+    A whole program (one that calls `asyncio.run`) runs in a thread, with its own event loop.
+    """
+    padded = "\n" * (line - 1) + source  # so a traceback names the line of the page
+    code = compile(padded, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    if "asyncio.run(" in source:
+        await asyncio.to_thread(exec, code, namespace)
+        return
+    result = eval(code, namespace)
+    if asyncio.iscoroutine(result):
+        await result
+
+
+def _namespace(simulator: Simulator, client: RemedyClient) -> dict[str, Any]:
+    saved: list[Any] = []
+    return {
+        **{name: getattr(remedy_async, name) for name in remedy_async.__all__},
+        "url": simulator.url,
+        "client": client,
+        "ids": [simulator.dataset.id_of("vulnerability-findings", i) for i in range(3)],
+        "save": saved.append,
+        "log": lambda *args: saved.append(args),
+    }
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("block", SNIPPETS, ids=str)
+async def test_snippet_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The snippet runs as written against the simulator; its line numbers are the page's."""
+    monkeypatch.chdir(tmp_path)
+    async with Simulator(SimulatorConfig(size=30)) as simulator:
+        source = block.source.replace("https://api.example.com", simulator.url)
+        async with RemedyClient(simulator.url) as client:
+            namespace = _namespace(simulator, client)
+            await run_snippet(source, namespace, f"docs/{block.page}", block.line + 1)
+
+
+@pytest.mark.parametrize("page", PROJECTS)
+def test_pytest_example_passes(page: str, tmp_path: Path) -> None:
+    """The page's files (conftest.py, tests, pytest.ini) pass under pytest, warnings as errors."""
+    for block in BLOCKS:
+        if block.page == page and block.file_name is not None:
+            path = tmp_path / block.file_name
+            assert not path.exists(), f"{block}: {block.file_name} is written twice"
+            path.write_text(block.source, encoding="utf-8")
+    # Only pytest-asyncio (PLUGINS), the plugin the page says is needed: the others installed
+    # here take seconds to load and are no part of the example.
+    run_python(
+        *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error", *PLUGINS),
+        cwd=tmp_path,
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+    )
+
+
+def run_python(*args: str, cwd: Path, **environ: str) -> None:
+    """Run this Python with `args` in `cwd`; fail with its output unless it succeeds."""
+    done = subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **environ},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def shell_commands(source: str) -> Iterator[list[str]]:
+    """Yield each simple command of a shell block, without its redirections."""
+    for line in source.replace("\\\n", " ").splitlines():
+        command: list[str] = []
+        for word in [*shlex.split(line, comments=True), ";"]:
+            if word not in SHELL_OPERATORS:
+                command.append(word)
+            elif command:
+                yield _without_redirections(command)
+                command = []
+
+
+def _without_redirections(argv: list[str]) -> list[str]:
+    kept: list[str] = []
+    for before, word in zip([None, *argv], argv, strict=False):
+        if word not in REDIRECTIONS and before not in REDIRECTIONS:
+            kept.append(word)
+    return kept
+
+
+CLI_COMMANDS = [
+    (block, argv)
+    for block in BLOCKS
+    if block.lang == "sh"
+    for argv in shell_commands(block.source)
+    if Path(argv[0]).name == "remedy-async"
+]
+
+
+def test_the_docs_have_command_lines() -> None:
+    """The shell blocks' commands are found (a broken splitter would check nothing)."""
+    assert len(CLI_COMMANDS) >= 10
+
+
+@pytest.mark.parametrize(
+    ("block", "argv"), CLI_COMMANDS, ids=[f"{b}:{' '.join(a[1:3])}" for b, a in CLI_COMMANDS]
+)
+def test_command_line_parses(block: Block, argv: list[str]) -> None:
+    """Every documented `remedy-async` command is accepted by the parser the command runs."""
+    build_parser().parse_args(argv[1:])
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "toml"], ids=str)
+async def test_configuration_file_loads(block: Block, tmp_path: Path) -> None:
+    """Every TOML block is a valid client configuration: each profile builds a client."""
+    path = tmp_path / "remedy.toml"
+    path.write_text(block.source, encoding="utf-8")
+    for profile in tomllib.loads(block.source):
+        environ = {"REMEDY_API_TOKEN": "t"}
+        async with RemedyClient.from_config(path, profile=profile, environ=environ):
+            pass
+
+
+def _missing_site_packages() -> list[str]:
+    modules = ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers")
+    return [name for name in modules if importlib.util.find_spec(name) is None]
+
+
+def _hooks() -> Any:
+    """The site's MkDocs hook module (docs/_hooks/generated.py), imported from its file."""
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "_hooks" / "generated.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    """`mkdocs build --strict` succeeds offline, and its generated parts are complete."""
+    missing = _missing_site_packages()
+    if missing:
+        pytest.skip(f"the docs extra is not installed (pip install -e '.[docs]'): {missing}")
+    site = tmp_path / "site"
+    unreachable = "http://127.0.0.1:9"  # a fetch at build time fails instead of going out
+    run_python(
+        *("-m", "mkdocs", "build", "--strict", "--site-dir", str(site)),
+        cwd=ROOT,
+        NO_MKDOCS_2_WARNING="1",  # Material's banner about MkDocs 2.0, not a build warning
+        HTTP_PROXY=unreachable,
+        HTTPS_PROXY=unreachable,
+        NO_PROXY="",
+    )
+    cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
+    for parser in _hooks().subcommands(build_parser()):
+        assert f"usage: {parser.prog} " in cli
+    reference = (site / "reference" / "index.html").read_text(encoding="utf-8")
+    for name in remedy_async.__all__:
+        assert f'id="remedy_async.{name}"' in reference
+    for html in site.rglob("*.html"):  # nothing is loaded from elsewhere when a page is read
+        text = html.read_text(encoding="utf-8")
+        assert not re.search(r"""<(script|link|img)[^>]+(src|href)=["']?(https?:)?//""", text)
