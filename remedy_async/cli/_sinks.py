@@ -1,7 +1,8 @@
-"""Where `list` and `get` put records: encoded onto stdout as they come, or a table at the end."""
+"""Where `list` and `get` put records: encoded or drawn as a table, as they come."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from typing import Any, BinaryIO, Protocol
 
@@ -16,7 +17,6 @@ from ._formats import (
     encoder_for,
     table_cell,
 )
-from ._terminal import rich_missing
 
 
 class Sink(Protocol):
@@ -71,37 +71,73 @@ class StreamSink:
 
 
 class TableSink:
-    """Keeps the rows of a human-readable table, drawn with rich once all have arrived."""
+    """Writes a human-readable table as the records arrive: column widths are set from the
+    first batch to fit `width` characters, and longer cells are cut with `…`."""
 
     def __init__(
-        self, resource: Resource[Any], stream: BinaryIO, columns: Sequence[str] | None = None
+        self,
+        resource: Resource[Any],
+        stream: BinaryIO,
+        columns: Sequence[str] | None = None,
+        width: int = 100,
     ) -> None:
-        try:
-            from ._rich import print_table, stdout_console  # noqa: PLC0415 - rich is optional
-        except ImportError as error:
-            raise rich_missing(error) from None
-        self._print_table = print_table
-        self._stdout_console = stdout_console
         self._columns = tuple(columns or TABLE_COLUMNS[resource.segment])
         self._stream = stream
-        self._rows: list[list[str]] = []
+        self._width = width
+        self._widths: list[int] | None = None
+        self._count = 0
 
     def write(self, records: Sequence[WireRecord]) -> None:
-        """Keep the table's cells of each record."""
-        self._rows.extend(
-            [table_cell(record.get(column)) for column in self._columns] for record in records
-        )
+        """Write each record as a row (the header first, sized by this first batch)."""
+        rows = [[table_cell(record.get(column)) for column in self._columns] for record in records]
+        lines = []
+        if self._widths is None:
+            self._widths = fit_widths(self._columns, rows, self._width)
+            lines += [self._line(self._columns), self._line(["─" * w for w in self._widths])]
+        lines += [self._line(row) for row in rows]
+        self._count += len(rows)
+        if lines:
+            self._stream.write(("\n".join(lines) + "\n").encode())
+            self._stream.flush()
+
+    def _line(self, cells: Sequence[str]) -> str:
+        assert self._widths is not None
+        return "  ".join(
+            _cut(" ".join(cell.split()), width).ljust(width)
+            for cell, width in zip(cells, self._widths, strict=True)
+        ).rstrip()
 
     def close(self) -> None:
-        """Draw the table on stdout, with the number of records below it."""
-        with self._stdout_console(self._stream) as console:
-            self._print_table(console, self._columns, self._rows)
-            console.print(f"{len(self._rows):,} record(s)", highlight=False)
+        """Write the number of records below the table."""
+        if self._widths is None:
+            self.write([])
+        self._stream.write(f"{self._count:,} record(s)\n".encode())
+        self._stream.flush()
 
     def abort(self) -> None:
-        """Draw the rows that arrived before the failure."""
-        if self._rows:
-            self.close()
+        """Leave the rows written so far; no total, since the list did not end."""
+
+
+def fit_widths(columns: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[int]:
+    """Column widths for `width` characters (two between columns): each column as wide as its
+    header and the sample's widest cell, the widest ones narrowed first until the row fits."""
+    widths = [
+        max([len(column), *(len(" ".join(row[index].split())) for row in rows)])
+        for index, column in enumerate(columns)
+    ]
+    room = width - 2 * (len(columns) - 1)
+    while sum(widths) > room and max(widths) > MIN_COLUMN:
+        widest = widths.index(max(widths))
+        widths[widest] -= max(1, min(widths[widest] - MIN_COLUMN, sum(widths) - room))
+    return widths
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+MIN_COLUMN = 6
+"""The narrowest a column gets when the table is squeezed into the terminal's width."""
 
 
 def open_sink(
@@ -113,7 +149,7 @@ def open_sink(
     """Return the sink of an output format; a table needs rich, checked here. `columns` are a
     table's or CSV's columns when `--fields` chose them."""
     if name == "table":
-        return TableSink(resource, stream, columns)
+        return TableSink(resource, stream, columns, shutil.get_terminal_size((100, 24)).columns)
     if name == "csv" and columns:
         return StreamSink(CsvEncoder(tuple(columns)), stream)
     return StreamSink(encoder_for(name, resource), stream)

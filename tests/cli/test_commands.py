@@ -264,3 +264,20 @@ async def test_the_command_completes_its_own_words(
     outcome = await cli(env=env)
     assert outcome.code == 0, outcome.stderr
     assert [word.strip() for word in answer.read_text().split("\n")] == expected
+
+
+async def test_a_table_streams_and_fits_the_terminal_width(simulator: Simulator) -> None:
+    """Every line fits COLUMNS; long cells end in an ellipsis; the count closes the table."""
+    outcome = await cli(
+        "list", "vulnerability-findings", "--base-url", simulator.url, "--format", "table",
+        "--fields", "id,title,cveId,severity", "--page-size", "7",
+        env=clean_env(COLUMNS="50"),
+    )  # fmt: skip
+    assert outcome.code == 0, outcome.stderr
+    lines = outcome.stdout.decode().splitlines()
+    assert lines[0].split() == ["id", "title", "cveId", "severity"]
+    assert all(len(line) <= 50 for line in lines)
+    assert any("…" in line for line in lines[2:])
+    total = len(list(simulator.dataset.ids("vulnerability-findings")))
+    assert lines[-1] == f"{total:,} record(s)"
+    assert len(lines) == total + 3
