@@ -33,7 +33,8 @@ from ._signals import refuse_unread_signals
 
 @frozen
 class OffsetPaginator:
-    """Offset paging: `?offset=N&limit=M`; ends at `total`, a short page, or an empty page."""
+    """Offset paging: `?offset=N&limit=M`; ends at `total`, an empty page, or a page shorter
+    than the `limit` the service says it served (shorter than the size asked proves nothing)."""
 
     offset_param: str = "offset"
     limit_param: str = "limit"
