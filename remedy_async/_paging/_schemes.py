@@ -82,7 +82,8 @@ class OffsetPaginator:
 
 @frozen
 class PageNumberPaginator:
-    """Page-number paging: `?page=N&pageSize=M`; ends at `totalPages`, a short or empty page."""
+    """Page-number paging: `?page=N&pageSize=M`; ends at `totalPages`, an empty page, or a page
+    shorter than the `pageSize` the service says it served."""
 
     page_param: str = "page"
     size_param: str = "pageSize"
