@@ -7,7 +7,10 @@
         ...  # sim.url, sim.counters, sim.dataset
 
 The contract it serves is written in `remedy_async/openapi.yaml`. From a shell:
-`python -m remedy_async.simulator --size 1000 --paging offset`.
+`python -m remedy_async.simulator --size 1000 --paging offset`. Every run serves the OpenAPI
+document of what it serves at `GET /openapi.json` (`openapi_document(config)`, or
+`--print-spec` to print it): `openapi.yaml` itself for the default run, rewritten for another
+paging convention, naming, error shape, auth header or page size.
 
 Lists speak any paging convention of `remedy_async.CONVENTIONS`, rendered from the row's data
 (adding a row adds a mode): `SimulatorConfig(paging="odata")` or `--paging odata` for the run,
@@ -23,7 +26,13 @@ is a hostile server: it echoes each request's credential into cursors, next link
 and a redirect of every get, to check that a client never shows it.
 """
 
-from ._arguments import add_serve_arguments, config_from_args, paging_listing, serve
+from ._arguments import (
+    add_serve_arguments,
+    config_from_args,
+    paging_listing,
+    printed_spec,
+    serve,
+)
 from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
@@ -37,6 +46,7 @@ from ._config import (
 from ._counters import SimulatorCounters
 from ._dataset import Dataset
 from ._server import Simulator
+from ._spec import openapi_document, openapi_json
 
 __all__ = [
     "ERROR_FORMATS",
@@ -52,6 +62,9 @@ __all__ = [
     "SimulatorCounters",
     "add_serve_arguments",
     "config_from_args",
+    "openapi_document",
+    "openapi_json",
     "paging_listing",
+    "printed_spec",
     "serve",
 ]

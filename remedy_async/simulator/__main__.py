@@ -2,6 +2,7 @@
 
     python -m remedy_async.simulator --size 1000 --paging offset --fault http-503:0.1:list:*
     python -m remedy_async.simulator --paging list      # the paging conventions it can speak
+    python -m remedy_async.simulator --paging offset --print-spec   # that run's OpenAPI document
 
 Prints `Remedy simulator listening on http://HOST:PORT` once it accepts connections.
 """
@@ -13,7 +14,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-from ._arguments import add_serve_arguments, config_from_args, paging_listing, serve
+from ._arguments import add_serve_arguments, config_from_args, paging_listing, printed_spec, serve
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,6 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = config_from_args(ns)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
+    document = printed_spec(ns, config)
+    if document is not None:
+        sys.stdout.buffer.write(document)
+        sys.stdout.flush()
+        return 0
     asyncio.run(serve(config))
     return 0
 

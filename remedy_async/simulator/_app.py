@@ -2,7 +2,8 @@
 
 One low-level handler serves everything (no aiohttp router): the router decodes `%2F` before
 matching, which would split ids containing `/`; here the raw path is split first and only the
-id segment is percent-decoded.
+id segment is percent-decoded. `GET /openapi.json` answers the run's own OpenAPI document
+(`_spec`), before auth, rate limits and faults.
 
 In echo mode (`SimulatorConfig.echo_token`) whatever credential a request carries is echoed:
 into its cursors and page URLs, into its error body, and as a 307 redirect of a get to the
@@ -25,7 +26,14 @@ from aiohttp import web
 from remedy_async import CONVENTIONS
 
 from ._agentconf import CONTENT_TYPE, FILENAME, AgentConfiguration
-from ._config import PAGING_SCHEMES, RESOURCES, UNMATCHED_ROUTE, FaultKind, SimulatorConfig
+from ._config import (
+    DOCUMENT_PATH,
+    PAGING_SCHEMES,
+    RESOURCES,
+    UNMATCHED_ROUTE,
+    FaultKind,
+    SimulatorConfig,
+)
 from ._counters import CounterState
 from ._cursors import CursorCodec
 from ._dataset import Dataset
@@ -37,11 +45,14 @@ from ._positions import carries_continuation
 from ._prng import iso
 from ._ratelimit import TokenBucket
 from ._responses import ApiError, Payload, json_payload
+from ._spec import openapi_json
 from ._wire import Sleep, reset, send
 
 PAGING_HEADER: Final = "X-Simulator-Paging"
 """Request header that overrides the run's paging convention for one request (for tests)."""
 REQUEST_ID_HEADER: Final = "X-Request-Id"
+SPEC_ROUTE: Final = "openapi"
+"""The counters' name for `GET /openapi.json`, the run's document: no auth, limits or faults."""
 ETAG_IN_THREAD: Final = 4 * 1024 * 1024
 """Agent configurations at least this big get their ETag computed off the event loop."""
 
@@ -93,7 +104,9 @@ class SimulatorApp:
         self._request_ids = itertools.count(1)
         self._request_id_prefix = secrets.token_hex(4)
         self._version = _package_version()
+        self._document: bytes | None = None
         self._routes: dict[str, _Route] = {
+            DOCUMENT_PATH: (SPEC_ROUTE, None, None),
             config.health_path: ("health", None, None),
             config.agent_configuration_path: ("agent-configuration", None, None),
         }
@@ -158,6 +171,8 @@ class SimulatorApp:
                 raise ApiError(
                     405, "method_not_allowed", "this API is read-only: use GET", {"Allow": "GET"}
                 )
+            if route == SPEC_ROUTE:
+                return await send(request, self._document_payload(), headers, None, self._sleep)
             if route != "health":
                 self._authenticate(request)
                 self._limit_rate(headers)
@@ -179,6 +194,12 @@ class SimulatorApp:
                 error = error.echoing(echo)
             payload = error_payload(error, self._config.error_format)
         return await send(request, payload, headers, shaping, self._sleep)
+
+    def _document_payload(self) -> Payload:
+        """The run's OpenAPI document (made on first request, then kept)."""
+        if self._document is None:
+            self._document = openapi_json(self._config)
+        return Payload(200, self._document)
 
     def _authenticate(self, request: web.BaseRequest) -> None:
         token = self._config.token

@@ -2,7 +2,8 @@
 `remedy-async serve`, and the loop that serves until SIGINT or SIGTERM.
 
 `--paging list` asks for the table of paging conventions instead of a server: both commands
-print `paging_listing` and exit 0.
+print `paging_listing` and exit 0. `--print-spec` asks for the run's OpenAPI document (what it
+would serve at `/openapi.json`): both commands print `printed_spec` and exit 0.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ._config import (
     SimulatorConfig,
 )
 from ._server import Simulator
+from ._spec import openapi_json
 
 PAGING_LIST: Final = "list"
 """The `--paging` value that prints the conventions instead of serving."""
@@ -128,6 +130,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="spelling of record keys (default: %(default)s, the contract's)",
     )
     add("--id-prefix", default=_DEFAULTS.id_prefix, help="prefix every id, e.g. 'tenant/a b:'")
+    add(
+        "--print-spec",
+        action="store_true",
+        help="write the OpenAPI document of this run (as served at /openapi.json) and exit",
+    )
     add("--health-path", default=_DEFAULTS.health_path)
     add("--agent-configuration-path", default=_DEFAULTS.agent_configuration_path)
 
@@ -176,6 +183,12 @@ def paging_listing(ns: argparse.Namespace) -> str | None:
         return None
     width = max(len(name) for name in CONVENTIONS)
     return "".join(f"{name:<{width}}  {row.summary}\n" for name, row in CONVENTIONS.items())
+
+
+def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | None:
+    """The run's OpenAPI document as indented JSON, if `--print-spec` asked for it; else None,
+    and the options are for a server."""
+    return openapi_json(config, indent=True) if ns.print_spec else None
 
 
 async def serve(config: SimulatorConfig) -> None:

@@ -22,6 +22,9 @@ ROUTE_NAMES: Final = (
 )
 """Every route the simulator serves, as named in fault specs and counters."""
 
+DOCUMENT_PATH: Final = "/openapi.json"
+"""Where a simulator serves the OpenAPI document of its run (see `_spec`)."""
+
 UNMATCHED_ROUTE: Final = "unmatched"
 """The counters' name for requests to a path the simulator does not serve."""
 
@@ -200,6 +203,8 @@ def _check_path(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
         )
     if value.split("/")[1:3] in (["v1", resource] for resource in RESOURCES):
         raise ValueError(f"{attribute.name} {value!r} collides with a collection path")
+    if value == DOCUMENT_PATH:
+        raise ValueError(f"{attribute.name} {value!r} is where the run's OpenAPI document is")
 
 
 def _mask_token(token: str | None) -> str:

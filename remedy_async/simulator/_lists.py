@@ -58,6 +58,16 @@ _NOT_CARRIED: Final = PAGING_PARAMETERS | {ECHO_PARAMETER}
 """Query parameters a page URL does not copy from the request."""
 
 
+def page_layout(
+    convention: Convention, resource: str, items_key: str, *, disguise: bool = False
+) -> PageLayout:
+    """How the pages of `resource` are laid out by `convention` (what the responder writes,
+    and what the run's OpenAPI document describes)."""
+    return PageLayout.of(
+        convention, resource, items_key, disguise=disguise, blank_at_end=counts_pages(convention)
+    )
+
+
 @attrs.frozen
 class ListRequest:
     """A list request with its convention chosen, its filters parsed and its matches found."""
@@ -115,13 +125,7 @@ class ListResponder:
     def _plan(self, request: ListRequest) -> tuple[PageLayout, Reading]:
         """How `request`'s convention lays out and reads pages of its resource (kept)."""
         convention, resource = request.convention, request.filters.resource
-        layout = PageLayout.of(
-            convention,
-            resource,
-            self.items_key,
-            disguise=self.disguise,
-            blank_at_end=counts_pages(convention),
-        )
+        layout = page_layout(convention, resource, self.items_key, disguise=self.disguise)
         plan = self._plans[convention.name, resource] = (layout, reading(convention))
         return plan
 

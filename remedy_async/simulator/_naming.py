@@ -15,7 +15,10 @@ _BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @lru_cache(maxsize=4096)
-def _spelled(key: str, naming: str) -> str:
+def spelled(key: str, naming: str) -> str:
+    """A camelCase key as `naming` spells it: `lastSeenAt` -> `last_seen_at` (snake)."""
+    if naming == "camel":
+        return key
     words = _BOUNDARY.sub(" ", key).lower().split()
     if naming == "snake":
         return "_".join(words)
@@ -31,7 +34,7 @@ def respeller(naming: str) -> Callable[[Any], Any]:
 
     def respell(value: Any) -> Any:
         if isinstance(value, dict):
-            return {_spelled(key, naming): respell(inner) for key, inner in value.items()}
+            return {spelled(key, naming): respell(inner) for key, inner in value.items()}
         if isinstance(value, list):
             return [respell(item) for item in value]
         return value

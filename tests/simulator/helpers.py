@@ -17,6 +17,13 @@ StartSimulator = Callable[..., Awaitable[Simulator]]
 """The `serve` fixture: start a simulator with SimulatorConfig overrides."""
 
 RESOURCES = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
+LIST_PATHS = {resource: f"/v1/{resource}" for resource in RESOURCES}
+GET_PATHS = {
+    "endpoints": "/v1/endpoints/{endpointId}",
+    "remediation-targets": "/v1/remediation-targets/{targetId}",
+    "scopes": "/v1/scopes/{scopeId}",
+    "vulnerability-findings": "/v1/vulnerability-findings/{findingId}",
+}
 
 
 class RecordingSleep:

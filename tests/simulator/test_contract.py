@@ -1,15 +1,12 @@
-"""Contract test: openapi.yaml is valid OpenAPI 3.1, and the simulator's answers match it.
+"""Contract test: openapi.yaml is valid OpenAPI 3.1, and the default simulator's answers match it.
 
-Why jsonschema + referencing here: OpenAPI 3.1 schemas ARE JSON Schema 2020-12, so the
-reference validator checks them with exact 2020-12 semantics and no translation layer;
-`referencing` resolves the document's `$ref`s in place. These tests pick specific wire shapes
-(records with extra fields and nulls, each error status, faults); the fuzzing against the same
-documents is schemathesis' job, in `tests/contract`.
+These tests pick specific wire shapes (records with extra fields and nulls, each error status,
+faults) and check them with jsonschema (`documents`); the other runs' documents are checked in
+`test_documents`, and the fuzzing against all of them is schemathesis' job, in `tests/contract`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,90 +14,22 @@ import aiohttp
 import orjson
 import pytest
 import yaml
-from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate as validate_spec
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 import remedy_async
 from remedy_async.simulator import FaultSpec, Simulator
 
-from .helpers import RESOURCES, StartSimulator, record_url
+from .documents import Document
+from .helpers import GET_PATHS, LIST_PATHS, RESOURCES, StartSimulator, record_url
 
 SPEC: dict[str, Any] = yaml.safe_load(
     (Path(remedy_async.__file__).parent / "openapi.yaml").read_text(encoding="utf-8")
 )
-BASE_URI = "https://remedy.example/openapi.yaml"
-REGISTRY: Registry[Any] = Registry().with_resource(
-    BASE_URI, Resource.from_contents(SPEC, default_specification=DRAFT202012)
-)
+DOCUMENT = Document(SPEC)
+resolve = DOCUMENT.resolve
+check_against_spec = DOCUMENT.check
+fetch_and_check = DOCUMENT.fetch
 PAGING_PARAMETERS = {"offset", "limit", "page", "pageSize", "cursor"}
-LIST_PATHS = {resource: f"/v1/{resource}" for resource in RESOURCES}
-GET_PATHS = {
-    "endpoints": "/v1/endpoints/{endpointId}",
-    "remediation-targets": "/v1/remediation-targets/{targetId}",
-    "scopes": "/v1/scopes/{scopeId}",
-    "vulnerability-findings": "/v1/vulnerability-findings/{findingId}",
-}
-
-
-def escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def resolve(node: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """Follow an OpenAPI Reference Object within the document: (target, its pointer)."""
-    if "$ref" not in node:
-        return node, None
-    pointer = node["$ref"].removeprefix("#")
-    target: Any = SPEC
-    for token in pointer.strip("/").split("/"):
-        target = target[token.replace("~1", "/").replace("~0", "~")]
-    return target, pointer
-
-
-def response_spec(path: str, status: int) -> tuple[dict[str, Any], str]:
-    responses = SPEC["paths"][path]["get"]["responses"]
-    key = str(status) if str(status) in responses else f"{str(status)[0]}XX"
-    assert key in responses, f"{path} does not document status {status}"
-    spec, pointer = resolve(responses[key])
-    return spec, pointer or f"/paths/{escape(path)}/get/responses/{key}"
-
-
-def check_against_spec(path: str, status: int, headers: Mapping[str, str], body: bytes) -> Any:
-    """Assert the response is documented: status, media type, required headers, body schema."""
-    spec, pointer = response_spec(path, status)
-    for name, header in spec.get("headers", {}).items():
-        if resolve(header)[0].get("required"):
-            assert name in headers, f"{path} {status}: missing required header {name}"
-    if "content" not in spec:
-        assert body == b""
-        return None
-    media = headers["Content-Type"].split(";")[0]
-    assert media in spec["content"], f"{path} {status}: {media} is not documented"
-    if not media.endswith("json"):
-        return None
-    document = orjson.loads(body)
-    schema_pointer = f"{pointer}/content/{escape(media)}/schema"
-    validator = Draft202012Validator(
-        {"$ref": f"{BASE_URI}#{schema_pointer}"},
-        registry=REGISTRY,
-        format_checker=Draft202012Validator.FORMAT_CHECKER,
-    )
-    validator.validate(document)
-    return document
-
-
-async def fetch_and_check(
-    session: aiohttp.ClientSession,
-    url: Any,
-    path: str,
-    params: Any = None,
-    headers: Mapping[str, str] | None = None,
-) -> tuple[int, Any]:
-    async with session.get(url, params=params, headers=headers) as response:
-        body = await response.read()
-        return response.status, check_against_spec(path, response.status, response.headers, body)
 
 
 def test_document_is_valid_openapi_3_1() -> None:

@@ -1,0 +1,256 @@
+"""The OpenAPI document of a simulator run: `openapi.yaml` with what the run does differently.
+
+`openapi.yaml` describes the default run (cursor paging under `items`, camelCase records,
+`{"error": ...}` bodies, bearer auth). For any other run the same document is rewritten from the
+code that serves it: the lists from the paging convention's row and page layout (`_spec_lists`),
+record property names by the run's naming, error bodies from the shape's renderer
+(`_spec_errors`), and the auth scheme, page sizes, paths and echo mode from the configuration.
+The default run's document is the file itself (a test compares them); the simulator serves it
+at `GET /openapi.json`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+import orjson
+
+from remedy_async import CONVENTIONS
+
+from ._config import RESOURCES, SimulatorConfig
+from ._filters import PAGING_PARAMETERS
+from ._lists import ECHO_PARAMETER, page_layout
+from ._naming import spelled
+from ._positions import CONTINUING
+from ._spec_errors import error_content
+from ._spec_lists import first_record_link, page_headers, page_schema, paging_parameters
+
+SOURCE: Final = Path(__file__).resolve().parent.parent / "openapi.yaml"
+ERROR_SCHEMA: Final = "#/components/schemas/Error"
+_DEFAULTS: Final = SimulatorConfig()
+
+
+class _Collection(NamedTuple):
+    """Where one collection lives in the document."""
+
+    list_operation: dict[str, Any]
+    get_operation: dict[str, Any]
+    page_response: str
+    page_schema: str
+    record: str
+
+
+@lru_cache(maxsize=1)
+def _source() -> dict[str, Any]:
+    try:
+        import yaml  # noqa: PLC0415 - only a run asked for its document needs it
+    except ModuleNotFoundError as error:  # pragma: no cover - pyyaml ships with the tests
+        raise RuntimeError("the OpenAPI document needs PyYAML: pip install pyyaml") from error
+    document: dict[str, Any] = yaml.safe_load(SOURCE.read_text(encoding="utf-8"))
+    return document
+
+
+def openapi_document(config: SimulatorConfig) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of what a simulator with this configuration serves."""
+    document = copy.deepcopy(_source())
+    collections = {resource: _collection(document, resource) for resource in RESOURCES}
+    _write_lists(document, config, collections)
+    _write_naming(document, config.naming, [found.record for found in collections.values()])
+    _write_errors(document, config.error_format)
+    _write_auth(document, config)
+    if config.echo_token:
+        _write_echo(collections.values())
+    _write_paths(document, config)
+    summary = describe_run(config)
+    if summary:
+        document["info"]["description"] += f"\n## This run\n{summary}\n"
+    _prune(document)
+    return document
+
+
+def openapi_json(config: SimulatorConfig, *, indent: bool = False) -> bytes:
+    """The run's document as JSON (indented, with a final newline, for people)."""
+    document = openapi_document(config)
+    if indent:
+        return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
+    return orjson.dumps(document)
+
+
+def _tail(reference: str) -> str:
+    return reference.rsplit("/", 1)[1]
+
+
+def _collection(document: dict[str, Any], resource: str) -> _Collection:
+    paths = document["paths"]
+    listing = paths[f"/v1/{resource}"]["get"]
+    getting = next(
+        item["get"] for path, item in paths.items() if path.startswith(f"/v1/{resource}/")
+    )
+    page_response = _tail(listing["responses"]["200"]["$ref"])
+    content = document["components"]["responses"][page_response]["content"]
+    record_schema = getting["responses"]["200"]["content"]["application/json"]["schema"]
+    return _Collection(
+        list_operation=listing,
+        get_operation=getting,
+        page_response=page_response,
+        page_schema=_tail(content["application/json"]["schema"]["$ref"]),
+        record=_tail(record_schema["$ref"]),
+    )
+
+
+def _write_lists(
+    document: dict[str, Any], config: SimulatorConfig, collections: dict[str, _Collection]
+) -> None:
+    components = document["components"]
+    convention = CONVENTIONS[config.paging]
+    stale = {
+        key for key, value in components["parameters"].items() if value["name"] in PAGING_PARAMETERS
+    }
+    for key in stale:
+        del components["parameters"][key]
+    parameters = paging_parameters(convention, config.page_size, config.max_page_size)
+    components["parameters"].update(parameters)
+    references = [{"$ref": f"#/components/parameters/{key}"} for key in parameters]
+    for resource, found in collections.items():
+        operation = found.list_operation
+        kept = [p for p in operation["parameters"] if _tail(p.get("$ref", "/")) not in stale]
+        operation["parameters"] = [*references, *kept]
+        if convention.follow not in CONTINUING:
+            operation["responses"].pop("410", None)
+        layout = page_layout(
+            convention, resource, config.items_key, disguise=config.disguise_paging
+        )
+        response = components["responses"][found.page_response]
+        response["headers"].update(page_headers(layout, convention))
+        getting = found.get_operation
+        link = first_record_link(
+            layout, config.naming, getting["operationId"], getting["parameters"][0]["name"]
+        )
+        response["links"] = {f"Get{found.record}": link}
+        components["schemas"][found.page_schema] = page_schema(convention, layout, found.record)
+
+
+def _write_naming(document: dict[str, Any], naming: str, records: list[str]) -> None:
+    """Respell the property names (and `required` lists) of the records and what they hold."""
+    if naming == "camel":
+        return
+    schemas = document["components"]["schemas"]
+    seen: set[str] = set()
+
+    def respell(schema: Any) -> None:
+        if isinstance(schema, list):
+            for inner in schema:
+                respell(inner)
+            return
+        if not isinstance(schema, dict):
+            return
+        reference = schema.get("$ref")
+        if reference is not None and _tail(reference) not in seen:
+            seen.add(_tail(reference))
+            respell(schemas[_tail(reference)])
+        if "properties" in schema:
+            schema["properties"] = {
+                spelled(key, naming): value for key, value in schema["properties"].items()
+            }
+        if "required" in schema:
+            schema["required"] = [spelled(key, naming) for key in schema["required"]]
+        for key in ("properties", "items", "oneOf", "anyOf", "allOf"):
+            inner = schema.get(key)
+            respell(
+                list(inner.values()) if isinstance(inner, dict) and key == "properties" else inner
+            )
+
+    for record in records:
+        respell({"$ref": f"#/components/schemas/{record}"})
+
+
+def _write_errors(document: dict[str, Any], error_format: str) -> None:
+    """Every error response in the run's error shape (media type and body schema)."""
+    media_type, schema = error_content(error_format)
+    document["components"]["schemas"]["Error"] = schema
+    for response in document["components"]["responses"].values():
+        content = response.get("content", {})
+        if any(media.get("schema") == {"$ref": ERROR_SCHEMA} for media in content.values()):
+            response["content"] = {media_type: {"schema": {"$ref": ERROR_SCHEMA}}}
+
+
+def _write_auth(document: dict[str, Any], config: SimulatorConfig) -> None:
+    header, scheme = config.auth_header, config.auth_scheme
+    if (header, scheme) == (_DEFAULTS.auth_header, _DEFAULTS.auth_scheme):
+        return
+    sent = f"`{header}: {scheme + ' ' if scheme else ''}<token>`"
+    if header.lower() == "authorization" and scheme is not None:
+        name, security = f"{scheme.lower()}Auth", {"type": "http", "scheme": scheme.lower()}
+    else:
+        name, security = "apiKeyAuth", {"type": "apiKey", "in": "header", "name": header}
+    document["components"]["securitySchemes"] = {name: {**security, "description": sent}}
+    document["security"] = [{name: []}]
+
+
+def _write_echo(collections: Iterable[_Collection]) -> None:
+    echo = {
+        "name": ECHO_PARAMETER,
+        "in": "query",
+        "description": "Echo mode: the credential a redirect or page URL echoed; ignored.",
+        "schema": {"type": "string"},
+    }
+    redirect = {
+        "description": "Echo mode: the same URL plus `echo=<credential>`.",
+        "headers": {"Location": {"required": True, "schema": {"type": "string"}}},
+    }
+    for found in collections:
+        found.list_operation["parameters"].append(echo)
+        found.get_operation.setdefault("parameters", []).append(echo)
+        found.get_operation["responses"]["307"] = redirect
+
+
+def _write_paths(document: dict[str, Any], config: SimulatorConfig) -> None:
+    paths = document["paths"]
+    for default, configured in (
+        (_DEFAULTS.health_path, config.health_path),
+        (_DEFAULTS.agent_configuration_path, config.agent_configuration_path),
+    ):
+        if configured != default:
+            paths[configured] = paths.pop(default)
+
+
+_DIFFERENCES: Final[tuple[tuple[tuple[str, ...], Callable[[SimulatorConfig], str]], ...]] = (
+    (("paging",), lambda c: f"paging `{c.paging}`, {CONVENTIONS[c.paging].summary}"),
+    (("disguise_paging",), lambda c: "paging signals renamed to `nxt_tok_x`, `Nxt-Tok-X`, ..."),
+    (("items_key",), lambda c: f"contract envelopes keep their items under `{c.items_key}`"),
+    (("page_size", "max_page_size"),
+     lambda c: f"page size {c.page_size} by default, {c.max_page_size} at most"),
+    (("naming",), lambda c: f"record keys in {c.naming} case"),
+    (("error_format",), lambda c: f"error bodies in the `{c.error_format}` shape"),
+    (("auth_header", "auth_scheme"), lambda c: f"the credential in `{c.auth_header}`"),
+    (("echo_token",), lambda c: "echo mode (the credential echoed into cursors, links, errors "
+                                "and a redirect of every get)"),
+    (("health_path",), lambda c: f"health at `{c.health_path}`"),
+    (("agent_configuration_path",),
+     lambda c: f"agent configuration at `{c.agent_configuration_path}`"),
+)  # fmt: skip
+"""Each setting that changes the document, and how the document's description says so."""
+
+
+def describe_run(config: SimulatorConfig) -> str:
+    """What a run does differently from the default one, as a sentence ('' for none)."""
+    differences = [
+        say(config)
+        for fields, say in _DIFFERENCES
+        if any(getattr(config, name) != getattr(_DEFAULTS, name) for name in fields)
+    ]
+    if not differences:
+        return ""
+    return f"This simulator run differs from the default: {'; '.join(differences)}."
+
+
+def _prune(document: dict[str, Any]) -> None:
+    """Drop the component responses nothing refers to any more (410 in a run without cursors)."""
+    responses = document["components"]["responses"]
+    text = orjson.dumps(document["paths"]).decode()
+    for key in [key for key in responses if f'"#/components/responses/{key}"' not in text]:
+        del responses[key]

@@ -1,0 +1,219 @@
+"""Each run's OpenAPI document: served at /openapi.json, valid 3.1, and what the run serves.
+
+Every paging convention is served once, the namings and error shapes rotating over them (so
+each naming and each shape is met too); real list pages (a first and a last), the gets their
+links lead to and the errors of the run are validated against the run's own document.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+import pytest
+import yaml
+from openapi_spec_validator import validate as validate_spec
+
+import remedy_async
+from remedy_async import CONVENTIONS
+from remedy_async.cli import Terminal, run
+from remedy_async.simulator import ERROR_FORMATS, FaultSpec, SimulatorConfig, openapi_document
+from remedy_async.simulator.__main__ import main
+
+from .documents import Document
+from .helpers import GET_PATHS, LIST_PATHS, RESOURCES, StartSimulator, get_json, record_url
+
+PUBLISHED = Path(remedy_async.__file__).parent / "openapi.yaml"
+NAMINGS = ("camel", "snake", "pascal", "kebab")
+RUNS = [
+    (paging, NAMINGS[index % len(NAMINGS)], ERROR_FORMATS[index % len(ERROR_FORMATS)])
+    for index, paging in enumerate(CONVENTIONS)
+]
+"""Each convention once, with the namings and error shapes in turn (each met at least once)."""
+EXTRA_FIELDS = {
+    "camel": {"riskScore", "labels"},
+    "snake": {"risk_score", "labels"},
+    "pascal": {"RiskScore", "Labels"},
+    "kebab": {"risk-score", "labels"},
+}
+"""The fields the simulator adds to some records, which no schema declares, as each naming
+spells them."""
+
+
+async def served_document(session: aiohttp.ClientSession, url: str) -> Document:
+    """The document a simulator serves, checked to be valid OpenAPI 3.1."""
+    status, spec, headers = await get_json(session, f"{url}/openapi.json")
+    assert (status, headers["Content-Type"].split(";")[0]) == (200, "application/json")
+    validate_spec(spec)
+    return Document(spec)
+
+
+def pointed(body: Any, expression: str) -> Any:
+    """What a link's `$response.body#/...` expression picks out of a body."""
+    value = body
+    for raw in expression.removeprefix("$response.body#/").split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        value = value[int(token)] if isinstance(value, list) else value[token]
+    return value
+
+
+def test_the_default_runs_document_is_openapi_yaml() -> None:
+    """The default configuration's document is the published file, exactly."""
+    published = yaml.safe_load(PUBLISHED.read_text(encoding="utf-8"))
+    assert openapi_document(SimulatorConfig()) == published
+
+
+async def test_the_default_simulator_serves_openapi_yaml(
+    sim: Any, session: aiohttp.ClientSession
+) -> None:
+    """`GET /openapi.json` of a default run is openapi.yaml."""
+    document = await served_document(session, sim.url)
+    assert document.spec == yaml.safe_load(PUBLISHED.read_text(encoding="utf-8"))
+
+
+async def check_lists_and_gets(
+    session: aiohttp.ClientSession, url: str, document: Document, config: SimulatorConfig
+) -> None:
+    """For every collection: a first page and a last one fit the document, their records
+    declare their keys, and the id the link points at is fetched back by the get."""
+    size = CONVENTIONS[config.paging].size_param
+    for resource in RESOURCES:
+        path = LIST_PATHS[resource]
+        (link,) = document.response(path, 200)[0]["links"].values()
+        (expression,) = link["parameters"].values()
+        get = document.operation(GET_PATHS[resource])["responses"]["200"]["content"]
+        record_schema = document.resolve(get["application/json"]["schema"])[0]
+        for page_size in ("3", str(config.max_page_size)):
+            params = {size: page_size} if size else None
+            status, page = await document.fetch(session, url + path, path, params)
+            assert status == 200
+            record = pointed(page, expression.rsplit("/", 1)[0])
+            undeclared = set(record) - set(record_schema["properties"])
+            assert undeclared <= EXTRA_FIELDS[config.naming], undeclared
+            record_url_ = record_url(url, resource, pointed(page, expression))
+            assert (await document.fetch(session, record_url_, GET_PATHS[resource]))[0] == 200
+
+
+async def check_errors(session: aiohttp.ClientSession, url: str, document: Document) -> None:
+    """A 400 of a list and a 404 of a get fit the document (media type and body)."""
+    path = LIST_PATHS["scopes"]
+    assert (await document.fetch(session, url + path, path, {"bogus": "1"}))[0] == 400
+    missing = f"{url}{path}/nope"
+    assert (await document.fetch(session, missing, GET_PATHS["scopes"]))[0] == 404
+
+
+@pytest.mark.parametrize(("paging", "naming", "errors"), RUNS)
+async def test_each_run_documents_what_it_serves(
+    serve: StartSimulator, session: aiohttp.ClientSession, paging: str, naming: str, errors: str
+) -> None:
+    """A run's pages, gets and errors are what its own document describes."""
+    simulator = await serve(paging=paging, naming=naming, error_format=errors)
+    document = await served_document(session, simulator.url)
+    assert document.spec == openapi_document(simulator.config)
+    await check_lists_and_gets(session, simulator.url, document, simulator.config)
+    await check_errors(session, simulator.url, document)
+
+
+@pytest.mark.parametrize("errors", ERROR_FORMATS)
+async def test_auth_and_rate_limit_errors_fit_each_shapes_document(
+    serve: StartSimulator, session: aiohttp.ClientSession, errors: str
+) -> None:
+    """401 (with WWW-Authenticate) and 429 (with Retry-After) fit the run's document in every
+    error shape; the document itself needs no credential."""
+    simulator = await serve(error_format=errors, token="t", rate_limit=1)
+    document = await served_document(session, simulator.url)
+    path, url = LIST_PATHS["scopes"], simulator.url + LIST_PATHS["scopes"]
+    assert (await document.fetch(session, url, path))[0] == 401
+    auth = {"Authorization": "Bearer t"}
+    assert (await document.fetch(session, url, path, None, auth))[0] == 200
+    assert (await document.fetch(session, url, path, None, auth))[0] == 429
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"auth_header": "X-API-Key", "auth_scheme": None, "token": "t"},
+        {"auth_header": "Authorization", "auth_scheme": "Token", "token": "t"},
+        {"page_size": 5, "max_page_size": 50, "paging": "page"},
+        {"items_key": "data", "paging": "offset"},
+        {"disguise_paging": True, "paging": "header-cursor"},
+        {"disguise_paging": True, "paging": "hal"},
+        {"health_path": "/healthz", "agent_configuration_path": "/agent.conf"},
+        {"echo_token": True, "paging": "link", "token": "t"},
+    ],
+    ids=[
+        "api-key",
+        "token-scheme",
+        "page-sizes",
+        "items-key",
+        "disguised",
+        "disguised-hal",
+        "paths",
+        "echo",
+    ],
+)
+async def test_configured_runs_document_what_they_serve(
+    serve: StartSimulator, session: aiohttp.ClientSession, overrides: dict[str, Any]
+) -> None:
+    """Auth headers, page sizes, items keys, disguised signals, moved paths and echo mode are
+    written into the document, and the run's answers fit it."""
+    simulator = await serve(**overrides)
+    config = simulator.config
+    document = await served_document(session, simulator.url)
+    (scheme,) = document.spec["components"]["securitySchemes"].values()
+    credential = "t" if config.auth_scheme is None else f"{config.auth_scheme} t"
+    assert scheme.get("name", "Authorization") == config.auth_header
+    auth = {config.auth_header: credential} if config.token else {}
+    if config.echo_token:
+        getting = record_url(simulator.url, "scopes", "sc-00000001")
+        async with session.get(getting, headers=auth, allow_redirects=False) as response:
+            body = await response.read()
+            document.check(GET_PATHS["scopes"], response.status, response.headers, body)
+            assert response.status == 307
+    session.headers.update(auth)
+    await check_lists_and_gets(session, simulator.url, document, config)
+    await check_errors(session, simulator.url, document)
+    health = document.spec["paths"][config.health_path]["get"]
+    assert health["operationId"] == "getHealth"
+    assert config.agent_configuration_path in document.spec["paths"]
+
+
+async def test_the_document_is_served_despite_auth_faults_and_methods(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """`/openapi.json` needs no credential and no fault reaches it; only GET is allowed."""
+    faults = (FaultSpec("http-503", 1.0), FaultSpec("reset", 1.0))
+    simulator = await serve(token="t", faults=faults)
+    document = await served_document(session, simulator.url)
+    assert document.spec == openapi_document(simulator.config)
+    async with session.post(f"{simulator.url}/openapi.json") as response:
+        assert (response.status, response.headers["Allow"]) == (405, "GET")
+
+
+def test_no_path_may_hide_the_document() -> None:
+    """The health or agent configuration path cannot be `/openapi.json`."""
+    with pytest.raises(ValueError, match="OpenAPI document"):
+        SimulatorConfig(health_path="/openapi.json")
+
+
+def test_print_spec_writes_the_runs_document(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m remedy_async.simulator --print-spec` writes the run's document, exits 0."""
+    assert main(["--paging", "odata", "--naming", "snake", "--print-spec"]) == 0
+    printed = orjson.loads(capsys.readouterr().out)
+    assert printed == openapi_document(SimulatorConfig(paging="odata", naming="snake"))
+
+
+async def test_remedy_async_serve_print_spec_writes_the_runs_document() -> None:
+    """`remedy-async serve --print-spec` writes the same document and exits 0."""
+    stdout, stderr = io.BytesIO(), io.StringIO()
+    terminal = Terminal(stdout=stdout, stderr=stderr, stdin=io.StringIO(), env={})
+    argv = ["serve", "--errors", "problem", "--print-spec"]
+    assert await run(argv, terminal) == 0, stderr.getvalue()
+    printed = orjson.loads(stdout.getvalue())
+    assert printed == openapi_document(SimulatorConfig(error_format="problem"))
+    assert printed["components"]["responses"]["NotFound"]["content"] == {
+        "application/problem+json": {"schema": {"$ref": "#/components/schemas/Error"}}
+    }
