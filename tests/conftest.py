@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 
@@ -13,6 +14,9 @@ from aiohttp import web
 from tests.loopback import CANARY, Handler, Serve, serve_app
 
 pytest_plugins = ["remedy_async.testing"]
+
+CASES_PROPERTY = "schemathesis-cases"
+"""The user property a contract test records its generated cases in: `(run, count)`."""
 
 
 @pytest.fixture
@@ -101,3 +105,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if CANARY_WATCH.leaks:
         print("\nCANARY TOKEN LEAKED:\n" + "\n".join(CANARY_WATCH.leaks[:20]))
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the cases schemathesis generated per run, when any contract test ran (here, in
+    the root conftest, so the xdist controller prints it too)."""
+    counts: Counter[str] = Counter()
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "teardown":
+                continue
+            for name, value in report.user_properties:
+                if name == CASES_PROPERTY:
+                    counts[value[0]] += value[1]
+    if not counts:
+        return
+    terminalreporter.section("schemathesis: generated cases (paging / naming / error shape)")
+    for run, count in sorted(counts.items()):
+        terminalreporter.write_line(f"{run}: {count} cases")
+    terminalreporter.write_line(f"total: {sum(counts.values())} cases")

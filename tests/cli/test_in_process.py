@@ -193,23 +193,25 @@ async def test_demo_without_faults(tmp_path: Path) -> None:
     assert "Every record arrived exactly once" in text
 
 
-async def test_without_rich_tables_fail_with_the_install_hint_and_data_still_flows(
+async def test_without_rich_live_progress_fails_with_the_install_hint_and_data_still_flows(
     simulator: Simulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With rich missing, a table exits 2 naming the extra, while jsonl still works."""
+    """With rich missing, live progress and the demo exit 2 naming the extra, while jsonl and
+    tables (plain text) still work."""
     monkeypatch.setitem(sys.modules, "rich", None)
     monkeypatch.delitem(sys.modules, "remedy_async.cli._rich", raising=False)
     base = ("list", "scopes", "--base-url", simulator.url)
-    table = await cli_here(*base, "--format", "table")
     forced = await cli_here(*base, "--progress", "always")
     demo = await cli_here("demo", "--size", "1")
     plain = await cli_here(*base)
-    for outcome in (table, forced, demo):
+    table = await cli_here(*base, "--format", "table")
+    for outcome in (forced, demo):
         assert outcome.code == 2
         assert "pip install 'remedy-async[cli]'" in outcome.stderr
         assert outcome.stdout == b""
-    assert plain.code == 0
+    assert plain.code == table.code == 0
     assert len(plain.jsonl()) == simulator.dataset.count("scopes")
+    assert table.stdout.decode().endswith(f"{simulator.dataset.count('scopes')} record(s)\n")
 
 
 @pytest.mark.parametrize("output", ["jsonl", "table"])

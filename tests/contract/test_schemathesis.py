@@ -34,8 +34,8 @@ import remedy_async
 from remedy_async import CONVENTIONS
 from remedy_async.simulator import ERROR_FORMATS, SimulatorConfig, openapi_document
 from remedy_async.simulator._positions import CONTINUING
+from tests.conftest import CASES_PROPERTY
 
-from .conftest import CASES_PROPERTY
 from .servers import BackgroundSimulators
 
 SPEC_PATH: Final = Path(remedy_async.__file__).parent / "openapi.yaml"
