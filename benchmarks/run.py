@@ -236,8 +236,13 @@ def markdown(
 
 
 def plot(summary: dict[str, Any], path: Path) -> None:
-    """Throughput against concurrency for get_many, one line per variant."""
-    import matplotlib  # noqa: PLC0415 - only the full run draws
+    """Throughput against concurrency for get_many, one line per variant (needs the `plot`
+    extra: `pip install -e '.[plot]'`; without it the chart is skipped, saying so)."""
+    try:
+        import matplotlib  # noqa: PLC0415 - only the full run draws
+    except ImportError:
+        print(f"{path.name} not drawn: matplotlib is missing (pip install -e '.[plot]')")
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
