@@ -32,6 +32,7 @@ from remedy_async._wire._codec import to_wire
 from remedy_async._wire._fastpath import from_wire, structure_hook
 from remedy_async._wire._faults import WireFault
 from remedy_async._wire._naming import to_camel
+from tests.budget import examples
 
 RECORDS = (Endpoint, RemediationTarget, Scope, VulnerabilityFinding)
 ALL_MODELS = (*RECORDS, OperatingSystem, Package, ScopeSelector, HealthStatus)
@@ -154,28 +155,28 @@ ID = {"id": st.text()}
 # Round trip
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(wire_record(ENDPOINT_FIELDS, ID))
 def test_endpoint_round_trips(data: dict[str, Any]) -> None:
     """An Endpoint read from any valid wire object writes back the same object."""
     assert to_wire(from_wire(Endpoint, data)) == data
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(wire_record(TARGET_FIELDS, ID))
 def test_remediation_target_round_trips(data: dict[str, Any]) -> None:
     """A RemediationTarget read from any valid wire object writes back the same object."""
     assert to_wire(from_wire(RemediationTarget, data)) == data
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(wire_record(SCOPE_FIELDS, ID))
 def test_scope_round_trips(data: dict[str, Any]) -> None:
     """A Scope read from any valid wire object writes back the same object."""
     assert to_wire(from_wire(Scope, data)) == data
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(wire_record(FINDING_FIELDS, ID))
 def test_vulnerability_finding_round_trips(data: dict[str, Any]) -> None:
     """A VulnerabilityFinding read from any valid wire object writes back the same object."""

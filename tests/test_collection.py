@@ -34,6 +34,7 @@ from remedy_async import (
     UnprocessableEntityError,
 )
 from remedy_async._wire._ids import MAX_ID_LENGTH
+from tests.budget import examples
 from tests.loopback import Serve, serve_app
 
 TOKEN = "canary-token-7f3e9a"
@@ -82,7 +83,7 @@ ids = st.one_of(
 
 
 @given(resource_id=ids)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_valid_id_travels_as_exactly_one_segment(
     echo_client: tuple[asyncio.Runner, RemedyClient], resource_id: str
 ) -> None:

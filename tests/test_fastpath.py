@@ -20,6 +20,7 @@ from remedy_async import (
 )
 from remedy_async._wire._codec import cattrs_structure_hook
 from remedy_async._wire._fastpath import STEP_ASIDE_ERRORS, _fast_for, structure_hook
+from tests.budget import examples
 
 json_scalars = st.one_of(
     st.none(),
@@ -84,7 +85,7 @@ def outcome(structure: Any, model: type[Any], data: object) -> tuple[str, object
 
 
 @pytest.mark.parametrize("model", list(WIRE_KEYS))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data())
 def test_fast_path_agrees_with_cattrs(model: type[Any], data: st.DataObject) -> None:
     """Whatever the record, the fast function either steps aside or returns what cattrs returns."""
@@ -98,7 +99,7 @@ def test_fast_path_agrees_with_cattrs(model: type[Any], data: st.DataObject) -> 
 
 
 @pytest.mark.parametrize("model", list(WIRE_KEYS))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_structure_hook_matches_cattrs_including_faults(
     model: type[Any], data: st.DataObject
