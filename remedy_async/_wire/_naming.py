@@ -35,25 +35,35 @@ def spell(name: str, naming: Naming) -> str:
     return camel[:1].upper() + camel[1:] if naming == "pascal" else camel
 
 
-_READ_IN: dict[int, tuple[weakref.ref[Any], Naming]] = {}
+class _Note(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference to a record, with the naming it was read in."""
+
+    __slots__ = ("key", "naming")
+    key: int
+    naming: Naming
+
+
+def _forget(note: _Note) -> None:
+    _READ_IN.pop(note.key, None)
+
+
+_READ_IN: dict[int, _Note] = {}
 """The naming of each live record read in a naming other than camelCase, by the record's id."""
 
 
 def remember_naming(record: object, naming: Naming) -> None:
     """Note that `record` was read from keys spelled in `naming`, for as long as it lives."""
-    key = id(record)
-
-    def forget(_: object) -> None:
-        _READ_IN.pop(key, None)
-
-    _READ_IN[key] = (weakref.ref(record, forget), naming)
+    note = _Note(record, _forget)
+    note.key = key = id(record)
+    note.naming = naming
+    _READ_IN[key] = note
 
 
 def naming_of(record: object) -> Naming:
     """The naming `record` was read in: camelCase unless it was read in another one."""
-    found = _READ_IN.get(id(record))
-    if found is not None and found[0]() is record:
-        return found[1]
+    note = _READ_IN.get(id(record))
+    if note is not None and note() is record:
+        return note.naming
     return "camel"
 
 
