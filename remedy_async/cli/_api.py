@@ -18,7 +18,7 @@ from ._errors import EXIT_OK, UsageError
 from ._filters import group_filters
 from ._formats import JsonArrayEncoder
 from ._settings import open_client
-from ._sinks import StreamSink
+from ._sinks import StreamSink, finished
 from ._terminal import Terminal
 
 _COLLECTION_PATHS = {f"/v1/{resource.segment}": resource for resource in RESOURCES}
@@ -38,13 +38,9 @@ async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
         async with open_client(options, terminal.env) as client:
             collection: ResourceCollection[Any] = getattr(client, resource.attribute)
             sink = StreamSink(JsonArrayEncoder(), terminal.stdout)
-            try:
+            with finished(sink):
                 async for page in collection.list(extra_params=params).as_dicts().pages():
                     sink.write(page.items)
-            except BaseException:
-                sink.abort()
-                raise
-            sink.close()
         return EXIT_OK
     async with open_client(options, terminal.env) as client:
         response = await client.get_json(path, params=params)

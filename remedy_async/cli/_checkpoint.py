@@ -19,8 +19,10 @@ from `resumeToken` (null: from the start), so every record ends up in the file e
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 import orjson
 from attrs import frozen
@@ -144,12 +146,14 @@ def fsync_directory(directory: Path) -> None:
         os.close(descriptor)
 
 
-def replace_file(path: Path, data: bytes) -> None:
-    """Write a file atomically and durably: a reader sees the old content or the new, whole."""
+@contextmanager
+def atomic_file(path: Path) -> Iterator[BinaryIO]:
+    """A file to write that replaces `path` atomically and durably once the block succeeds; a
+    reader sees the old content or the new, whole, and a failed block leaves nothing behind."""
     temporary = _beside(path)
     try:
         with open(temporary, "wb") as file:
-            file.write(data)
+            yield file
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
@@ -157,6 +161,12 @@ def replace_file(path: Path, data: bytes) -> None:
         temporary.unlink(missing_ok=True)
         raise
     fsync_directory(path.parent)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write a file atomically and durably: a reader sees the old content or the new, whole."""
+    with atomic_file(path) as file:
+        file.write(data)
 
 
 def write_checkpoint(path: Path, checkpoint: Checkpoint) -> None:

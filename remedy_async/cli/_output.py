@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from remedy_async import Resource
 
+from ._checkpoint import atomic_file
 from ._errors import UsageError
 from ._fields import Fields, parse_fields, select
 from ._formats import WireRecord
-from ._sinks import Sink, open_sink
+from ._sinks import Sink, finished, open_sink
 
 
 class FieldsSink:
@@ -54,13 +54,8 @@ def output(
         sink = open_sink(options.format, resource, stream, fields if tabular else None)
         if fields is not None:
             sink = FieldsSink(sink, fields, flatten=tabular)
-        try:
+        with finished(sink):
             yield sink
-        except BaseException:
-            with contextlib.suppress(OSError):
-                sink.abort()
-            raise
-        sink.close()
 
 
 @contextlib.contextmanager
@@ -72,13 +67,5 @@ def _destination(path: str | None, stdout: BinaryIO) -> Iterator[BinaryIO]:
     if target.is_dir() or not target.parent.is_dir():
         problem = "is a directory" if target.is_dir() else f"{target.parent} is not a directory"
         raise UsageError(f"--output {path}: {problem}")
-    temporary = target.with_name(f".{target.name}.part")
-    try:
-        with open(temporary, "wb") as file:
-            yield file
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    with atomic_file(target) as file:
+        yield file

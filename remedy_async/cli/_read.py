@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any, TextIO
 
 from remedy_async import ResourceCollection, to_wire
@@ -12,7 +13,7 @@ from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe
 from ._filters import group_filters, resource_filters
 from ._meters import Meters
 from ._output import output
-from ._progress import progress
+from ._progress import Say, progress
 from ._settings import open_client
 from ._terminal import Terminal
 from ._where import keep
@@ -35,17 +36,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
         except (TypeError, ValueError) as error:
             raise UsageError(str(error)) from None
         meter = meters.add(resource.segment, (resource.segment, "list"))
-        with (
-            progress(
-                meters,
-                options.progress,
-                terminal,
-                data_on_stdout=True,
-                transient=True,
-                every=options.progress_every,
-            ),
-            output(options, resource, terminal.stdout) as sink,
-        ):
+        with shown(meters, options, terminal), output(options, resource, terminal.stdout) as sink:
             try:
                 async for page in pager.pages():
                     records = [to_wire(record, "camel") for record in page.items]
@@ -54,6 +45,20 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
             finally:
                 meter.finish()
     return EXIT_OK
+
+
+def shown(
+    meters: Meters, options: argparse.Namespace, terminal: Terminal
+) -> AbstractContextManager[Say]:
+    """The progress of a command whose data goes to stdout, as its options ask."""
+    return progress(
+        meters,
+        options.progress,
+        terminal,
+        data_on_stdout=True,
+        transient=True,
+        every=options.progress_every,
+    )
 
 
 def _stdin_ids(stdin: TextIO) -> Iterator[str]:
@@ -77,14 +82,7 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
         meter = meters.add(resource.segment, (resource.segment, "get"))
         with (
-            progress(
-                meters,
-                options.progress,
-                terminal,
-                data_on_stdout=True,
-                transient=True,
-                every=options.progress_every,
-            ) as say,
+            shown(meters, options, terminal) as say,
             output(options, resource, terminal.stdout) as sink,
         ):
             try:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, Protocol
 
 from remedy_async import Resource
@@ -153,3 +154,16 @@ def open_sink(
     if name == "csv" and columns:
         return StreamSink(CsvEncoder(tuple(columns)), stream)
     return StreamSink(encoder_for(name, resource), stream)
+
+
+@contextlib.contextmanager
+def finished(sink: Sink) -> Iterator[None]:
+    """Close the sink after the block; if the block fails, leave what was written well-formed
+    (a JSON array closed, or nothing at all) and let the error through."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(OSError):
+            sink.abort()
+        raise
+    sink.close()
