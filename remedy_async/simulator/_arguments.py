@@ -95,8 +95,20 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
             f"routes (comma-separated, * allowed): {', '.join(ROUTE_NAMES)}"
         ),
     )
-    add("--latency-ms", type=float, default=_FAULT_DEFAULTS.latency_ms, help="latency faults")
-    add("--jitter-ms", type=float, default=_FAULT_DEFAULTS.jitter_ms, help="latency faults")
+    add(
+        "--latency-ms",
+        type=float,
+        metavar="MS",
+        help="delay every request by MS milliseconds; with a latency --fault, that fault's "
+        f"delay instead (default: no delay; a latency fault's is {_FAULT_DEFAULTS.latency_ms:g})",
+    )
+    add(
+        "--jitter-ms",
+        type=float,
+        metavar="MS",
+        help="add up to MS random milliseconds to the delay of --latency-ms or of a latency "
+        f"--fault (default: {_FAULT_DEFAULTS.jitter_ms:g})",
+    )
     add("--stall-seconds", type=float, default=_FAULT_DEFAULTS.stall_seconds, help="stall faults")
     add("--retry-after", type=int, default=_FAULT_DEFAULTS.retry_after, help="http-429 faults")
     add(
@@ -141,13 +153,24 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
     """Build the configuration from parsed options; raises ValueError on bad values."""
+    delays = {
+        name: value
+        for name, value in (("latency_ms", ns.latency_ms), ("jitter_ms", ns.jitter_ms))
+        if value is not None
+    }
     fault_options = {
-        "latency_ms": ns.latency_ms,
-        "jitter_ms": ns.jitter_ms,
+        **delays,
         "stall_seconds": ns.stall_seconds,
         "retry_after": ns.retry_after,
         "retry_after_format": ns.retry_after_format,
     }
+    faults = [FaultSpec.parse(text, **fault_options) for text in ns.fault]
+    if delays and not any(fault.kind is FaultKind.LATENCY for fault in faults):
+        # --latency-ms (or --jitter-ms) alone: every request of every route is delayed.
+        every = FaultSpec(
+            FaultKind.LATENCY, 1.0, latency_ms=ns.latency_ms or 0.0, jitter_ms=ns.jitter_ms or 0.0
+        )
+        faults.append(every)
     scheme = None if ns.auth_scheme in (None, "", "none") else ns.auth_scheme
     return SimulatorConfig(
         host=ns.host,
@@ -165,7 +188,7 @@ def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         error_format=ns.error_format,
         echo_token=ns.echo_token,
         rate_limit=ns.rate_limit,
-        faults=tuple(FaultSpec.parse(text, **fault_options) for text in ns.fault),
+        faults=tuple(faults),
         cache=ns.cache,
         cache_bytes=ns.cache_bytes,
         agent_configuration_size=ns.agent_configuration_size,

@@ -16,13 +16,14 @@ from remedy_async import CONVENTIONS
 from remedy_async.cli import Terminal, run
 from remedy_async.simulator import (
     FaultKind,
+    Simulator,
     SimulatorConfig,
     add_serve_arguments,
     config_from_args,
 )
 from remedy_async.simulator.__main__ import main
 
-from .helpers import get_json
+from .helpers import RecordingSleep, get_json
 
 
 def parse(*argv: str) -> SimulatorConfig:
@@ -67,6 +68,32 @@ def test_faults_are_repeatable_and_take_the_fault_options() -> None:
     assert (latency.latency_ms, latency.jitter_ms, latency.stall_seconds) == (20, 5, 2)
     assert (limited.kind, limited.routes) == (FaultKind.HTTP_429, ("list:*", "get:scopes"))
     assert (limited.retry_after, limited.retry_after_format) == (3, "http-date")
+
+
+async def test_latency_ms_alone_delays_every_request(
+    session: aiohttp.ClientSession, fake_sleep: RecordingSleep
+) -> None:
+    """--latency-ms without a latency --fault delays each request of every route by it."""
+    config = parse("--latency-ms", "20", "--size", "3")
+    async with Simulator(config, sleep=fake_sleep) as simulator:
+        for path in ("/v1/endpoints", "/v1/scopes", "/v1/health"):
+            status, _, _ = await get_json(session, simulator.url + path)
+            assert status == 200
+    assert fake_sleep.calls == [0.02, 0.02, 0.02]
+
+
+def test_jitter_ms_alone_delays_every_request_by_up_to_it() -> None:
+    """--jitter-ms without a latency --fault adds a delay of 0 to that many ms everywhere."""
+    (every,) = parse("--jitter-ms", "5").faults
+    assert (every.kind, every.rate, every.routes) == (FaultKind.LATENCY, 1.0, None)
+    assert (every.latency_ms, every.jitter_ms) == (0, 5)
+
+
+def test_latency_ms_beside_other_faults_still_delays_every_request() -> None:
+    """Faults of other kinds do not take --latency-ms for themselves."""
+    failing, every = parse("--fault", "http-500:0.1", "--latency-ms", "20").faults
+    assert failing.kind is FaultKind.HTTP_500
+    assert (every.kind, every.rate, every.latency_ms) == (FaultKind.LATENCY, 1.0, 20)
 
 
 @pytest.mark.parametrize("name", list(CONVENTIONS))
