@@ -86,7 +86,15 @@ def _check_count(name: str, value: int | None, minimum: int) -> None:
         raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")
 
 
-LIST_KEYWORDS = ("page_size", "max_items", "resume_token", "prefetch", "options", "extra_params")
+LIST_KEYWORDS = (
+    "page_size",
+    "max_items",
+    "resume_token",
+    "prefetch",
+    "concurrency",
+    "options",
+    "extra_params",
+)
 """`list()`'s own keywords, suggested when a misspelt filter is closest to one of them."""
 
 
@@ -174,6 +182,7 @@ class ResourceCollection(Generic[T]):
         max_items: int | None = None,
         resume_token: str | None = None,
         prefetch: int = 0,
+        concurrency: int = 1,
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: Unpack[EndpointFilters],
@@ -187,6 +196,7 @@ class ResourceCollection(Generic[T]):
         max_items: int | None = None,
         resume_token: str | None = None,
         prefetch: int = 0,
+        concurrency: int = 1,
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: Unpack[RemediationTargetFilters],
@@ -200,6 +210,7 @@ class ResourceCollection(Generic[T]):
         max_items: int | None = None,
         resume_token: str | None = None,
         prefetch: int = 0,
+        concurrency: int = 1,
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: Unpack[ScopeFilters],
@@ -213,6 +224,7 @@ class ResourceCollection(Generic[T]):
         max_items: int | None = None,
         resume_token: str | None = None,
         prefetch: int = 0,
+        concurrency: int = 1,
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: Unpack[VulnerabilityFindingFilters],
@@ -225,6 +237,7 @@ class ResourceCollection(Generic[T]):
         max_items: int | None = None,
         resume_token: str | None = None,
         prefetch: int = 0,
+        concurrency: int = 1,
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: FilterValue,
@@ -239,12 +252,17 @@ class ResourceCollection(Generic[T]):
         service has and the contract lacks. `resume_token` (from `Page.resume_token`,
         `Pager.resume_token` or a failed iteration's error) continues right after the last item
         delivered; it must come from this collection with the same filters. `prefetch=N`
-        fetches up to N pages ahead. Bad filters, sizes, caps and tokens raise here, before any
-        I/O.
+        fetches up to N pages ahead. `concurrency=N` fetches up to N pages at once where the
+        list's convention lets their requests be computed (offsets or page numbers, with a total
+        or page count announced); items still come in order, exactly once, with exact resume
+        tokens, and a list whose announced size changes mid-way raises PaginationError. Cursor,
+        link and keyset lists stay sequential: each page names the next. Bad filters, sizes,
+        caps and tokens raise here, before any I/O.
         """
         _check_count("page_size", page_size, 1)
         _check_count("max_items", max_items, 0)
         _check_count("prefetch", prefetch, 0)
+        _check_count("concurrency", concurrency, 1)
         check_filters(self.resource.attribute, filters, LIST_KEYWORDS)
         filter_params = encode_filters(filters) + encode_extra_params(extra_params)
         if options is not None:
@@ -291,6 +309,7 @@ class ResourceCollection(Generic[T]):
             page_size=page_size,
             max_items=max_items,
             prefetch=prefetch,
+            concurrency=concurrency,
             description=self.resource.attribute,
             trusted_origins=self._trusted_origins,
             on_convention=self._announce_convention,

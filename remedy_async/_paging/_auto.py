@@ -17,8 +17,8 @@ from remedy_async._wire._faults import WireFault, json_type_name
 from ._conventions import CONVENTIONS
 from ._envelope import MISSING, has_link_next
 from ._envelope import dig_path as dig
-from ._follow import locate_items, predict_next, read_page
-from ._protocol import Convention, PageRequest, PageResult, PagingFault
+from ._follow import locate_items, plan_pages, predict_next, read_page
+from ._protocol import Convention, PagePlan, PageRequest, PageResult, PagingFault
 
 
 def _table(rows: Mapping[str, Convention] | tuple[Convention, ...]) -> tuple[Convention, ...]:
@@ -62,6 +62,15 @@ class AutoPaginator:
         """Guess the next request once the list's convention is known and computes it."""
         convention = self.named(request.convention)
         return None if convention is None else predict_next(convention, request)
+
+    def plan(
+        self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
+    ) -> PagePlan | None:
+        """Plan up to `count` later pages when the list's convention computes them from a size."""
+        convention = result.convention
+        return (
+            None if convention is None else plan_pages(convention, request, response, result, count)
+        )
 
     def named(self, name: str | None) -> Convention | None:
         """The convention of this name (from a request or a resume token), if any."""

@@ -1,7 +1,8 @@
 """Where a list response keeps its items and its paging signals, read without judging them.
 
 Helpers shared by the schemes: the item array of an envelope, dotted field lookup, integers
-from the body or the request, the Link header's next target, and the end-of-list rule.
+from the body or the request, the Link header's next target, the end-of-list rule, and where
+the later pages of a list of known size start.
 """
 
 from __future__ import annotations
@@ -85,6 +86,32 @@ def is_last_page(count: int, position: int, total: int | None, served_size: int 
     if total is not None:
         return position >= total
     return served_size is not None and count < served_size
+
+
+def planned_offsets(following: int, step: int, total: int, count: int) -> range:
+    """The offsets of up to `count` pages from `following`, `step` items apart, short of `total`.
+
+    `step` is what the page before served: a service that caps page sizes serves its cap.
+    """
+    if step <= 0:
+        return range(0)
+    return range(following, min(total, following + step * count), step)
+
+
+def planned_pages(following: int, last: int, count: int) -> range:
+    """The page numbers of up to `count` pages from `following` to `last`."""
+    return range(following, min(last, following + count - 1) + 1)
+
+
+def last_page_number(
+    first_page: int, pages: int | None, total: int | None, size: int | None
+) -> int | None:
+    """The number of a list's last page, from its page count or its total and page size."""
+    if pages is not None:
+        return first_page + pages - 1
+    if total is not None and size:
+        return first_page + -(-total // size) - 1
+    return None
 
 
 def size_params(name: str, page_size: int | str | None) -> tuple[tuple[str, str], ...]:

@@ -19,13 +19,15 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._envelope import MISSING, link_values
+from ._envelope import MISSING, last_page_number, link_values, planned_offsets, planned_pages
 from ._envelope import dig_path as dig
 from ._links import next_link, resolve
 from ._protocol import (
     ONLY_ARRAY,
     RESOURCE,
     Convention,
+    ListSize,
+    PagePlan,
     PageRequest,
     PageResult,
     Paginator,
@@ -57,6 +59,12 @@ class ConventionPaginator:
     def predict_next(self, request: PageRequest) -> PageRequest | None:
         """Guess the next request when the convention computes it (offsets, page numbers)."""
         return predict_next(self.convention, request)
+
+    def plan(
+        self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
+    ) -> PagePlan | None:
+        """Plan up to `count` later pages when the convention computes them from a size."""
+        return plan_pages(self.convention, request, response, result, count)
 
 
 def as_paginator(value: Paginator | Convention) -> Paginator:
@@ -112,6 +120,43 @@ def predict_next(convention: Convention, request: PageRequest) -> PageRequest | 
         return _with_position(convention, request, (current or 0) + size)
     page = convention.first_page if current is None else current
     return _with_position(convention, request, page + 1)
+
+
+def plan_pages(
+    convention: Convention,
+    request: PageRequest,
+    response: JSONResponse,
+    result: PageResult,
+    count: int,
+) -> PagePlan | None:
+    """The requests of up to `count` pages after a page, from the size the page announces.
+
+    Only offset and page-number conventions plan, and only when the page states its list's
+    total (or page count); offsets step by what this page served.
+    """
+    if convention.follow not in ("offset", "page") or not convention.param:
+        return None
+    body = response.body
+    size = ListSize(_int_at(body, convention.total_at), _int_at(body, convention.pages_at))
+    if convention.follow == "offset":
+        if size.items is None:
+            return None
+        if result.next is None:
+            return PagePlan((), size)
+        start = _int_param(dict(result.next.params), convention.param) or 0
+        positions = planned_offsets(start, len(result.items), size.items, count)
+    else:
+        served = _int_at(body, convention.size_at)
+        page_size = served or _requested_size(convention, request) or len(result.items)
+        last = last_page_number(convention.first_page, size.pages, size.items, page_size)
+        if last is None:
+            return None
+        if result.next is None:
+            return PagePlan((), size)
+        start = _int_param(dict(result.next.params), convention.param) or convention.first_page
+        positions = planned_pages(start, last, count)
+    following = result.next
+    return PagePlan(tuple(_with_position(convention, following, at) for at in positions), size)
 
 
 def resource_names(url: URL) -> tuple[str, ...]:
@@ -236,13 +281,19 @@ def _next_position(
         return None
     if served is not None and count < served:
         return None
-    return _with_position(convention, request, page + 1)
+    # Page boundaries depend on the size: ask for the size the service served, which differs
+    # from the one asked when it did not read the first request's size parameter.
+    return _with_position(convention, request, page + 1, size)
 
 
-def _with_position(convention: Convention, request: PageRequest, value: object) -> PageRequest:
-    """The request with the convention's parameter set to `value`, keeping the page size."""
+def _with_position(
+    convention: Convention, request: PageRequest, value: object, size: int | None = None
+) -> PageRequest:
+    """The request with the convention's parameter set to `value`, keeping the page size (or
+    setting `size`)."""
     assert convention.param is not None
-    size = _requested_size(convention, request)
+    if size is None:
+        size = _requested_size(convention, request)
     params = [(convention.param, str(value))]
     if size is not None and convention.size_param:
         params.append((convention.size_param, str(size)))
@@ -250,12 +301,26 @@ def _with_position(convention: Convention, request: PageRequest, value: object) 
 
 
 def _requested_size(convention: Convention, request: PageRequest) -> int | None:
-    """The page size the list asked for, under this convention's name or the first request's."""
+    """The page size the list asked for, under this convention's name or the first request's.
+
+    Where positions are page numbers, only the convention's own name counts: a size the service
+    did not read on the first page must not change its page boundaries on the second.
+    """
     params = dict(request.params)
-    for name in (convention.size_param, "limit", "pageSize"):
+    names: tuple[str | None, ...] = (convention.size_param,)
+    if not _numbers_pages(convention):
+        names += ("limit", "pageSize")
+    for name in names:
         if name and (size := _int_param(params, name)) is not None:
             return size
     return None
+
+
+def _numbers_pages(convention: Convention) -> bool:
+    """Whether the convention's positions are page numbers (in a parameter or a header)."""
+    return convention.follow == "page" or (
+        convention.follow == "token" and convention.param == "page"
+    )
 
 
 def _continuation(convention: Convention, response: JSONResponse) -> str | None:

@@ -1,9 +1,15 @@
-"""Fetches predicted next pages in parallel for prefetch, using a guess only when it was right."""
+"""Fetches later pages ahead of the walk, handing each over only when it is exactly the page asked.
+
+Two users: prefetch guesses the next requests (offsets, page numbers) assuming full pages, and
+`concurrency` fetches the pages a list's announced size plans. Either way a page fetched ahead is
+used only when the walk asks for exactly its request, so a wrong guess or a stale plan costs a
+request but never an item.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from typing import Any
 
 from remedy_async._http import JSONResponse
@@ -13,13 +19,52 @@ from ._protocol import PageRequest
 FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
 
 
-class LookAhead:
-    """Fetches predicted next pages in parallel, handing each over only if it was the right guess.
+class PagesAhead:
+    """The page fetches started ahead of the walk, by request.
 
-    A request that was not predicted is fetched on the spot, and every outstanding guess is
-    cancelled. Guesses whose result nobody wants are cancelled and their errors discarded, so a
-    wrong guess costs a request but never an item.
+    `fetch` hands over the one for the request asked (fetching it on the spot, and cancelling
+    every other, when it was not started ahead); `want` keeps exactly the fetches of the given
+    requests running. Cancelled fetches have their errors discarded.
     """
+
+    def __init__(self, fetch: FetchPage) -> None:
+        self._fetch = fetch
+        self._ahead: dict[PageRequest, asyncio.Task[JSONResponse]] = {}
+
+    def __len__(self) -> int:
+        return len(self._ahead)
+
+    async def fetch(self, request: PageRequest) -> JSONResponse:
+        """Return the response to `request`, from a fetch started ahead if there is one."""
+        return await _awaited(self.take(request))
+
+    def take(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
+        """The fetch of `request`, started now (and every other dropped) if not started ahead."""
+        task = self._ahead.pop(request, None)
+        if task is None:
+            self.want(())
+            task = asyncio.create_task(self._fetch(request))
+        return task
+
+    def want(self, requests: Collection[PageRequest]) -> None:
+        """Keep exactly these requests' fetches running: start the missing, cancel the others."""
+        for unwanted in [request for request in self._ahead if request not in requests]:
+            task = self._ahead.pop(unwanted)
+            task.cancel()
+            task.add_done_callback(_discard_outcome)
+        for request in requests:
+            if request not in self._ahead:
+                self._ahead[request] = asyncio.create_task(self._fetch(request))
+
+    async def close(self) -> None:
+        """Cancel every fetch still ahead and wait until they have ended."""
+        tasks = list(self._ahead.values())
+        self.want(())
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class LookAhead:
+    """For prefetch: fetches predicted next pages in parallel, as far as `room()` allows."""
 
     def __init__(
         self,
@@ -27,24 +72,17 @@ class LookAhead:
         predict: Callable[[PageRequest], PageRequest | None],
         room: Callable[[], int],
     ) -> None:
-        self._fetch = fetch
+        self._ahead = PagesAhead(fetch)
         self._predict = predict
         self._room = room
-        self._ahead: dict[PageRequest, asyncio.Task[JSONResponse]] = {}
         self._latest: PageRequest | None = None
 
     async def fetch(self, request: PageRequest) -> JSONResponse:
-        task = self._ahead.pop(request, None)
-        if task is None:
-            self._drop(list(self._ahead))
-            task = asyncio.create_task(self._fetch(request))
+        """Return the response to `request`, then keep guessing the pages after it."""
+        task = self._ahead.take(request)
         self._latest = request
         self._guess_after(request)
-        try:
-            return await task
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
+        return await _awaited(task)
 
     def refill(self) -> None:
         """Use room the caller just freed to guess further ahead."""
@@ -60,21 +98,18 @@ class LookAhead:
                 break
             wanted.append(guess)
             current = guess
-        self._drop([guess for guess in self._ahead if guess not in wanted])
-        for guess in wanted:
-            if guess not in self._ahead:
-                self._ahead[guess] = asyncio.create_task(self._fetch(guess))
-
-    def _drop(self, guesses: list[PageRequest]) -> None:
-        for guess in guesses:
-            task = self._ahead.pop(guess)
-            task.cancel()
-            task.add_done_callback(_discard_outcome)
+        self._ahead.want(wanted)
 
     async def close(self) -> None:
-        tasks = list(self._ahead.values())
-        self._drop(list(self._ahead))
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._ahead.close()
+
+
+async def _awaited(task: asyncio.Task[JSONResponse]) -> JSONResponse:
+    try:
+        return await task
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
 
 
 def _discard_outcome(task: asyncio.Task[JSONResponse]) -> None:

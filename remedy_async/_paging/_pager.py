@@ -54,8 +54,9 @@ class Pager(Generic[T]):
 
     Nothing is fetched until you iterate, and each iteration starts again from where the list
     call began. `max_items` caps the items and stops fetching once reached; `prefetch=N` keeps
-    up to N pages in flight ahead of you. `resume_token` says where the latest iteration
-    stopped (None once the list is complete).
+    up to N pages in flight ahead of you; `concurrency=N` fetches up to N pages at once when
+    the list's size plans them. `resume_token` says where the latest iteration stopped (None
+    once the list is complete).
     """
 
     def __init__(
@@ -71,6 +72,7 @@ class Pager(Generic[T]):
         page_size: int | None,
         max_items: int | None,
         prefetch: int,
+        concurrency: int = 1,
         description: str,
         trusted_origins: frozenset[str] = frozenset(),
         on_convention: Callable[[Convention, str], None] | None = None,
@@ -86,6 +88,7 @@ class Pager(Generic[T]):
         self._page_size = page_size
         self._max_items = max_items
         self._prefetch = prefetch
+        self._concurrency = concurrency
         self._description = description
         self._trusted_origins = trusted_origins
         self._on_convention = on_convention
@@ -98,6 +101,7 @@ class Pager(Generic[T]):
         return (
             f"<Pager {self._description} page_size={self._page_size} "
             f"max_items={self._max_items} prefetch={self._prefetch} "
+            f"concurrency={self._concurrency} "
             f"paginator={type(self._paginator).__name__}>"
         )
 
@@ -118,6 +122,7 @@ class Pager(Generic[T]):
             page_size=self._page_size,
             max_items=self._max_items,
             prefetch=self._prefetch,
+            concurrency=self._concurrency,
             description=self._description,
             trusted_origins=self._trusted_origins,
             on_convention=self._on_convention,
@@ -230,6 +235,7 @@ class Pager(Generic[T]):
             base_url=self._base_url,
             max_items=self._max_items,
             prefetch=self._prefetch,
+            concurrency=self._concurrency,
             description=self._description,
             from_start=self._start.skip == 0
             and self._start.request == self._paginator.first(self._page_size),

@@ -125,6 +125,30 @@ class PageResult:
     """The convention the page was read by, when the paginator follows one."""
 
 
+@frozen
+class ListSize:
+    """A list's size as one of its pages announces it: items, pages, or both."""
+
+    items: int | None
+    pages: int | None = None
+
+    def __str__(self) -> str:
+        parts = [f"{self.items} items"] if self.items is not None else []
+        if self.pages is not None:
+            parts.append(f"{self.pages} pages")
+        return " in ".join(parts) or "no size"
+
+
+@frozen
+class PagePlan:
+    """The requests of the pages after one page, planned from the size the list announces."""
+
+    requests: tuple[PageRequest, ...]
+    """Up to the number asked, in list order; empty when the page is the last."""
+    size: ListSize
+    """The size the page announced: every later page must announce the same."""
+
+
 @runtime_checkable
 class Paginator(Protocol):
     """A paging scheme: pure functions from page responses to items and the next request."""
@@ -148,4 +172,23 @@ class PredictingPaginator(Paginator, Protocol):
 
     def predict_next(self, request: PageRequest) -> PageRequest | None:
         """Return the request for the page after `request`, assuming that page is full."""
+        ...
+
+
+@runtime_checkable
+class PlanningPaginator(Paginator, Protocol):
+    """A paginator that can name later pages' requests from one page, for `list(concurrency=N)`.
+
+    Optional: offset and page-number lists that announce their size (a total, a page count)
+    let the client compute where every later page starts without waiting for the page before.
+    The pager fetches planned pages at once and uses each only when it is exactly the request
+    `read` gave for the page before it; a page announcing another size than the first stops
+    the list with PaginationError (it moved while being listed).
+    """
+
+    def plan(
+        self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
+    ) -> PagePlan | None:
+        """Return the requests of up to `count` pages after this one and the announced size,
+        or None when the page does not say enough to plan (no size, a cursor convention)."""
         ...

@@ -23,11 +23,14 @@ from ._envelope import (
     envelope_items,
     int_from,
     is_last_page,
+    last_page_number,
     next_link_of,
+    planned_offsets,
+    planned_pages,
     size_params,
 )
 from ._links import resolve
-from ._protocol import ITEM_KEYS, PageRequest, PageResult, PagingFault
+from ._protocol import ITEM_KEYS, ListSize, PagePlan, PageRequest, PageResult, PagingFault
 from ._signals import refuse_unread_signals
 
 
@@ -78,6 +81,28 @@ class OffsetPaginator:
             return None
         following = (self.offset_param, str(int(offset) + int(limit)))
         return PageRequest(params=(following, (self.limit_param, limit)))
+
+    def plan(
+        self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
+    ) -> PagePlan | None:
+        """The requests of up to `count` pages after this one, when the page states `total`."""
+        body = response.body if isinstance(response.body, dict) else {}
+        total = int_from(body, self.total_field, {})
+        if total is None:
+            return None
+        size = ListSize(total)
+        if result.next is None:
+            return PagePlan((), size)
+        params = dict(result.next.params)
+        limit = params.get(self.limit_param)
+        offsets = planned_offsets(int(params[self.offset_param]), len(result.items), total, count)
+        requests = tuple(
+            PageRequest(
+                params=((self.offset_param, str(offset)), *size_params(self.limit_param, limit))
+            )
+            for offset in offsets
+        )
+        return PagePlan(requests, size)
 
 
 @frozen
@@ -133,6 +158,31 @@ class PageNumberPaginator:
         return PageRequest(
             params=((self.page_param, str(int(number) + 1)), (self.size_param, size))
         )
+
+    def plan(
+        self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
+    ) -> PagePlan | None:
+        """The requests of up to `count` pages after this one, when the page states
+        `totalPages`, or `total` and the page size."""
+        body = response.body if isinstance(response.body, dict) else {}
+        total, pages = int_from(body, "total", {}), int_from(body, self.total_pages_field, {})
+        size = int_from(body, self.size_param, dict(request.params))
+        last = last_page_number(self.first_page, pages, total, size or len(result.items))
+        if last is None:
+            return None
+        listed = ListSize(total, pages)
+        if result.next is None:
+            return PagePlan((), listed)
+        params = dict(result.next.params)
+        page_size = params.get(self.size_param)
+        numbers = planned_pages(int(params[self.page_param]), last, count)
+        requests = tuple(
+            PageRequest(
+                params=((self.page_param, str(number)), *size_params(self.size_param, page_size))
+            )
+            for number in numbers
+        )
+        return PagePlan(requests, listed)
 
 
 @frozen

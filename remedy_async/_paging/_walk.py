@@ -2,17 +2,19 @@
 
 Given where to start, it yields each page cut to the items the caller is owed (repeats of ids
 just delivered skipped, `max_items` applied) with its place in the list, fetched in step with
-the caller or `prefetch` pages ahead. It refuses a next page that leaves the API or repeats a
-request already followed, so a broken page sequence never loops or leaks credentials.
+the caller, `prefetch` pages ahead, or `concurrency` planned pages at once. It refuses a next
+page that leaves the API or repeats a request already followed, so a broken page sequence never
+loops or leaks credentials, and a list whose announced size changes while its planned pages are
+fetched, so parallel pages never skip or repeat an item.
 """
 
 from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
-from typing import Any
+from typing import Any, TypeVar
 
 from attrs import frozen
 from yarl import URL
@@ -24,8 +26,19 @@ from remedy_async._wire._reader import wire_fault_error
 
 from ._dedupe import RecentIds
 from ._guards import declared_total, request_identity, target_problem
-from ._lookahead import FetchPage, LookAhead
-from ._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
+from ._lookahead import FetchPage, LookAhead, PagesAhead
+from ._protocol import (
+    Convention,
+    ListSize,
+    PagePlan,
+    PageRequest,
+    PageResult,
+    Paginator,
+    PagingFault,
+    PlanningPaginator,
+)
+
+T = TypeVar("T")
 
 
 @frozen
@@ -73,32 +86,50 @@ class PageWalk:
     from_start: bool = False
     """Whether the walk begins at the list's first page (so an announced total can be checked)."""
     trusted_origins: frozenset[str] = frozenset()
+    concurrency: int = 1
+    """Pages fetched at once when the paginator plans them from the list's announced size."""
 
     @asynccontextmanager
     async def pages(self) -> AsyncIterator[AsyncIterator[PreparedPage]]:
         """Provide the prepared pages, fetched in step with the caller or `prefetch` ahead.
 
-        With prefetch, a producer task fetches pages into a queue, holding at most `prefetch`
-        pages the caller has not taken. When the paginator can predict next requests (offset
-        and page-number schemes) and no max_items is set, the free part of that allowance is
-        fetched in parallel.
+        With `concurrency` above 1 and a paginator that plans (offsets or page numbers with a
+        known size), up to that many planned pages are fetched at once. With prefetch, a
+        producer task fetches pages into a queue, holding at most `prefetch` pages the caller
+        has not taken; when the paginator can predict next requests and no max_items is set,
+        the free part of that allowance is fetched in parallel.
         """
-        if self.prefetch == 0:
-            pages = self._pages_from(self.fetch)
-            try:
-                yield pages
-            finally:
-                await pages.aclose()
-            return
+        planned = None
+        if self.concurrency > 1 and isinstance(self.paginator, PlanningPaginator):
+            planned = _Planned(PagesAhead(self.fetch), self.paginator.plan)
+        try:
+            if self.prefetch == 0:
+                pages = self._pages_from(planned.fetch if planned else self.fetch, planned)
+                try:
+                    yield pages
+                finally:
+                    await pages.aclose()
+            else:
+                async with self._prefetched(planned) as ahead:
+                    yield ahead
+        finally:
+            if planned is not None:
+                await planned.ahead.close()
+
+    @asynccontextmanager
+    async def _prefetched(
+        self, planned: _Planned | None
+    ) -> AsyncIterator[AsyncIterator[PreparedPage]]:
         queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
         slots = asyncio.Semaphore(self.prefetch)
         predict = getattr(self.paginator, "predict_next", None)
         look_ahead = None
-        if predict is not None and self.max_items is None:
+        if planned is None and predict is not None and self.max_items is None:
             look_ahead = LookAhead(
                 self.fetch, predict, lambda: max(0, self.prefetch - queue.qsize() - 1)
             )
-        pages = self._pages_from(look_ahead.fetch if look_ahead else self.fetch)
+        fetch = planned.fetch if planned else look_ahead.fetch if look_ahead else self.fetch
+        pages = self._pages_from(fetch, planned)
 
         async def produce() -> None:
             try:
@@ -134,7 +165,9 @@ class PageWalk:
             if look_ahead is not None:
                 await look_ahead.close()
 
-    async def _pages_from(self, fetch: FetchPage) -> AsyncGenerator[PreparedPage, None]:
+    async def _pages_from(
+        self, fetch: FetchPage, planned: _Planned | None = None
+    ) -> AsyncGenerator[PreparedPage, None]:
         remaining = self.max_items
         if remaining == 0:
             return
@@ -146,7 +179,12 @@ class PageWalk:
         recent = RecentIds()
         while True:
             self._check_target(request)
-            prepared = self._prepare(request, await fetch(request), skip, remaining, recent)
+            response = await fetch(request)
+            result = self._read(request, response)
+            prepared = self._prepare(request, response, result, skip, remaining, recent)
+            if planned is not None:
+                left = None if remaining is None else remaining - len(prepared.items)
+                self._plan_after(planned, request, response, result, left)
             read += prepared.raw_count
             if prepared.place.next is None and prepared.place.whole and self.from_start:
                 self._check_complete(prepared.response, read)
@@ -171,12 +209,12 @@ class PageWalk:
         self,
         request: PageRequest,
         response: JSONResponse,
+        result: PageResult,
         skip: int,
         remaining: int | None,
         recent: RecentIds,
     ) -> PreparedPage:
-        """Read a fetched page and cut it to the new items the caller is owed."""
-        result = self._read(request, response)
+        """Cut a page read from a response to the new items the caller is owed."""
         delivery = recent.deliver(result.items, skip, remaining)
         if delivery.repeats and not delivery.items and not delivery.stopped_early:
             raise PaginationError(
@@ -235,13 +273,59 @@ class PageWalk:
                 url=shown_url(response.url),
             )
 
+    def _plan_after(
+        self,
+        planned: _Planned,
+        request: PageRequest,
+        response: JSONResponse,
+        result: PageResult,
+        left: int | None,
+    ) -> None:
+        """Start the pages this page plans, or stop the list if its announced size changed."""
+        count = self.concurrency
+        if left is not None:
+            count = min(count, -(-left // max(1, len(result.items))))
+        plan = self._checked(response, lambda: planned.plan(request, response, result, count))
+        if plan is None:
+            planned.ahead.want(())
+            return
+        if planned.size is not None and plan.size != planned.size:
+            raise PaginationError(
+                f"the list changed while its pages were fetched in parallel: it announced "
+                f"{planned.size} before and {plan.size} at {shown_url(response.url)} "
+                f"({_describe(request)}), so its items may have moved between pages; stopping "
+                "rather than skipping or repeating any (list it again for a consistent copy)",
+                method="GET",
+                url=shown_url(response.url),
+            )
+        planned.size = plan.size
+        planned.ahead.want(plan.requests)
+
     def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        return self._checked(response, lambda: self.paginator.read(request, response))
+
+    def _checked(self, response: JSONResponse, read: Callable[[], T]) -> T:
+        """Run a paginator's reading of a response, giving its faults the HTTP context."""
         try:
-            return self.paginator.read(request, response)
+            return read()
         except WireFault as fault:
             raise wire_fault_error(fault, response, url=shown_url(response.url)) from None
         except PagingFault as fault:
             raise PaginationError(str(fault), method="GET", url=shown_url(response.url)) from None
+
+
+class _Planned:
+    """The pages a list's announced size plans, fetched ahead, and the size first announced."""
+
+    def __init__(
+        self,
+        ahead: PagesAhead,
+        plan: Callable[[PageRequest, JSONResponse, PageResult, int], PagePlan | None],
+    ) -> None:
+        self.ahead = ahead
+        self.plan = plan
+        self.fetch = ahead.fetch
+        self.size: ListSize | None = None
 
 
 def shown_url(url: URL) -> URL | str:
