@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from remedy_async import APIError, RemedyClient, RequestOptions, RetryPolicy
+from remedy_async import CONVENTIONS, APIError, RemedyClient, RequestOptions, RetryPolicy
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
 SCHEMES = ("none", "offset", "page", "cursor", "link")
@@ -37,6 +37,20 @@ async def test_every_scheme_lists_the_same_ids(
         pager = client.vulnerability_findings.list(
             page_size=page_size, max_items=max_items, options=scheme(paging)
         )
+        assert [finding.id async for finding in pager] == expected
+
+
+@pytest.mark.parametrize("paging", list(CONVENTIONS))
+@pytest.mark.parametrize("page_size", [7, 1000])
+async def test_every_convention_lists_every_id_whatever_page_size_is_asked(
+    simulator: Simulator, paging: str, page_size: int
+) -> None:
+    """Detected from the first page, every convention lists every id once, even where the
+    service did not read the size asked on the first request (spring's `size`, header-page's
+    `per_page`) and page numbers count in the size it served."""
+    expected = list(simulator.dataset.ids(FINDINGS))
+    async with RemedyClient(simulator.url) as client:
+        pager = client.vulnerability_findings.list(page_size=page_size, options=scheme(paging))
         assert [finding.id async for finding in pager] == expected
 
 

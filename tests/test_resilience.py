@@ -48,11 +48,23 @@ def expected_findings() -> list[str]:
         return runner.run(ids())
 
 
-@pytest.mark.parametrize("paging", ["none", "offset", "page", "cursor", "link"])
+@pytest.mark.parametrize(
+    ("paging", "concurrency"),
+    [
+        ("none", 1),
+        ("offset", 1),
+        ("offset", 8),
+        ("page", 1),
+        ("page", 8),
+        ("cursor", 1),
+        ("link", 1),
+    ],
+)
 async def test_listing_under_faults_loses_and_repeats_nothing(
-    paging: str, expected_findings: list[str]
+    paging: str, concurrency: int, expected_findings: list[str]
 ) -> None:
-    """20,000 findings under 503s, resets, 429s and truncated bodies arrive exactly, in order."""
+    """20,000 findings under 503s, resets, 429s and truncated bodies arrive exactly, in order,
+    sequentially and with pages fetched in parallel."""
     time = FakeTime()
     config = SimulatorConfig(seed=21, size=1040, paging=paging, faults=LIST_FAULTS)
     async with Simulator(config) as simulator:
@@ -61,7 +73,9 @@ async def test_listing_under_faults_loses_and_repeats_nothing(
         ) as client:
             # An unpaged list is one request; list it several times so that faults hit it.
             for _ in range(8 if paging == "none" else 1):
-                pager = client.vulnerability_findings.list(page_size=1000, max_items=20_000)
+                pager = client.vulnerability_findings.list(
+                    page_size=1000, max_items=20_000, concurrency=concurrency
+                )
                 ids = [finding.id async for finding in pager]
                 assert len(ids) == 20_000
                 assert ids == expected_findings

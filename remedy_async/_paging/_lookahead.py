@@ -17,6 +17,8 @@ from remedy_async._http import JSONResponse
 from ._protocol import PageRequest
 
 FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
+PAGE_TASK = "remedy-page"
+"""The name of every task fetching a page ahead of the walk."""
 
 
 class PagesAhead:
@@ -43,7 +45,7 @@ class PagesAhead:
         task = self._ahead.pop(request, None)
         if task is None:
             self.want(())
-            task = asyncio.create_task(self._fetch(request))
+            task = self._start(request)
         return task
 
     def want(self, requests: Collection[PageRequest]) -> None:
@@ -54,7 +56,10 @@ class PagesAhead:
             task.add_done_callback(_discard_outcome)
         for request in requests:
             if request not in self._ahead:
-                self._ahead[request] = asyncio.create_task(self._fetch(request))
+                self._ahead[request] = self._start(request)
+
+    def _start(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
+        return asyncio.create_task(self._fetch(request), name=PAGE_TASK)
 
     async def close(self) -> None:
         """Cancel every fetch still ahead and wait until they have ended."""
