@@ -21,8 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from run import warm
-from simulator_process import running_simulator
+from simulator_process import running_simulator, warm
 
 CASES = {
     "get_many c=64": ("remedy", ["get_many", "--concurrency", "64", "--items", "10000"]),

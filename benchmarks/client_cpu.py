@@ -23,7 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +37,11 @@ from remedy_async._wire._ids import id_segment
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from run import warm  # noqa: E402
-from simulator_process import running_simulator  # noqa: E402
+from simulator_process import running_simulator, warm  # noqa: E402
 
 FINDINGS = "vulnerability-findings"
 CONCURRENCY = 64
-Variant = Callable[[str, list[str]], Awaitable[int]]
+Variant = Callable[[str, list[str]], Coroutine[Any, Any, int]]
 
 
 async def gathered(ids: list[str], one: Callable[[str], Awaitable[Any]]) -> int:

@@ -18,9 +18,10 @@ import functools
 import importlib
 import json
 import resource
+import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -28,6 +29,14 @@ import orjson
 
 FINDINGS = "vulnerability-findings"
 REMEDY_VARIANTS = {"remedy", "remedy_dicts"}
+
+
+def measure(arguments: list[str]) -> dict[str, Any]:
+    """Run this script in a fresh process with `arguments`; return its JSON result."""
+    output = subprocess.run(
+        [sys.executable, __file__, *arguments], check=True, capture_output=True, text=True
+    ).stdout
+    return dict(json.loads(output.strip().splitlines()[-1]))
 
 
 @functools.cache
@@ -57,13 +66,31 @@ def decoders(variant: str) -> tuple[Callable[[bytes], list[Any]], Callable[[byte
 # -- workloads -----------------------------------------------------------------------------
 
 
-async def list_items(variant: str, url: str, items: int, page_size: int) -> int:
-    """List `items` findings in pages of `page_size` (offset paging) and return the count."""
+class Unavailable(Exception):
+    """The client under test lacks what the workload asks for (an older version's API)."""
+
+
+async def list_items(
+    variant: str, url: str, items: int, page_size: int, concurrency: int | None = None
+) -> int:
+    """List `items` findings in pages of `page_size` (offset paging) and return the count.
+
+    `concurrency` (remedy only) asks for parallel page fetch, `list(..., concurrency=N)`; a
+    client whose `list` has no such keyword raises Unavailable.
+    """
     if variant in REMEDY_VARIANTS:
         from remedy_async import RemedyClient  # noqa: PLC0415
 
+        parallel: dict[str, Any] = {} if concurrency is None else {"concurrency": concurrency}
         async with RemedyClient(url) as client:
-            pager = client.vulnerability_findings.list(page_size=page_size, max_items=items)
+            try:
+                pager = client.vulnerability_findings.list(
+                    page_size=page_size, max_items=items, **parallel
+                )
+            except TypeError as error:
+                if not parallel:
+                    raise
+                raise Unavailable(f"list(concurrency=...) is not available: {error}") from None
             iterator = pager.as_dicts() if variant == "remedy_dicts" else pager
             count = 0
             async for _ in iterator:
@@ -78,10 +105,10 @@ async def list_items(variant: str, url: str, items: int, page_size: int) -> int:
 
         async with httpx.AsyncClient() as http:
             while count < items:
-                response = await http.get(
+                reply = await http.get(
                     f"{url}/v1/{FINDINGS}", params={"offset": count, "limit": page_size}
                 )
-                for _ in decode(response.content):
+                for _ in decode(reply.content):
                     count += 1
         return min(count, items)
     async with aiohttp.ClientSession() as session:
@@ -140,28 +167,38 @@ def current_rss_kib() -> int:
         return int(statm.read().split()[1]) * resource.getpagesize() // 1024
 
 
-async def stream(variant: str, url: str, items: int) -> dict[str, int]:
-    """Stream `items` findings without keeping them; report RSS at start, peak and growth.
+async def raw_records(
+    session: aiohttp.ClientSession, url: str, items: int
+) -> AsyncIterator[dict[str, Any]]:
+    """Up to `items` findings as dicts, cursor paging in pages of 1000: raw aiohttp + orjson."""
+    params = {"limit": "1000"}
+    delivered = 0
+    while delivered < items:
+        async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
+            page = orjson.loads(await response.read())
+        for record in page["items"][: items - delivered]:
+            delivered += 1
+            yield record
+        if not page.get("nextCursor"):
+            return
+        params = {"limit": "1000", "cursor": page["nextCursor"]}
+
+
+async def watch_rss(source: AsyncIterator[Any], items: int) -> dict[str, int]:
+    """Consume `source`, sampling RSS every 1,000 items; RSS now is the baseline.
 
     Also the peak over the first tenth of the items: memory that does not grow with the number
     of items peaks there already, so `late_growth_kib` (peak minus that) stays near zero.
     """
-    from remedy_async import RemedyClient  # noqa: PLC0415
-
-    async with RemedyClient(url) as client:
-        iterator = client.vulnerability_findings.list(page_size=1000, max_items=1000)
-        _ = [f async for f in iterator]  # imports, session, first page: the baseline
-        baseline = peak = current_rss_kib()
-        pager = client.vulnerability_findings.list(page_size=1000, max_items=items)
-        source = pager.as_dicts() if variant == "remedy_dicts" else pager
-        count, first_tenth = 0, max(items // 10, 1000)
-        peak_first_tenth = baseline
-        async for _ in source:
-            count += 1
-            if count % 1000 == 0:
-                peak = max(peak, current_rss_kib())
-                if count == first_tenth:
-                    peak_first_tenth = peak
+    baseline = peak = current_rss_kib()
+    count, first_tenth = 0, max(items // 10, 1000)
+    peak_first_tenth = baseline
+    async for _ in source:
+        count += 1
+        if count % 1000 == 0:
+            peak = max(peak, current_rss_kib())
+            if count == first_tenth:
+                peak_first_tenth = peak
     return {
         "items": count,
         "baseline_kib": baseline,
@@ -169,6 +206,25 @@ async def stream(variant: str, url: str, items: int) -> dict[str, int]:
         "rss_growth_kib": peak - baseline,
         "late_growth_kib": peak - peak_first_tenth,
     }
+
+
+async def stream(variant: str, url: str, items: int) -> dict[str, int]:
+    """Stream `items` findings without keeping them; report RSS at start, peak and growth.
+
+    The baseline is taken after a first list of 1000 (imports, session, one page decoded).
+    """
+    if variant == "raw":
+        async with aiohttp.ClientSession() as session:
+            _ = [record async for record in raw_records(session, url, 1000)]
+            return await watch_rss(raw_records(session, url, items), items)
+    from remedy_async import RemedyClient  # noqa: PLC0415
+
+    async with RemedyClient(url) as client:
+        iterator = client.vulnerability_findings.list(page_size=1000, max_items=1000)
+        _ = [f async for f in iterator]
+        pager = client.vulnerability_findings.list(page_size=1000, max_items=items)
+        source = pager.as_dicts() if variant == "remedy_dicts" else pager
+        return await watch_rss(aiter(source), items)
 
 
 def load(variant: str) -> None:
@@ -186,7 +242,11 @@ def main() -> int:
     parser.add_argument("url")
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--page-size", type=int, default=1000)
-    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        help="requests in flight (get_many; default 16), or pages fetched at once (list)",
+    )
     parser.add_argument("--ids-file", help="file with one finding id per line (get_many)")
     parser.add_argument("--body-file", help="cached page body (decode)")
     parser.add_argument("--seconds", type=float, default=1.0)
@@ -205,14 +265,19 @@ def main() -> int:
         result["seconds"] = time.perf_counter() - started
     else:
         if args.workload == "list":
-            run = lambda: list_items(args.variant, args.url, args.items, args.page_size)  # noqa: E731
+            run = lambda: list_items(  # noqa: E731
+                args.variant, args.url, args.items, args.page_size, args.concurrency
+            )
         else:
             with open(args.ids_file) as ids_file:
                 ids = ids_file.read().split()[: args.items]
 
-            run = lambda: get_many(args.variant, args.url, ids, args.concurrency)  # noqa: E731
+            run = lambda: get_many(args.variant, args.url, ids, args.concurrency or 16)  # noqa: E731
         started = time.perf_counter()
-        result["items"] = asyncio.run(run())
+        try:
+            result["items"] = asyncio.run(run())
+        except Unavailable as error:
+            result["unavailable"] = str(error)
         result["seconds"] = time.perf_counter() - started
     print(json.dumps(result))
     return 0

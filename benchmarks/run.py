@@ -1,12 +1,14 @@
 """Runs every benchmark: remedy_async against raw aiohttp and the usual alternatives.
 
-    python benchmarks/run.py               # the full run (about 10 minutes on 2 cores)
-    python benchmarks/run.py --quick       # a seconds-long smoke run (CI)
+    python benchmarks/run.py               # the full run (about 15 minutes on 2 cores)
+    python benchmarks/run.py --targets     # only issue 17's table of five workloads (6 minutes)
+    python benchmarks/run.py --quick       # a seconds-long smoke run of everything (CI)
 
 The simulator runs in its own process with every encoded page and record cached, so the client
 is what is measured; every (workload, variant) measurement runs in a fresh process; repetitions
 are interleaved so drift on a shared machine hits all variants alike. Ratios are against raw
-aiohttp measured in the same run. Results go to benchmarks/results/ as Markdown, JSON and a PNG.
+aiohttp measured in the same run. Results go to benchmarks/results/ as Markdown, JSON and a PNG;
+issue 17's table (`targets.py`) comes first.
 """
 
 from __future__ import annotations
@@ -19,87 +21,48 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from simulator_process import running_simulator  # noqa: E402
+from clients import measure  # noqa: E402
+from simulator_process import running_simulator, warm  # noqa: E402
+from targets import (  # noqa: E402
+    TargetPlan,
+    as_json,
+    floor_rows,
+    run_targets,
+    targets_table,
+    timed,
+)
 
 FINDINGS = "vulnerability-findings"
 VARIANTS = ("raw", "cattrs", "httpx_pydantic", "msgspec", "remedy", "remedy_dicts")
+TARGET_VARIANTS = ("raw", "remedy", "remedy_dicts")
+"""The variants of a `--targets` run: the floors are remedy_async's ratios to raw."""
 SLOW_SHARE = {"httpx_pydantic": 10}
 """Variants that measure on a fraction of the items (1/N): throughput is per record, and these
 run at a tenth of the others' speed or less."""
-
-
-def measure(arguments: list[str]) -> dict[str, Any]:
-    """Run one measurement in its own process and return its JSON result."""
-    output = subprocess.run(
-        [sys.executable, str(HERE / "clients.py"), *arguments],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return dict(json.loads(output.strip().splitlines()[-1]))
-
-
-async def warm(url: str, items: int, page_sizes: tuple[int, ...], ids: int, work: Path) -> None:
-    """Fetch every page and record once so the simulator serves them from its cache."""
-    async with aiohttp.ClientSession() as session:
-        for size in page_sizes:
-            for offset in range(0, items, size):
-                params = {"offset": offset, "limit": size}
-                async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
-                    body = await response.read()
-                    if offset == 0 and size == max(page_sizes):
-                        (work / "page.json").write_bytes(body)
-        found: list[str] = []
-        offset = 0
-        while len(found) < ids:
-            params = {"offset": offset, "limit": 1000}
-            async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
-                page = (await response.json())["items"]
-            found += [item["id"] for item in page]
-            offset += len(page)
-        (work / "ids.txt").write_text("\n".join(found[:ids]))
-        limit = asyncio.Semaphore(32)
-
-        async def one(finding_id: str) -> None:
-            async with limit, session.get(f"{url}/v1/{FINDINGS}/{finding_id}") as response:
-                await response.read()
-
-        await asyncio.gather(*(one(i) for i in found[:ids]))
 
 
 def cases(plan: Plan, work: Path) -> list[tuple[str, str, list[str]]]:
     """Every (case name, variant, arguments) of the run, in a fixed order."""
     out: list[tuple[str, str, list[str]]] = []
     for concurrency, count in plan.get_many:
-        for variant in VARIANTS[:-1]:
+        for variant in plan.variants:
+            if variant == "remedy_dicts":  # a get has no dict mode
+                continue
             args = ["get_many", variant, "{url}", "--concurrency", str(concurrency)]
             share = max(count // SLOW_SHARE.get(variant, 1), concurrency)
             args += ["--items", str(share), "--ids-file", str(work / "ids.txt")]
             out.append((f"a. get_many c={concurrency}", variant, args))
     for size in plan.page_sizes:
-        for variant in VARIANTS:
-            args = [
-                "list",
-                variant,
-                "{url}",
-                "--items",
-                str(plan.list_items),
-                "--page-size",
-                str(size),
-            ]
-            out.append((f"b. list pages of {size}", variant, args))
-    for variant in VARIANTS:
+        for variant in plan.variants:
+            args = ["list", variant, "{url}", "--items", str(plan.list_items)]
+            out.append((f"b. list pages of {size}", variant, [*args, "--page-size", str(size)]))
+    for variant in plan.variants if plan.decode_seconds else ():
         args = ["decode", variant, "-", "--body-file", str(work / "page.json")]
         out.append(
             ("c. decode per record", variant, [*args, "--seconds", str(plan.decode_seconds)])
@@ -108,28 +71,27 @@ def cases(plan: Plan, work: Path) -> list[tuple[str, str, list[str]]]:
 
 
 class Plan:
-    """The sizes of a run."""
+    """The sizes of a run. `targets` keeps only what issue 17's table needs: the floors
+    (get_many c=64, pages of 1000, the largest stream) for raw and remedy_async."""
 
-    def __init__(self, quick: bool) -> None:
+    def __init__(self, quick: bool, targets: bool = False) -> None:
         self.quick = quick
+        self.targets = targets
+        self.variants = TARGET_VARIANTS if targets else VARIANTS
         self.repetitions = 1 if quick else 5
         self.size = 600 if quick else 11_000
         self.list_items = 2_000 if quick else 200_000
-        self.page_sizes = (100, 1000)
-        self.get_many = (
-            ((1, 50), (16, 500), (64, 500)) if quick else ((1, 2_000), (16, 20_000), (64, 20_000))
-        )
-        self.decode_seconds = 0.2 if quick else 1.0
-        self.stream_items = (2_000,) if quick else (100_000, 1_000_000)
-        self.prefetch_pages = 5 if quick else 40
-
-
-@contextmanager
-def timed(label: str) -> Iterator[None]:
-    started = time.perf_counter()
-    print(f"-- {label}", file=sys.stderr, flush=True)
-    yield
-    print(f"   {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+        self.page_sizes = (1000,) if targets else (100, 1000)
+        # Concurrency 1 and 16 run the same code as 64; the smoke run keeps its seconds for
+        # issue 17's workloads.
+        if quick or targets:
+            self.get_many: tuple[tuple[int, int], ...] = ((64, 500 if quick else 20_000),)
+        else:
+            self.get_many = ((1, 2_000), (16, 20_000), (64, 20_000))
+        self.decode_seconds = 0.0 if targets else 0.2 if quick else 1.0
+        self.stream_items = (2_000,) if quick else (1_000_000,) if targets else (100_000, 1_000_000)
+        self.stream_variants = ("raw", "remedy") if targets or quick else ("raw", *VARIANTS[-2:])
+        self.prefetch_pages = 0 if targets else 2 if quick else 40
 
 
 def run_main_cases(plan: Plan, work: Path) -> dict[str, dict[str, list[float]]]:
@@ -157,7 +119,7 @@ def run_stream(plan: Plan) -> list[dict[str, Any]]:
     size = 600 if plan.quick else 52_000
     with running_simulator("--size", str(size), "--paging", "cursor", "--no-cache") as url:
         for items in plan.stream_items:
-            for variant in ("remedy", "remedy_dicts"):
+            for variant in plan.stream_variants:
                 with timed(f"streaming {items:,} ({variant})"):
                     rows.append(measure(["stream", variant, url, "--items", str(items)]))
     return rows
@@ -193,14 +155,37 @@ def summarise(per_record: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
     return summary
 
 
+def revision() -> str:
+    """The checkout measured: `git describe --always --dirty`, or "unknown"."""
+    try:
+        return subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            cwd=HERE,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def markdown(
-    summary: dict[str, Any], streams: list[dict[str, Any]], prefetch: str, plan: Plan
+    summary: dict[str, Any], streams: list[dict[str, Any]], prefetch: str, targets: str, plan: Plan
 ) -> str:
+    command = "python benchmarks/run.py" + (" --targets" if plan.targets else "")
     lines = [
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
         f"({platform.python_implementation()} {platform.python_version()}, "
-        f"{platform.machine()}), {plan.repetitions} interleaved repetitions"
-        + (" (quick smoke run)" if plan.quick else ""),
+        f"{platform.machine()}), checkout {revision()}, {plan.repetitions} interleaved "
+        f"repetitions" + (" (quick smoke run)" if plan.quick else "") + f": `{command}`",
+        "",
+        "Issue 17: the five workloads, each against its comparator in this run.",
+        "",
+        targets,
+    ]
+    if plan.targets:
+        return "\n".join([*lines, ""])
+    lines += [
         "",
         "Records per second, median (min-max); ratio = this variant / raw aiohttp in this run.",
         "",
@@ -270,20 +255,36 @@ def plot(summary: dict[str, Any], path: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a seconds-long smoke run")
+    parser.add_argument(
+        "--targets", action="store_true", help="only issue 17's table of five workloads"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results")
     arguments = parser.parse_args()
-    plan = Plan(arguments.quick)
+    plan = Plan(arguments.quick, arguments.targets)
     arguments.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         per_record = run_main_cases(plan, Path(work))
     summary = summarise(per_record)
     streams = run_stream(plan)
-    prefetch = run_prefetch(plan)
-    report = markdown(summary, streams, prefetch, plan)
+    prefetch = run_prefetch(plan) if plan.prefetch_pages else ""
+    target_rows = run_targets(TargetPlan(plan.quick))
+    rows = [
+        *target_rows["get"],
+        *target_rows["list"],
+        *floor_rows(per_record, streams),
+        *target_rows["start-up"],
+        *target_rows["export"],
+    ]
+    report = markdown(summary, streams, prefetch, targets_table(rows), plan)
     (arguments.out / "results.md").write_text(report)
-    raw = {"summary": summary, "seconds_per_record": per_record, "streams": streams}
+    raw = {
+        "targets": as_json(rows),
+        "summary": summary,
+        "seconds_per_record": per_record,
+        "streams": streams,
+    }
     (arguments.out / "results.json").write_text(json.dumps(raw, indent=2))
-    if not plan.quick:
+    if not plan.quick and not plan.targets:
         plot(summary, arguments.out / "throughput.png")
     print(report)
     return 0
