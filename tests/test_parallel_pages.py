@@ -255,3 +255,24 @@ async def test_fault_retries_of_planned_pages_are_waited_on_the_injected_clock()
         assert time.waits
     finally:
         await sim.__aexit__(None, None, None)
+
+
+async def test_parallel_pages_keep_to_the_services_rate_limit() -> None:
+    """Against a 5-requests-per-second bucket, parallel pages are paused by the client's shared
+    rate-limit gate and retried on its clock: every item once, in order."""
+    time = FakeTime(start=1_700_000_000.0)  # the simulator's X-RateLimit-Reset is a Unix time
+    config = SimulatorConfig(
+        host="127.0.0.1", port=0, seed=5, size=60, paging="offset", rate_limit=5
+    )
+    async with Simulator(config, sleep=yielding_sleep, clock=time.clock) as sim:
+        async with RemedyClient(
+            sim.url,
+            token=sim.config.token,
+            retry=RetryPolicy(attempts=8),
+            clock=time.clock,
+            sleep=time.sleep,
+        ) as client:
+            pager = client.vulnerability_findings.list(page_size=20, concurrency=8)
+            assert [f.id async for f in pager] == all_ids(sim)
+        assert sim.counters.responses.get(429, 0) > 0
+    assert time.waits
