@@ -24,6 +24,10 @@ Errors come in any common body shape (`SimulatorConfig(error_format="fastapi")`,
 fastapi`; the names are `ERROR_FORMATS`). `SimulatorConfig(echo_token=True)` (`--echo-token`)
 is a hostile server: it echoes each request's credential into cursors, next links, error bodies
 and a redirect of every get, to check that a client never shows it.
+
+`sim.dataset.hide(resource, ids)` and `sim.dataset.show(resource, ids)` make a list shrink or
+grow while it is being listed (see `Dataset`): totals, offsets and page numbers follow the
+visible records; a cursor resumes after its place in the list order.
 """
 
 from ._arguments import (

@@ -3,6 +3,9 @@
 A cursor is urlsafe base64 of (version, filter fingerprint, last index) plus an HMAC keyed by
 the seed, so a forged, garbled or re-targeted cursor is refused (400 invalid_cursor). In echo
 mode a cursor ends in `.` and the request's credential, which is ignored when it comes back.
+The last index is a place in the unfiltered list's order, not a count, so a cursor stays exact
+while records are hidden or shown (`Dataset.hide`): the next page starts at the first visible
+record after it.
 """
 
 from __future__ import annotations

@@ -33,6 +33,19 @@ class Dataset:
     Records are generated on demand from (seed, resource, index), so any size costs little
     memory; encoded records and pages are kept in bounded caches. Filters use the same wire
     names and string values as a list request, e.g. `{"severity": ["high", "critical"]}`.
+
+    A test can make a list move while it is being listed: `hide(resource, ids)` takes records
+    out of their collection and `show(resource, ids)` puts them back where they stood (a list
+    grows when it starts with records hidden and they are shown). Hidden records are out of
+    everything this class and the server answer: lists (filtered or not), counts and every
+    convention's totals, `ids`, `records`, `get` and `index_of` (a get of one is 404). Offsets
+    and page numbers count the visible records, as a database-backed service's would, so a
+    record hidden before an offset shifts the later ones back by one. Cursors and keyset ids
+    name a place in the list's order, not a count: the next page starts at the first visible
+    record after that place, so a cursor neither repeats nor skips a visible record whatever
+    is hidden or shown meanwhile (a record shown behind it is not seen, as with a database
+    keyset), and a keyset id whose record was hidden since is still a valid place to resume.
+    Hiding costs the list path nothing while nothing of that collection is hidden.
     """
 
     def __init__(
@@ -66,6 +79,10 @@ class Dataset:
         self._records: SizedLRU[bytes] = SizedLRU(budget // 2, _entry_size)
         self._pages: SizedLRU[bytes] = SizedLRU(budget // 4, _entry_size)
         self._views: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), _view_size)
+        self._hidden: dict[str, frozenset[int]] = {}
+        """Indices hidden from each collection (only collections with some hidden)."""
+        self._visible: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), _view_size)
+        """Matches without the hidden records, by filters (emptied when hiding changes)."""
 
     @classmethod
     def from_config(cls, config: SimulatorConfig) -> Dataset:
@@ -104,9 +121,10 @@ class Dataset:
         return tuple(sorted(self._fields[self._check(resource)]))
 
     def count(self, resource: str, filters: FilterInput | None = None) -> int:
-        """How many records of `resource` (pass the filters, if any)."""
+        """How many records of `resource` (pass the filters, if any); hidden ones not counted."""
         if not filters:
-            return self._world.counts[self._check(resource)]
+            resource = self._check(resource)
+            return self._world.counts[resource] - len(self._hidden.get(resource, ()))
         return len(self.matches(self._parse(resource, filters)))
 
     def ids(self, resource: str, filters: FilterInput | None = None) -> Iterator[str]:
@@ -120,17 +138,52 @@ class Dataset:
         return (build_record(world, resource, i) for i in self._indices(resource, filters))
 
     def get(self, resource: str, record_id: str) -> Record | None:
-        """The record with this id, or None."""
+        """The record with this id, or None (also when it is hidden)."""
         index = self.index_of(resource, record_id)
         return None if index is None else build_record(self._world, resource, index)
 
-    def index_of(self, resource: str, record_id: str) -> int | None:
-        """The position of the record with this id in the unfiltered list, or None."""
-        return self._world.parse_id(self._check(resource), record_id)
+    def index_of(
+        self, resource: str, record_id: str, *, include_hidden: bool = False
+    ) -> int | None:
+        """The position of the record with this id in the unfiltered list of every record,
+        hidden or not; None if there is no such record, or it is hidden and `include_hidden`
+        is false."""
+        index = self._world.parse_id(self._check(resource), record_id)
+        hidden = self._hidden.get(resource)
+        if hidden is None or include_hidden or index not in hidden:
+            return index
+        return None
 
     def id_of(self, resource: str, index: int) -> str:
-        """The id of the record at this position of the unfiltered list."""
+        """The id of the record at this position of the unfiltered list of every record."""
         return self._world.make_id(self._check(resource), index)
+
+    # moving lists ---------------------------------------------------------------------------
+
+    def hide(self, resource: str, ids: Iterable[str]) -> None:
+        """Take the records with these ids out of `resource` until `show` brings them back.
+
+        Hiding a hidden record does nothing; an id that is no record of `resource` is a
+        ValueError (and nothing is hidden).
+        """
+        indices = self._known(resource, ids)
+        self._set_hidden(resource, self._hidden.get(resource, frozenset()) | indices)
+
+    def show(self, resource: str, ids: Iterable[str]) -> None:
+        """Bring hidden records back, at their place in the list order.
+
+        Showing a record that is not hidden does nothing; an id that is no record of
+        `resource` is a ValueError (and nothing is shown).
+        """
+        indices = self._known(resource, ids)
+        self._set_hidden(resource, self._hidden.get(resource, frozenset()) - indices)
+
+    def hidden(self, resource: str) -> tuple[str, ...]:
+        """The ids of the hidden records of `resource`, in list order."""
+        make_id = self._world.make_id
+        return tuple(
+            make_id(resource, i) for i in sorted(self._hidden.get(self._check(resource), ()))
+        )
 
     # used by the server -----------------------------------------------------------------------
 
@@ -138,15 +191,23 @@ class Dataset:
         """Read a query's filters; raises FilterError for unknown names or bad values."""
         return parse_filters(resource, self._fields[resource], params)
 
-    def matches(self, filters: Filters) -> Sequence[int]:
-        """Ascending indices of the records that pass `filters` (cached)."""
+    def matches(self, filters: Filters, *, include_hidden: bool = False) -> Sequence[int]:
+        """Ascending indices of the visible records that pass `filters` (cached); with
+        `include_hidden`, of the hidden ones too."""
+        resource = filters.resource
+        view: Sequence[int]
         if not filters:
-            return range(self._world.counts[filters.resource])
-        key = (filters.resource, filters.fingerprint)
-        view = self._views.get(key)
-        if view is None:
-            view = self._views.put(key, self._matchers[filters.resource].match(filters))
-        return view
+            view = range(self._world.counts[resource])
+        else:
+            key = (resource, filters.fingerprint)
+            cached = self._views.get(key)
+            if cached is None:
+                cached = self._views.put(key, self._matchers[resource].match(filters))
+            view = cached
+        hidden = self._hidden.get(resource)
+        if hidden is None or include_hidden:
+            return view
+        return self._without(filters, view, hidden)
 
     def encode(self, resource: str, index: int) -> bytes:
         """The JSON of one record (cached)."""
@@ -169,6 +230,40 @@ class Dataset:
             body = self._pages.put(key, body)
         return body
 
+    def _without(
+        self, filters: Filters, view: Sequence[int], hidden: frozenset[int]
+    ) -> Sequence[int]:
+        """`view` less the `hidden` indices (cached until hiding changes)."""
+        key = (filters.resource, filters.fingerprint)
+        visible = self._visible.get(key)
+        if visible is None:
+            kept = array("I", [index for index in view if index not in hidden])
+            visible = self._visible.put(key, kept)
+        return visible
+
+    def _known(self, resource: str, ids: Iterable[str]) -> frozenset[int]:
+        """The indices of these ids; ValueError for one that is no record of `resource`."""
+        parse_id = self._world.parse_id
+        resource = self._check(resource)
+        indices = []
+        for record_id in [ids] if isinstance(ids, str) else ids:
+            index = parse_id(resource, record_id)
+            if index is None:
+                raise ValueError(f"{record_id!r} is not the id of a record of {resource}")
+            indices.append(index)
+        return frozenset(indices)
+
+    def _set_hidden(self, resource: str, hidden: frozenset[int]) -> None:
+        if hidden == self._hidden.get(resource, frozenset()):
+            return
+        if hidden:
+            self._hidden[resource] = hidden
+        else:
+            del self._hidden[resource]
+        # Cached visible views and pages are keyed by place in the visible list: start afresh.
+        self._visible.clear()
+        self._pages.clear()
+
     def _column(self, name: str) -> bytes:
         column = self._columns.get(name)
         if column is None:
@@ -176,9 +271,7 @@ class Dataset:
         return column
 
     def _indices(self, resource: str, filters: FilterInput | None) -> Sequence[int]:
-        if not filters:
-            return range(self._world.counts[self._check(resource)])
-        return self.matches(self._parse(resource, filters))
+        return self.matches(self._parse(resource, filters or {}))
 
     def _parse(self, resource: str, filters: FilterInput) -> Filters:
         pairs: list[tuple[str, str]] = []

@@ -18,6 +18,10 @@ On the last page `next_at` is null and a next header is left out. Cursors are si
 (`_cursors`), so a forged, garbled or re-targeted one is 400 invalid_cursor. In echo mode
 the request's credential rides along: after every cursor, and as `echo=<credential>` in every
 page URL handed out.
+
+Pages are cut from the visible records (`Dataset.hide`/`show` make a list move mid-way):
+totals, page counts, offsets and page numbers count those; a cursor or keyset id resumes after
+the place in list order it names, so it neither repeats nor skips a visible record.
 """
 
 from __future__ import annotations

@@ -165,18 +165,31 @@ def keyset_place(
     filters: Filters,
     view: Sequence[int],
 ) -> Place:
-    """The place right after the record whose id is in `param`; 400 if the list lacks it."""
+    """The place right after the record whose id is in `param`; 400 if the list lacks it.
+
+    A record of the list that has been hidden since (`Dataset.hide`) still marks its place:
+    the page starts at the first visible record after it.
+    """
     assert convention.param is not None
     last_id = single(query, convention.param)
     if not last_id:
         return Place(0, 0)
-    index = dataset.index_of(filters.resource, last_id)
-    found = len(view) if index is None else bisect_left(view, index)
-    if found >= len(view) or view[found] != index:
-        raise ApiError(
-            400,
-            "invalid_parameter",
-            f"{convention.param!r} must be the id of a record of this list, got {last_id[:80]!r}",
-            location=("query", convention.param),
-        )
-    return Place(found + 1, found + 1)
+    index = dataset.index_of(filters.resource, last_id, include_hidden=True)
+    if index is not None:
+        found = bisect_left(view, index)
+        if found < len(view) and view[found] == index:
+            return Place(found + 1, found + 1)
+        if _holds(dataset.matches(filters, include_hidden=True), index):
+            return Place(found, found)
+    raise ApiError(
+        400,
+        "invalid_parameter",
+        f"{convention.param!r} must be the id of a record of this list, got {last_id[:80]!r}",
+        location=("query", convention.param),
+    )
+
+
+def _holds(view: Sequence[int], index: int) -> bool:
+    """Whether the ascending `view` holds `index`."""
+    found = bisect_left(view, index)
+    return found < len(view) and view[found] == index
