@@ -28,7 +28,7 @@ from ._errors import (
     exit_status,
 )
 from ._export import run_export
-from ._parser import build_parser
+from ._parser import build_parser, parse_command_line
 from ._probe import run_probe
 from ._read import run_get, run_list
 from ._service import run_agent_config_download, run_health
@@ -107,12 +107,18 @@ async def run(argv: Sequence[str], terminal: Terminal) -> int:
     Errors end as one line on stderr (with a traceback under --debug) and their status: 2 for
     usage and configuration, 1 for the service, the network or files. Cancellation passes.
     """
+    return await _run(argv, terminal, [])
+
+
+async def _run(argv: Sequence[str], terminal: Terminal, command: list[str]) -> int:
+    """`run`, appending the name of the command, once parsed, to `command`."""
     debug = False
     try:
-        options = build_parser().parse_args(list(argv))
+        options = parse_command_line(argv)
         options.argv = list(argv)
         debug = bool(getattr(options, "debug", False))
         name = options.command
+        command.append(name)
         if name == "agent-config":
             name = f"{name} {options.agent_command}"
         with _debug_log(terminal.stderr, debug):
@@ -139,15 +145,15 @@ async def run_until_signalled(argv: Sequence[str], terminal: Terminal) -> int:
         loop.add_signal_handler(signal.SIGTERM, terminate)
     except (NotImplementedError, RuntimeError):  # no signals here (Windows, another thread)
         return await run(argv, terminal)
+    command: list[str] = []
     try:
-        return await run(argv, terminal)
+        return await _run(argv, terminal, command)
     except asyncio.CancelledError:
         if not terminated:
             raise
         task.uncancel()
         terminal.say("terminated")
-        command = next((arg for arg in argv if not arg.startswith("-")), None)
-        return EXIT_PARTIAL if command == "export" else EXIT_TERMINATED
+        return EXIT_PARTIAL if command == ["export"] else EXIT_TERMINATED
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
 

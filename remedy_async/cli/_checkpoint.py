@@ -9,11 +9,17 @@ The checkpoint is JSON, replaced atomically (written beside, fsynced, renamed) a
 and only after the page's bytes were flushed and fsynced to the .part file:
 
     {"version": 1, "resource": "endpoints", "format": "jsonl", "pageSize": 1000,
-     "records": 3000, "bytes": 1234567, "resumeToken": "r1...."}
+     "records": 3000, "written": 2990, "bytes": 1234567, "resumeToken": "r1....",
+     "filters": [["status", "online"]], "params": [], "where": ["os.family=linux"],
+     "fields": ["id", "hostname"]}
 
 `bytes` is the length of the .part file the checkpoint covers: a resumed export truncates the
 file to it (dropping whatever a crash left after the last checkpoint) and continues the list
 from `resumeToken` (null: from the start), so every record ends up in the file exactly once.
+`records` counts the records fetched, `written` those in the file (fewer under `--where`: a
+record it leaves out still moves the resume token on). The selection (`filters` by keyword
+name, `params` from --param, `where`, `fields`) is fixed when the export starts and kept by a
+resume; a checkpoint without it (written before it existed) selected everything.
 """
 
 from __future__ import annotations
@@ -35,6 +41,41 @@ class CheckpointError(ValueError):
     """A checkpoint file that cannot be read back as a checkpoint."""
 
 
+Pairs = tuple[tuple[str, str], ...]
+
+
+@frozen
+class Selection:
+    """What of a collection an export keeps, fixed when it starts: the server-side filters
+    (keyword name, value) and other query parameters (`--param`), then the `--where`
+    conditions (as `Condition.text` spells them) and `--fields` applied here."""
+
+    filters: Pairs = ()
+    params: Pairs = ()
+    where: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    """Dotted paths, in the order of the output's columns; empty keeps every field."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The checkpoint's keys for the selection."""
+        return {
+            "filters": [list(pair) for pair in self.filters],
+            "params": [list(pair) for pair in self.params],
+            "where": list(self.where),
+            "fields": list(self.fields) or None,
+        }
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> Selection:
+        """Read the selection's keys of a checkpoint; missing ones select everything."""
+        return cls(
+            filters=_pairs(document, "filters"),
+            params=_pairs(document, "params"),
+            where=_texts(document, "where"),
+            fields=_texts(document, "fields"),
+        )
+
+
 @frozen
 class Checkpoint:
     """How far one resource's export has got: the good length of its file and where to go on."""
@@ -43,10 +84,14 @@ class Checkpoint:
     format: str
     page_size: int
     records: int
+    """Records fetched so far (those `--where` left out too)."""
     length: int
     """Bytes of the .part file this checkpoint covers (`bytes` in the file)."""
     resume_token: str | None = None
-    """Continues the list after the last record written; None starts it from the beginning."""
+    """Continues the list after the last record fetched; None starts it from the beginning."""
+    written: int = 0
+    """Records in the file."""
+    selection: Selection = Selection()
 
     def to_json(self) -> bytes:
         """Return the checkpoint file's content."""
@@ -57,8 +102,10 @@ class Checkpoint:
                 "format": self.format,
                 "pageSize": self.page_size,
                 "records": self.records,
+                "written": self.written,
                 "bytes": self.length,
                 "resumeToken": self.resume_token,
+                **self.selection.to_json(),
             },
             option=orjson.OPT_APPEND_NEWLINE,
         )
@@ -77,13 +124,16 @@ class Checkpoint:
         token = document.get("resumeToken")
         if token is not None and not isinstance(token, str):
             raise CheckpointError("resumeToken must be a string or null")
+        records = _count(document, "records", 0)
         return cls(
             resource=_text(document, "resource"),
             format=_text(document, "format"),
             page_size=_count(document, "pageSize", 1),
-            records=_count(document, "records", 0),
+            records=records,
             length=_count(document, "bytes", 0),
             resume_token=token,
+            written=_count(document, "written", 0) if "written" in document else records,
+            selection=Selection.from_json(document),
         )
 
 
@@ -92,6 +142,23 @@ def _text(document: dict[str, Any], key: str) -> str:
     if not isinstance(value, str) or not value:
         raise CheckpointError(f"{key} must be a non-empty string")
     return value
+
+
+def _texts(document: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = document.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise CheckpointError(f"{key} must be a list of strings or null")
+    return tuple(value)
+
+
+def _pairs(document: dict[str, Any], key: str) -> Pairs:
+    value = document.get(key) or []
+    if not isinstance(value, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)
+        for pair in value
+    ):
+        raise CheckpointError(f"{key} must be a list of [name, value] pairs of strings")
+    return tuple((name, text) for name, text in value)
 
 
 def _count(document: dict[str, Any], key: str, minimum: int) -> int:

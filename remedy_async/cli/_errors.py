@@ -38,8 +38,16 @@ ARGUMENT_FLAGS: Final = {
         "--auth-scheme must be one word such as 'Bearer', or 'none'"
     ),
     "max_in_flight": "--max-in-flight",
+    "use page_size instead": "use --page-size instead",
 }
 """The library's words for its arguments, and the flags a command-line user typed instead."""
+
+
+def in_flags(text: str) -> str:
+    """A library message with its arguments named by the flags the user typed instead."""
+    for argument, flag in ARGUMENT_FLAGS.items():
+        text = text.replace(argument, flag)
+    return text
 
 
 def exit_status(error: BaseException) -> int:
@@ -59,8 +67,7 @@ def describe(error: BaseException) -> str:
         return str(error)
     text = " ".join(str(error).split()) or "no details"
     if isinstance(error, ConfigurationError):
-        for argument, flag in ARGUMENT_FLAGS.items():
-            text = text.replace(argument, flag)
+        text = in_flags(text)
     line = f"{type(error).__name__}: {text}"
     attempts = error.attempts if isinstance(error, RemedyError) else None
     if attempts is not None and attempts > 1:

@@ -14,7 +14,7 @@ import asyncio
 import os
 import shlex
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -26,16 +26,20 @@ from ._checkpoint import (
     Checkpoint,
     CheckpointError,
     ExportFiles,
+    Selection,
     fsync_directory,
     read_checkpoint,
     write_checkpoint,
 )
-from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe
-from ._formats import EXPORT_FORMATS, encoder_for
+from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
+from ._fields import parse_fields, select
+from ._filters import filter_flag, filter_pairs, group_filters
+from ._formats import EXPORT_FORMATS, CsvEncoder, Encoder, WireRecord, encoder_for
 from ._meters import Meter, Meters
 from ._progress import progress
 from ._settings import open_client
 from ._terminal import ProgressMode, Terminal
+from ._where import keep, parse_where
 
 DEFAULT_FORMAT = "jsonl"
 
@@ -53,7 +57,69 @@ class Job:
     """Whether the .part file must be created (it holds nothing yet)."""
 
 
-def _resumable(files: ExportFiles, file_format: str | None) -> Checkpoint | None:
+def export_encoder(file_format: str, resource: Resource[Any], fields: Sequence[str]) -> Encoder:
+    """The encoder of an export's file: CSV columns are the `--fields` when chosen."""
+    if file_format == "csv" and fields:
+        return CsvEncoder(tuple(fields))
+    return encoder_for(file_format, resource)
+
+
+def selection_of(options: argparse.Namespace, resource: Resource[Any]) -> Selection:
+    """What the command line selects of a resource, checked against it (usage errors name the
+    flag): filters, --param, --where and --fields."""
+    return Selection(
+        filters=tuple(filter_pairs(resource, options.filter, options.filter_flags)),
+        params=tuple(options.param),
+        where=tuple(condition.text for condition in options.where),
+        fields=parse_fields(options.fields, resource) if options.fields else (),
+    )
+
+
+def _filter_flags(pairs: Sequence[tuple[str, str]]) -> str:
+    return shlex.join(word for name, value in pairs for word in (filter_flag(name), value))
+
+
+def _param_flags(pairs: Sequence[tuple[str, str]]) -> str:
+    return shlex.join(word for pair in pairs for word in ("--param", "=".join(pair)))
+
+
+def _where_flags(conditions: Sequence[str]) -> str:
+    return shlex.join(word for condition in conditions for word in ("--where", condition))
+
+
+def _fields_flag(fields: Sequence[str]) -> str:
+    return f"--fields {','.join(fields)}"
+
+
+_KEPT: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
+    ("filters", "filters", _filter_flags, False),
+    ("params", "--param", _param_flags, False),
+    ("where", "--where", _where_flags, False),
+    ("fields", "--fields", _fields_flag, True),
+)
+"""What a resume keeps of the selection: its attribute, the flag to name, how the flags spell
+it, and whether the order counts (the columns of --fields)."""
+
+
+def _kept(segment: str, started: Selection, given: Selection) -> Selection:
+    """The selection a resumed export goes on with: the one it started with. Given again it must
+    be the same; a change is a usage error naming the flag (it would mix two selections)."""
+    for attribute, flag, spelt, ordered in _KEPT:
+        before, now = getattr(started, attribute), getattr(given, attribute)
+        same = before == now if ordered else sorted(before) == sorted(now)
+        if now and not same:
+            was = spelt(before) if before else f"no {flag}"
+            raise UsageError(
+                f"the unfinished export of {segment} was started with {was}, not "
+                f"{spelt(now)}; resume it with the same {flag}, or without any to keep them "
+                "(or pass --restart to start it again)"
+            )
+    return started
+
+
+def _resumable(
+    files: ExportFiles, file_format: str | None, selection: Selection
+) -> Checkpoint | None:
     """Return the checkpoint to continue from, or None when there is nothing to continue."""
     try:
         checkpoint = read_checkpoint(files.checkpoint)
@@ -73,6 +139,7 @@ def _resumable(files: ExportFiles, file_format: str | None) -> Checkpoint | None
             f"cannot resume {files.resource}: its .part file is shorter than its checkpoint "
             "says; pass --restart to start it again"
         )
+    _kept(files.resource, checkpoint.selection, selection)
     return checkpoint
 
 
@@ -94,14 +161,17 @@ def plan_jobs(
     page_size: int,
     resume: bool,
     restart: bool,
+    selections: Mapping[str, Selection] | None = None,
 ) -> list[Job]:
     """Decide, from the files in `directory`, where each resource's export starts.
 
     Without --resume or --restart, an unfinished export (a .part file) is refused. With
     --restart it is deleted. With --resume a checkpointed .part file continues in its own
-    format; a resource with a finished file (in --format, or in any format when none is given)
-    and nothing unfinished is skipped; anything else starts from the beginning.
+    format and selection (`selections` by resource segment, none by default: everything); a
+    resource with a finished file (in --format, or in any format when none is given) and
+    nothing unfinished is skipped; anything else starts from the beginning.
     """
+    selections = selections or {}
     all_files = [ExportFiles(directory, resource.segment) for resource in resources]
     unfinished = [files.resource for files in all_files if files.parts(EXPORT_FORMATS)]
     if unfinished and not (resume or restart):
@@ -113,7 +183,8 @@ def plan_jobs(
     for resource, files in zip(resources, all_files, strict=True):
         if restart:
             files.discard(EXPORT_FORMATS)
-        checkpoint = _resumable(files, file_format) if resume else None
+        selection = selections.get(resource.segment, Selection())
+        checkpoint = _resumable(files, file_format, selection) if resume else None
         if checkpoint is not None:
             jobs.append(Job(resource, files, checkpoint.format, checkpoint))
             continue
@@ -123,8 +194,10 @@ def plan_jobs(
             jobs.append(Job(resource, files, finished, None))
             continue
         chosen = file_format or DEFAULT_FORMAT
-        header = len(encoder_for(chosen, resource).start())
-        start = Checkpoint(resource.segment, chosen, page_size, records=0, length=header)
+        header = len(export_encoder(chosen, resource, selection.fields).start())
+        start = Checkpoint(
+            resource.segment, chosen, page_size, records=0, length=header, selection=selection
+        )
         jobs.append(Job(resource, files, chosen, start, fresh=True))
     return jobs
 
@@ -154,10 +227,36 @@ def _complete(job: Job) -> Path:
     return final
 
 
-async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Path:
-    """Write one resource's records to its .part file, checkpointing each page; rename at end."""
+@frozen
+class Exported:
+    """A resource's finished file, and how many records it holds."""
+
+    path: Path
+    written: int
+
+
+def _cutter(job: Job) -> Callable[[list[WireRecord]], list[WireRecord]]:
+    """What of each page goes to the file: the records meeting --where, cut to --fields."""
     assert job.start is not None
-    encoder = encoder_for(job.format, job.resource)
+    chosen = job.start.selection
+    conditions = [parse_where(text) for text in chosen.where]
+    flatten = job.format == "csv"
+
+    def cut(records: list[WireRecord]) -> list[WireRecord]:
+        kept = keep(records, conditions) if conditions else records
+        return select(kept, chosen.fields, flatten=flatten) if chosen.fields else kept
+
+    return cut
+
+
+async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
+    """Write one resource's records to its .part file, checkpointing each page; rename at end.
+
+    A record that --where leaves out still counts as fetched, and the checkpoint's resume token
+    moves past it like past any other, so a resume neither repeats nor skips a record."""
+    assert job.start is not None
+    encoder = export_encoder(job.format, job.resource, job.start.selection.fields)
+    cut = _cutter(job)
     checkpoint = job.start
     try:
         if job.fresh:
@@ -165,13 +264,15 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Path:
         file = await asyncio.to_thread(_open_part, job, checkpoint)
         with file:
             async for page in pager.pages():
-                data = encoder.records([to_wire(record, "camel") for record in page.items])
+                kept = cut([to_wire(record, "camel") for record in page.items])
+                data = encoder.records(kept)
                 file.write(data)
                 file.flush()
                 await asyncio.to_thread(os.fsync, file.fileno())
                 checkpoint = evolve(
                     checkpoint,
                     records=checkpoint.records + len(page.items),
+                    written=checkpoint.written + len(kept),
                     length=checkpoint.length + len(data),
                     resume_token=page.resume_token,
                 )
@@ -186,7 +287,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Path:
         meter.finish(failed=True)
         raise
     meter.finish()
-    return final
+    return Exported(final, checkpoint.written)
 
 
 def _unique(resources: Sequence[Resource[Any]]) -> list[Resource[Any]]:
@@ -201,13 +302,15 @@ def _plan(options: argparse.Namespace) -> list[Job]:
         raise UsageError(f"--out {directory} is not a directory") from None
     except OSError as error:
         raise UsageError(f"--out {directory}: {error.strerror or error}") from None
+    resources = _unique(options.resources) or list(RESOURCES)
     return plan_jobs(
         directory,
-        _unique(options.resources) or list(RESOURCES),
+        resources,
         file_format=options.format,
         page_size=options.page_size,
         resume=options.resume,
         restart=options.restart,
+        selections={resource.segment: selection_of(options, resource) for resource in resources},
     )
 
 
@@ -224,11 +327,18 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
                 terminal.say(f"{segment}: already complete in {job.files.final(job.format)}")
                 continue
             collection: ResourceCollection[Any] = getattr(client, job.resource.attribute)
+            chosen = job.start.selection
+            filters: dict[str, Any] = group_filters(chosen.filters)
             try:
                 pager = collection.list(
-                    page_size=job.start.page_size, resume_token=job.start.resume_token
+                    page_size=job.start.page_size,
+                    resume_token=job.start.resume_token,
+                    extra_params=group_filters(chosen.params),
+                    **filters,
                 )
             except ValueError as error:
+                if job.start.resume_token is None:
+                    raise UsageError(in_flags(str(error))) from None
                 raise UsageError(
                     f"cannot resume {segment}: {error}; pass --restart to start it again"
                 ) from None
@@ -271,7 +381,7 @@ def resume_hint(options: argparse.Namespace) -> str:
 
 def _report(
     runs: Sequence[tuple[Job, Pager[Any], Meter]],
-    outcomes: Sequence[Path | BaseException],
+    outcomes: Sequence[Exported | BaseException],
     terminal: Terminal,
     *,
     resume: str,
@@ -280,12 +390,12 @@ def _report(
     failed = False
     for (job, _, meter), outcome in zip(runs, outcomes, strict=True):
         segment = job.resource.segment
-        if isinstance(outcome, Path):
+        if isinstance(outcome, Exported):
             retries = f", {meter.retries} retries" if meter.retries else ""
-            terminal.say(
-                f"{segment}: {meter.records:,} records in {outcome} "
-                f"({meter.seconds:.2f} s{retries})"
-            )
+            count = f"{meter.records:,} records"
+            if outcome.written != meter.records:
+                count = f"{outcome.written:,} of {count} (--where)"
+            terminal.say(f"{segment}: {count} in {outcome.path} ({meter.seconds:.2f} s{retries})")
             continue
         if not isinstance(outcome, RemedyError | OSError):
             raise outcome

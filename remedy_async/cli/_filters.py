@@ -1,12 +1,16 @@
-"""Reads the command line's resource names and `--filter k=v` options, before any request."""
+"""Reads the command line's resource names and its filters, `--filter k=v` and the filter
+flags (`--severity high`), and checks their values against the contract before any request."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import math
+import re
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any, Final
 
-from remedy_async import RESOURCES, Resource
+from remedy_async import RESOURCES, Filter, Resource
 
 from ._errors import UsageError
 
@@ -54,26 +58,120 @@ def group_filters(pairs: Iterable[tuple[str, str]]) -> dict[str, str | list[str]
     return {key: values[0] if len(values) == 1 else values for key, values in grouped.items()}
 
 
-def resource_filters(
-    resource: Resource[Any], pairs: Iterable[tuple[str, str]]
-) -> dict[str, str | list[str]]:
-    """The `--filter` options as the resource's filter keywords; a key may be spelt as on the
-    wire (`endpointId`) or in snake_case. An unknown key is a usage error naming the closest."""
+BOOLEANS: Final = ("true", "false")
+_INTEGER: Final = re.compile(r"^-?[0-9]+$")
+
+
+def filter_flag(name: str) -> str:
+    """The flag of a filter keyword: `cvss_score` -> `--cvss-score`."""
+    return "--" + name.replace("_", "-")
+
+
+def filter_choices(spec: Filter) -> tuple[str, ...] | None:
+    """The values a filter takes when they are few (an enum's, or true and false)."""
+    if spec.choices is not None:
+        return tuple(str(member.value) for member in spec.choices)
+    return BOOLEANS if spec.kind == "boolean" else None
+
+
+def _is_time(text: str) -> bool:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return "T" in text.upper() and moment.tzinfo is not None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _is_integer(text: str) -> bool:
+    return bool(_INTEGER.match(text))
+
+
+_KIND_CHECKS: Final[dict[str, tuple[Callable[[str], bool], str]]] = {
+    "integer": (_is_integer, "a whole number"),
+    "number": (_is_number, "a number"),
+    "timestamp": (_is_time, "an RFC 3339 time such as 2024-05-01T12:00:00Z"),
+}
+
+
+def value_problem(spec: Filter, value: str) -> str | None:
+    """What is wrong with `value` for the filter, as the end of a sentence; None if nothing."""
+    choices = filter_choices(spec)
+    if choices is not None:
+        return None if value in choices else f"is one of {', '.join(choices)}"
+    check = _KIND_CHECKS.get(spec.kind)
+    if check is None or check[0](value):
+        return None
+    return f"is {check[1]}"
+
+
+def _named(resource: Resource[Any], key: str) -> str:
+    """The keyword name of a `--filter` key spelt as on the wire, in snake_case or kebab-case."""
     by_spelling = {
         spelling: name
         for name, spec in resource.filters.items()
         for spelling in (name, spec.wire_name, name.replace("_", "-"))
     }
-    named = []
-    for key, value in pairs:
-        name = by_spelling.get(key)
-        if name is None:
-            close = difflib.get_close_matches(key, list(by_spelling), n=2)
-            hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
-            known = ", ".join(spec.wire_name for spec in resource.filters.values())
+    name = by_spelling.get(key)
+    if name is None:
+        close = difflib.get_close_matches(key, list(by_spelling), n=2)
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        known = ", ".join(spec.wire_name for spec in resource.filters.values())
+        raise UsageError(
+            f"--filter {key}: {resource.segment} has no such filter{hint}; its filters are "
+            f"{known}; send another query parameter as is with --param {key}=VALUE"
+        )
+    return name
+
+
+def _flag_named(resource: Resource[Any], name: str) -> str:
+    """`name` when the resource has that filter; a usage error naming the flag and the
+    resources that have it otherwise (`export` offers the filters of every resource)."""
+    if name in resource.filters:
+        return name
+    flag = filter_flag(name)
+    having = [each.segment for each in RESOURCES if name in each.filters]
+    raise UsageError(
+        f"{flag}: {resource.segment} has no such filter (it is a filter of "
+        f"{', '.join(having)}); name the collections to export, e.g. export {having[0]} "
+        f"{flag} VALUE"
+    )
+
+
+def resource_filters(
+    resource: Resource[Any],
+    pairs: Iterable[tuple[str, str]],
+    flags: Iterable[tuple[str, str]] = (),
+) -> dict[str, str | list[str]]:
+    """The filters as the resource's filter keywords, grouped (see `filter_pairs`)."""
+    return group_filters(filter_pairs(resource, pairs, flags))
+
+
+def filter_pairs(
+    resource: Resource[Any],
+    pairs: Iterable[tuple[str, str]],
+    flags: Iterable[tuple[str, str]] = (),
+) -> list[tuple[str, str]]:
+    """The filters as (keyword name, value): `--filter` pairs (a key spelt as on the wire,
+    `endpointId`, or in snake_case), then the filter flags' (keyword name, value) pairs.
+
+    An unknown key or a value the contract does not allow is a usage error naming the flag.
+    """
+    named = [(_named(resource, key), value, f"--filter {key}={value}") for key, value in pairs]
+    for name, value in flags:
+        named.append((_flag_named(resource, name), value, f"{filter_flag(name)} {value}"))
+    for name, value, typed in named:
+        spec = resource.filters[name]
+        problem = value_problem(spec, value)
+        if problem is not None:
             raise UsageError(
-                f"--filter {key}: {resource.segment} has no such filter{hint}; its filters are "
-                f"{known}; send another query parameter as is with --param {key}=VALUE"
+                f"{typed}: {resource.segment} {spec.wire_name} {problem}; send another value as "
+                f"is with --param {spec.wire_name}={value}"
             )
-        named.append((name, value))
-    return group_filters(named)
+    return [(name, value) for name, value, _ in named]

@@ -1,20 +1,28 @@
-"""The command line's grammar: every subcommand, option and default, in one argparse tree."""
+"""The command line's grammar: every subcommand, option and default, in one argparse tree.
+
+Every option's help ends with its default, `(default: ...)`, and names the environment variable
+it falls back to; flags (options without a value) are off unless given. The connection options
+and --debug are global: they go before or after the command (see `_tree`).
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeVar
 
-from remedy_async import __version__
+from remedy_async import RESOURCES, RemedyClient, RetryPolicy, __version__
 from remedy_async.simulator import add_serve_arguments
 
 from ._completion import SHELLS
-from ._errors import UsageError
+from ._filter_flags import add_filter_flags
 from ._filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._formats import EXPORT_FORMATS, OUTPUT_FORMATS
 from ._progress import LINE_EVERY
+from ._settings import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
 from ._terminal import PROGRESS_MODES
+from ._tree import Parser, Resources, add_shared, settle
 from ._where import parse_where
 
 T = TypeVar("T")
@@ -23,19 +31,17 @@ DESCRIPTION = """\
 Read the Remedy API from the shell: list, get and export the four collections, check health,
 download the agent configuration; or run the demo and the simulator of the service.
 
-Connection settings come from the options, else from REMEDY_BASE_URL and REMEDY_API_TOKEN.
-Data goes to stdout, progress and messages to stderr. Exit status: 0 success, 1 API or network
-error (or an id not found), 2 usage or configuration error, 3 export stopped (resumable with
---resume), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, but an export exits 3).
+Connection settings come from the options, else from REMEDY_BASE_URL and REMEDY_API_TOKEN;
+they and --debug go before or after the command. Data goes to stdout, progress and messages to
+stderr. Exit status: 0 success, 1 API or network error (or an id not found), 2 usage or
+configuration error, 3 export stopped (resumable with --resume), 130 interrupted (Ctrl-C), 143
+terminated (SIGTERM, but an export exits 3).
 """
 
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are raised (as UsageError) instead of exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        """Raise the usage error, naming this (sub)command and where to read its options."""
-        raise UsageError(f"{message} (see {self.prog} --help)", command=self.prog)
+_CLIENT_DEFAULTS: Final = inspect.signature(RemedyClient).parameters
+_TIMEOUT: Final = _CLIENT_DEFAULTS["timeout"].default.total
+_MAX_IN_FLIGHT: Final = _CLIENT_DEFAULTS["max_in_flight"].default
+_RETRIES: Final = RetryPolicy().attempts - 1
 
 
 def _argument(convert: Callable[[str], T], name: str) -> Callable[[str], T]:
@@ -73,35 +79,67 @@ _RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
 
 def _connection_options(*, config_file: bool) -> Parser:
     parent = Parser(add_help=False)
-    group = parent.add_argument_group("connection")
+    group = parent.add_argument_group("connection (before or after the command)")
     add = group.add_argument
     if config_file:
-        add(
+        add_shared(
+            add,
             "--config",
             metavar="FILE",
-            help="client configuration (TOML), e.g. as written by probe --emit-config; "
-            "the options below override it (default: $REMEDY_CONFIG)",
+            help="client configuration (TOML), e.g. as written by probe --emit-config; the "
+            f"options below override it (default: ${CONFIG_ENV}, else none)",
         )
-        add("--profile", default="default", help="profile of --config to use (%(default)s)")
-    add("--base-url", help="API base URL (default: $REMEDY_BASE_URL)")
-    add(
+        add_shared(
+            add,
+            "--profile",
+            default="default",
+            metavar="NAME",
+            help="profile of --config to use (default: default)",
+        )
+    add_shared(add, "--base-url", metavar="URL", help=f"API base URL (default: ${BASE_URL_ENV})")
+    add_shared(
+        add,
         "--token",
-        help="API token (default: $REMEDY_API_TOKEN; prefer it, a flag shows up in ps)",
+        help=f"API token (default: ${TOKEN_ENV}; prefer it, a flag shows up in ps)",
     )
-    add(
+    add_shared(
+        add,
         "--auth-header",
-        help="header carrying the token (default: $REMEDY_AUTH_HEADER, else Authorization)",
+        metavar="NAME",
+        help=f"header carrying the token (default: ${AUTH_HEADER_ENV}, else Authorization)",
     )
-    add(
+    add_shared(
+        add,
         "--auth-scheme",
-        help="scheme before the token (default: Bearer); 'none' sends the bare token",
+        metavar="WORD",
+        help="scheme before the token; 'none' sends the bare token (default: Bearer)",
     )
-    add("--timeout", type=_argument(_seconds, "seconds"), help="seconds per request attempt")
-    add("--retries", type=_count(0), help="retries per request (default 2; 0 turns them off)")
-    add("--max-in-flight", type=_count(1), help="requests at once (default: 64)")
-    add(
+    add_shared(
+        add,
+        "--timeout",
+        type=_argument(_seconds, "seconds"),
+        metavar="SECONDS",
+        help=f"seconds per request attempt (default: {_TIMEOUT:g})",
+    )
+    add_shared(
+        add,
+        "--retries",
+        type=_count(0),
+        metavar="N",
+        help=f"retries per request; 0 turns them off (default: {_RETRIES})",
+    )
+    add_shared(
+        add,
+        "--max-in-flight",
+        type=_count(1),
+        metavar="N",
+        help=f"requests at once (default: {_MAX_IN_FLIGHT})",
+    )
+    add_shared(
+        add,
         "--allow-insecure-http",
         action="store_true",
+        default=False,
         help="allow plain http to a host other than loopback (the token travels in clear)",
     )
     return parent
@@ -109,37 +147,45 @@ def _connection_options(*, config_file: bool) -> Parser:
 
 def _common_options() -> Parser:
     parent = Parser(add_help=False)
-    parent.add_argument(
+    add_shared(
+        parent.add_argument,
         "--debug",
         action="store_true",
-        help="log requests on stderr (credentials redacted) and show tracebacks",
+        default=False,
+        help="log requests on stderr (credentials redacted) and show tracebacks; before or "
+        "after the command",
     )
     return parent
 
 
 def _progress_options() -> Parser:
     parent = Parser(add_help=False)
-    parent.add_argument(
+    group = parent.add_argument_group("progress")
+    add_shared(
+        group.add_argument,
         "--progress",
         choices=PROGRESS_MODES,
         default="auto",
-        help="progress on stderr: auto (the default: live when stderr is a terminal and CI is "
-        "unset, else a line every --progress-every seconds), always (live), lines, or never",
+        help="progress on stderr: auto (live when stderr is a terminal and CI is unset, else a "
+        "line every --progress-every seconds), always (live), lines, or never (default: auto)",
     )
-    parent.add_argument(
+    add_shared(
+        group.add_argument,
         "--quiet",
         "-q",
         dest="progress",
         action="store_const",
         const="never",
+        default="auto",
         help="no progress at all (the same as --progress never)",
     )
-    parent.add_argument(
+    add_shared(
+        group.add_argument,
         "--progress-every",
         type=_argument(_seconds, "seconds"),
         default=LINE_EVERY,
         metavar="SECONDS",
-        help="seconds between progress lines (default: %(default)s)",
+        help=f"seconds between progress lines (default: {LINE_EVERY:g})",
     )
     return parent
 
@@ -149,21 +195,100 @@ def _completes_resources(action: argparse.Action) -> None:
     action.completer = lambda **_: RESOURCE_NAMES  # type: ignore[attr-defined]
 
 
-def _add_output_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("output")
-    group.add_argument(
+def _plain(add: Callable[..., argparse.Action], *flags: str, **kwargs: Any) -> argparse.Action:
+    """`add_shared`'s signature, for an option of one parser only."""
+    return add(*flags, **kwargs)
+
+
+Adder = Callable[..., argparse.Action]
+"""`add_shared` for an option a command shares with the subcommands below it, else `_plain`."""
+
+
+def _add_filter_options(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
+        "--filter",
+        "-f",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="server-side filter (KEY as on the wire or in snake_case), repeatable; a repeated "
+        "key sends several values (default: none)",
+    )
+    add(
+        add_argument,
+        "--param",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a query parameter sent as is, unchecked (a filter the service has and the "
+        "contract lacks), repeatable (default: none)",
+    )
+    add(
+        add_argument,
+        "--where",
+        type=parse_where,
+        action="append",
+        default=[],
+        metavar="CONDITION",
+        help="keep only records meeting it, checked here after fetching, repeatable (all must "
+        "hold): 'cvssScore>=7', 'os.family=linux', 'severity in (critical,high)', "
+        "'status not in (fixed)' (default: every record)",
+    )
+
+
+def _add_output_options(add_argument: Adder, add: Adder) -> None:
+    """--format (of list and get) and --fields."""
+    add(
+        add_argument,
         "--format",
         choices=OUTPUT_FORMATS,
         default="jsonl",
-        help="jsonl (default), json (one array, valid even if the command fails), csv, table",
+        help="jsonl, json (one array, valid even if the command fails), csv, or table "
+        "(default: jsonl)",
     )
-    group.add_argument(
+    _add_fields(add_argument, add)
+
+
+def _add_fields(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
         "--fields",
         metavar="PATHS",
         help="keep only these fields, comma-separated dotted paths: id,hostname,os.family "
-        "(csv and table get one column each)",
+        "(csv and table get one column each) (default: every field)",
     )
-    group.add_argument(
+
+
+def _list_options() -> Parser:
+    """What `list` takes besides the connection and progress, before or after the resource."""
+    parent = Parser(add_help=False)
+    _add_filter_options(parent.add_argument, add_shared)
+    add_shared(
+        parent.add_argument,
+        "--max-items",
+        type=_count(0),
+        metavar="N",
+        help="stop after fetching this many records (default: all)",
+    )
+    add_shared(
+        parent.add_argument,
+        "--page-size",
+        type=_count(1),
+        metavar="N",
+        help="records per page request (default: the service's)",
+    )
+    group = parent.add_argument_group("output")
+    _add_output_options(group.add_argument, add_shared)
+    _add_output_file(group.add_argument, add_shared)
+    return parent
+
+
+def _add_output_file(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
         "--output",
         "-o",
         metavar="FILE",
@@ -183,7 +308,7 @@ def _add_api_arguments(api: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="query parameter, sent as is, repeatable",
+        help="query parameter, sent as is, repeatable (default: none)",
     )
     api.add_argument(
         "--paginate",
@@ -192,30 +317,96 @@ def _add_api_arguments(api: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> Parser:
-    """Return the parser of `remedy-async` and all its subcommands."""
-    parser = Parser(
-        prog="remedy-async",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+Command = Callable[[str, str, list[Parser]], Any]
+"""Adds a subcommand to `remedy-async`: name, help, parent parsers."""
+
+
+def _add_list(command: Command, parents: list[Parser]) -> None:
+    """`list RESOURCE`: one subcommand per resource, each with its filters as flags."""
+    options = _list_options()
+    list_ = command(
+        "list",
+        "write the records of a collection to stdout; 'list RESOURCE --help' shows its filters",
+        [*parents, options],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    common, progress = _common_options(), _progress_options()
-    client = [common, _connection_options(config_file=True)]
+    resources = list_.add_subparsers(
+        action=Resources, required=True, metavar="RESOURCE", title="resources"
+    )
+    list_.usage = "%(prog)s [options] RESOURCE [options]"  # after: the resources' prog reads it
+    for resource in RESOURCES:
+        about = (resource.model.__doc__ or "").splitlines()[0].rstrip(".")
+        if resource.attribute != resource.segment:
+            about += f" (also spelt {resource.attribute})"
+        leaf = resources.add_parser(
+            resource.segment,
+            help=about,
+            description=f"Write the {resource.segment} records to stdout as they arrive.",
+            parents=[*parents, options],
+            usage="%(prog)s [options]",
+        )
+        add_filter_flags(leaf, [resource], f"filters of {resource.segment}")
+        leaf.set_defaults(resource=resource)
 
-    def command(name: str, help_text: str, parents: list[Parser]) -> Any:
-        return commands.add_parser(name, help=help_text, description=help_text, parents=parents)
 
+def _add_export(command: Command, parents: list[Parser]) -> None:
+    export = command(
+        "export", "write collections to files in a directory, atomically and resumably", parents
+    )
+    export.usage = "%(prog)s [RESOURCE ...] --out DIR [options]"
+    _completes_resources(
+        export.add_argument(
+            "resources", type=RESOURCE, nargs="*", metavar="RESOURCE", help="default: all four"
+        )
+    )
+    export.add_argument(
+        "--out", required=True, metavar="DIR", help="directory of the files (required)"
+    )
+    export.add_argument(
+        "--page-size",
+        type=_count(1),
+        default=1000,
+        metavar="N",
+        help="records per page request (default: %(default)s)",
+    )
+    again = export.add_mutually_exclusive_group()
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted export in DIR, with the format, filters, --where and "
+        "--fields it was started with",
+    )
+    again.add_argument(
+        "--restart", action="store_true", help="discard an interrupted export in DIR first"
+    )
+    export.add_argument(
+        "--format",
+        choices=EXPORT_FORMATS,
+        help="jsonl or csv; a resumed export keeps its own (default: jsonl)",
+    )
+    _add_fields(export.add_argument, _plain)
+    _add_filter_options(export.add_argument, _plain)
+    add_filter_flags(
+        export, RESOURCES, "filters (each must be a filter of every collection exported)"
+    )
+
+
+def _add_demo(command: Command, parents: list[Parser]) -> None:
     demo = command(
         "demo",
         "export everything from the embedded simulator, with faults, and check it arrived",
-        [common, progress],
+        parents,
     )
-    demo.add_argument("--size", type=_count(1), default=1000, help="endpoints (%(default)s)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of data and faults")
     demo.add_argument(
-        "--get-many", type=_count(0), default=2000, help="finding ids to fetch by id (%(default)s)"
+        "--size", type=_count(1), default=1000, help="endpoints (default: %(default)s)"
+    )
+    demo.add_argument(
+        "--seed", type=int, default=0, help="seed of data and faults (default: %(default)s)"
+    )
+    demo.add_argument(
+        "--get-many",
+        type=_count(0),
+        default=2000,
+        help="finding ids to fetch by id (default: %(default)s)",
     )
     demo.add_argument(
         "--faults",
@@ -224,83 +415,75 @@ def build_parser() -> Parser:
         help="inject 503s, 429s, resets and truncated bodies (default: on)",
     )
 
-    serve = command("serve", "run the simulator of the service until interrupted", [])
-    add_serve_arguments(serve)
 
-    list_ = command("list", "write the records of a collection to stdout", [*client, progress])
-    _completes_resources(
-        list_.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
-    )
-    list_.add_argument(
-        "--filter",
-        "-f",
-        type=FILTER,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="server-side filter (KEY as on the wire or in snake_case), repeatable; a "
-        "repeated key sends several values",
-    )
-    list_.add_argument(
-        "--param",
-        type=FILTER,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a query parameter sent as is, unchecked (a filter the service has and the "
-        "contract lacks), repeatable",
-    )
-    list_.add_argument(
-        "--where",
-        type=parse_where,
-        action="append",
-        default=[],
-        metavar="CONDITION",
-        help="keep only records meeting it, checked here after fetching, repeatable (all must "
-        "hold): 'cvssScore>=7', 'os.family=linux', 'severity in (critical,high)', "
-        "'status not in (fixed)'",
-    )
-    list_.add_argument("--max-items", type=_count(0), help="stop after fetching this many records")
-    list_.add_argument("--page-size", type=_count(1), help="records per page request")
-    _add_output_options(list_)
-
-    get = command("get", "write records by id to stdout; unknown ids exit 1", [*client, progress])
+def _add_get(command: Command, parents: list[Parser]) -> None:
+    get = command("get", "write records by id to stdout; unknown ids exit 1", parents)
     _completes_resources(
         get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
     )
     get.add_argument("ids", nargs="+", metavar="ID", help="record ids; '-' reads them from stdin")
-    _add_output_options(get)
-    get.add_argument("--concurrency", type=_count(1), default=16, help="gets at once")
+    output = get.add_argument_group("output")
+    _add_output_options(output.add_argument, _plain)
+    _add_output_file(output.add_argument, _plain)
+    get.add_argument(
+        "--concurrency",
+        type=_count(1),
+        default=16,
+        metavar="N",
+        help="gets at once (default: %(default)s)",
+    )
 
-    export = command(
-        "export",
-        "write collections to files in a directory, atomically and resumably",
-        [*client, progress],
+
+def _add_probe(command: Command, parents: list[Parser]) -> None:
+    probe = command(
+        "probe",
+        "find out the contract a service follows (paging, naming, errors, auth) with a few "
+        "read-only requests; exit 1 if any failed",
+        parents,
     )
-    _completes_resources(
-        export.add_argument(
-            "resources", type=RESOURCE, nargs="*", metavar="RESOURCE", help="default: all four"
-        )
-    )
-    export.add_argument("--out", required=True, metavar="DIR", help="directory of the files")
-    export.add_argument(
+    probe.add_argument(
         "--format",
-        choices=EXPORT_FORMATS,
-        help="jsonl (default) or csv; a resumed export keeps its own",
+        choices=("text", "json"),
+        default="text",
+        help="text or json (default: %(default)s)",
     )
-    export.add_argument(
-        "--page-size", type=_count(1), default=1000, help="records per page request (%(default)s)"
+    probe.add_argument(
+        "--emit-config",
+        metavar="FILE",
+        help="write what was found as a client configuration, for --config or "
+        "RemedyClient.from_config (default: none, only print it)",
     )
-    again = export.add_mutually_exclusive_group()
-    again.add_argument(
-        "--resume", action="store_true", help="continue an interrupted export in DIR"
-    )
-    again.add_argument(
-        "--restart", action="store_true", help="discard an interrupted export in DIR first"
+    probe.add_argument(
+        "--page-size",
+        type=_count(1),
+        default=5,
+        metavar="N",
+        help="records per list request (default: %(default)s)",
     )
 
+
+def build_parser() -> Parser:
+    """Return the parser of `remedy-async` and all its subcommands."""
+    common, progress = _common_options(), _progress_options()
+    client = [common, _connection_options(config_file=True)]
+    parser = Parser(
+        prog="remedy-async",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=client,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str, parents: list[Parser]) -> Any:
+        return commands.add_parser(name, help=help_text, description=help_text, parents=parents)
+
+    _add_demo(command, [common, progress])
+    add_serve_arguments(command("serve", "run the simulator of the service until interrupted", []))
+    _add_list(command, [*client, progress])
+    _add_get(command, [*client, progress])
+    _add_export(command, [*client, progress])
     command("health", "check the service's health; exit 1 unless it reports ok", client)
-
     _add_api_arguments(
         command(
             "api",
@@ -309,24 +492,7 @@ def build_parser() -> Parser:
             client,
         )
     )
-
-    probe = command(
-        "probe",
-        "find out the contract a service follows (paging, naming, errors, auth) with a few "
-        "read-only requests; exit 1 if any failed",
-        [common, _connection_options(config_file=False)],
-    )
-    probe.add_argument("--format", choices=("text", "json"), default="text")
-    probe.add_argument(
-        "--emit-config",
-        metavar="FILE",
-        help="write what was found as a client configuration, for --config or "
-        "RemedyClient.from_config",
-    )
-    probe.add_argument(
-        "--page-size", type=_count(1), default=5, help="records per list request (%(default)s)"
-    )
-
+    _add_probe(command, [common, _connection_options(config_file=False)])
     completion = command(
         "completion",
         "print the shell completion script: source it, e.g. "
@@ -334,13 +500,23 @@ def build_parser() -> Parser:
         [],
     )
     completion.add_argument("shell", choices=SHELLS, help="bash, zsh or fish")
-
-    agent = command("agent-config", "the agent configuration", [])
+    agent = command("agent-config", "the agent configuration", client)
     agent_commands = agent.add_subparsers(dest="agent_command", required=True, metavar="ACTION")
     download = agent_commands.add_parser(
-        "download", help="download the agent configuration", parents=client
+        "download",
+        help="download the agent configuration",
+        description="download the agent configuration",
+        parents=client,
     )
     download.add_argument(
-        "--out", required=True, metavar="PATH", help="file, existing directory, or - for stdout"
+        "--out",
+        required=True,
+        metavar="PATH",
+        help="file, existing directory, or - for stdout (required)",
     )
     return parser
+
+
+def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse a command line into the options its command runs with, defaults filled in."""
+    return settle(build_parser().parse_args(list(argv)))

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from remedy_async import ResourceCollection, to_wire
 
-from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe
+from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe, in_flags
 from ._filters import group_filters, resource_filters
 from ._meters import Meters
 from ._output import output
@@ -25,7 +25,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     meters = Meters()
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
-        filters: dict[str, Any] = resource_filters(resource, options.filter)
+        filters: dict[str, Any] = resource_filters(resource, options.filter, options.filter_flags)
         try:
             pager = collection.list(
                 page_size=options.page_size,
@@ -34,7 +34,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
                 **filters,
             )
         except (TypeError, ValueError) as error:
-            raise UsageError(str(error)) from None
+            raise UsageError(in_flags(str(error))) from None
         meter = meters.add(resource.segment, (resource.segment, "list"))
         with shown(meters, options, terminal), output(options, resource, terminal.stdout) as sink:
             try:

@@ -42,6 +42,13 @@ class Condition:
     op: str
     values: tuple[str, ...]
 
+    @property
+    def text(self) -> str:
+        """The condition as `--where` takes it, spelt one way (`cvssScore>=7`, `a in (x,y)`)."""
+        if self.op in ("in", "not in"):
+            return f"{self.path} {self.op} ({','.join(self.values)})"
+        return f"{self.path}{self.op}{self.values[0]}"
+
     def holds(self, record: WireRecord) -> bool:
         """Whether the record meets the condition (an order against a missing value does not)."""
         actual = value_at(record, self.path)

@@ -36,13 +36,30 @@ _DEFAULTS = SimulatorConfig()
 _FAULT_DEFAULTS = FaultSpec(FaultKind.LATENCY, 0.0)
 
 
+_PLAIN: Final[tuple[tuple[str, type, str, object], ...]] = (
+    ("--host", str, "address to listen on", _DEFAULTS),
+    ("--port", int, "TCP port; 0 picks a free one", _DEFAULTS),
+    ("--seed", int, "seed of the data set and faults", _DEFAULTS),
+    ("--size", int, "number of endpoints, ~20 findings each", _DEFAULTS),
+    ("--page-size", int, "page size when a list asks for none", _DEFAULTS),
+    ("--max-page-size", int, "largest page size", _DEFAULTS),
+    ("--auth-header", str, "header that carries the token", _DEFAULTS),
+    ("--stall-seconds", float, "how long stall faults stall", _FAULT_DEFAULTS),
+    ("--retry-after", int, "seconds http-429 faults ask to wait", _FAULT_DEFAULTS),
+    ("--cache-bytes", int, "memory for cached encodings (benchmarks: every page)", _DEFAULTS),
+    ("--agent-configuration-size", int, "bytes of the agent configuration", _DEFAULTS),
+    ("--health-path", str, "path of the health check", _DEFAULTS),
+    ("--agent-configuration-path", str, "path of the agent configuration", _DEFAULTS),
+)
+"""Options that set one value of the configuration (or of every fault), and whose."""
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the simulator's options to `parser` (shared with `remedy-async serve`)."""
     add = parser.add_argument
-    add("--host", default=_DEFAULTS.host, help="address to listen on (default: %(default)s)")
-    add("--port", type=int, default=_DEFAULTS.port, help="TCP port; 0 picks a free one")
-    add("--seed", type=int, default=_DEFAULTS.seed, help="seed of the data set and faults")
-    add("--size", type=int, default=_DEFAULTS.size, help="number of endpoints (~20 findings each)")
+    for flag, kind, text, defaults in _PLAIN:
+        default = getattr(defaults, flag[2:].replace("-", "_"))
+        add(flag, type=kind, default=default, help=f"{text} (default: %(default)s)")
     add(
         "--paging",
         choices=(*PAGING_SCHEMES, PAGING_LIST),
@@ -58,15 +75,21 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="rename the paging signals to names no client knows (nxt_tok_x, Nxt-Tok-X), "
         "to check that clients fail loudly",
     )
-    add("--items-key", choices=ITEMS_KEYS, default=_DEFAULTS.items_key, help="envelope item key")
-    add("--page-size", type=int, default=_DEFAULTS.page_size, help="default page size")
-    add("--max-page-size", type=int, default=_DEFAULTS.max_page_size, help="largest page size")
-    add("--token", default=None, help="require this token (health stays open)")
-    add("--auth-header", default=_DEFAULTS.auth_header, help="header that carries the token")
+    add(
+        "--items-key",
+        choices=ITEMS_KEYS,
+        default=_DEFAULTS.items_key,
+        help="envelope key of the items (default: %(default)s)",
+    )
+    add(
+        "--token",
+        default=None,
+        help="require this token; health stays open (default: none, no auth)",
+    )
     add(
         "--auth-scheme",
         default=_DEFAULTS.auth_scheme,
-        help="scheme before the token, e.g. Bearer; 'none' for the bare token",
+        help="scheme before the token; 'none' for the bare token (default: %(default)s)",
     )
     add(
         "--errors",
@@ -84,7 +107,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="hostile-server test mode: echo each request's credential into cursors, next "
         "links, error bodies and a redirect of every get, to check that clients never show it",
     )
-    add("--rate-limit", type=float, default=None, help="requests per second (token bucket)")
+    add(
+        "--rate-limit",
+        type=float,
+        default=None,
+        help="requests per second, a token bucket (default: no limit)",
+    )
     add(
         "--fault",
         action="append",
@@ -92,7 +120,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KIND:RATE[:ROUTE]",
         help=(
             f"inject a fault (repeatable); kinds: {', '.join(kind.value for kind in FaultKind)}; "
-            f"routes (comma-separated, * allowed): {', '.join(ROUTE_NAMES)}"
+            f"routes (comma-separated, * allowed): {', '.join(ROUTE_NAMES)} (default: none)"
         ),
     )
     add(
@@ -109,31 +137,17 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="add up to MS random milliseconds to the delay of --latency-ms or of a latency "
         f"--fault (default: {_FAULT_DEFAULTS.jitter_ms:g})",
     )
-    add("--stall-seconds", type=float, default=_FAULT_DEFAULTS.stall_seconds, help="stall faults")
-    add("--retry-after", type=int, default=_FAULT_DEFAULTS.retry_after, help="http-429 faults")
     add(
         "--retry-after-format",
         choices=RETRY_AFTER_FORMATS,
         default=_FAULT_DEFAULTS.retry_after_format,
-        help="http-429 faults: Retry-After as seconds or an HTTP date",
+        help="http-429 faults: Retry-After as seconds or an HTTP date (default: %(default)s)",
     )
     add(
         "--cache",
         action=argparse.BooleanOptionalAction,
         default=_DEFAULTS.cache,
-        help="cache encoded records and pages",
-    )
-    add(
-        "--cache-bytes",
-        type=int,
-        default=_DEFAULTS.cache_bytes,
-        help="memory for cached encodings (benchmarks raise it so every page stays cached)",
-    )
-    add(
-        "--agent-configuration-size",
-        type=int,
-        default=_DEFAULTS.agent_configuration_size,
-        help="bytes of the agent configuration download",
+        help=f"cache encoded records and pages (default: {'on' if _DEFAULTS.cache else 'off'})",
     )
     add(
         "--naming",
@@ -141,14 +155,16 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=_DEFAULTS.naming,
         help="spelling of record keys (default: %(default)s, the contract's)",
     )
-    add("--id-prefix", default=_DEFAULTS.id_prefix, help="prefix every id, e.g. 'tenant/a b:'")
+    add(
+        "--id-prefix",
+        default=_DEFAULTS.id_prefix,
+        help="prefix every id, e.g. 'tenant/a b:' (default: none)",
+    )
     add(
         "--print-spec",
         action="store_true",
         help="write the OpenAPI document of this run (as served at /openapi.json) and exit",
     )
-    add("--health-path", default=_DEFAULTS.health_path)
-    add("--agent-configuration-path", default=_DEFAULTS.agent_configuration_path)
 
 
 def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:

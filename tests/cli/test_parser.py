@@ -1,0 +1,171 @@
+"""The command line's grammar: global options anywhere, defaults and environment variables in
+every help, and each resource's filters as flags with their values."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from remedy_async import RESOURCES, Resource
+from remedy_async.cli._errors import UsageError
+from remedy_async.cli._filters import filter_choices, filter_flag
+from remedy_async.cli._parser import build_parser, parse_command_line
+from remedy_async.cli._tree import is_shared
+
+ENVIRONMENT = {
+    "config": "$REMEDY_CONFIG",
+    "base_url": "$REMEDY_BASE_URL",
+    "token": "$REMEDY_API_TOKEN",
+    "auth_header": "$REMEDY_AUTH_HEADER",
+}
+"""The options that fall back to an environment variable, and the variable."""
+
+GLOBAL = ("--base-url", "http://127.0.0.1:9", "--token", "t", "--retries", "0", "--debug")
+
+
+def parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """The parser and every parser below it, each once."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in {id(child): child for child in action.choices.values()}.values():
+                yield from parsers(child)
+
+
+OPTIONS = [
+    pytest.param(parser, action, id=f"{parser.prog} {action.option_strings[0]}")
+    for parser in parsers(build_parser())
+    for action in parser._actions
+    if action.option_strings
+    and not isinstance(action, argparse._HelpAction | argparse._VersionAction)
+]
+
+
+def rendered_help(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
+    """The action's help as --help shows it (with %(default)s and the like filled in)."""
+    return " ".join(parser.formatter_class(prog=parser.prog)._expand_help(action).split())
+
+
+@pytest.mark.parametrize(("parser", "action"), OPTIONS)
+def test_every_option_states_its_default(
+    parser: argparse.ArgumentParser, action: argparse.Action
+) -> None:
+    """The rule: an option that takes a value ends its help with `(default: ...)`, or says
+    `(required)`; a flag (no value) is off unless given and says nothing, but a --x/--no-x pair
+    says which it is by default."""
+    text = rendered_help(parser, action)
+    assert "SUPPRESS" not in text
+    assert "(default: None)" not in text
+    if action.required:
+        assert "(required)" in text
+    elif action.nargs != 0 or isinstance(action, argparse.BooleanOptionalAction):
+        assert re.search(r"\(default: [^)]+\)", text), text
+
+
+@pytest.mark.parametrize(
+    ("parser", "action"),
+    [
+        pytest.param(parser, action, id=f"{parser.prog} {action.option_strings[0]}")
+        for parser, action in (param.values for param in OPTIONS)
+        if is_shared(action) and action.dest in ENVIRONMENT
+    ],
+)
+def test_options_name_their_environment_variable(
+    parser: argparse.ArgumentParser, action: argparse.Action
+) -> None:
+    """A connection option that falls back to a REMEDY_* variable names it in its help."""
+    assert ENVIRONMENT[action.dest] in rendered_help(parser, action)
+
+
+def test_every_environment_variable_is_named_somewhere() -> None:
+    """Each variable the command reads is named by an option (the test above is not empty)."""
+    named = {action.dest for _, action in (param.values for param in OPTIONS)}
+    assert set(ENVIRONMENT) <= named
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [*GLOBAL, "list", "endpoints", "--max-items", "3"],
+        ["list", *GLOBAL, "endpoints", "--max-items", "3"],
+        ["list", "endpoints", "--max-items", "3", *GLOBAL],
+        [*GLOBAL[:2], "list", *GLOBAL[2:4], "endpoints", *GLOBAL[4:], "--max-items", "3"],
+    ],
+    ids=["before", "between", "after", "spread"],
+)
+def test_global_options_mean_the_same_before_or_after_the_command(argv: list[str]) -> None:
+    """Connection options and --debug parse the same wherever they stand."""
+    expected = vars(parse_command_line(["list", "endpoints", "--max-items", "3", *GLOBAL]))
+    assert vars(parse_command_line(argv)) == expected
+
+
+def test_unset_options_take_their_defaults() -> None:
+    """Options given nowhere get the defaults the help states."""
+    options = parse_command_line(["list", "endpoints"])
+    assert (options.base_url, options.retries, options.debug) == (None, None, False)
+    assert (options.profile, options.progress, options.format) == ("default", "auto", "jsonl")
+    assert (options.filter, options.where, options.filter_flags) == ([], [], [])
+
+
+def test_a_repeated_option_keeps_the_values_of_both_levels() -> None:
+    """--where before and after the resource: every condition applies."""
+    options = parse_command_line(["list", "--where", "a=1", "endpoints", "--where", "b=2"])
+    assert [condition.text for condition in options.where] == ["a=1", "b=2"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--config", "x.toml", "probe"], "--config does not apply to remedy-async probe"),
+        (["--base-url", "http://x", "serve"], "--base-url does not apply to remedy-async serve"),
+        (["--token", "t", "serve"], "its own --token goes after 'serve'"),
+        (["--debug", "completion", "bash"], "--debug does not apply"),
+    ],
+)
+def test_a_global_option_the_command_does_not_take_is_a_usage_error(
+    argv: list[str], message: str
+) -> None:
+    """Given before a command that lacks it, a global option is refused, naming the flag."""
+    with pytest.raises(UsageError, match=re.escape(message)):
+        parse_command_line(argv)
+
+
+@pytest.mark.parametrize("resource", RESOURCES, ids=lambda resource: resource.segment)
+def test_each_resource_lists_its_filters_and_their_values_in_help(resource: Resource[Any]) -> None:
+    """`list RESOURCE --help` shows a flag per filter, with an enum's values as its choices."""
+    prog = f"remedy-async list {resource.segment}"
+    text = next(p for p in parsers(build_parser()) if p.prog == prog).format_help()
+    for name, spec in resource.filters.items():
+        assert filter_flag(name) in text
+        choices = filter_choices(spec)
+        if choices is not None:
+            assert "{" + ",".join(choices) + "}" in text
+
+
+def test_snake_case_names_the_same_resource() -> None:
+    """`list remediation_targets` is `list remediation-targets`."""
+    snake = parse_command_line(["list", "remediation_targets", "--status", "failed"])
+    assert snake.resource.segment == "remediation-targets"
+    assert snake.filter_flags == [("status", "failed")]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["list", "devices"], "unknown resource 'devices'"),
+        (["list", "scopes", "--severity", "high"], "unrecognized arguments: --severity"),
+        (["list", "vulnerability-findings", "--severity", "hgh"], "argument --severity: invalid"),
+        (["list", "vulnerability-findings", "--cvss-score", "x"], "--cvss-score: 'x': the value"),
+        (["list", "endpoints", "--last-seen-at", "2024-05-01"], "an RFC 3339 time"),
+        (["list", "remediation-targets", "--attempts", "1.5"], "is a whole number"),
+    ],
+)
+def test_a_bad_filter_flag_is_a_usage_error_naming_it(argv: list[str], message: str) -> None:
+    """An unknown resource, a flag of another resource and a value of the wrong kind are
+    refused while parsing."""
+    with pytest.raises(UsageError, match=re.escape(message)):
+        parse_command_line(argv)

@@ -1,0 +1,176 @@
+"""What `list` and `export` select: filter flags on the wire, and an export's filters, --where
+and --fields, kept by its checkpoint through a resume. In this process, against simulators."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import signal
+from pathlib import Path
+
+import orjson
+
+from remedy_async.cli import Terminal
+from remedy_async.cli._app import run_until_signalled
+from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+
+from .conftest import Outcome, cli_here
+
+FINDINGS = "vulnerability-findings"
+FAILING = SimulatorConfig(
+    seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
+)
+"""With seed 0 and no retries, the findings list fails after 3 pages of 50 (150 records)."""
+
+
+async def test_filter_flags_select_what_filter_options_do(simulator: Simulator) -> None:
+    """--severity high --severity critical --status open sends the same query as -f does."""
+    base = ("list", FINDINGS, "--base-url", simulator.url)
+    flags = await cli_here(*base, "--severity", "high", "--severity", "critical", "--status=open")
+    options = await cli_here(
+        *base, "-f", "severity=high", "-f", "severity=critical", "-f", "status=open"
+    )
+    expected = simulator.dataset.ids(
+        FINDINGS, {"severity": ["high", "critical"], "status": ["open"]}
+    )
+    assert flags.code == options.code == 0, flags.stderr + options.stderr
+    assert [record["id"] for record in flags.jsonl()] == list(expected)
+    assert flags.stdout == options.stdout
+
+
+async def test_a_filter_value_the_contract_lacks_is_a_usage_error_before_any_request(
+    simulator: Simulator,
+) -> None:
+    """--filter status=bogus names the flag, the values the contract has, and --param."""
+    outcome = await cli_here("list", "endpoints", "--base-url", simulator.url, "-f", "status=bogus")
+    assert outcome.code == 2
+    assert (
+        "--filter status=bogus: endpoints status is one of online, offline, decommissioned; "
+        "send another value as is with --param status=bogus" in outcome.stderr
+    )
+    assert simulator.counters.total_requests == 0
+
+
+async def test_export_keeps_the_filtered_records_cut_to_the_fields(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    """A filter flag, --where and --fields shape the file as they shape list's output."""
+    selection = ("--severity", "critical", "--where", "cvssScore>=9.5", "--fields", "id,cvssScore")
+    exported = await cli_here(
+        "export", FINDINGS, "--out", str(tmp_path), "--format", "csv",
+        "--base-url", simulator.url, *selection,
+    )  # fmt: skip
+    listed = await cli_here(
+        "list", FINDINGS, "--base-url", simulator.url, "--format", "csv", *selection
+    )
+    assert exported.code == listed.code == 0, exported.stderr + listed.stderr
+    content = (tmp_path / f"{FINDINGS}.csv").read_bytes()
+    assert content == listed.stdout
+    rows = Outcome(0, content, "").csv()
+    assert rows
+    assert list(rows[0]) == ["id", "cvssScore"]
+    assert all(float(row["cvssScore"]) >= 9.5 for row in rows)
+    fetched = simulator.dataset.count(FINDINGS, {"severity": ["critical"]})
+    assert f"{len(rows):,} of {fetched:,} records (--where)" in exported.stderr
+
+
+async def test_export_refuses_a_filter_flag_of_a_collection_it_does_not_export(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    """Exporting all four, --severity would not apply to three: a usage error naming it."""
+    outcome = await cli_here(
+        "export", "--out", str(tmp_path), "--base-url", simulator.url, "--severity", "high"
+    )
+    assert outcome.code == 2
+    assert (
+        "--severity: endpoints has no such filter (it is a filter of vulnerability-findings); "
+        "name the collections to export, e.g. export vulnerability-findings --severity VALUE"
+        in outcome.stderr
+    )
+    assert simulator.counters.total_requests == 0
+
+
+async def test_a_resume_keeps_where_and_fields_and_refuses_to_change_them(tmp_path: Path) -> None:
+    """The checkpoint holds the selection; a resume that changes --where or --fields exits 2
+    naming the flag, and one without them goes on with the stored ones. Records --where left
+    out still move the resume position: each kept record is written exactly once."""
+    args = ("export", FINDINGS, "--out", str(tmp_path), "--page-size", "50", "--retries", "0")
+    selection = ("--where", "severity in (critical,high)", "--fields", "id,severity")
+    async with Simulator(FAILING) as failing:
+        first = await cli_here(*args, "--base-url", failing.url, *selection)
+    assert first.code == 3, first.stderr
+    checkpoint = orjson.loads((tmp_path / f"{FINDINGS}.checkpoint.json").read_bytes())
+    assert (checkpoint["where"], checkpoint["fields"]) == (
+        ["severity in (critical,high)"],
+        ["id", "severity"],
+    )
+    assert checkpoint["records"] == 150
+    assert 0 < checkpoint["written"] < 150
+
+    async with Simulator(SimulatorConfig(seed=FAILING.seed, size=FAILING.size)) as healthy:
+        base = (*args, "--base-url", healthy.url, "--resume")
+        other_where = await cli_here(*base, "--where", "severity=low")
+        other_fields = await cli_here(*base, "--fields", "id")
+        assert healthy.counters.total_requests == 0
+        resumed = await cli_here(*base)
+        expected = list(healthy.dataset.records(FINDINGS, {"severity": ["critical", "high"]}))
+    assert other_where.code == other_fields.code == 2
+    assert (
+        "was started with --where 'severity in (critical,high)', not --where severity=low; "
+        "resume it with the same --where, or without any to keep them" in other_where.stderr
+    )
+    assert "was started with --fields id,severity, not --fields id;" in other_fields.stderr
+    assert resumed.code == 0, resumed.stderr
+    lines = (tmp_path / f"{FINDINGS}.jsonl").read_bytes().splitlines()
+    assert [orjson.loads(line) for line in lines] == [
+        {"id": record["id"], "severity": record["severity"]} for record in expected
+    ]
+
+
+async def test_a_resume_refuses_other_server_side_filters(tmp_path: Path) -> None:
+    """A resume with another filter flag than its start exits 2 naming both spellings."""
+    args = ("export", FINDINGS, "--out", str(tmp_path), "--page-size", "50", "--retries", "0")
+    async with Simulator(FAILING) as failing:
+        first = await cli_here(*args, "--base-url", failing.url, "--status", "open")
+        changed = await cli_here(
+            *args, "--base-url", failing.url, "--resume", "-f", "status=resolved"
+        )
+    assert first.code == 3, first.stderr
+    assert changed.code == 2
+    assert "was started with --status open, not --status resolved" in changed.stderr
+
+
+class Gate:
+    """The simulator's sleep: every delayed request waits until the test opens the gate."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.opened = asyncio.Event()
+
+    async def __call__(self, seconds: float) -> None:
+        self.entered.set()
+        await self.opened.wait()
+
+
+async def test_sigterm_stops_an_export_given_global_options_first(tmp_path: Path) -> None:
+    """With the connection options before the command, SIGTERM still ends an export with
+    status 3 and the command that resumes it (global options kept where they were)."""
+    gate = Gate()
+    config = SimulatorConfig(seed=1, size=5, faults=[FaultSpec("latency", 1.0, "list:*")])
+    async with Simulator(config, sleep=gate) as simulator:
+        argv = ["--base-url", simulator.url, "export", "scopes", "--out", str(tmp_path)]
+        stderr = io.StringIO()
+        terminal = Terminal(stdout=io.BytesIO(), stderr=stderr, stdin=io.StringIO(), env={})
+        running = asyncio.ensure_future(run_until_signalled(argv, terminal))
+        await asyncio.wait_for(gate.entered.wait(), timeout=30)
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL  # handled by the loop
+        os.kill(os.getpid(), signal.SIGTERM)
+        code = await asyncio.wait_for(running, timeout=30)
+        gate.opened.set()
+    assert code == 3, stderr.getvalue()
+    assert stderr.getvalue().splitlines()[-1] == "remedy-async: terminated"
+    assert (
+        f"run: remedy-async --base-url {argv[1]} export scopes --out {tmp_path} --resume"
+        in stderr.getvalue()
+    )
