@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
 from remedy_async import (
+    ClientEvent,
     OffsetPaginator,
     PageNumberPaginator,
+    PaginationError,
     RemedyClient,
     RetryPolicy,
     ServerError,
@@ -276,3 +278,74 @@ async def test_parallel_pages_keep_to_the_services_rate_limit() -> None:
             assert [f.id async for f in pager] == all_ids(sim)
         assert sim.counters.responses.get(429, 0) > 0
     assert time.waits
+
+
+class ChangeAfterFirstPage:
+    """An event hook that changes the simulator's list as the first page's response arrives:
+    before the pages it plans are requested, so every later page announces the new size."""
+
+    def __init__(self, change: Callable[[], None]) -> None:
+        self.change = change
+        self.done = False
+
+    def __call__(self, event: ClientEvent) -> None:
+        if event.kind == "response" and not self.done:
+            self.done = True
+            self.change()
+
+
+async def list_until_it_moves(
+    sim: Simulator, hook: ChangeAfterFirstPage
+) -> tuple[list[str], PaginationError]:
+    """List with concurrency=8 until the PaginationError; return the items delivered before."""
+    got: list[str] = []
+    async with RemedyClient(sim.url, token=sim.config.token, event_hooks=[hook]) as client:
+        pager = client.vulnerability_findings.list(page_size=20, concurrency=8)
+
+        async def drain() -> None:
+            async for finding in pager:
+                got.append(finding.id)
+
+        with pytest.raises(PaginationError, match="the list changed") as caught:
+            await drain()
+    return got, caught.value
+
+
+@pytest.mark.parametrize("served", ["offset", "page"], indirect=True)
+async def test_a_list_that_shrinks_mid_way_stops_with_every_item_before_it(
+    served: Simulator,
+) -> None:
+    """A record removed while pages are in flight stops the list after the first page, with
+    a token that continues it: nothing skipped but the removed record, nothing repeated."""
+    expected = all_ids(served)
+    removed = expected[50]
+    hook = ChangeAfterFirstPage(lambda: served.dataset.hide(FINDINGS, [removed]))
+    got, error = await list_until_it_moves(served, hook)
+    assert got == expected[:20]
+    assert error.items_yielded == 20
+    async with RemedyClient(served.url, token=served.config.token) as client:
+        rest = client.vulnerability_findings.list(concurrency=8, resume_token=error.resume_token)
+        assert got + [f.id async for f in rest] == [i for i in expected if i != removed]
+
+
+@pytest.mark.parametrize("served", ["offset", "page"], indirect=True)
+async def test_a_list_that_grows_mid_way_stops_with_every_item_before_it(
+    served: Simulator,
+) -> None:
+    """Records added while pages are in flight stop the list after the first page too."""
+    expected = all_ids(served)
+    added = expected[30:35]
+    served.dataset.hide(FINDINGS, added)
+    hook = ChangeAfterFirstPage(lambda: served.dataset.show(FINDINGS, added))
+    got, _ = await list_until_it_moves(served, hook)
+    assert got == expected[:20]
+
+
+@pytest.mark.parametrize("served", ["offset"], indirect=True)
+async def test_a_list_changed_before_it_starts_is_listed_exactly(served: Simulator) -> None:
+    """A list that does not move while it is listed is exact, whatever happened before."""
+    expected = all_ids(served)
+    served.dataset.hide(FINDINGS, expected[5:9])
+    async with RemedyClient(served.url, token=served.config.token) as client:
+        pager = client.vulnerability_findings.list(page_size=20, concurrency=8)
+        assert [f.id async for f in pager] == expected[:5] + expected[9:]
