@@ -333,6 +333,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
                 pager = collection.list(
                     page_size=job.start.page_size,
                     resume_token=job.start.resume_token,
+                    concurrency=options.concurrency,
                     extra_params=group_filters(chosen.params),
                     **filters,
                 )

@@ -4,18 +4,21 @@ flags (`--severity high`), and checks their values against the contract before a
 from __future__ import annotations
 
 import difflib
+import inspect
 import math
 import re
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Final
 
-from remedy_async import RESOURCES, Filter, Resource
+from remedy_async import RESOURCES, Filter, Resource, ResourceCollection
 
 from ._errors import UsageError
 
 LIST_KEYWORDS: Final = frozenset(
-    {"page_size", "max_items", "resume_token", "prefetch", "options", "extra_params"}
+    name
+    for name, parameter in inspect.signature(ResourceCollection.list).parameters.items()
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
 )
 """Keyword arguments of `list()` itself, which a filter must not be mistaken for."""
 

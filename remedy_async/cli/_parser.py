@@ -280,10 +280,24 @@ def _list_options() -> Parser:
         metavar="N",
         help="records per page request (default: the service's)",
     )
+    _add_concurrency(parent.add_argument, add_shared)
     group = parent.add_argument_group("output")
     _add_output_options(group.add_argument, add_shared)
     _add_output_file(group.add_argument, add_shared)
     return parent
+
+
+def _add_concurrency(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
+        "--concurrency",
+        type=_count(1),
+        default=1,
+        metavar="N",
+        help="pages fetched at once, for offset and page-number lists that announce their "
+        "total; records still come in order, exactly once. Cursor and link lists stay "
+        "sequential, each page naming the next (default: 1)",
+    )
 
 
 def _add_output_file(add_argument: Adder, add: Adder) -> None:
@@ -368,6 +382,7 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
         metavar="N",
         help="records per page request (default: %(default)s)",
     )
+    _add_concurrency(export.add_argument, _plain)
     again = export.add_mutually_exclusive_group()
     again.add_argument(
         "--resume",

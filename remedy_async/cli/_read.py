@@ -30,6 +30,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
             pager = collection.list(
                 page_size=options.page_size,
                 max_items=options.max_items,
+                concurrency=options.concurrency,
                 extra_params=group_filters(options.param),
                 **filters,
             )

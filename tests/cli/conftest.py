@@ -84,3 +84,36 @@ async def simulator() -> AsyncIterator[Simulator]:
     """A small seeded simulator (20 endpoints, ~400 findings) on a loopback port."""
     async with Simulator(SimulatorConfig(seed=3, size=20)) as running:
         yield running
+
+
+class Gate:
+    """A simulator's sleep that lets the first `passes` delayed requests through at once and
+    holds every later one until `open()`: time never really passes, and a test can act while
+    requests are in flight."""
+
+    def __init__(self, passes: int = 0) -> None:
+        self.passes = passes
+        self.held = 0
+        self._opened = asyncio.Event()
+        self._changed = asyncio.Event()
+
+    def __repr__(self) -> str:
+        return f"Gate(passes={self.passes}, held={self.held})"
+
+    async def __call__(self, seconds: float) -> None:
+        if self.passes:
+            self.passes -= 1
+            return
+        self.held += 1
+        self._changed.set()
+        await self._opened.wait()
+
+    async def waiting(self, count: int) -> None:
+        """Return once `count` requests are held at the gate together."""
+        while self.held < count:
+            self._changed.clear()
+            await self._changed.wait()
+
+    def open(self) -> None:
+        """Let every held request and every later one through."""
+        self._opened.set()

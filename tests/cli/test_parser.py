@@ -109,6 +109,7 @@ def test_unset_options_take_their_defaults() -> None:
     assert (options.base_url, options.retries, options.debug) == (None, None, False)
     assert (options.profile, options.progress, options.format) == ("default", "auto", "jsonl")
     assert (options.filter, options.where, options.filter_flags) == ([], [], [])
+    assert options.concurrency == 1
 
 
 def test_a_repeated_option_keeps_the_values_of_both_levels() -> None:

@@ -62,7 +62,9 @@ def test_filters_split_at_the_first_equals_sign() -> None:
     assert parse_filter("tag=") == ("tag", "")
 
 
-@pytest.mark.parametrize("text", ["severity", "=high", " =x", "max_items=3", "page_size=2"])
+@pytest.mark.parametrize(
+    "text", ["severity", "=high", " =x", "max_items=3", "page_size=2", "concurrency=8"]
+)
 def test_malformed_or_reserved_filters_are_refused(text: str) -> None:
     """A filter without a key, or named like a list() option, is a usage error."""
     with pytest.raises(ValueError, match="filter"):

@@ -15,7 +15,7 @@ from remedy_async.cli import Terminal
 from remedy_async.cli._app import run_until_signalled
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
-from .conftest import Outcome, cli_here
+from .conftest import Gate, Outcome, cli_here
 
 FINDINGS = "vulnerability-findings"
 FAILING = SimulatorConfig(
@@ -141,18 +141,6 @@ async def test_a_resume_refuses_other_server_side_filters(tmp_path: Path) -> Non
     assert "was started with --status open, not --status resolved" in changed.stderr
 
 
-class Gate:
-    """The simulator's sleep: every delayed request waits until the test opens the gate."""
-
-    def __init__(self) -> None:
-        self.entered = asyncio.Event()
-        self.opened = asyncio.Event()
-
-    async def __call__(self, seconds: float) -> None:
-        self.entered.set()
-        await self.opened.wait()
-
-
 async def test_sigterm_stops_an_export_given_global_options_first(tmp_path: Path) -> None:
     """With the connection options before the command, SIGTERM still ends an export with
     status 3 and the command that resumes it (global options kept where they were)."""
@@ -163,11 +151,11 @@ async def test_sigterm_stops_an_export_given_global_options_first(tmp_path: Path
         stderr = io.StringIO()
         terminal = Terminal(stdout=io.BytesIO(), stderr=stderr, stdin=io.StringIO(), env={})
         running = asyncio.ensure_future(run_until_signalled(argv, terminal))
-        await asyncio.wait_for(gate.entered.wait(), timeout=30)
+        await asyncio.wait_for(gate.waiting(1), timeout=30)
         assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL  # handled by the loop
         os.kill(os.getpid(), signal.SIGTERM)
         code = await asyncio.wait_for(running, timeout=30)
-        gate.opened.set()
+        gate.open()
     assert code == 3, stderr.getvalue()
     assert stderr.getvalue().splitlines()[-1] == "remedy-async: terminated"
     assert (
