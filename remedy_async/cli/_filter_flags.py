@@ -48,7 +48,7 @@ def _checked(spec: Filter) -> Callable[[str], str]:
     def read(text: str) -> str:
         problem = value_problem(spec, text)
         if problem is not None:
-            raise argparse.ArgumentTypeError(f"{text!r}: the value {problem}")
+            raise argparse.ArgumentTypeError(f"{spec.wire_name} {problem}, not {text!r}")
         return text
 
     read.__name__ = spec.kind

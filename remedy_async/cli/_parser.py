@@ -22,7 +22,7 @@ from ._formats import EXPORT_FORMATS, OUTPUT_FORMATS
 from ._progress import LINE_EVERY
 from ._settings import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
 from ._terminal import PROGRESS_MODES
-from ._tree import Parser, Resources, add_shared, settle
+from ._tree import Parser, Resources, add_shared, chosen_parser, settle
 from ._where import parse_where
 
 T = TypeVar("T")
@@ -533,5 +533,13 @@ def build_parser() -> Parser:
 
 
 def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
-    """Parse a command line into the options its command runs with, defaults filled in."""
-    return settle(build_parser().parse_args(list(argv)))
+    """Parse a command line into the options its command runs with, defaults filled in.
+
+    Words no parser took are a usage error of the (sub)command the line chose, whose --help
+    lists what it takes."""
+    options, extras = build_parser().parse_known_args(list(argv))
+    chosen = chosen_parser(options)
+    options = settle(options)
+    if extras:
+        chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+    return options

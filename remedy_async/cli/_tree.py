@@ -124,6 +124,12 @@ class Resources(Commands):
             raise argparse.ArgumentError(self, str(error)) from None
 
 
+def chosen_parser(options: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser the command line ended at (before `settle`)."""
+    leaf: argparse.ArgumentParser = getattr(options, _LEAF)
+    return leaf
+
+
 def settle(options: argparse.Namespace) -> argparse.Namespace:
     """Give the shared options nobody set their defaults, as the chosen command has them."""
     leaf: argparse.ArgumentParser | None = vars(options).pop(_LEAF, None)

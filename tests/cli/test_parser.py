@@ -158,9 +158,9 @@ def test_snake_case_names_the_same_resource() -> None:
     ("argv", "message"),
     [
         (["list", "devices"], "unknown resource 'devices'"),
-        (["list", "scopes", "--severity", "high"], "unrecognized arguments: --severity"),
+        (["list", "scopes", "--severity", "high"], "unrecognized arguments: --severity high"),
         (["list", "vulnerability-findings", "--severity", "hgh"], "argument --severity: invalid"),
-        (["list", "vulnerability-findings", "--cvss-score", "x"], "--cvss-score: 'x': the value"),
+        (["list", "vulnerability-findings", "--cvss-score", "x"], "cvssScore is a number, not 'x'"),
         (["list", "endpoints", "--last-seen-at", "2024-05-01"], "an RFC 3339 time"),
         (["list", "remediation-targets", "--attempts", "1.5"], "is a whole number"),
     ],
@@ -170,3 +170,11 @@ def test_a_bad_filter_flag_is_a_usage_error_naming_it(argv: list[str], message: 
     refused while parsing."""
     with pytest.raises(UsageError, match=re.escape(message)):
         parse_command_line(argv)
+
+
+def test_unrecognized_words_are_an_error_of_the_command_they_follow() -> None:
+    """An option no parser took is reported by the chosen command, pointing at its --help."""
+    with pytest.raises(UsageError) as refused:
+        parse_command_line(["list", "scopes", "--severity", "high"])
+    assert refused.value.command == "remedy-async list scopes"
+    assert str(refused.value).endswith("(see remedy-async list scopes --help)")
