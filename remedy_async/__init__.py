@@ -9,6 +9,9 @@ A call flows client -> collection -> `_paging` (which page next) -> `_sending` (
 retries, limits) -> `_wire` (bytes to values) -> models. Everything public is named here.
 """
 
+import typing as _typing
+from importlib import import_module as _import_module
+
 import attrs as _attrs
 
 from ._bulk import GetResult
@@ -74,7 +77,6 @@ from ._paging._schemes import (
     PageNumberPaginator,
     UnpagedPaginator,
 )
-from ._probe import ProbeReport, ResourceProbe, probe
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
 from ._version import VERSION as _VERSION
@@ -82,7 +84,14 @@ from ._wire._codec import to_wire
 from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 
+if _typing.TYPE_CHECKING:
+    from ._probe import ProbeReport, ResourceProbe, probe
+
 __version__ = _VERSION
+
+_LAZY = {"ProbeReport": "._probe", "ResourceProbe": "._probe", "probe": "._probe"}
+"""Public names whose module is imported on first use (PEP 562): the probe, with its file
+writing and reporting, is rarely needed by a program that only lists and gets."""
 
 __all__ = [
     "CONVENTIONS",
@@ -159,20 +168,41 @@ __all__ = [
 ]
 
 
-def _present_as_public() -> None:
-    """Give every public class and function this package as its `__module__`.
+def _present_as_public(value: object) -> None:
+    """Give a public class or function this package as its `__module__`.
 
     So reprs, docs, tracebacks and pickles name `remedy_async.Endpoint`, not the private module
     it happens to live in, and moving code between private modules never breaks a user's
-    pickled records or errors (as httpx does). An attrs class's annotations are resolved first,
-    in its own module, since they are looked up through `__module__`.
+    pickled records or errors (as httpx does). An attrs class's string annotations are resolved
+    first, in its own module, since they are looked up through `__module__`.
     """
-    for name in __all__:
-        value = globals()[name]
-        if isinstance(value, type) or callable(value):
-            if isinstance(value, type) and _attrs.has(value):
-                _attrs.resolve_types(value)
-            value.__module__ = __name__
+    if isinstance(value, type) and _attrs.has(value):
+        if any(isinstance(field.type, str) for field in _attrs.fields(value)):
+            _attrs.resolve_types(value)
+        value.__module__ = __name__
+    elif callable(value):
+        value.__module__ = __name__
 
 
-_present_as_public()
+def __getattr__(name: str) -> object:
+    """Import a lazily loaded public name on first use, present it, and keep it."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    found = vars(_import_module(module, __name__))
+    for lazy, where in _LAZY.items():
+        if where == module:
+            _present_as_public(found[lazy])
+            globals()[lazy] = found[lazy]
+    return found[name]
+
+
+def __dir__() -> list[str]:
+    """Every name of the package, the lazily loaded ones included."""
+    return sorted({*globals(), *_LAZY})
+
+
+for _name in __all__:
+    if _name not in _LAZY:
+        _present_as_public(globals()[_name])
+del _name

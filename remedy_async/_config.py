@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import ipaddress
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -111,6 +110,8 @@ def positive_count(value: int, name: str) -> int:
 
 def closest(name: str, choices: Iterable[str]) -> str:
     """` (did you mean 'x'?)` for the choice closest to a misspelt name, else an empty string."""
+    import difflib  # noqa: PLC0415 - only a mistake pays for it
+
     found = difflib.get_close_matches(name, list(choices), n=1)
     return f" (did you mean {found[0]!r}?)" if found else ""
 

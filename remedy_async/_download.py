@@ -10,7 +10,6 @@ import asyncio
 import hashlib
 import os
 import re
-import secrets
 import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -76,7 +75,7 @@ async def write_atomically(path: Path, chunks: AsyncIterator[bytes]) -> tuple[in
     On any failure, cancellation included, the temporary file is removed and `path` is left
     as it was. Returns (bytes written, hex sha256).
     """
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.part")
+    temporary = path.with_name(f".{path.name}.{os.urandom(6).hex()}.part")
     file = await asyncio.to_thread(open, temporary, "xb")
     try:
         with file:

@@ -11,7 +11,6 @@ service has and the contract lacks go through `extra_params=`, unchecked.
 
 from __future__ import annotations
 
-import difflib
 import enum
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
@@ -193,6 +192,8 @@ def check_filters(
 
 
 def _unknown(collection: str, name: str, candidates: list[str]) -> str:
+    import difflib  # noqa: PLC0415 - only a mistake pays for it
+
     close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(repr(found) for found in close)}?)" if close else ""
     return (

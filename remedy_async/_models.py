@@ -4,9 +4,10 @@ Only `id` is required. Every other field is optional because the service publish
 keys the model does not know are kept in `extra` and written back unchanged by `to_wire`.
 Enum-valued fields hold the enum member for a known value and the raw string for an unknown one,
 so a new status on the server never breaks a client.
-"""
 
-from __future__ import annotations
+Annotations are evaluated as the classes are made (no `from __future__ import annotations`), so
+attrs holds real types from the start and nothing needs resolving at import.
+"""
 
 from collections.abc import Mapping
 from datetime import datetime
@@ -189,3 +190,12 @@ class HealthStatus:
 
 RECORD_TYPES: tuple[type[Any], ...] = (Endpoint, RemediationTarget, Scope, VulnerabilityFinding)
 """The top-level records, each with a required `id`."""
+
+MODEL_TYPES: tuple[type[Any], ...] = (
+    *RECORD_TYPES,
+    HealthStatus,
+    OperatingSystem,
+    Package,
+    ScopeSelector,
+)
+"""Every model: the records, the health answer and the values nested in records."""

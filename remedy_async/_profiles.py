@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -75,6 +74,8 @@ def read_profile(
     Raises ConfigurationError for a missing or unreadable file, a TOML syntax error, an unknown
     profile or setting (naming the closest known one), a value of the wrong type, or a token.
     """
+    import tomllib  # noqa: PLC0415 - only a client made from a file pays for the TOML parser
+
     where = str(path)
     try:
         document = tomllib.loads(Path(path).read_text(encoding="utf-8"))

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import inspect
 import pickle
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 import remedy_async
 
@@ -23,13 +27,32 @@ def test_all_is_sorted() -> None:
 
 
 def test_every_public_member_is_exported() -> None:
-    """Every public name of the package is in `__all__`, and nothing else is."""
+    """Every public name of the package is in `__all__`, and nothing else is (the names
+    imported on first use included: `dir()` lists them)."""
     public = {
         name
-        for name, value in vars(remedy_async).items()
-        if not name.startswith("_") and not inspect.ismodule(value)
+        for name in dir(remedy_async)
+        if not name.startswith("_") and not inspect.ismodule(getattr(remedy_async, name))
     }
     assert public | {"__version__"} == set(remedy_async.__all__)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    """The lazy loader answers only its own names."""
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        remedy_async.Nope  # noqa: B018
+
+
+def test_import_pays_only_for_what_it_uses() -> None:
+    """`import remedy_async` loads neither cattrs, the TOML parser nor the probe: each loads
+    on first use."""
+    later = ("cattrs", "tomllib", "remedy_async._probe", "remedy_async._wire._converter")
+    code = "import sys, remedy_async; print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = done.stdout.split()
+    assert [name for name in loaded if name.startswith(later)] == []
 
 
 def test_every_exported_name_is_importable() -> None:

@@ -3,7 +3,8 @@
 In: response bodies, filter values and ids. Out: JSON values, typed models, query parameters
 and path segments, or a `WireFault`/`DecodeError` naming the JSON path that did not fit.
 Modules: `_json` (decode), `_naming` (camel, snake, Pascal, kebab keys), `_records` (a resource's
-records in its naming, detected once), `_codec` (cattrs converter), `_fastpath` (generated structure
-functions), `_faults`, `_reader` (response to model), `_error_bodies` (what an error body says),
-`_query` (filters) and `_ids` (path segments).
+records in its naming, detected once), `_codec` (the wire rules; `to_wire`), `_converter` (the
+cattrs converter, imported on first use), `_fastpath` (generated structure functions), `_faults`,
+`_reader` (response to model), `_error_bodies` (what an error body says), `_query` (filters) and
+`_ids` (path segments).
 """

@@ -1,10 +1,9 @@
-"""Turns wire JSON into models and back, with one cattrs converter built at import.
+"""Turns wire JSON into models and back: the wire rules, and the cattrs converter's front door.
 
-Structure functions are generated once per model by cattrs (camelCase keys renamed to snake_case
-attributes); a thin wrapper around each keeps the keys the model does not know in `extra`.
-Scalars are checked strictly (a string field never silently becomes "{'a': 1}"), enum fields
-keep unknown values as the raw string, and timestamps become aware datetimes (naive ones are
-read as UTC, the contract's zone). A fault is reported with the JSON path of the value.
+The converter itself (`_converter`: strict scalars, open enums, timestamps, models with their
+unknown keys in `extra`) is built the first time one is needed, one per naming, and kept; so
+`import remedy_async` does not import cattrs, and a list whose records all take the fast path
+(`_fastpath`) never does. A fault is reported with the JSON path of the value.
 """
 
 from __future__ import annotations
@@ -13,95 +12,19 @@ import enum
 import types
 import typing
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
-import cattrs
-from cattrs.errors import (
-    ClassValidationError,
-    IterableValidationError,
-    IterableValidationNote,
-)
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from remedy_async._models import (
-    Endpoint,
-    HealthStatus,
-    OperatingSystem,
-    Package,
-    RemediationTarget,
-    Scope,
-    ScopeSelector,
-    VulnerabilityFinding,
-)
-
-from ._faults import WireFault, json_type_name
+from ._faults import WireFault
 from ._naming import NAMINGS, Naming, naming_of, wire_names
 
+if TYPE_CHECKING:
+    import cattrs
+
 T = TypeVar("T")
-
-MODEL_TYPES: tuple[type[Any], ...] = (
-    Endpoint,
-    HealthStatus,
-    OperatingSystem,
-    Package,
-    RemediationTarget,
-    Scope,
-    ScopeSelector,
-    VulnerabilityFinding,
-)
-
-
-def _expected(kind: str, value: object) -> TypeError:
-    return TypeError(f"expected {kind}, got {json_type_name(value)}")
-
-
-def _structure_str(value: object, _: object) -> str:
-    if isinstance(value, str):
-        return value
-    raise _expected("a string", value)
-
-
-EXACT_FLOAT_INTEGERS = 2**53
-"""Whole numbers up to this size are exact as floats; past it a float has lost digits."""
-
-
-def _structure_int(value: object, _: object) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float):
-        # JSON parsers hand over `3.0`, and integers past 64 bits, as floats: only a whole
-        # number small enough to be exact is an integer; anything else would be rounded.
-        if value.is_integer() and abs(value) <= EXACT_FLOAT_INTEGERS:
-            return int(value)
-        if value.is_integer():
-            raise ValueError("expected an integer, got a number too large to be exact")
-        raise ValueError(f"expected an integer, got a number with a fraction ({value!r})")
-    raise _expected("an integer", value)
-
-
-def _structure_float(value: object, _: object) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    raise _expected("a number", value)
-
-
-def _structure_bool(value: object, _: object) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise _expected("a boolean", value)
-
-
-def _structure_datetime(value: object, _: object) -> datetime:
-    if not isinstance(value, str):
-        raise _expected("an ISO 8601 timestamp string", value)
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"not an ISO 8601 timestamp: {value[:40]!r}") from None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def format_timestamp(value: datetime) -> str:
@@ -110,196 +33,26 @@ def format_timestamp(value: datetime) -> str:
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
-def _structure_id(value: object, _: object) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    raise _expected("a string id", value)
-
-
-def _union_members(type_: Any) -> tuple[Any, ...]:
+def union_members(type_: Any) -> tuple[Any, ...]:
+    """The members of a `X | Y` union type; () for any other type."""
     return typing.get_args(type_) if isinstance(type_, types.UnionType) else ()
 
 
 def open_enum_of(type_: Any) -> type[enum.Enum] | None:
     """Return E for `E | str` or `E | str | None` (an enum open to unknown values), else None."""
-    members = [member for member in _union_members(type_) if member is not type(None)]
+    members = [member for member in union_members(type_) if member is not type(None)]
     enums = [m for m in members if isinstance(m, type) and issubclass(m, enum.Enum)]
     if len(members) == 2 and len(enums) == 1 and str in members:
         return enums[0]
     return None
 
 
-def _open_enum_hook(type_: Any) -> Callable[[object, object], object]:
-    enum_type = open_enum_of(type_)
-    assert enum_type is not None
-    members = enum_type._value2member_map_
-    optional = type(None) in _union_members(type_)
-
-    def structure(value: object, _: object) -> object:
-        if value is None and optional:
-            return None
-        if isinstance(value, str):
-            return members.get(value, value)
-        raise _expected("a string", value)
-
-    return structure
-
-
-def _unstructure_open_enum(value: object) -> object:
-    return value.value if isinstance(value, enum.Enum) else value
-
-
-def _is_homogeneous_tuple(type_: Any) -> bool:
-    args = typing.get_args(type_)
-    return typing.get_origin(type_) is tuple and len(args) == 2 and args[1] is Ellipsis
-
-
-def _tuple_hook(
-    type_: Any, converter: cattrs.Converter
-) -> Callable[[object, object], tuple[Any, ...]]:
-    element_type = typing.get_args(type_)[0]
-    if element_type is Any:
-        return lambda value, _: tuple(_require_list(value))
-    element_hook = converter.get_structure_hook(element_type)
-
-    def structure(value: object, _: object) -> tuple[Any, ...]:
-        items = _require_list(value)
-        out = []
-        errors: list[Exception] = []
-        for index, item in enumerate(items):
-            try:
-                out.append(element_hook(item, element_type))
-            except Exception as exc:
-                exc.__notes__ = [
-                    *getattr(exc, "__notes__", []),
-                    IterableValidationNote(f"Structuring @ index {index}", index, element_type),
-                ]
-                errors.append(exc)
-        if errors:
-            raise IterableValidationError(f"While structuring {type_!r}", errors, type_)
-        return tuple(out)
-
-    return structure
-
-
-def _require_list(value: object) -> list[Any]:
-    if isinstance(value, list):
-        return value
-    raise _expected("an array", value)
-
-
-def _renames(model: type[Any], naming: Naming) -> dict[str, Any]:
-    return {
-        name: override(rename=wire)
-        for name, wire in wire_names(model, naming).items()
-        if name != wire
-    }
-
-
-def _model_structure_hook(
-    model: type[T], converter: cattrs.Converter, naming: Naming
-) -> Callable[[object, object], T]:
-    overrides = _renames(model, naming)
-    names = wire_names(model, naming)
-    if "id" in names:
-        overrides["id"] = override(rename=names["id"], struct_hook=_structure_id)
-    generated = make_dict_structure_fn(
-        model, converter, _cattrs_forbid_extra_keys=False, extra=override(omit=True), **overrides
-    )
-    known = frozenset(names.values())
-    others = known - {names["id"]} if "id" in names else frozenset()
-
-    def structure(data: object, _: object) -> T:
-        if not isinstance(data, dict):
-            raise _expected("an object", data)
-        if others and names["id"] in data and data.keys().isdisjoint(others) and len(data) > 1:
-            raise ValueError(no_fields_reason(model, data))
-        record = generated(data, model)
-        extra = {key: value for key, value in data.items() if key not in known}
-        if extra:
-            # The instance was built a line above and is not shared yet; attrs' own frozen
-            # __init__ assigns slots the same way.
-            object.__setattr__(record, "extra", extra)
-        return record
-
-    return structure
-
-
-def no_fields_reason(model: type[Any], data: dict[str, Any]) -> str:
-    """Why a record is refused when it has keys but none of the model's fields."""
-    seen = ", ".join(sorted(map(str, data))[:12])
-    return (
-        f"none of {model.__name__}'s fields is present in any naming, only other keys "
-        f"({seen}): the service's records are not what this library expects"
-    )
-
-
-def _model_unstructure_hook(
-    model: type[Any], converter: cattrs.Converter, naming: Naming
-) -> Callable[[Any], dict[str, Any]]:
-    generated = make_dict_unstructure_fn(
-        model,
-        converter,
-        _cattrs_omit_if_default=True,
-        extra=override(omit=True),
-        **_renames(model, naming),
-    )
-
-    def unstructure(record: Any) -> dict[str, Any]:
-        wire = generated(record)
-        if record.extra:
-            return {**record.extra, **wire}
-        return wire
-
-    return unstructure
-
-
-def configure_converter(converter: cattrs.Converter, naming: Naming = "camel") -> None:
-    """Install the wire rules (strict scalars, open enums, timestamps, models) on a converter."""
-    converter.register_structure_hook(str, _structure_str)
-    converter.register_structure_hook(int, _structure_int)
-    converter.register_structure_hook(float, _structure_float)
-    converter.register_structure_hook(bool, _structure_bool)
-    converter.register_structure_hook(datetime, _structure_datetime)
-    converter.register_unstructure_hook(datetime, format_timestamp)
-    converter.register_structure_hook_factory(
-        lambda t: open_enum_of(t) is not None, _open_enum_hook
-    )
-    converter.register_structure_hook_factory(
-        _is_homogeneous_tuple, lambda t: _tuple_hook(t, converter)
-    )
-    converter.register_unstructure_hook_factory(
-        _is_homogeneous_tuple, lambda _: lambda value: [converter.unstructure(v) for v in value]
-    )
-    converter.register_unstructure_hook_factory(
-        lambda t: open_enum_of(t) is not None, lambda _: _unstructure_open_enum
-    )
-    # Factories, not eager hooks: a model's function is generated on first use, after the hooks
-    # of the models nested in it exist; cattrs caches it, so it is generated once.
-    converter.register_structure_hook_factory(
-        lambda t: t in MODEL_TYPES, lambda t: _model_structure_hook(t, converter, naming)
-    )
-    converter.register_unstructure_hook_factory(
-        lambda t: t in MODEL_TYPES, lambda t: _model_unstructure_hook(t, converter, naming)
-    )
-
-
-def make_converter(naming: Naming = "camel") -> cattrs.Converter:
-    """Build a converter that reads and writes the service's JSON records in a naming."""
-    converter = cattrs.Converter(detailed_validation=True, forbid_extra_keys=False)
-    configure_converter(converter, naming)
-    return converter
-
-
 @cache
 def converter_for(naming: Naming) -> cattrs.Converter:
-    """The converter of a naming, built the first time it is needed."""
+    """The converter of a naming, built (and cattrs imported) the first time it is needed."""
+    from ._converter import make_converter  # noqa: PLC0415 - cattrs only when first needed
+
     return make_converter(naming)
-
-
-CONVERTER = converter_for("camel")
 
 
 def cattrs_structure_hook(
@@ -326,6 +79,13 @@ def fault_from(
     exc: BaseException, path: str, model: type[Any], naming: Naming = "camel"
 ) -> WireFault:
     """Describe the first fault inside a (possibly nested) structuring error by its JSON path."""
+    # Structuring errors come from the converter, so cattrs is imported by now as a rule.
+    from cattrs.errors import (  # noqa: PLC0415
+        ClassValidationError,
+        IterableValidationError,
+        IterableValidationNote,
+    )
+
     current: BaseException = exc
     names: Mapping[str, str] = wire_names(model, naming) if attrs.has(model) else {}
     while isinstance(current, ClassValidationError | IterableValidationError):
@@ -347,7 +107,7 @@ def fault_from(
 
 def _attrs_class_in(type_: Any) -> type[Any] | None:
     """Return the attrs class of a field type, looking inside `Model | None`."""
-    for candidate in (type_, *_union_members(type_)):
+    for candidate in (type_, *union_members(type_)):
         if isinstance(candidate, type) and attrs.has(candidate):
             return candidate
     return None

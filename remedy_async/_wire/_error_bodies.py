@@ -9,7 +9,6 @@ first heading, never the page). Pure: bytes and a media type in, an `Explanation
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
 
@@ -159,6 +158,8 @@ def _joined(items: list[Any]) -> str | None:
 
 
 def _from_html(text: str) -> str | None:
+    import html  # noqa: PLC0415 - only an HTML error page pays for the entity table
+
     for pattern in (_HTML_TITLE, _HTML_HEADING):
         found = pattern.search(text)
         if found:
