@@ -172,7 +172,8 @@ def revision() -> str:
 def markdown(
     summary: dict[str, Any], streams: list[dict[str, Any]], prefetch: str, targets: str, plan: Plan
 ) -> str:
-    command = "python benchmarks/run.py" + (" --targets" if plan.targets else "")
+    flags = [flag for flag, on in (("--quick", plan.quick), ("--targets", plan.targets)) if on]
+    command = " ".join(["python benchmarks/run.py", *flags])
     lines = [
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
         f"({platform.python_implementation()} {platform.python_version()}, "

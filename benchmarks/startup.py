@@ -41,10 +41,16 @@ def child_environment() -> dict[str, str]:
 
 
 def seconds_of(command: Sequence[str], env: Mapping[str, str]) -> float:
-    """Wall-clock seconds of one whole run of `command`; fails if it fails."""
+    """Wall-clock seconds of one whole run of `command`; fails, with its stderr, if it fails."""
     started = time.perf_counter()
-    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    run = subprocess.run(
+        command, check=False, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    elapsed = time.perf_counter() - started
+    if run.returncode:
+        stderr = run.stderr.decode(errors="replace")
+        raise RuntimeError(f"{' '.join(command)} exited {run.returncode}:\n{stderr}")
+    return elapsed
 
 
 def alternate(
