@@ -70,13 +70,6 @@ from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
-from ._paging._schemes import (
-    CursorPaginator,
-    LinkHeaderPaginator,
-    OffsetPaginator,
-    PageNumberPaginator,
-    UnpagedPaginator,
-)
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
 from ._version import VERSION as _VERSION
@@ -85,13 +78,32 @@ from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 
 if _typing.TYPE_CHECKING:
+    from ._paging._schemes import (
+        CursorPaginator,
+        LinkHeaderPaginator,
+        OffsetPaginator,
+        PageNumberPaginator,
+        UnpagedPaginator,
+    )
     from ._probe import ProbeReport, ResourceProbe, probe
 
 __version__ = _VERSION
 
-_LAZY = {"ProbeReport": "._probe", "ResourceProbe": "._probe", "probe": "._probe"}
-"""Public names whose module is imported on first use (PEP 562): the probe, with its file
-writing and reporting, is rarely needed by a program that only lists and gets."""
+_LAZY = {
+    **dict.fromkeys(("ProbeReport", "ResourceProbe", "probe"), "._probe"),
+    **dict.fromkeys(
+        (
+            "CursorPaginator",
+            "LinkHeaderPaginator",
+            "OffsetPaginator",
+            "PageNumberPaginator",
+            "UnpagedPaginator",
+        ),
+        "._paging._schemes",
+    ),
+}
+"""Public names whose module is imported on first use (PEP 562): the probe, and the paging
+schemes one pins by hand, which a program that lets the client detect its paging never needs."""
 
 __all__ = [
     "CONVENTIONS",
