@@ -1,7 +1,7 @@
 """The `remedy-async` command line: every operation of the library from the shell.
 
     remedy-async demo                                  the main job, against the simulator
-    remedy-async list vulnerability-findings -f severity=critical --format csv
+    remedy-async list vulnerability-findings --severity critical --format csv
     remedy-async get endpoints ep-00000001 ep-00000002
     remedy-async export --out backup/ [--resume]
     remedy-async health | agent-config download --out agent.conf | serve

@@ -14,7 +14,7 @@ import asyncio
 import os
 import shlex
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -32,14 +32,13 @@ from ._checkpoint import (
     write_checkpoint,
 )
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
-from ._fields import parse_fields, select
-from ._filters import filter_flag, filter_pairs, group_filters
-from ._formats import EXPORT_FORMATS, CsvEncoder, Encoder, WireRecord, encoder_for
+from ._filters import group_filters
+from ._formats import EXPORT_FORMATS
 from ._meters import Meter, Meters
 from ._progress import progress
+from ._selection import cutter, export_encoder, kept, selection_of
 from ._settings import open_client
 from ._terminal import ProgressMode, Terminal
-from ._where import keep, parse_where
 
 DEFAULT_FORMAT = "jsonl"
 
@@ -55,66 +54,6 @@ class Job:
     """Where to start; None when the file is already complete (a resumed export skips it)."""
     fresh: bool = False
     """Whether the .part file must be created (it holds nothing yet)."""
-
-
-def export_encoder(file_format: str, resource: Resource[Any], fields: Sequence[str]) -> Encoder:
-    """The encoder of an export's file: CSV columns are the `--fields` when chosen."""
-    if file_format == "csv" and fields:
-        return CsvEncoder(tuple(fields))
-    return encoder_for(file_format, resource)
-
-
-def selection_of(options: argparse.Namespace, resource: Resource[Any]) -> Selection:
-    """What the command line selects of a resource, checked against it (usage errors name the
-    flag): filters, --param, --where and --fields."""
-    return Selection(
-        filters=tuple(filter_pairs(resource, options.filter, options.filter_flags)),
-        params=tuple(options.param),
-        where=tuple(condition.text for condition in options.where),
-        fields=parse_fields(options.fields, resource) if options.fields else (),
-    )
-
-
-def _filter_flags(pairs: Sequence[tuple[str, str]]) -> str:
-    return shlex.join(word for name, value in pairs for word in (filter_flag(name), value))
-
-
-def _param_flags(pairs: Sequence[tuple[str, str]]) -> str:
-    return shlex.join(word for pair in pairs for word in ("--param", "=".join(pair)))
-
-
-def _where_flags(conditions: Sequence[str]) -> str:
-    return shlex.join(word for condition in conditions for word in ("--where", condition))
-
-
-def _fields_flag(fields: Sequence[str]) -> str:
-    return f"--fields {','.join(fields)}"
-
-
-_KEPT: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
-    ("filters", "filters", _filter_flags, False),
-    ("params", "--param", _param_flags, False),
-    ("where", "--where", _where_flags, False),
-    ("fields", "--fields", _fields_flag, True),
-)
-"""What a resume keeps of the selection: its attribute, the flag to name, how the flags spell
-it, and whether the order counts (the columns of --fields)."""
-
-
-def _kept(segment: str, started: Selection, given: Selection) -> Selection:
-    """The selection a resumed export goes on with: the one it started with. Given again it must
-    be the same; a change is a usage error naming the flag (it would mix two selections)."""
-    for attribute, flag, spelt, ordered in _KEPT:
-        before, now = getattr(started, attribute), getattr(given, attribute)
-        same = before == now if ordered else sorted(before) == sorted(now)
-        if now and not same:
-            was = spelt(before) if before else f"no {flag}"
-            raise UsageError(
-                f"the unfinished export of {segment} was started with {was}, not "
-                f"{spelt(now)}; resume it with the same {flag}, or without any to keep them "
-                "(or pass --restart to start it again)"
-            )
-    return started
 
 
 def _resumable(
@@ -139,7 +78,7 @@ def _resumable(
             f"cannot resume {files.resource}: its .part file is shorter than its checkpoint "
             "says; pass --restart to start it again"
         )
-    _kept(files.resource, checkpoint.selection, selection)
+    kept(files.resource, checkpoint.selection, selection)
     return checkpoint
 
 
@@ -235,20 +174,6 @@ class Exported:
     written: int
 
 
-def _cutter(job: Job) -> Callable[[list[WireRecord]], list[WireRecord]]:
-    """What of each page goes to the file: the records meeting --where, cut to --fields."""
-    assert job.start is not None
-    chosen = job.start.selection
-    conditions = [parse_where(text) for text in chosen.where]
-    flatten = job.format == "csv"
-
-    def cut(records: list[WireRecord]) -> list[WireRecord]:
-        kept = keep(records, conditions) if conditions else records
-        return select(kept, chosen.fields, flatten=flatten) if chosen.fields else kept
-
-    return cut
-
-
 async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
     """Write one resource's records to its .part file, checkpointing each page; rename at end.
 
@@ -256,7 +181,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
     moves past it like past any other, so a resume neither repeats nor skips a record."""
     assert job.start is not None
     encoder = export_encoder(job.format, job.resource, job.start.selection.fields)
-    cut = _cutter(job)
+    cut = cutter(job.start.selection, job.format)
     checkpoint = job.start
     try:
         if job.fresh:

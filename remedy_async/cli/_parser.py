@@ -8,24 +8,33 @@ and --debug are global: they go before or after the command (see `_tree`).
 from __future__ import annotations
 
 import argparse
-import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeVar
+from typing import Any
 
-from remedy_async import RESOURCES, RemedyClient, RetryPolicy, __version__
+from remedy_async import RESOURCES, __version__
 from remedy_async.simulator import add_serve_arguments
 
 from ._completion import SHELLS
 from ._filter_flags import add_filter_flags
-from ._filters import RESOURCE_NAMES, parse_filter, resource_named
-from ._formats import EXPORT_FORMATS, OUTPUT_FORMATS
-from ._progress import LINE_EVERY
-from ._settings import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
-from ._terminal import PROGRESS_MODES
-from ._tree import Parser, Resources, add_shared, chosen_parser, settle
-from ._where import parse_where
-
-T = TypeVar("T")
+from ._formats import EXPORT_FORMATS
+from ._options import (
+    FILTER,
+    RESOURCE,
+    RESOURCE_HELP,
+    add_concurrency,
+    add_fields,
+    add_filter_options,
+    add_output_file,
+    add_output_options,
+    common_options,
+    completes_resources,
+    connection_options,
+    list_options,
+    plain,
+    progress_options,
+    whole,
+)
+from ._tree import Parser, Resources, chosen_parser, settle
 
 DESCRIPTION = """\
 Read the Remedy API from the shell: list, get and export the four collections, check health,
@@ -37,277 +46,6 @@ stderr. Exit status: 0 success, 1 API or network error (or an id not found), 2 u
 configuration error, 3 export stopped (resumable with --resume), 130 interrupted (Ctrl-C), 143
 terminated (SIGTERM, but an export exits 3).
 """
-
-_CLIENT_DEFAULTS: Final = inspect.signature(RemedyClient).parameters
-_TIMEOUT: Final = _CLIENT_DEFAULTS["timeout"].default.total
-_MAX_IN_FLIGHT: Final = _CLIENT_DEFAULTS["max_in_flight"].default
-_RETRIES: Final = RetryPolicy().attempts - 1
-
-
-def _argument(convert: Callable[[str], T], name: str) -> Callable[[str], T]:
-    def read(text: str) -> T:
-        try:
-            return convert(text)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    read.__name__ = name
-    return read
-
-
-def _count(minimum: int) -> Callable[[str], int]:
-    def read(text: str) -> int:
-        value = int(text)
-        if value < minimum:
-            raise ValueError(f"must be at least {minimum}, got {value}")
-        return value
-
-    return _argument(read, f"integer >= {minimum}")
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not 0 < value < float("inf"):
-        raise ValueError(f"must be a positive number of seconds, got {text}")
-    return value
-
-
-RESOURCE = _argument(resource_named, "resource")
-FILTER = _argument(parse_filter, "filter")
-_RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
-
-
-def _connection_options(*, config_file: bool) -> Parser:
-    parent = Parser(add_help=False)
-    group = parent.add_argument_group("connection (before or after the command)")
-    add = group.add_argument
-    if config_file:
-        add_shared(
-            add,
-            "--config",
-            metavar="FILE",
-            help="client configuration (TOML), e.g. as written by probe --emit-config; the "
-            f"options below override it (default: ${CONFIG_ENV}, else none)",
-        )
-        add_shared(
-            add,
-            "--profile",
-            default="default",
-            metavar="NAME",
-            help="profile of --config to use (default: default)",
-        )
-    add_shared(add, "--base-url", metavar="URL", help=f"API base URL (default: ${BASE_URL_ENV})")
-    add_shared(
-        add,
-        "--token",
-        help=f"API token (default: ${TOKEN_ENV}; prefer it, a flag shows up in ps)",
-    )
-    add_shared(
-        add,
-        "--auth-header",
-        metavar="NAME",
-        help=f"header carrying the token (default: ${AUTH_HEADER_ENV}, else Authorization)",
-    )
-    add_shared(
-        add,
-        "--auth-scheme",
-        metavar="WORD",
-        help="scheme before the token; 'none' sends the bare token (default: Bearer)",
-    )
-    add_shared(
-        add,
-        "--timeout",
-        type=_argument(_seconds, "seconds"),
-        metavar="SECONDS",
-        help=f"seconds per request attempt (default: {_TIMEOUT:g})",
-    )
-    add_shared(
-        add,
-        "--retries",
-        type=_count(0),
-        metavar="N",
-        help=f"retries per request; 0 turns them off (default: {_RETRIES})",
-    )
-    add_shared(
-        add,
-        "--max-in-flight",
-        type=_count(1),
-        metavar="N",
-        help=f"requests at once (default: {_MAX_IN_FLIGHT})",
-    )
-    add_shared(
-        add,
-        "--allow-insecure-http",
-        action="store_true",
-        default=False,
-        help="allow plain http to a host other than loopback (the token travels in clear)",
-    )
-    return parent
-
-
-def _common_options() -> Parser:
-    parent = Parser(add_help=False)
-    add_shared(
-        parent.add_argument,
-        "--debug",
-        action="store_true",
-        default=False,
-        help="log requests on stderr (credentials redacted) and show tracebacks; before or "
-        "after the command",
-    )
-    return parent
-
-
-def _progress_options() -> Parser:
-    parent = Parser(add_help=False)
-    group = parent.add_argument_group("progress")
-    add_shared(
-        group.add_argument,
-        "--progress",
-        choices=PROGRESS_MODES,
-        default="auto",
-        help="progress on stderr: auto (live when stderr is a terminal and CI is unset, else a "
-        "line every --progress-every seconds), always (live), lines, or never (default: auto)",
-    )
-    add_shared(
-        group.add_argument,
-        "--quiet",
-        "-q",
-        dest="progress",
-        action="store_const",
-        const="never",
-        default="auto",
-        help="no progress at all (the same as --progress never)",
-    )
-    add_shared(
-        group.add_argument,
-        "--progress-every",
-        type=_argument(_seconds, "seconds"),
-        default=LINE_EVERY,
-        metavar="SECONDS",
-        help=f"seconds between progress lines (default: {LINE_EVERY:g})",
-    )
-    return parent
-
-
-def _completes_resources(action: argparse.Action) -> None:
-    """Let shell completion offer the resource names (argcomplete reads `completer`)."""
-    action.completer = lambda **_: RESOURCE_NAMES  # type: ignore[attr-defined]
-
-
-def _plain(add: Callable[..., argparse.Action], *flags: str, **kwargs: Any) -> argparse.Action:
-    """`add_shared`'s signature, for an option of one parser only."""
-    return add(*flags, **kwargs)
-
-
-Adder = Callable[..., argparse.Action]
-"""`add_shared` for an option a command shares with the subcommands below it, else `_plain`."""
-
-
-def _add_filter_options(add_argument: Adder, add: Adder) -> None:
-    add(
-        add_argument,
-        "--filter",
-        "-f",
-        type=FILTER,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="server-side filter (KEY as on the wire or in snake_case), repeatable; a repeated "
-        "key sends several values (default: none)",
-    )
-    add(
-        add_argument,
-        "--param",
-        type=FILTER,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a query parameter sent as is, unchecked (a filter the service has and the "
-        "contract lacks), repeatable (default: none)",
-    )
-    add(
-        add_argument,
-        "--where",
-        type=parse_where,
-        action="append",
-        default=[],
-        metavar="CONDITION",
-        help="keep only records meeting it, checked here after fetching, repeatable (all must "
-        "hold): 'cvssScore>=7', 'os.family=linux', 'severity in (critical,high)', "
-        "'status not in (fixed)' (default: every record)",
-    )
-
-
-def _add_output_options(add_argument: Adder, add: Adder) -> None:
-    """--format (of list and get) and --fields."""
-    add(
-        add_argument,
-        "--format",
-        choices=OUTPUT_FORMATS,
-        default="jsonl",
-        help="jsonl, json (one array, valid even if the command fails), csv, or table "
-        "(default: jsonl)",
-    )
-    _add_fields(add_argument, add)
-
-
-def _add_fields(add_argument: Adder, add: Adder) -> None:
-    add(
-        add_argument,
-        "--fields",
-        metavar="PATHS",
-        help="keep only these fields, comma-separated dotted paths: id,hostname,os.family "
-        "(csv and table get one column each) (default: every field)",
-    )
-
-
-def _list_options() -> Parser:
-    """What `list` takes besides the connection and progress, before or after the resource."""
-    parent = Parser(add_help=False)
-    _add_filter_options(parent.add_argument, add_shared)
-    add_shared(
-        parent.add_argument,
-        "--max-items",
-        type=_count(0),
-        metavar="N",
-        help="stop after fetching this many records (default: all)",
-    )
-    add_shared(
-        parent.add_argument,
-        "--page-size",
-        type=_count(1),
-        metavar="N",
-        help="records per page request (default: the service's)",
-    )
-    _add_concurrency(parent.add_argument, add_shared)
-    group = parent.add_argument_group("output")
-    _add_output_options(group.add_argument, add_shared)
-    _add_output_file(group.add_argument, add_shared)
-    return parent
-
-
-def _add_concurrency(add_argument: Adder, add: Adder) -> None:
-    add(
-        add_argument,
-        "--concurrency",
-        type=_count(1),
-        default=1,
-        metavar="N",
-        help="pages fetched at once, for offset and page-number lists that announce their "
-        "total; records still come in order, exactly once. Cursor and link lists stay "
-        "sequential, each page naming the next (default: 1)",
-    )
-
-
-def _add_output_file(add_argument: Adder, add: Adder) -> None:
-    add(
-        add_argument,
-        "--output",
-        "-o",
-        metavar="FILE",
-        help="write to FILE instead of stdout; it appears only once complete (default: stdout)",
-    )
 
 
 def _add_api_arguments(api: argparse.ArgumentParser) -> None:
@@ -337,7 +75,7 @@ Command = Callable[[str, str, list[Parser]], Any]
 
 def _add_list(command: Command, parents: list[Parser]) -> None:
     """`list RESOURCE`: one subcommand per resource, each with its filters as flags."""
-    options = _list_options()
+    options = list_options()
     list_ = command(
         "list",
         "write the records of a collection to stdout; 'list RESOURCE --help' shows its filters",
@@ -367,7 +105,7 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
         "export", "write collections to files in a directory, atomically and resumably", parents
     )
     export.usage = "%(prog)s [RESOURCE ...] --out DIR [options]"
-    _completes_resources(
+    completes_resources(
         export.add_argument(
             "resources", type=RESOURCE, nargs="*", metavar="RESOURCE", help="default: all four"
         )
@@ -377,12 +115,12 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     )
     export.add_argument(
         "--page-size",
-        type=_count(1),
+        type=whole(1),
         default=1000,
         metavar="N",
         help="records per page request (default: %(default)s)",
     )
-    _add_concurrency(export.add_argument, _plain)
+    add_concurrency(export.add_argument, plain)
     again = export.add_mutually_exclusive_group()
     again.add_argument(
         "--resume",
@@ -398,8 +136,8 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
         choices=EXPORT_FORMATS,
         help="jsonl or csv; a resumed export keeps its own (default: jsonl)",
     )
-    _add_fields(export.add_argument, _plain)
-    _add_filter_options(export.add_argument, _plain)
+    add_fields(export.add_argument, plain)
+    add_filter_options(export.add_argument, plain)
     add_filter_flags(
         export, RESOURCES, "filters (each must be a filter of every collection exported)"
     )
@@ -412,14 +150,14 @@ def _add_demo(command: Command, parents: list[Parser]) -> None:
         parents,
     )
     demo.add_argument(
-        "--size", type=_count(1), default=1000, help="endpoints (default: %(default)s)"
+        "--size", type=whole(1), default=1000, help="endpoints (default: %(default)s)"
     )
     demo.add_argument(
         "--seed", type=int, default=0, help="seed of data and faults (default: %(default)s)"
     )
     demo.add_argument(
         "--get-many",
-        type=_count(0),
+        type=whole(0),
         default=2000,
         help="finding ids to fetch by id (default: %(default)s)",
     )
@@ -433,16 +171,16 @@ def _add_demo(command: Command, parents: list[Parser]) -> None:
 
 def _add_get(command: Command, parents: list[Parser]) -> None:
     get = command("get", "write records by id to stdout; unknown ids exit 1", parents)
-    _completes_resources(
-        get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=_RESOURCE_HELP)
+    completes_resources(
+        get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=RESOURCE_HELP)
     )
     get.add_argument("ids", nargs="+", metavar="ID", help="record ids; '-' reads them from stdin")
     output = get.add_argument_group("output")
-    _add_output_options(output.add_argument, _plain)
-    _add_output_file(output.add_argument, _plain)
+    add_output_options(output.add_argument, plain)
+    add_output_file(output.add_argument, plain)
     get.add_argument(
         "--concurrency",
-        type=_count(1),
+        type=whole(1),
         default=16,
         metavar="N",
         help="gets at once (default: %(default)s)",
@@ -470,7 +208,7 @@ def _add_probe(command: Command, parents: list[Parser]) -> None:
     )
     probe.add_argument(
         "--page-size",
-        type=_count(1),
+        type=whole(1),
         default=5,
         metavar="N",
         help="records per list request (default: %(default)s)",
@@ -479,8 +217,8 @@ def _add_probe(command: Command, parents: list[Parser]) -> None:
 
 def build_parser() -> Parser:
     """Return the parser of `remedy-async` and all its subcommands."""
-    common, progress = _common_options(), _progress_options()
-    client = [common, _connection_options(config_file=True)]
+    common, progress = common_options(), progress_options()
+    client = [common, connection_options(config_file=True)]
     parser = Parser(
         prog="remedy-async",
         description=DESCRIPTION,
@@ -507,7 +245,7 @@ def build_parser() -> Parser:
             client,
         )
     )
-    _add_probe(command, [common, _connection_options(config_file=False)])
+    _add_probe(command, [common, connection_options(config_file=False)])
     completion = command(
         "completion",
         "print the shell completion script: source it, e.g. "

@@ -1,0 +1,297 @@
+"""The options the commands share, and the readers of their values: the connection and --debug
+(global: before or after the command), progress, output, filters, --where and --fields.
+
+Each help ends with the option's default, `(default: ...)`, and names the environment variable
+it falls back to. An `add` argument is `add_shared` for an option a command shares with the
+subcommands below it (see `_tree`), else `plain`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+from remedy_async import RemedyClient, RetryPolicy
+
+from ._filters import RESOURCE_NAMES, parse_filter, resource_named
+from ._formats import OUTPUT_FORMATS
+from ._progress import LINE_EVERY
+from ._settings import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
+from ._terminal import PROGRESS_MODES
+from ._tree import Parser, add_shared
+from ._where import parse_where
+
+T = TypeVar("T")
+
+_CLIENT_DEFAULTS: Final = inspect.signature(RemedyClient).parameters
+_TIMEOUT: Final = _CLIENT_DEFAULTS["timeout"].default.total
+_MAX_IN_FLIGHT: Final = _CLIENT_DEFAULTS["max_in_flight"].default
+_RETRIES: Final = RetryPolicy().attempts - 1
+
+
+def argument_type(convert: Callable[[str], T], name: str) -> Callable[[str], T]:
+    def read(text: str) -> T:
+        try:
+            return convert(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    read.__name__ = name
+    return read
+
+
+def whole(minimum: int) -> Callable[[str], int]:
+    def read(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise ValueError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return argument_type(read, f"integer >= {minimum}")
+
+
+def seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise ValueError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+RESOURCE = argument_type(resource_named, "resource")
+FILTER = argument_type(parse_filter, "filter")
+RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
+
+
+def connection_options(*, config_file: bool) -> Parser:
+    parent = Parser(add_help=False)
+    group = parent.add_argument_group("connection (before or after the command)")
+    add = group.add_argument
+    if config_file:
+        add_shared(
+            add,
+            "--config",
+            metavar="FILE",
+            help="client configuration (TOML), e.g. as written by probe --emit-config; the "
+            f"options below override it (default: ${CONFIG_ENV}, else none)",
+        )
+        add_shared(
+            add,
+            "--profile",
+            default="default",
+            metavar="NAME",
+            help="profile of --config to use (default: default)",
+        )
+    add_shared(add, "--base-url", metavar="URL", help=f"API base URL (default: ${BASE_URL_ENV})")
+    add_shared(
+        add,
+        "--token",
+        help=f"API token (default: ${TOKEN_ENV}; prefer it, a flag shows up in ps)",
+    )
+    add_shared(
+        add,
+        "--auth-header",
+        metavar="NAME",
+        help=f"header carrying the token (default: ${AUTH_HEADER_ENV}, else Authorization)",
+    )
+    add_shared(
+        add,
+        "--auth-scheme",
+        metavar="WORD",
+        help="scheme before the token; 'none' sends the bare token (default: Bearer)",
+    )
+    add_shared(
+        add,
+        "--timeout",
+        type=argument_type(seconds, "seconds"),
+        metavar="SECONDS",
+        help=f"seconds per request attempt (default: {_TIMEOUT:g})",
+    )
+    add_shared(
+        add,
+        "--retries",
+        type=whole(0),
+        metavar="N",
+        help=f"retries per request; 0 turns them off (default: {_RETRIES})",
+    )
+    add_shared(
+        add,
+        "--max-in-flight",
+        type=whole(1),
+        metavar="N",
+        help=f"requests at once (default: {_MAX_IN_FLIGHT})",
+    )
+    add_shared(
+        add,
+        "--allow-insecure-http",
+        action="store_true",
+        default=False,
+        help="allow plain http to a host other than loopback (the token travels in clear)",
+    )
+    return parent
+
+
+def common_options() -> Parser:
+    parent = Parser(add_help=False)
+    add_shared(
+        parent.add_argument,
+        "--debug",
+        action="store_true",
+        default=False,
+        help="log requests on stderr (credentials redacted) and show tracebacks; before or "
+        "after the command",
+    )
+    return parent
+
+
+def progress_options() -> Parser:
+    parent = Parser(add_help=False)
+    group = parent.add_argument_group("progress")
+    add_shared(
+        group.add_argument,
+        "--progress",
+        choices=PROGRESS_MODES,
+        default="auto",
+        help="progress on stderr: auto (live when stderr is a terminal and CI is unset, else a "
+        "line every --progress-every seconds), always (live), lines, or never (default: auto)",
+    )
+    add_shared(
+        group.add_argument,
+        "--quiet",
+        "-q",
+        dest="progress",
+        action="store_const",
+        const="never",
+        default="auto",
+        help="no progress at all (the same as --progress never)",
+    )
+    add_shared(
+        group.add_argument,
+        "--progress-every",
+        type=argument_type(seconds, "seconds"),
+        default=LINE_EVERY,
+        metavar="SECONDS",
+        help=f"seconds between progress lines (default: {LINE_EVERY:g})",
+    )
+    return parent
+
+
+def completes_resources(action: argparse.Action) -> None:
+    """Let shell completion offer the resource names (argcomplete reads `completer`)."""
+    action.completer = lambda **_: RESOURCE_NAMES  # type: ignore[attr-defined]
+
+
+def plain(add: Callable[..., argparse.Action], *flags: str, **kwargs: Any) -> argparse.Action:
+    """`add_shared`'s signature, for an option of one parser only."""
+    return add(*flags, **kwargs)
+
+
+Adder = Callable[..., argparse.Action]
+"""`add_shared` for an option a command shares with the subcommands below it, else `plain`."""
+
+
+def add_filter_options(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
+        "--filter",
+        "-f",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="server-side filter (KEY as on the wire or in snake_case), repeatable; a repeated "
+        "key sends several values (default: none)",
+    )
+    add(
+        add_argument,
+        "--param",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a query parameter sent as is, unchecked (a filter the service has and the "
+        "contract lacks), repeatable (default: none)",
+    )
+    add(
+        add_argument,
+        "--where",
+        type=parse_where,
+        action="append",
+        default=[],
+        metavar="CONDITION",
+        help="keep only records meeting it, checked here after fetching, repeatable (all must "
+        "hold): 'cvssScore>=7', 'os.family=linux', 'severity in (critical,high)', "
+        "'status not in (fixed)' (default: every record)",
+    )
+
+
+def add_output_options(add_argument: Adder, add: Adder) -> None:
+    """--format (of list and get) and --fields."""
+    add(
+        add_argument,
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default="jsonl",
+        help="jsonl, json (one array, valid even if the command fails), csv, or table "
+        "(default: jsonl)",
+    )
+    add_fields(add_argument, add)
+
+
+def add_fields(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
+        "--fields",
+        metavar="PATHS",
+        help="keep only these fields, comma-separated dotted paths: id,hostname,os.family "
+        "(csv and table get one column each) (default: every field)",
+    )
+
+
+def list_options() -> Parser:
+    """What `list` takes besides the connection and progress, before or after the resource."""
+    parent = Parser(add_help=False)
+    add_filter_options(parent.add_argument, add_shared)
+    add_shared(
+        parent.add_argument,
+        "--max-items",
+        type=whole(0),
+        metavar="N",
+        help="stop after fetching this many records (default: all)",
+    )
+    add_shared(
+        parent.add_argument,
+        "--page-size",
+        type=whole(1),
+        metavar="N",
+        help="records per page request (default: the service's)",
+    )
+    add_concurrency(parent.add_argument, add_shared)
+    group = parent.add_argument_group("output")
+    add_output_options(group.add_argument, add_shared)
+    add_output_file(group.add_argument, add_shared)
+    return parent
+
+
+def add_concurrency(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
+        "--concurrency",
+        type=whole(1),
+        default=1,
+        metavar="N",
+        help="pages fetched at once, for offset and page-number lists that announce their "
+        "total; records still come in order, exactly once. Cursor and link lists stay "
+        "sequential, each page naming the next (default: 1)",
+    )
+
+
+def add_output_file(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write to FILE instead of stdout; it appears only once complete (default: stdout)",
+    )
