@@ -30,6 +30,9 @@ grow while it is being listed (see `Dataset`): totals, offsets and page numbers 
 visible records; a cursor resumes after its place in the list order.
 """
 
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from ._arguments import (
     add_serve_arguments,
     config_from_args,
@@ -48,9 +51,21 @@ from ._config import (
     SimulatorConfig,
 )
 from ._counters import SimulatorCounters
-from ._dataset import Dataset
-from ._server import Simulator
-from ._spec import openapi_document, openapi_json
+
+if _TYPE_CHECKING:
+    from ._dataset import Dataset
+    from ._server import Simulator
+    from ._spec import openapi_document, openapi_json
+
+_LAZY = {
+    "Dataset": "._dataset",
+    "Simulator": "._server",
+    "openapi_document": "._spec",
+    "openapi_json": "._spec",
+}
+"""Names whose module is imported on first use (PEP 562): the server (and aiohttp.web), the
+data set and the OpenAPI builder, which a command line that only adds or reads the options
+(`remedy-async --help`) never needs."""
 
 __all__ = [
     "ERROR_FORMATS",
@@ -72,3 +87,18 @@ __all__ = [
     "printed_spec",
     "serve",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a lazily loaded name on first use, and keep it."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """Every name of the package, the lazily loaded ones included."""
+    return sorted({*globals(), *_LAZY})

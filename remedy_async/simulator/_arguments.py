@@ -4,6 +4,10 @@
 `--paging list` asks for the table of paging conventions instead of a server: both commands
 print `paging_listing` and exit 0. `--print-spec` asks for the run's OpenAPI document (what it
 would serve at `/openapi.json`): both commands print `printed_spec` and exit 0.
+
+Adding the options needs only the configuration (`_config`): the server (and aiohttp.web with
+it) is imported by `serve`, the OpenAPI document's builder by `printed_spec`, so a command line
+that only parses, or prints its help, pays for neither.
 """
 
 from __future__ import annotations
@@ -26,8 +30,6 @@ from ._config import (
     FaultSpec,
     SimulatorConfig,
 )
-from ._server import Simulator
-from ._spec import openapi_json
 
 PAGING_LIST: Final = "list"
 """The `--paging` value that prints the conventions instead of serving."""
@@ -227,11 +229,17 @@ def paging_listing(ns: argparse.Namespace) -> str | None:
 def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | None:
     """The run's OpenAPI document as indented JSON, if `--print-spec` asked for it; else None,
     and the options are for a server."""
-    return openapi_json(config, indent=True) if ns.print_spec else None
+    if not ns.print_spec:
+        return None
+    from ._spec import openapi_json  # noqa: PLC0415 - see the module's doc
+
+    return openapi_json(config, indent=True)
 
 
 async def serve(config: SimulatorConfig) -> None:
     """Run a simulator until SIGINT or SIGTERM, announcing its URL on stdout."""
+    from ._server import Simulator  # noqa: PLC0415 - see the module's doc
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

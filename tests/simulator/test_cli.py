@@ -7,11 +7,13 @@ import asyncio
 import io
 import os
 import signal
+import subprocess
 import sys
 
 import aiohttp
 import pytest
 
+import remedy_async.simulator
 from remedy_async import CONVENTIONS
 from remedy_async.cli import Terminal, run
 from remedy_async.simulator import (
@@ -164,3 +166,43 @@ async def test_cli_serves_until_interrupted(
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+SERVER_MODULES = (
+    "aiohttp.web",
+    "remedy_async.simulator._server",
+    "remedy_async.simulator._app",
+    "remedy_async.simulator._dataset",
+    "remedy_async.simulator._spec",
+)
+"""What serving needs and adding the options does not."""
+
+
+def test_adding_the_options_imports_neither_the_server_nor_its_data() -> None:
+    """`add_serve_arguments` (what `remedy-async --help` uses) leaves the server, aiohttp.web,
+    the data set and the OpenAPI builder unimported, in a fresh process."""
+    program = (
+        "import argparse, sys\n"
+        "from remedy_async.simulator import add_serve_arguments\n"
+        "add_serve_arguments(argparse.ArgumentParser())\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    modules = set(run.stdout.split())
+    assert "remedy_async.simulator._arguments" in modules
+    assert [name for name in SERVER_MODULES if name in modules] == []
+
+
+def test_every_public_name_of_the_simulator_resolves() -> None:
+    """The names imported on first use are there, in `dir()` too, and are the modules' own."""
+    from remedy_async.simulator import _server, _spec  # noqa: PLC0415 - loaded by now anyway
+
+    package = remedy_async.simulator
+    assert set(package.__all__) <= set(dir(package))
+    assert all(getattr(package, name) is not None for name in package.__all__)
+    assert package.Simulator is _server.Simulator
+    assert package.openapi_json is _spec.openapi_json
+    with pytest.raises(AttributeError, match="no attribute 'Simulatr'"):
+        _ = package.Simulatr
