@@ -1,4 +1,9 @@
-"""Runs one command line: parse, dispatch, and turn the outcome into an exit status."""
+"""Runs one command line: parse, dispatch, and turn the outcome into an exit status.
+
+Parsing needs only the grammar (`_parser`); a command's module, and with it the client,
+aiohttp, the simulator or rich, is imported once the line has chosen it (`COMMANDS`), so
+`--help`, `--version` and usage errors pay for none of them.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,10 @@ import sys
 import traceback
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TextIO
+from importlib import import_module
+from typing import Final, TextIO, cast
 
-from remedy_async.simulator import config_from_args, paging_listing, printed_spec, serve
-
-from ._api import run_api
-from ._completion import complete_if_asked, run_completion
-from ._demo import run_demo
+from ._completion import complete_if_asked
 from ._errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -27,47 +29,32 @@ from ._errors import (
     describe,
     exit_status,
 )
-from ._export import run_export
 from ._parser import build_parser, parse_command_line
-from ._probe import run_probe
-from ._read import run_get, run_list
-from ._service import run_agent_config_download, run_health
 from ._terminal import Terminal
 
 Command = Callable[[argparse.Namespace, Terminal], Awaitable[int]]
 
 
-async def _serve(options: argparse.Namespace, terminal: Terminal) -> int:
-    listing = paging_listing(options)
-    if listing is not None:
-        terminal.stdout.write(listing.encode())
-        terminal.stdout.flush()
-        return 0
-    try:
-        config = config_from_args(options)
-    except (TypeError, ValueError) as error:
-        raise UsageError(str(error), command="remedy-async serve") from None
-    document = printed_spec(options, config)
-    if document is not None:
-        terminal.stdout.write(document)
-        terminal.stdout.flush()
-        return 0
-    await serve(config)
-    return 0
-
-
-COMMANDS: dict[str, Command] = {
-    "demo": run_demo,
-    "serve": _serve,
-    "list": run_list,
-    "get": run_get,
-    "export": run_export,
-    "health": run_health,
-    "probe": run_probe,
-    "api": run_api,
-    "completion": run_completion,
-    "agent-config download": run_agent_config_download,
+COMMANDS: Final[dict[str, tuple[str, str]]] = {
+    "demo": ("_demo", "run_demo"),
+    "serve": ("_serve", "run_serve"),
+    "list": ("_read", "run_list"),
+    "get": ("_read", "run_get"),
+    "export": ("_export", "run_export"),
+    "health": ("_service", "run_health"),
+    "probe": ("_probe", "run_probe"),
+    "api": ("_api", "run_api"),
+    "completion": ("_completion", "run_completion"),
+    "agent-config download": ("_service", "run_agent_config_download"),
 }
+"""Each command, by its name on the command line: the module of this package that runs it,
+and its function there, imported only when the command runs."""
+
+
+def command_named(name: str) -> Command:
+    """The function that runs the command `name`, its module imported now."""
+    module, function = COMMANDS[name]
+    return cast(Command, getattr(import_module(f"{__package__}.{module}"), function))
 
 
 @contextmanager
@@ -122,7 +109,7 @@ async def _run(argv: Sequence[str], terminal: Terminal, command: list[str]) -> i
         if name == "agent-config":
             name = f"{name} {options.agent_command}"
         with _debug_log(terminal.stderr, debug):
-            return await COMMANDS[name](options, terminal)
+            return await command_named(name)(options, terminal)
     except SystemExit as done:  # --help and --version print, then exit
         return done.code if isinstance(done.code, int) else 0
     except Exception as error:

@@ -1,10 +1,12 @@
-"""Exit statuses, and the one line that tells the user what went wrong."""
+"""Exit statuses, and the one line that tells the user what went wrong.
+
+The parser raises `UsageError`, so this module is part of every start; the library's errors
+(and yarl and multidict with them) are imported only once there is an error to describe.
+"""
 
 from __future__ import annotations
 
 from typing import Final
-
-from remedy_async import ConfigurationError, RemedyError
 
 EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1
@@ -52,9 +54,11 @@ def in_flags(text: str) -> str:
 
 def exit_status(error: BaseException) -> int:
     """Return the exit status for an error that ended a command."""
-    if isinstance(error, UsageError | ConfigurationError):
+    if isinstance(error, UsageError):
         return EXIT_USAGE
-    return EXIT_FAILURE
+    from remedy_async import ConfigurationError  # noqa: PLC0415 - see the module's doc
+
+    return EXIT_USAGE if isinstance(error, ConfigurationError) else EXIT_FAILURE
 
 
 def describe(error: BaseException) -> str:
@@ -65,6 +69,8 @@ def describe(error: BaseException) -> str:
     """
     if isinstance(error, UsageError):
         return str(error)
+    from remedy_async import ConfigurationError, RemedyError  # noqa: PLC0415 - see module doc
+
     text = " ".join(str(error).split()) or "no details"
     if isinstance(error, ConfigurationError):
         text = in_flags(text)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from remedy_async import Resource
+from typing import TYPE_CHECKING, Any
 
 from ._errors import UsageError
 from ._formats import WireRecord
+
+if TYPE_CHECKING:
+    from remedy_async import Resource
 
 Fields = tuple[str, ...]
 """Dotted paths into a wire record (`os.family`), in the order the user gave them."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from typing import Any, Final
-
-from remedy_async import Filter, Resource
+from typing import TYPE_CHECKING, Any, Final
 
 from ._filters import filter_choices, filter_flag, value_problem
+
+if TYPE_CHECKING:
+    from remedy_async import Filter, Resource
 
 FILTER_FLAGS: Final = "filter_flags"
 """The options' attribute holding the filter flags given, as (keyword name, value) pairs."""

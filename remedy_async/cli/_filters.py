@@ -4,23 +4,36 @@ flags (`--severity high`), and checks their values against the contract before a
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import math
 import re
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from remedy_async import RESOURCES, Filter, Resource, ResourceCollection
+from remedy_async import RESOURCES
 
 from ._errors import UsageError
 
-LIST_KEYWORDS: Final = frozenset(
-    name
-    for name, parameter in inspect.signature(ResourceCollection.list).parameters.items()
-    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-)
-"""Keyword arguments of `list()` itself, which a filter must not be mistaken for."""
+if TYPE_CHECKING:
+    from remedy_async import Filter, Resource
+
+
+@functools.cache
+def list_keywords() -> frozenset[str]:
+    """Keyword arguments of `list()` itself, which a filter must not be mistaken for.
+
+    Read from `ResourceCollection.list` when a filter is first parsed, so a command line with
+    no filter (`--help` among them) does not import the collections."""
+    from remedy_async import ResourceCollection  # noqa: PLC0415 - see the docstring
+
+    return frozenset(
+        name
+        for name, parameter in inspect.signature(ResourceCollection.list).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    )
+
 
 _BY_NAME: Final[dict[str, Resource[Any]]] = {
     name: resource for resource in RESOURCES for name in (resource.segment, resource.attribute)
@@ -45,7 +58,7 @@ def parse_filter(text: str) -> tuple[str, str]:
     key = key.strip()
     if not separator or not key:
         raise ValueError(f"filter {text!r} must look like key=value")
-    if key in LIST_KEYWORDS:
+    if key in list_keywords():
         raise ValueError(f"filter {key!r} is an option of its own, not a filter")
     return key, value
 

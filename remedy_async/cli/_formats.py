@@ -16,11 +16,12 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 import orjson
 
-from remedy_async import Resource
+if TYPE_CHECKING:
+    from remedy_async import Resource
 
 FormatName = Literal["jsonl", "json", "csv", "table"]
 OUTPUT_FORMATS: Final[tuple[FormatName, ...]] = ("jsonl", "json", "csv", "table")

@@ -9,26 +9,29 @@ subcommands below it (see `_tree`), else `plain`.
 from __future__ import annotations
 
 import argparse
-import inspect
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from remedy_async import RemedyClient, RetryPolicy
-
 from ._filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._formats import OUTPUT_FORMATS
-from ._progress import LINE_EVERY
-from ._settings import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
-from ._terminal import PROGRESS_MODES
+from ._terminal import LINE_EVERY, PROGRESS_MODES
 from ._tree import Parser, add_shared
 from ._where import parse_where
 
 T = TypeVar("T")
 
-_CLIENT_DEFAULTS: Final = inspect.signature(RemedyClient).parameters
-_TIMEOUT: Final = _CLIENT_DEFAULTS["timeout"].default.total
-_MAX_IN_FLIGHT: Final = _CLIENT_DEFAULTS["max_in_flight"].default
-_RETRIES: Final = RetryPolicy().attempts - 1
+BASE_URL_ENV: Final = "REMEDY_BASE_URL"
+TOKEN_ENV: Final = "REMEDY_API_TOKEN"
+AUTH_HEADER_ENV: Final = "REMEDY_AUTH_HEADER"
+CONFIG_ENV: Final = "REMEDY_CONFIG"
+"""The environment the library reads too (see RemedyClient), named here for help and messages."""
+
+CLIENT_TIMEOUT: Final = 30.0
+CLIENT_RETRIES: Final = 2
+CLIENT_MAX_IN_FLIGHT: Final = 64
+"""The client's own defaults (`RemedyClient`'s timeout and max_in_flight, `RetryPolicy`'s
+attempts less one), shown in the help. Written out, not read from the client, so the help
+needs neither the client nor aiohttp; a test keeps them equal."""
 
 
 def argument_type(convert: Callable[[str], T], name: str) -> Callable[[str], T]:
@@ -106,21 +109,21 @@ def connection_options(*, config_file: bool) -> Parser:
         "--timeout",
         type=argument_type(seconds, "seconds"),
         metavar="SECONDS",
-        help=f"seconds per request attempt (default: {_TIMEOUT:g})",
+        help=f"seconds per request attempt (default: {CLIENT_TIMEOUT:g})",
     )
     add_shared(
         add,
         "--retries",
         type=whole(0),
         metavar="N",
-        help=f"retries per request; 0 turns them off (default: {_RETRIES})",
+        help=f"retries per request; 0 turns them off (default: {CLIENT_RETRIES})",
     )
     add_shared(
         add,
         "--max-in-flight",
         type=whole(1),
         metavar="N",
-        help=f"requests at once (default: {_MAX_IN_FLIGHT})",
+        help=f"requests at once (default: {CLIENT_MAX_IN_FLIGHT})",
     )
     add_shared(
         add,

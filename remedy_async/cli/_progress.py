@@ -7,10 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ._meters import Meter, Meters
-from ._terminal import ProgressMode, Terminal, rich_missing, shows_progress
-
-LINE_EVERY = 10.0
-"""Seconds between progress lines when stderr is not a terminal."""
+from ._terminal import LINE_EVERY, ProgressMode, Terminal, rich_missing, shows_progress
 
 Say = Callable[[str], None]
 """Prints one message line for the user on stderr (above the progress display, if any)."""

@@ -13,12 +13,7 @@ from typing import Any
 from remedy_async import ClientEvent, RemedyClient, RetryPolicy
 
 from ._errors import UsageError
-
-BASE_URL_ENV = "REMEDY_BASE_URL"
-TOKEN_ENV = "REMEDY_API_TOKEN"
-AUTH_HEADER_ENV = "REMEDY_AUTH_HEADER"
-CONFIG_ENV = "REMEDY_CONFIG"
-"""The environment the library reads too (see RemedyClient), named here for messages."""
+from ._options import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
 
 EventHook = Callable[[ClientEvent], None]
 

@@ -19,6 +19,8 @@ from ._errors import UsageError
 ProgressMode = Literal["auto", "always", "lines", "never"]
 PROGRESS_MODES: tuple[ProgressMode, ...] = ("auto", "always", "lines", "never")
 ProgressKind = Literal["live", "lines"]
+LINE_EVERY = 10.0
+"""Seconds between progress lines when stderr is not a terminal (`--progress-every`)."""
 
 INSTALL_HINT = "this needs rich; install the command-line extra: pip install 'remedy-async[cli]'"
 
