@@ -14,11 +14,13 @@ of the variants reverses every repetition), every measurement in a fresh process
 Each latency is a latency fault at rate 1.0 on the route (`--fault latency:1.0:ROUTE
 --latency-ms N`), proven by timing one request before measuring. A ratio is the median, over
 repetitions, of the pair's ratio within that repetition. `run.py` calls `run_targets` and
-`targets_table`; `python benchmarks/run.py --targets` runs this table alone.
+`targets_table`; `python benchmarks/run.py --targets` runs this table alone, and
+`python benchmarks/targets.py [get list start-up export]` some of its workloads, without the floors.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import shutil
 import statistics
@@ -274,7 +276,7 @@ def floor_rows(
 # -- 4. start-up ---------------------------------------------------------------------------
 
 
-def start_up(plan: TargetPlan) -> list[Row]:
+def start_up(plan: TargetPlan, _: Path | None = None) -> list[Row]:
     warmups, runs = plan.start_up_warmups, plan.start_up_rounds
     commands = start_up_commands()
     seconds = alternate(commands, runs, warmups)
@@ -358,18 +360,23 @@ def _emptied(out: Mapping[str, Path]) -> Callable[[str], None]:
 # -- the table -----------------------------------------------------------------------------
 
 
-def run_targets(plan: TargetPlan) -> dict[str, list[Row]]:
-    """Workloads 1, 2, 4 and 5 (3 comes from run.py's measurements)."""
+WORKLOADS: dict[str, tuple[str, Callable[[TargetPlan, Path], list[Row]]]] = {
+    "get": ("1. latency-bound get", latency_get),
+    "list": ("2. latency-bound list", latency_list),
+    "start-up": ("4. start-up", start_up),
+    "export": ("5. CLI export", export),
+}
+"""Workloads 1, 2, 4 and 5 by name (3 comes from run.py's measurements)."""
+
+
+def run_targets(plan: TargetPlan, names: Sequence[str] = tuple(WORKLOADS)) -> dict[str, list[Row]]:
+    """The rows of the named workloads, in the order of WORKLOADS."""
     rows: dict[str, list[Row]] = {}
     with tempfile.TemporaryDirectory() as work:
-        with timed("1. latency-bound get"):
-            rows["get"] = latency_get(plan, Path(work))
-        with timed("2. latency-bound list"):
-            rows["list"] = latency_list(plan, Path(work))
-        with timed("4. start-up"):
-            rows["start-up"] = start_up(plan)
-        with timed("5. CLI export"):
-            rows["export"] = export(plan, Path(work))
+        for name, (label, workload) in WORKLOADS.items():
+            if name in names:
+                with timed(label):
+                    rows[name] = workload(plan, Path(work))
     return rows
 
 
@@ -396,3 +403,25 @@ def as_json(rows: Sequence[Row]) -> list[dict[str, Any]]:
         }
         for row in rows
     ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a seconds-long smoke run")
+    parser.add_argument(
+        "workloads",
+        nargs="*",
+        metavar="WORKLOAD",
+        help=f"any of {', '.join(WORKLOADS)} (default: all; the floors need run.py --targets)",
+    )
+    arguments = parser.parse_args()
+    unknown = set(arguments.workloads) - set(WORKLOADS)
+    if unknown:
+        parser.error(f"unknown workload(s) {', '.join(sorted(unknown))}")
+    rows = run_targets(TargetPlan(arguments.quick), arguments.workloads or list(WORKLOADS))
+    print(targets_table([row for name in WORKLOADS for row in rows.get(name, [])]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
