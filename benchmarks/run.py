@@ -1,7 +1,7 @@
 """Runs every benchmark: remedy_async against raw aiohttp and the usual alternatives.
 
     python benchmarks/run.py               # the full run (about 15 minutes on 2 cores)
-    python benchmarks/run.py --targets     # only issue 17's table of five workloads (6 minutes)
+    python benchmarks/run.py --targets     # only issue 17's table of five workloads (10 minutes)
     python benchmarks/run.py --quick       # a seconds-long smoke run of everything (CI)
 
 The simulator runs in its own process with every encoded page and record cached, so the client
