@@ -81,9 +81,9 @@ class Plan:
         self.repetitions = 1 if quick else 5
         self.size = 600 if quick else 11_000
         self.list_items = 2_000 if quick else 200_000
-        self.page_sizes = (1000,) if targets else (100, 1000)
-        # Concurrency 1 and 16 run the same code as 64; the smoke run keeps its seconds for
-        # issue 17's workloads.
+        # Pages of 100, concurrency 1 and 16 run the same code as pages of 1000 and concurrency
+        # 64; the smoke run keeps its seconds for issue 17's workloads.
+        self.page_sizes = (1000,) if targets or quick else (100, 1000)
         if quick or targets:
             self.get_many: tuple[tuple[int, int], ...] = ((64, 500 if quick else 20_000),)
         else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,13 +26,22 @@ from pathlib import Path
 REFERENCE = "python -c 'import aiohttp'"
 
 
+def cli_script() -> str:
+    """The `remedy-async` script beside this interpreter (its environment's), else on PATH."""
+    beside = Path(sys.executable).with_name("remedy-async")
+    found = str(beside) if beside.exists() else shutil.which("remedy-async")
+    if found is None:
+        raise RuntimeError("remedy-async is not installed with this interpreter, nor on PATH")
+    return found
+
+
 def start_up_commands() -> dict[str, list[str]]:
     """The commands of workload 4, the reference first."""
-    script = Path(sys.executable).with_name("remedy-async")
+    script = cli_script()
     return {
         REFERENCE: [sys.executable, "-c", "import aiohttp"],
         "python -c 'import remedy_async'": [sys.executable, "-c", "import remedy_async"],
-        "remedy-async --help": [str(script), "--help"],
+        "remedy-async --help": [script, "--help"],
     }
 
 

@@ -42,7 +42,7 @@ from simulator_process import (
     running_simulator,
     warm,
 )
-from startup import REFERENCE, alternate, ratios_to, start_up_commands
+from startup import REFERENCE, alternate, cli_script, ratios_to, start_up_commands
 
 HERE = Path(__file__).resolve().parent
 CACHED = ("--paging", "offset", "--cache-bytes", str(2**31))
@@ -306,14 +306,13 @@ def ids_in(path: Path) -> list[str]:
 
 def export(plan: TargetPlan, work: Path) -> list[Row]:
     size = findings_size(plan.export_findings)
-    script = Path(sys.executable).with_name("remedy-async")
     out = {"remedy": work / "remedy-export", "raw": work / "raw-export"}
     with running_simulator("--size", str(size), *CACHED) as url:
         total = orjson.loads(asyncio.run(_first_page(url)))["total"]
         asyncio.run(warm(url, total, (1000,), 0, work))
         remedy = ["export", "--base-url", url, "--out", str(out["remedy"]), "--quiet", FINDINGS]
         commands = {
-            "remedy": [str(script), *remedy],
+            "remedy": [cli_script(), *remedy],
             "raw": [sys.executable, str(HERE / "raw_export.py"), url, str(out["raw"])],
         }
         seconds = alternate(commands, plan.repetitions, plan.export_warmups, _emptied(out))
