@@ -192,7 +192,7 @@ class PageWalk:
             following, url = prepared.place.next, prepared.response.url
             if remaining is not None:
                 remaining -= len(prepared.items)
-            del prepared  # not kept alive while the next page is fetched and decoded
+            del prepared, response, result  # not kept alive while the next page is fetched
             if following is None or remaining == 0:
                 return
             if request_identity(following) in seen:
