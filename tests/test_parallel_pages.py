@@ -39,24 +39,31 @@ def latency() -> tuple[FaultSpec, ...]:
     return (FaultSpec("latency", 1.0, latency_ms=1),)
 
 
-async def simulator(paging: str, **config: Any) -> Simulator:
-    sim = Simulator(
+def simulator(paging: str, **config: Any) -> Simulator:
+    """A simulator of 60 endpoints (about 1,200 findings), its latency without real time."""
+    return Simulator(
         SimulatorConfig(host="127.0.0.1", port=0, seed=5, size=60, paging=paging, **config),
         sleep=yielding_sleep,
     )
-    await sim.__aenter__()
-    return sim
+
+
+def patient_client(sim: Simulator, time: FakeTime) -> RemedyClient:
+    """A client that retries up to 8 times, waiting on the injected clock."""
+    return RemedyClient(
+        sim.url,
+        token=sim.config.token,
+        retry=RetryPolicy(attempts=8),
+        clock=time.clock,
+        sleep=time.sleep,
+    )
 
 
 @pytest.fixture
 async def served(request: pytest.FixtureRequest) -> AsyncIterator[Simulator]:
     """A simulator of 60 endpoints (about 1,200 findings) paging as the test's parameter says,
     each answer held back a little (without real time) so that requests overlap."""
-    sim = await simulator(request.param, faults=latency())
-    try:
+    async with simulator(request.param, faults=latency()) as sim:
         yield sim
-    finally:
-        await sim.__aexit__(None, None, None)
 
 
 def all_ids(sim: Simulator) -> list[str]:
@@ -167,8 +174,7 @@ async def test_a_failed_page_delivers_all_before_it_then_resumes(paging: str) ->
     """Without retries, a 503 on a planned page raises after every earlier item, with a token
     that continues the list; resuming until done gives every item once."""
     faults = (*latency(), FaultSpec("http-503", 0.15, routes=[LIST_ROUTE]))
-    sim = await simulator(paging, faults=faults)
-    try:
+    async with simulator(paging, faults=faults) as sim:
         async with RemedyClient(
             sim.url, token=sim.config.token, retry=RetryPolicy(attempts=1)
         ) as client:
@@ -188,8 +194,6 @@ async def test_a_failed_page_delivers_all_before_it_then_resumes(paging: str) ->
         assert counts
         assert all(said == delivered for said, delivered in counts)
         assert got == all_ids(sim)
-    finally:
-        await sim.__aexit__(None, None, None)
 
 
 @pytest.mark.parametrize("served", ["offset"], indirect=True)
@@ -243,20 +247,11 @@ async def test_fault_retries_of_planned_pages_are_waited_on_the_injected_clock()
     """A 429 on a planned page is retried after Retry-After on the client's clock, not real time."""
     time = FakeTime()
     faults = (*latency(), FaultSpec("http-429", 0.2, routes=[LIST_ROUTE], retry_after=1))
-    sim = await simulator("offset", faults=faults)
-    try:
-        async with RemedyClient(
-            sim.url,
-            token=sim.config.token,
-            retry=RetryPolicy(attempts=8),
-            clock=time.clock,
-            sleep=time.sleep,
-        ) as client:
+    async with simulator("offset", faults=faults) as sim:
+        async with patient_client(sim, time) as client:
             pager = client.vulnerability_findings.list(page_size=20, concurrency=8)
             assert [f.id async for f in pager] == all_ids(sim)
         assert time.waits
-    finally:
-        await sim.__aexit__(None, None, None)
 
 
 async def test_parallel_pages_keep_to_the_services_rate_limit() -> None:
@@ -267,13 +262,7 @@ async def test_parallel_pages_keep_to_the_services_rate_limit() -> None:
         host="127.0.0.1", port=0, seed=5, size=60, paging="offset", rate_limit=5
     )
     async with Simulator(config, sleep=yielding_sleep, clock=time.clock) as sim:
-        async with RemedyClient(
-            sim.url,
-            token=sim.config.token,
-            retry=RetryPolicy(attempts=8),
-            clock=time.clock,
-            sleep=time.sleep,
-        ) as client:
+        async with patient_client(sim, time) as client:
             pager = client.vulnerability_findings.list(page_size=20, concurrency=8)
             assert [f.id async for f in pager] == all_ids(sim)
         assert sim.counters.responses.get(429, 0) > 0

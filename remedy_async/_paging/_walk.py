@@ -104,7 +104,7 @@ class PageWalk:
             planned = _Planned(PagesAhead(self.fetch), self.paginator.plan)
         try:
             if self.prefetch == 0:
-                pages = self._pages_from(planned.fetch if planned else self.fetch, planned)
+                pages = self._pages_from(planned.ahead.fetch if planned else self.fetch, planned)
                 try:
                     yield pages
                 finally:
@@ -128,7 +128,11 @@ class PageWalk:
             look_ahead = LookAhead(
                 self.fetch, predict, lambda: max(0, self.prefetch - queue.qsize() - 1)
             )
-        fetch = planned.fetch if planned else look_ahead.fetch if look_ahead else self.fetch
+        fetch = self.fetch
+        if planned is not None:
+            fetch = planned.ahead.fetch
+        elif look_ahead is not None:
+            fetch = look_ahead.fetch
         pages = self._pages_from(fetch, planned)
 
         async def produce() -> None:
@@ -324,7 +328,6 @@ class _Planned:
     ) -> None:
         self.ahead = ahead
         self.plan = plan
-        self.fetch = ahead.fetch
         self.size: ListSize | None = None
 
 
