@@ -22,6 +22,7 @@ from ._filters import (
 from ._http import JSONResponse, Request, Response
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import RequestOptions
+from ._paging._call import ListCall, ListLimits, check_count
 from ._paging._follow import scheme_name
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
@@ -77,13 +78,6 @@ RESOURCES: tuple[Resource[Any], ...] = (
     VULNERABILITY_FINDINGS,
 )
 """The API's four resource groups, in the order the client and the command line list them."""
-
-
-def _check_count(name: str, value: int | None, minimum: int) -> None:
-    if value is not None and (
-        isinstance(value, bool) or not isinstance(value, int) or value < minimum
-    ):
-        raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")
 
 
 LIST_KEYWORDS = (
@@ -164,8 +158,8 @@ class ResourceCollection(Generic[T]):
         NotFoundError; an invalid one, its ValueError or TypeError. `ordered=False` yields
         results as they complete. Leaving the loop or cancelling cancels the fetches in flight.
         """
-        _check_count("concurrency", concurrency, 1)
-        _check_count("dedupe_window", dedupe_window, 0)
+        check_count("concurrency", concurrency, 1)
+        check_count("dedupe_window", dedupe_window, 0)
         bulk: BulkGet[T] = BulkGet(
             partial(self.get, options=options),
             ids,
@@ -259,10 +253,7 @@ class ResourceCollection(Generic[T]):
         link and keyset lists stay sequential: each page names the next. Bad filters, sizes,
         caps and tokens raise here, before any I/O.
         """
-        _check_count("page_size", page_size, 1)
-        _check_count("max_items", max_items, 0)
-        _check_count("prefetch", prefetch, 0)
-        _check_count("concurrency", concurrency, 1)
+        limits = ListLimits(page_size, max_items, prefetch, concurrency)
         check_filters(self.resource.attribute, filters, LIST_KEYWORDS)
         filter_params = encode_filters(filters) + encode_extra_params(extra_params)
         if options is not None:
@@ -299,21 +290,19 @@ class ResourceCollection(Generic[T]):
             return decode_json(response, secrets=self._secrets)
 
         return Pager(
-            fetch=fetch,
-            paginator=self.paginator,
-            model=self.resource.model,
-            structure=self._reader.hook,
-            reader=self._reader,
-            start=start,
-            base_url=self._base_url,
-            page_size=page_size,
-            max_items=max_items,
-            prefetch=prefetch,
-            concurrency=concurrency,
-            description=self.resource.attribute,
-            trusted_origins=self._trusted_origins,
-            on_convention=self._announce_convention,
-            secrets=self._secrets,
+            ListCall(
+                fetch=fetch,
+                paginator=self.paginator,
+                reader=self._reader,
+                start=start,
+                first=first,
+                base_url=self._base_url,
+                description=self.resource.attribute,
+                limits=limits,
+                trusted_origins=self._trusted_origins,
+                secrets=self._secrets,
+                on_convention=self._announce_convention,
+            )
         )
 
     def _announce_convention(self, convention: Convention, url: str) -> None:

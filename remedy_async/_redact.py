@@ -1,8 +1,11 @@
 """Keeps secrets out of everything the library shows: messages, excerpts, URLs, events and logs.
 
-A token the service echoes back (in an error body, a cursor, a next link, a redirect) is
-replaced by `[REDACTED]`, in every form an echo takes: as is, JSON-escaped, or percent-encoded
-character by character as URLs mix them (`/` kept, `+` and `=` encoded, either hex case).
+A token the service echoes back (in an error body, a cursor, a next link's path, host, user
+information or fragment, a redirect, a header) is replaced by `[REDACTED]`, in every form an
+echo takes: as is, in another letter case (hosts are lower-cased), JSON-escaped, or
+percent-encoded character by character as URLs mix them (`/` kept, `+` and `=` encoded, either
+hex case). Three choke points cover everything shown: `shown_url` for a URL in a message,
+`scrub_error` for an error leaving the library, and `redact` for any other text.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from collections.abc import Iterable, Mapping
 
 import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
 
-from ._errors import APIError, excerpt
+from ._errors import APIError, APIStatusError, DecodeError, RemedyError, excerpt
 
 REDACTED = "[REDACTED]"
 
@@ -51,6 +55,7 @@ def _char_forms(char: str) -> str:
         re.escape(orjson.dumps(char).decode()[1:-1]),
         "(?i:" + re.escape(json.dumps(char)[1:-1]) + ")",
     }
+    forms.update((re.escape(char.upper()), re.escape(char.lower())))
     if char == "/":
         forms.add(re.escape("\\/"))
     if char == " ":
@@ -74,6 +79,8 @@ def _form_makers(char: str) -> tuple[str, ...]:
         json.dumps(char)[1:-1].upper().replace("\\U", "\\u"),
         "\\/" if char == "/" else char,
         "+" if char == " " else char,
+        char.upper(),
+        char.lower(),
     )
 
 
@@ -131,16 +138,76 @@ def redact_headers(headers: Mapping[str, str], secrets: Iterable[str]) -> Mappin
     )
 
 
-def redact_error(error: APIError, secrets: Iterable[str]) -> None:
-    """Redact the secrets from an error's URL and message, in place, whoever made the error."""
+def shown_url(url: URL | str, secrets: Iterable[str] = (), *, query: bool = False) -> str:
+    """A URL as messages show it: without user information or fragment, without its query
+    unless `query` (a cursor or next link there may hold a secret in a form not recognised),
+    and with every secret redacted from whatever part still holds one (path, host, query)."""
+    try:
+        parsed = url if isinstance(url, URL) else URL(url)
+        parsed = parsed.with_user(None).with_fragment(None)
+        if not query:
+            parsed = parsed.with_query(None)
+        text = str(parsed)
+    except (ValueError, TypeError, UnicodeError):
+        return "<unusable URL>"
+    return redact(text, secrets)
+
+
+def scrub_error(error: RemedyError, secrets: Iterable[str]) -> None:
+    """Redact the secrets from every text an error shows, in place, whoever made the error.
+
+    Its message, URL, request id, code, detail, excerpt and headers, and any exception it was
+    raised from whose text holds a secret (replaced by a stand-in with the redacted text).
+    """
     secrets = tuple(secret for secret in secrets if secret)
     if not secrets:
         return
-    error.url = redact(error.url, secrets)
-    message = redact(error.message, secrets)
-    if message != error.message:
-        error.message = message
-        error.args = (message,)
+    if isinstance(error, APIError):
+        error.url = redact(error.url, secrets)
+        message = redact(error.message, secrets)
+        if message != error.message:
+            error.message = message
+            error.args = (message,)
+    elif error.args and isinstance(error.args[0], str):
+        error.args = (redact(error.args[0], secrets), *error.args[1:])
+    if isinstance(error, APIStatusError | DecodeError):
+        if error.request_id:
+            error.request_id = redact(error.request_id, secrets)
+        if error.body_excerpt:
+            error.body_excerpt = redact(error.body_excerpt, secrets)
+    if isinstance(error, APIStatusError):
+        error.code = redact(error.code, secrets) if error.code else error.code
+        error.detail = redact(error.detail, secrets) if error.detail else error.detail
+        error.headers = redact_headers(error.headers, secrets)
+    _scrub_causes(error, secrets)
+
+
+class EchoedSecretError(Exception):
+    """Stands in for an exception whose text held a secret the service echoed."""
+
+
+def _scrub_causes(error: BaseException, secrets: tuple[str, ...]) -> None:
+    seen: set[int] = set()
+    current: BaseException = error
+    while id(current) not in seen:
+        seen.add(id(current))
+        for link in ("__cause__", "__context__"):
+            cause = getattr(current, link)
+            if cause is None or isinstance(cause, RemedyError):
+                continue
+            text = f"{type(cause).__name__}: {cause}"
+            shown = redact(text, secrets)
+            if shown != text or redact(repr(cause), secrets) != repr(cause):
+                stand_in = EchoedSecretError(shown)
+                stand_in.__traceback__ = cause.__traceback__
+                setattr(current, link, stand_in)
+        following = current.__cause__ or current.__context__
+        if following is None:
+            return
+        if isinstance(following, RemedyError):
+            scrub_error(following, secrets)  # which goes on down the chain
+            return
+        current = following
 
 
 def body_excerpt(body: bytes, secrets: Iterable[str]) -> str | None:

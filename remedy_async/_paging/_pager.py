@@ -9,23 +9,19 @@ nothing lost and nothing repeated.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any, Generic, TypeVar
 
 from attrs import field, frozen
-from yarl import URL
 
 from remedy_async._errors import DecodeError, RemedyError
-from remedy_async._redact import redact, redact_headers
-from remedy_async._wire._codec import fault_from
-from remedy_async._wire._faults import WireFault, json_type_name
+from remedy_async._redact import redact, redact_headers, scrub_error, shown_url
 from remedy_async._wire._reader import wire_fault_error
-from remedy_async._wire._records import RecordReader
 
-from ._lookahead import FetchPage
-from ._protocol import Convention, PageRequest, Paginator
+from ._call import WIRE_OBJECTS, ListCall, wire_object
+from ._protocol import Convention, PageRequest
 from ._resume import ResumePoint, encode_token
-from ._walk import PagePlace, PageWalk, PreparedPage, shown_url
+from ._walk import PagePlace, PageWalk, PreparedPage
 
 T = TypeVar("T")
 
@@ -59,74 +55,29 @@ class Pager(Generic[T]):
     once the list is complete).
     """
 
-    def __init__(
-        self,
-        *,
-        fetch: FetchPage,
-        paginator: Paginator,
-        model: type[T],
-        structure: Callable[[object, object], T],
-        reader: RecordReader[T] | None = None,
-        start: ResumePoint,
-        base_url: URL,
-        page_size: int | None,
-        max_items: int | None,
-        prefetch: int,
-        concurrency: int = 1,
-        description: str,
-        trusted_origins: frozenset[str] = frozenset(),
-        on_convention: Callable[[Convention, str], None] | None = None,
-        secrets: tuple[str, ...] = (),
-    ) -> None:
-        self._fetch = fetch
-        self._paginator = paginator
-        self._model = model
-        self._structure = structure
-        self._reader = reader
-        self._start = start
-        self._base_url = base_url
-        self._page_size = page_size
-        self._max_items = max_items
-        self._prefetch = prefetch
-        self._concurrency = concurrency
-        self._description = description
-        self._trusted_origins = trusted_origins
-        self._on_convention = on_convention
-        self._secrets = secrets
+    def __init__(self, call: ListCall[T]) -> None:
+        self._call = call
         self._at_page: PagePlace | None = None
         self._at_count = 0
         self._convention: Convention | None = None
 
     def __repr__(self) -> str:
+        call, limits = self._call, self._call.limits
         return (
-            f"<Pager {self._description} page_size={self._page_size} "
-            f"max_items={self._max_items} prefetch={self._prefetch} "
-            f"concurrency={self._concurrency} "
-            f"paginator={type(self._paginator).__name__}>"
+            f"<Pager {call.description} page_size={limits.page_size} "
+            f"max_items={limits.max_items} prefetch={limits.prefetch} "
+            f"concurrency={limits.concurrency} "
+            f"paginator={type(call.paginator).__name__}>"
         )
 
     def as_dicts(self) -> Pager[dict[str, Any]]:
         """Return the same list yielding each record as its wire dict, not as a model.
 
         For throughput when you only pass records on (to a file, a queue, another service):
-        paging, resume tokens, safety checks and retries are unchanged; only building the
-        model is skipped. Each item is still checked to be a JSON object.
+        paging, resume tokens, safety checks, secrets and retries are unchanged; only building
+        the model is skipped. Each item is still checked to be a JSON object.
         """
-        return Pager(
-            fetch=self._fetch,
-            paginator=self._paginator,
-            model=dict,
-            structure=_wire_object,
-            start=self._start,
-            base_url=self._base_url,
-            page_size=self._page_size,
-            max_items=self._max_items,
-            prefetch=self._prefetch,
-            concurrency=self._concurrency,
-            description=self._description,
-            trusted_origins=self._trusted_origins,
-            on_convention=self._on_convention,
-        )
+        return Pager(self._call.reading(WIRE_OBJECTS))
 
     @property
     def convention(self) -> Convention | None:
@@ -141,15 +92,15 @@ class Pager(Generic[T]):
         convention = prepared.convention
         if convention is not None and convention != self._convention:
             self._convention = convention
-            if self._on_convention is not None:
-                # The list's URL without the page's query, which may hold an echoed secret.
-                self._on_convention(convention, str(prepared.response.url.with_query(None)))
+            announce = self._call.on_convention
+            if announce is not None:
+                announce(convention, shown_url(prepared.response.url, self._call.secrets))
 
     @property
     def resume_token(self) -> str | None:
         """Token continuing right after the last item handed out; None when the list is done."""
         point = self._resume_point()
-        return None if point is None else encode_token(point, self._secrets)
+        return None if point is None else encode_token(point, self._call.secrets)
 
     def __aiter__(self) -> AsyncIterator[T]:
         return self._iterate_items()
@@ -158,18 +109,18 @@ class Pager(Generic[T]):
         # Records are built one at a time as they are handed over rather than a page at a
         # time, so a record the caller drops is freed at once instead of ageing into the
         # garbage collector's older generations (that cost a typed list a third of its speed).
-        structure, model, reader = self._structure, self._model, self._reader
+        reader = self._call.reader
+        model = reader.model
         self._at_page, self._at_count = None, 0
         delivered = 0
         try:
             async with self._walk().pages() as prepared_pages:
                 async for prepared in prepared_pages:
                     self._entered(prepared)
-                    if reader is not None:
-                        structure = reader.hook_for(prepared.items)
+                    structure = reader.hook_for(prepared.items)
                     delivered += self._at_count
                     self._at_page, self._at_count = prepared.place, 0
-                    ready = structure is _wire_object and prepared.all_objects
+                    ready = structure is wire_object and prepared.all_objects
                     for count, raw in enumerate(prepared.items, 1):
                         if ready:
                             item = raw
@@ -190,6 +141,7 @@ class Pager(Generic[T]):
     async def pages(self) -> AsyncGenerator[Page[T], None]:
         """Yield the list page by page; the last page is cut short when max_items is reached."""
         self._at_page, self._at_count = None, 0
+        secrets = self._call.secrets
         yielded = 0
         try:
             async with self._walk().pages() as prepared_pages:
@@ -201,9 +153,9 @@ class Pager(Generic[T]):
                     yield Page(
                         items=items,
                         status=prepared.response.status,
-                        headers=redact_headers(prepared.response.headers, self._secrets),
-                        request_id=prepared.response.request_id,
-                        url=redact(str(prepared.response.url), self._secrets),
+                        headers=redact_headers(prepared.response.headers, secrets),
+                        request_id=_redacted(prepared.response.request_id, secrets),
+                        url=shown_url(prepared.response.url, secrets, query=True),
                         resume_token=self.resume_token,
                         items_path=prepared.items_path,
                     )
@@ -227,29 +179,18 @@ class Pager(Generic[T]):
             await iterator.aclose()
 
     def _walk(self) -> PageWalk:
-        return PageWalk(
-            fetch=self._fetch,
-            paginator=self._paginator,
-            request=self._start.request,
-            skip=self._start.skip,
-            base_url=self._base_url,
-            max_items=self._max_items,
-            prefetch=self._prefetch,
-            concurrency=self._concurrency,
-            description=self._description,
-            from_start=self._start.skip == 0
-            and self._start.request == self._paginator.first(self._page_size),
-            trusted_origins=self._trusted_origins,
-        )
+        return PageWalk(self._call)
 
     def _mark(self, error: RemedyError, yielded: int) -> None:
+        """Say where the list stopped, and keep the call's secrets out of what the error shows."""
+        scrub_error(error, self._call.secrets)
         error.resume_token = self.resume_token
         error.items_yielded = yielded
 
     def _resume_point(self) -> ResumePoint | None:
         page, count = self._at_page, self._at_count
         if page is None:
-            return self._start
+            return self._call.start
         if count < len(page.positions):
             consumed = page.start if count == 0 else page.positions[count - 1]
             return self._point(page.request, consumed)
@@ -258,14 +199,13 @@ class Pager(Generic[T]):
         return None if page.next is None else self._point(page.next, 0)
 
     def _point(self, request: PageRequest, skip: int) -> ResumePoint:
-        start = self._start
+        start = self._call.start
         return ResumePoint(start.collection, start.filters, start.scheme, request, skip)
 
     def _structure_items(self, prepared: PreparedPage) -> tuple[T, ...]:
-        structure, model = self._structure, self._model
-        if self._reader is not None:
-            structure = self._reader.hook_for(prepared.items)
-        if structure is _wire_object and prepared.all_objects:
+        reader = self._call.reader
+        structure, model = reader.hook_for(prepared.items), reader.model
+        if structure is wire_object and prepared.all_objects:
             return tuple(prepared.items)
         try:
             return tuple([structure(raw, model) for raw in prepared.items])
@@ -282,14 +222,11 @@ class Pager(Generic[T]):
         positions = prepared.place.positions
         index = (positions[count] - 1) if positions else count
         path = f"{prepared.items_path}[{index}]"
-        if self._reader is not None:
-            fault = self._reader.fault(exc, path)
-        else:
-            fault = fault_from(exc, path, self._model)
-        return wire_fault_error(fault, prepared.response, url=shown_url(prepared.response.url))
+        fault = self._call.reader.fault(exc, path)
+        secrets = self._call.secrets
+        shown = shown_url(prepared.response.url, secrets)
+        return wire_fault_error(fault, prepared.response, url=shown, secrets=secrets)
 
 
-def _wire_object(item: object, _: object) -> dict[str, Any]:
-    if item.__class__ is dict:
-        return item
-    raise WireFault("$", f"expected an object, got {json_type_name(item)}")
+def _redacted(text: str | None, secrets: tuple[str, ...]) -> str | None:
+    return None if text is None else redact(text, secrets)

@@ -21,9 +21,11 @@ from yarl import URL
 
 from remedy_async._errors import DuplicateItemWarning, PaginationError
 from remedy_async._http import JSONResponse
+from remedy_async._redact import scrub_error, shown_url
 from remedy_async._wire._faults import WireFault
 from remedy_async._wire._reader import wire_fault_error
 
+from ._call import ListCall
 from ._dedupe import RecentIds
 from ._guards import declared_total, request_identity, target_problem
 from ._lookahead import FetchPage, LookAhead, PagesAhead
@@ -73,21 +75,33 @@ class PreparedPage:
 
 @frozen
 class PageWalk:
-    """One pass over a list's pages from a start request; `pages()` provides them in order."""
+    """One pass over a list call's pages from its start; `pages()` provides them in order."""
 
-    fetch: FetchPage
-    paginator: Paginator
-    request: PageRequest
-    skip: int
-    base_url: URL
-    max_items: int | None
-    prefetch: int
-    description: str
-    from_start: bool = False
-    """Whether the walk begins at the list's first page (so an announced total can be checked)."""
-    trusted_origins: frozenset[str] = frozenset()
-    concurrency: int = 1
-    """Pages fetched at once when the paginator plans them from the list's announced size."""
+    call: ListCall[Any]
+
+    @property
+    def paginator(self) -> Paginator:
+        return self.call.paginator
+
+    @property
+    def fetch(self) -> FetchPage:
+        return self.call.fetch
+
+    @property
+    def prefetch(self) -> int:
+        return self.call.limits.prefetch
+
+    @property
+    def concurrency(self) -> int:
+        return self.call.limits.concurrency
+
+    @property
+    def max_items(self) -> int | None:
+        return self.call.limits.max_items
+
+    def _shown(self, url: URL) -> str:
+        """A page's URL as errors and warnings show it (no query, fragment or secret)."""
+        return shown_url(url, self.call.secrets)
 
     @asynccontextmanager
     async def pages(self) -> AsyncIterator[AsyncIterator[PreparedPage]]:
@@ -159,7 +173,7 @@ class PageWalk:
                 yield got
                 del got
 
-        producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self.description}")
+        producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self.call.description}")
         try:
             yield consume()
         finally:
@@ -175,7 +189,7 @@ class PageWalk:
         remaining = self.max_items
         if remaining == 0:
             return
-        request, skip = self.request, self.skip
+        request, skip = self.call.start.request, self.call.start.skip
         # Every request followed, to refuse a cycle before it repeats items. Kept as hashes (an
         # int each, not the request with its cursor), so a long list costs little memory.
         seen = {request_identity(request)}
@@ -190,7 +204,7 @@ class PageWalk:
                 left = None if remaining is None else remaining - len(prepared.items)
                 self._plan_after(planned, request, response, result, left)
             read += prepared.raw_count
-            if prepared.place.next is None and prepared.place.whole and self.from_start:
+            if prepared.place.next is None and prepared.place.whole and self.call.from_start:
                 self._check_complete(prepared.response, read)
             yield prepared
             following, url = prepared.place.next, prepared.response.url
@@ -202,9 +216,9 @@ class PageWalk:
             if request_identity(following) in seen:
                 raise PaginationError(
                     "the service sent a next-page request already followed in this list "
-                    f"({_describe(following)}); stopping rather than repeating items",
+                    f"({self._describe(following)}); stopping rather than repeating items",
                     method="GET",
-                    url=shown_url(url),
+                    url=self._shown(url),
                 )
             seen.add(request_identity(following))
             request, skip = following, 0
@@ -222,16 +236,17 @@ class PageWalk:
         delivery = recent.deliver(result.items, skip, remaining)
         if delivery.repeats and not delivery.items and not delivery.stopped_early:
             raise PaginationError(
-                f"every item of the page at {shown_url(response.url)} repeats an id "
+                f"every item of the page at {self._shown(response.url)} repeats an id "
                 "delivered just before: the service seems to ignore this list's paging "
-                f"parameters ({_describe(request)}); the paginator does not match its convention",
+                f"parameters ({self._describe(request)}); the paginator does not match its "
+                "convention",
                 method="GET",
-                url=shown_url(response.url),
+                url=self._shown(response.url),
             )
         if delivery.repeats:
             warnings.warn(
                 DuplicateItemWarning(
-                    f"{delivery.repeats} item(s) of the page at {shown_url(response.url)} repeat "
+                    f"{delivery.repeats} item(s) of the page at {self._shown(response.url)} repeat "
                     "ids delivered just before; the repeats were skipped"
                 ),
                 stacklevel=3,
@@ -261,9 +276,9 @@ class PageWalk:
         url = request.url
         if url is None:
             return
-        problem = target_problem(url, self.base_url, self.trusted_origins)
+        problem = target_problem(url, self.call.base_url, self.call.trusted_origins)
         if problem is not None:
-            raise PaginationError(problem, method="GET", url=shown_url(url))
+            raise PaginationError(problem, method="GET", url=self._shown(url))
 
     def _check_complete(self, response: JSONResponse, read: int) -> None:
         """Refuse an end of list that comes before the total the service announced."""
@@ -274,7 +289,7 @@ class PageWalk:
                 "continuation this paginator does not follow; pin the service's convention "
                 "with paginator=",
                 method="GET",
-                url=shown_url(response.url),
+                url=self._shown(response.url),
             )
 
     def _plan_after(
@@ -296,14 +311,20 @@ class PageWalk:
         if planned.size is not None and plan.size != planned.size:
             raise PaginationError(
                 f"the list changed while its pages were fetched in parallel: it announced "
-                f"{planned.size} before and {plan.size} at {shown_url(response.url)} "
-                f"({_describe(request)}), so its items may have moved between pages; stopping "
+                f"{planned.size} before and {plan.size} at {self._shown(response.url)} "
+                f"({self._describe(request)}), so its items may have moved between pages; stopping "
                 "rather than skipping or repeating any (list it again for a consistent copy)",
                 method="GET",
-                url=shown_url(response.url),
+                url=self._shown(response.url),
             )
         planned.size = plan.size
         planned.ahead.want(plan.requests)
+
+    def _describe(self, request: PageRequest) -> str:
+        """A page request as messages show it: its URL without query, or its parameter names."""
+        if request.url is not None:
+            return self._shown(request.url) + " with the same query"
+        return "&".join(f"{name}=..." for name, _ in request.params) or "no parameters"
 
     def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         return self._checked(response, lambda: self.paginator.read(request, response))
@@ -313,9 +334,13 @@ class PageWalk:
         try:
             return read()
         except WireFault as fault:
-            raise wire_fault_error(fault, response, url=shown_url(response.url)) from None
+            secrets = self.call.secrets
+            shown = self._shown(response.url)
+            raise wire_fault_error(fault, response, url=shown, secrets=secrets) from None
         except PagingFault as fault:
-            raise PaginationError(str(fault), method="GET", url=shown_url(response.url)) from None
+            error = PaginationError(str(fault), method="GET", url=self._shown(response.url))
+            scrub_error(error, self.call.secrets)
+            raise error from None
 
 
 class _Planned:
@@ -329,18 +354,3 @@ class _Planned:
         self.ahead = ahead
         self.plan = plan
         self.size: ListSize | None = None
-
-
-def shown_url(url: URL) -> URL | str:
-    """A page's URL as errors and warnings show it: without its query, whose cursor or next
-    link may echo a secret."""
-    try:
-        return url.with_query(None).with_fragment(None)
-    except (ValueError, UnicodeError):
-        return "<unusable URL>"
-
-
-def _describe(request: PageRequest) -> str:
-    if request.url is not None:
-        return str(request.url.with_query(None)) + " with the same query"
-    return "&".join(f"{name}=..." for name, _ in request.params) or "no parameters"

@@ -17,7 +17,7 @@ from yarl import URL
 
 from remedy_async._errors import APIError, APIStatusError, RateLimitError, RemedyError
 from remedy_async._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
-from remedy_async._redact import redact, redact_error
+from remedy_async._redact import redact, scrub_error
 
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
@@ -166,7 +166,7 @@ class Sender:
                 return result if finish is None else finish(result)
             except RemedyError as error:
                 if isinstance(error, APIError):
-                    redact_error(error, self._secrets)
+                    scrub_error(error, self._secrets)
                 hint = _hint(error)
                 try:
                     wait = policy.decide(

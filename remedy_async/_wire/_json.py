@@ -9,7 +9,7 @@ import orjson
 
 from remedy_async._errors import DecodeError
 from remedy_async._http import JSONResponse, Response
-from remedy_async._redact import body_excerpt, redact_error
+from remedy_async._redact import body_excerpt, scrub_error
 
 
 def json_body(response: Response, *, secrets: Iterable[str] = ()) -> Any:
@@ -27,7 +27,7 @@ def json_body(response: Response, *, secrets: Iterable[str] = ()) -> Any:
             request_id=response.request_id,
             body_excerpt=body_excerpt(response.body, secrets),
         )
-        redact_error(error, secrets)
+        scrub_error(error, secrets)
         raise error from None
 
 

@@ -9,7 +9,7 @@ from yarl import URL
 
 from remedy_async._errors import DecodeError
 from remedy_async._http import JSONResponse, Response
-from remedy_async._redact import redact_error
+from remedy_async._redact import scrub_error
 
 from ._fastpath import from_wire
 from ._faults import WireFault
@@ -37,7 +37,7 @@ def wire_fault_error(
         status=response.status,
         request_id=response.request_id,
     )
-    redact_error(error, secrets)
+    scrub_error(error, secrets)
     return error
 
 

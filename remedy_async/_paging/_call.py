@@ -1,0 +1,126 @@
+"""One list call, as a value: everything its pages are fetched, read, limited and shown by.
+
+The collection builds a `ListCall` once; the pager, each of its variants (`as_dicts()`) and
+every walk over its pages are made from that one value, never from arguments copied by hand, so
+no variant can be built without what the call carries (its secrets above all). A variant that
+differs in one respect is the same value with that field replaced (`ListCall.reading`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+import attrs
+from attrs import frozen
+from yarl import URL
+
+from remedy_async._wire._faults import WireFault, json_type_name
+
+from ._lookahead import FetchPage
+from ._protocol import Convention, PageRequest, Paginator
+from ._resume import ResumePoint
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+U = TypeVar("U")
+
+Structure = Callable[[object, object], T]
+"""Builds one item from its raw JSON value (cattrs' structure-hook signature)."""
+
+
+class ItemReader(Protocol[T_co]):
+    """Turns a page's raw items into what a list yields, and says where one does not fit."""
+
+    @property
+    def model(self) -> type[T_co]:
+        """What each item becomes."""
+        ...
+
+    def hook_for(self, items: Sequence[Any]) -> Callable[[object, object], T_co]:
+        """The function building each item of this page (naming may be decided on it)."""
+        ...
+
+    def fault(self, exc: BaseException, path: str) -> WireFault:
+        """Describe why the item at `path` could not be built."""
+        ...
+
+
+def wire_object(item: object, _: object) -> dict[str, Any]:
+    """An item as its wire dict, checked to be a JSON object."""
+    if item.__class__ is dict:
+        return item
+    raise WireFault("$", f"expected an object, got {json_type_name(item)}")
+
+
+class WireObjects:
+    """Yields each item as the JSON object it arrived as (`Pager.as_dicts()`)."""
+
+    model: type[dict[str, Any]] = dict
+
+    def __repr__(self) -> str:
+        return "<WireObjects>"
+
+    def hook_for(self, items: Sequence[Any]) -> Callable[[object, object], dict[str, Any]]:
+        """Every page's items pass as they are, each checked to be an object."""
+        return wire_object
+
+    def fault(self, exc: BaseException, path: str) -> WireFault:
+        """An item that is not a JSON object, at its path."""
+        reason = exc.reason if isinstance(exc, WireFault) else str(exc)
+        return WireFault(path, reason)
+
+
+WIRE_OBJECTS = WireObjects()
+
+
+def check_count(name: str, value: int | None, minimum: int) -> None:
+    """ValueError unless `value` is None or an int of at least `minimum` (bools are not)."""
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or value < minimum
+    ):
+        raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")
+
+
+def _at_least(minimum: int) -> Callable[[object, attrs.Attribute[Any], int | None], None]:
+    def check(_: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
+        check_count(attribute.name, value, minimum)
+
+    return check
+
+
+@frozen
+class ListLimits:
+    """How much of a list is fetched, and how: page size, item cap, pages ahead, pages at once."""
+
+    page_size: int | None = attrs.field(default=None, validator=_at_least(1))
+    max_items: int | None = attrs.field(default=None, validator=_at_least(0))
+    prefetch: int = attrs.field(default=0, validator=_at_least(0))
+    concurrency: int = attrs.field(default=1, validator=_at_least(1))
+
+
+@frozen
+class ListCall(Generic[T]):
+    """A list call: where it starts, how pages are fetched and read, its limits and secrets."""
+
+    fetch: FetchPage = attrs.field(repr=False)
+    paginator: Paginator
+    reader: ItemReader[T]
+    start: ResumePoint = attrs.field(repr=False)
+    first: PageRequest = attrs.field(repr=False)
+    """The list's own first request (for its page size), to tell a fresh start from a resume."""
+    base_url: URL = attrs.field(repr=False)
+    description: str
+    limits: ListLimits = ListLimits()
+    trusted_origins: frozenset[str] = frozenset()
+    secrets: tuple[str, ...] = attrs.field(default=(), repr=False)
+    on_convention: Callable[[Convention, str], None] | None = attrs.field(default=None, repr=False)
+
+    @property
+    def from_start(self) -> bool:
+        """Whether the call begins at the list's first page (not from a resume token)."""
+        return self.start.skip == 0 and self.start.request == self.first
+
+    def reading(self, reader: ItemReader[U]) -> ListCall[U]:
+        """The same call, its items built by `reader` instead."""
+        return attrs.evolve(self, reader=reader)  # type: ignore[arg-type,return-value]
