@@ -106,6 +106,8 @@ class RemedyClient:
     ) -> None:
         self._closed = True  # until construction succeeds, so __del__ has nothing to report
         self._owned_session: aiohttp.ClientSession | None = None
+        self._owned_loop: asyncio.AbstractEventLoop | None = None
+        """The event loop the client's own connections were opened in (they cannot leave it)."""
         self.base_url = config.base_url(base_url, allow_insecure_http=allow_insecure_http)
         self._token = config.token(token)
         self._timeout = attempt_timeout_of(to_client_timeout(timeout))
@@ -125,7 +127,7 @@ class RemedyClient:
         )
         credential_headers = frozenset({auth_header.lower(), "authorization", "cookie"})
         self._credential_headers = credential_headers
-        self._events = Events(event_hooks, credential_headers)
+        self._events = Events(event_hooks, credential_headers, self._secrets)
         self._health_url = URL(str(self.base_url) + config.api_path(health_path, "health_path"))
         self._agent_configuration_url = URL(
             str(self.base_url)
@@ -239,6 +241,13 @@ class RemedyClient:
     def _open_sender(self) -> Sender:
         if self._closed:
             raise ClientClosedError(f"{self!r} is closed; create a new client")
+        if self._owned_loop is not None and self._owned_loop is not asyncio.get_running_loop():
+            raise ClientClosedError(
+                f"{self!r} opened its connections in another event loop"
+                + (" (now closed)" if self._owned_loop.is_closed() else "")
+                + ", and connections cannot move between loops: create the client inside the "
+                "asyncio.run() (or loop) that uses it, with 'async with', once per loop"
+            )
         if self._sender is None:
             # Headers every request carries live in the session, so aiohttp does not merge them
             # per request; credentials stay per request, to be dropped on a redirect elsewhere.
@@ -247,6 +256,7 @@ class RemedyClient:
                 for name, value in self._headers.items()
                 if name.lower() not in self._credential_headers
             }
+            self._owned_loop = asyncio.get_running_loop()
             self._owned_session = open_session(
                 max_connections=self._gate.max_in_flight,
                 ssl_context=self._ssl_context,

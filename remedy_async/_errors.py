@@ -2,7 +2,8 @@
 
     RemedyError
     ├── ConfigurationError        (also ValueError) bad client settings, found at construction
-    ├── ClientClosedError         (also RuntimeError) the client was used after close()
+    ├── ClientClosedError         (also RuntimeError) the client was used after close(), or
+    │                             from another event loop than the one it connected in
     └── APIError                  something went wrong talking to the service; has .method, .url
         ├── APIStatusError        the service answered with an error status; has .status,
         │   │                     .request_id, .code, .message, .body_excerpt
@@ -68,15 +69,19 @@ class ConfigurationError(RemedyError, ValueError):
 
 
 class ClientClosedError(RemedyError, RuntimeError):
-    """The client was used after `close()`; create a new client instead."""
+    """The client was used after `close()`, or in an event loop other than the one it opened
+    its connections in (a second `asyncio.run()`); create a new client instead."""
 
 
 def public_url(url: URL | str) -> str:
-    """Return the URL as text without any user or password part (text without one as given,
-    so a `[REDACTED]` in it stays readable)."""
-    parsed = URL(url) if isinstance(url, str) else url
-    if parsed.user is not None or parsed.password is not None:
-        return str(parsed.with_user(None))
+    """Return the URL as text without any user or password part (text without one, or text
+    that is no longer a URL, such as one with `[REDACTED]` in its host, as given)."""
+    try:
+        parsed = URL(url) if isinstance(url, str) else url
+        if parsed.user is not None or parsed.password is not None:
+            return str(parsed.with_user(None))
+    except (ValueError, TypeError, UnicodeError):
+        return url if isinstance(url, str) else "<unusable URL>"
     return url if isinstance(url, str) else str(parsed)
 
 

@@ -14,7 +14,7 @@ import base64
 import logging
 import traceback
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack, contextmanager
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -31,6 +31,7 @@ from remedy_async import (
     BadRequestError,
     ClientEvent,
     NotFoundError,
+    Pager,
     RemedyClient,
     RequestOptions,
     RetryPolicy,
@@ -142,45 +143,83 @@ def encoded(document: dict[str, Any]) -> str:
     return "r1." + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
 
 
+VARIANTS: dict[str, Callable[[Pager[Any]], Pager[Any]]] = {
+    "typed": lambda pager: pager,
+    "as_dicts": lambda pager: pager.as_dicts(),
+}
+"""Every variant of a pager a list call can give: each must carry the call's secrets."""
+LIST_SETTINGS: dict[str, dict[str, int]] = {
+    "sequential": {},
+    "prefetch": {"prefetch": 2},
+    "concurrency": {"concurrency": 3},
+}
+
+
+def item_id(item: Any) -> str:
+    return str(item["id"] if isinstance(item, dict) else item.id)
+
+
 async def list_everything(
     client: RemedyClient, shown: Shown, expected: dict[str, list[str]]
 ) -> None:
-    """Every collection in every convention, whole and resumed, checked against the data."""
+    """Every collection in every convention, by every pager variant and list setting, whole
+    and resumed, checked against the data."""
     for convention in CONVENTIONS:
         for name in COLLECTIONS:
-            collection = getattr(client, name)
-            pager = collection.list(page_size=PAGE_SIZE, options=paging(convention))
-            ids = []
-            async for page in pager.pages():
-                ids += [item.id for item in page.items]
-                where = f"page {convention} {name}"
-                shown.add(where, page, page.resume_token or "", page.url, dict(page.headers))
-                if page.resume_token is not None:
-                    shown.add(where, decoded(page.resume_token))
-            assert ids == expected[name], (convention, name)
-            shown.add(f"pager {convention} {name}", pager, str(pager), collection)
-            await resume_halfway(collection, convention, expected[name], shown)
+            for variant, made in VARIANTS.items():
+                for setting, limits in LIST_SETTINGS.items():
+                    how = f"{convention} {name} {variant} {setting}"
+                    await list_one(getattr(client, name), how, made, limits, shown, expected[name])
+
+
+async def list_one(
+    collection: Any,
+    how: str,
+    made: Callable[[Pager[Any]], Pager[Any]],
+    limits: dict[str, int],
+    shown: Shown,
+    expected: list[str],
+) -> None:
+    """One collection by one convention, variant and setting: whole, then resumed halfway."""
+    convention = how.split(maxsplit=1)[0]
+    pager = made(collection.list(page_size=PAGE_SIZE, options=paging(convention), **limits))
+    ids = []
+    async for page in pager.pages():
+        ids += [item_id(item) for item in page.items]
+        where = f"page {how}"
+        shown.add(where, page, page.resume_token or "", page.url, dict(page.headers))
+        if page.resume_token is not None:
+            shown.add(where, decoded(page.resume_token))
+    assert ids == expected, how
+    shown.add(f"pager {how}", pager, str(pager), collection)
+    await resume_halfway(collection, how, made, limits, expected, shown)
 
 
 async def resume_halfway(
-    collection: Any, convention: str, expected: list[str], shown: Shown
+    collection: Any,
+    how: str,
+    made: Callable[[Pager[Any]], Pager[Any]],
+    limits: dict[str, int],
+    expected: list[str],
+    shown: Shown,
 ) -> None:
     """Stop after 13 items and resume from the pager's token: the rest, exactly."""
-    pager = collection.list(page_size=PAGE_SIZE, options=paging(convention))
+    options = paging(how.split(maxsplit=1)[0])
+    pager = made(collection.list(page_size=PAGE_SIZE, options=options, **limits))
     first: list[str] = []
     async for item in pager:
-        first.append(item.id)
+        first.append(item_id(item))
         if len(first) == min(13, len(expected) - 1):
             break
     token = pager.resume_token
     assert token is not None
-    shown.add(f"resume token {convention}", token, decoded(token))
+    shown.add(f"resume token {how}", token, decoded(token))
     shown.marked += "\x1bsecret:0:" in orjson.dumps(decoded(token)).decode().replace(
         "\\u001b", "\x1b"
     )
-    rest = collection.list(page_size=PAGE_SIZE, resume_token=token, options=paging(convention))
-    assert first + [item.id async for item in rest] == expected
-    shown.add(f"resumed pager {convention}", rest)
+    rest = made(collection.list(page_size=PAGE_SIZE, resume_token=token, options=options))
+    assert first + [item_id(item) async for item in rest] == expected, how
+    shown.add(f"resumed pager {how}", rest)
 
 
 async def get_some(

@@ -25,7 +25,7 @@ from remedy_async import (
     __version__,
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
-from tests.loopback import Serve
+from tests.loopback import Serve, serve_app
 
 TOKEN = "canary-token-7f3e9a"
 
@@ -292,3 +292,24 @@ async def test_get_json_reads_any_path_under_the_base_url() -> None:
         assert str(response.url).endswith("/v1/scopes?limit=2")
         with pytest.raises(ValueError, match="path must be a path starting with '/'"):
             await client.get_json("https://elsewhere.example.com/v1/scopes")
+
+
+async def record_echo(request: web.Request) -> web.Response:
+    """Answer a get with a record of the id asked."""
+    return web.json_response({"id": request.match_info["id"]})
+
+
+def test_a_client_used_from_a_second_event_loop_says_why_it_cannot_be() -> None:
+    """A client whose connections were opened in one event loop raises ClientClosedError
+    naming the other loop when used from another (a second asyncio.run), before any I/O."""
+    app = web.Application()
+    app.router.add_get("/v1/endpoints/{id}", record_echo)
+    with asyncio.Runner() as first, asyncio.Runner() as second:
+        server = serve_app(app)
+        url = first.run(server.__aenter__())
+        client = RemedyClient(url)
+        assert first.run(client.endpoints.get("ep-1")).id == "ep-1"
+        with pytest.raises(ClientClosedError, match=r"another event loop.*asyncio\.run"):
+            second.run(client.endpoints.get("ep-2"))
+        first.run(client.close())
+        first.run(server.__aexit__(None, None, None))

@@ -11,6 +11,8 @@ from typing import Any
 
 from yarl import URL
 
+from remedy_async._wire._urls import url_problem
+
 from ._protocol import PageRequest
 
 TOTAL_KEYS = (
@@ -41,16 +43,10 @@ def request_identity(request: PageRequest) -> int:
 
 def target_problem(url: URL, base: URL, trusted_origins: Collection[str]) -> str | None:
     """Why a next-page URL must not be fetched, or None when it is safe to send credentials to."""
-    try:
-        scheme, host, origin = url.scheme, url.host, str(url.origin())
-    except (ValueError, UnicodeError) as exc:
-        return f"the next-page link is not a usable URL ({exc})"
-    if scheme not in ("http", "https"):
-        return f"the next-page link has the scheme {scheme!r}; only http and https are followed"
-    if url.user is not None or url.password is not None:
-        return "the next-page link carries user information, which is never followed"
-    if not host or any(char.isspace() for char in host):
-        return "the next-page link has no valid host"
+    problem = url_problem(url)
+    if problem is not None:
+        return f"the next-page link {problem}"
+    origin = str(url.origin())
     if origin != str(base.origin()) and origin not in trusted_origins:
         return (
             f"the next page is on another origin ({origin}); credentials are only sent to "

@@ -2,7 +2,9 @@
 
 Every request, response, retry and wait is logged on the `remedy_async` logger at DEBUG, with
 the credential header redacted, and passed as a `ClientEvent` to each hook given to the client
-(for metrics). A hook that raises is logged and otherwise ignored: metrics never break a call.
+(for metrics). Whatever the service sent that an event shows (a URL, a request id) has the
+client's secrets redacted here, for every event whoever made it. A hook that raises is logged
+and otherwise ignored: metrics never break a call.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from attrs import frozen
+from attrs import evolve, frozen
 
-from remedy_async._redact import REDACTED
+from remedy_async._redact import REDACTED, redact
 
 LOGGER = logging.getLogger("remedy_async")
 
@@ -55,9 +57,15 @@ def redacted_headers(headers: Mapping[str, str], secret_headers: frozenset[str])
 class Events:
     """Sends each event to the DEBUG log and to the user's hooks."""
 
-    def __init__(self, hooks: Sequence[EventHook], secret_headers: frozenset[str]) -> None:
+    def __init__(
+        self,
+        hooks: Sequence[EventHook],
+        secret_headers: frozenset[str],
+        secrets: tuple[str, ...] = (),
+    ) -> None:
         self._hooks = tuple(hooks)
         self._secret_headers = secret_headers
+        self._secrets = tuple(secret for secret in secrets if secret)
 
     @property
     def active(self) -> bool:
@@ -66,6 +74,8 @@ class Events:
 
     def emit(self, event: ClientEvent, headers: Mapping[str, str] | None = None) -> None:
         """Log the event at DEBUG (with redacted headers) and pass it to every hook."""
+        if self._secrets:
+            event = self._scrubbed(event)
         if LOGGER.isEnabledFor(logging.DEBUG):
             shown = (
                 ""
@@ -91,3 +101,19 @@ class Events:
                 hook(event)
             except Exception:
                 LOGGER.exception("event hook %r failed", hook)
+
+    def _scrubbed(self, event: ClientEvent) -> ClientEvent:
+        """The event with the secrets redacted from every text the service may have echoed."""
+        secrets = self._secrets
+        shown = evolve(
+            event,
+            url=redact(event.url, secrets),
+            request_id=_redacted(event.request_id, secrets),
+            detail=_redacted(event.detail, secrets),
+            error=_redacted(event.error, secrets),
+        )
+        return event if shown == event else shown
+
+
+def _redacted(text: str | None, secrets: tuple[str, ...]) -> str | None:
+    return None if text is None else redact(text, secrets)

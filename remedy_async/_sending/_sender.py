@@ -1,12 +1,15 @@
 """Sends one call to the service: attempts under the retry policy, behind the client's gate.
 
-Every attempt waits out any pause the service asked for, takes one of the client's in-flight
-slots, and is bounded by the attempt timeout and by the call's deadline. A failed attempt is
-retried as the policy decides; the error that ends the call records how many attempts it took.
+Every attempt waits out any pause the service asked for and takes one of the client's in-flight
+slots; those waits and the exchange together are bounded by the attempt timeout and by the
+call's deadline, so no call outlives them. A pause or a queue longer than what is left fails the
+attempt at once (RateLimitError with `retry_after`, APITimeoutError). A failed attempt is
+retried as the policy decides; the error that ends the call records how many attempts it sent.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -15,9 +18,17 @@ from typing import Any, TypeVar
 from attrs import evolve
 from yarl import URL
 
-from remedy_async._errors import APIError, APIStatusError, RateLimitError, RemedyError
+from remedy_async._errors import (
+    APIError,
+    APIStatusError,
+    APITimeoutError,
+    RateLimitError,
+    RemedyError,
+    excerpt,
+)
 from remedy_async._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
-from remedy_async._redact import redact, scrub_error
+from remedy_async._redact import redact, scrub_error, shown_url
+from remedy_async._wire._urls import url_problem
 
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
@@ -147,19 +158,20 @@ class Sender:
         clock, gate = self._clock, self.gate
         now = clock()
         deadline_at = now + policy.deadline
-        number = 0
+        total = timeout.total
+        number = sent = 0
         while True:
             number += 1
-            if gate.resume_at > now:
-                await self._wait_for_pause(request, number, policy, deadline_at)
-                now = clock()
-            if not gate.slots.take():
-                await gate.slots.wait()
-                now = clock()
+            # An attempt's time runs from when it asks to go out: waiting for the shared pause
+            # or for an in-flight slot counts against its timeout, as against the deadline.
+            ends_at = deadline_at if total is None else min(deadline_at, now + total)
             try:
+                if gate.resume_at > now or not gate.slots.take():
+                    now = await self._admitted(request, number, policy, ends_at)
+                sent += 1
                 try:
                     result = await attempt(
-                        request, headers, attempt_timeout(timeout, deadline_at - now), number
+                        request, headers, attempt_timeout(timeout, ends_at - now), number
                     )
                 finally:
                     gate.slots.give_back()
@@ -177,10 +189,10 @@ class Sender:
                         uniform=self._uniform,
                     )
                 except RateLimitError as too_long:
-                    too_long.attempts = number
+                    too_long.attempts = sent
                     raise too_long from error
                 if wait is None:
-                    error.attempts = number
+                    error.attempts = sent
                     raise
                 if self._events.active:
                     self._events.emit(
@@ -197,27 +209,64 @@ class Sender:
             await self._sleep(wait)
             now = clock()
 
-    async def _wait_for_pause(
-        self, request: Request, number: int, policy: RetryPolicy, deadline_at: float
-    ) -> None:
-        pause = self.gate.pause_left()
-        if pause <= 0:
-            return
-        if pause > policy.max_retry_after or self._clock() + pause > deadline_at:
-            error = RateLimitError(
-                f"the service asked every request to wait {pause:.1f} s, past this call's "
-                "deadline or max_retry_after",
-                method=request.method,
-                url=self._shown(request.url),
-                retry_after=pause,
-            )
-            error.attempts = number - 1
-            raise error
-        if self._events.active:
-            self._events.emit(
-                ClientEvent("wait", request.method, self._shown(request.url), number, wait=pause)
-            )
-        await self._sleep(pause)
+    async def _admitted(
+        self, request: Request, number: int, policy: RetryPolicy, ends_at: float
+    ) -> float:
+        """Wait until the gate lets an attempt go, holding one of its slots on return; the time.
+
+        A shared pause that would end after `ends_at` (or is longer than the policy accepts)
+        fails the attempt at once with RateLimitError carrying the pause as `retry_after`; a
+        slot that does not come free before `ends_at`, with APITimeoutError.
+        """
+        gate, clock = self.gate, self._clock
+        while True:
+            now = clock()
+            pause = gate.pause_left()
+            if pause > 0:
+                if pause > policy.max_retry_after or now + pause > ends_at:
+                    raise RateLimitError(
+                        f"the service asked every request to wait {pause:.1f} s, longer than "
+                        "this attempt's timeout, the call's deadline or max_retry_after leave",
+                        method=request.method,
+                        url=self._shown(request.url),
+                        retry_after=pause,
+                    )
+                if self._events.active:
+                    self._events.emit(
+                        ClientEvent(
+                            "wait", request.method, self._shown(request.url), number, wait=pause
+                        )
+                    )
+                await self._sleep(pause)
+                continue
+            if gate.slots.take():
+                return now
+            await self._free_slot(request, ends_at)
+            if gate.pause_left() <= 0:
+                return clock()
+            gate.slots.give_back()  # a pause began while this attempt queued: wait it out
+
+    async def _free_slot(self, request: Request, ends_at: float) -> None:
+        """Queue for an in-flight slot until `ends_at` (held on return); APITimeoutError if
+        none comes free in time."""
+        slots = self.gate.slots
+        left = ends_at - self._clock()
+        if left > 0:
+            try:
+                async with asyncio.timeout(left):
+                    await slots.wait()
+            except TimeoutError:
+                pass
+            else:
+                if self._clock() <= ends_at:
+                    return
+                slots.give_back()
+        raise APITimeoutError(
+            f"no in-flight slot came free in time (all {self.gate.max_in_flight} were busy "
+            "until this attempt's timeout or the call's deadline)",
+            method=request.method,
+            url=self._shown(request.url),
+        )
 
     def _exchange(
         self,
@@ -273,11 +322,14 @@ class Sender:
         raise status_error(response, secrets=self._secrets)  # still redirected after the limit
 
     def _shown(self, url: URL) -> str:
-        """A request's URL as events and errors show it: any secret the service echoed into
-        it (a cursor, a next link, a redirect) redacted."""
-        return redact(str(url), self._secrets)
+        """A request's URL as events and errors show it: without user information or fragment,
+        any secret the service echoed into it (a cursor, a next link, a redirect) redacted."""
+        return shown_url(url, self._secrets, query=True)
 
     def _redirect_target(self, response: Response) -> URL | None:
+        """Where a redirect leads, when it is to be followed; None when it is not a redirect
+        (or following is off). A Location that cannot be followed safely is the response's
+        status error, saying why: never a bare error from aiohttp, never a credential sent."""
         if not self._follow_redirects or response.status not in REDIRECT_STATUSES:
             return None
         location = response.headers.get("Location")
@@ -285,12 +337,26 @@ class Sender:
             return None
         try:
             target = response.request.url.join(URL(location))
-        except ValueError:
-            return None
-        return target if target.scheme in {"http", "https"} else None
+        except (ValueError, TypeError, UnicodeError):
+            problem: str | None = "is not a usable URL"
+            shown = redact(location, self._secrets)
+        else:
+            problem = url_problem(target)
+            shown = shown_url(target, self._secrets, query=True)
+        if problem is None:
+            return target
+        error = status_error(response, secrets=self._secrets)
+        shown = excerpt(shown, 120)
+        error.message = f"redirect to {shown!r} not followed: the target {problem}"
+        error.args = (error.message,)
+        raise error
 
 
 def _hint(error: RemedyError) -> float | None:
+    """The wait the service asked for: its headers' hint, or a pause the gate imposed."""
     if isinstance(error, APIStatusError):
-        return retry_after_seconds(error.headers)
+        hint = retry_after_seconds(error.headers)
+        if hint is None and isinstance(error, RateLimitError):
+            return error.retry_after
+        return hint
     return None

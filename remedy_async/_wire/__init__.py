@@ -5,6 +5,6 @@ and path segments, or a `WireFault`/`DecodeError` naming the JSON path that did 
 Modules: `_json` (decode), `_naming` (camel, snake, Pascal, kebab keys), `_records` (a resource's
 records in its naming, detected once), `_codec` (the wire rules; `to_wire`), `_converter` (the
 cattrs converter, imported on first use), `_fastpath` (generated structure functions), `_faults`,
-`_reader` (response to model), `_error_bodies` (what an error body says), `_query` (filters) and
-`_ids` (path segments).
+`_reader` (response to model), `_error_bodies` (what an error body says), `_query` (filters),
+`_ids` (path segments) and `_urls` (whether a URL the service handed over may be requested).
 """

@@ -1,0 +1,51 @@
+"""Checks a URL the service handed over (a next link, a redirect's Location) before any request.
+
+One rule for every URL the client did not make itself: http or https, no user information (a
+credential the client would send on to whoever it names), a host that is a valid IP address or
+DNS name (labels of 1 to 63 characters, 253 in all), and a valid port. A URL that fails is
+refused with the reason, never handed to aiohttp to fail there with a bare Python error.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from yarl import URL
+
+MAX_HOST_LENGTH = 253
+MAX_LABEL_LENGTH = 63
+_LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?$")
+
+
+def url_problem(url: URL) -> str | None:
+    """Why a URL from the service cannot be requested safely (a phrase following "it"), or
+    None when it can."""
+    try:
+        scheme, host, port = url.scheme, url.raw_host, url.port
+        user, password = url.raw_user, url.raw_password
+    except (ValueError, UnicodeError):
+        return "is not a usable URL"
+    if scheme not in ("http", "https"):
+        return f"has the scheme {scheme[:20]!r}; only http and https are followed"
+    if user is not None or password is not None:
+        return "carries user information, which is never followed"
+    if host is None or not valid_host(host):
+        return "has no valid host"
+    if port is not None and not 0 < port < 65536:
+        return "has no valid port"
+    return None
+
+
+def valid_host(host: str) -> bool:
+    """Whether `host` (as it goes on the wire: IDNA-encoded) is an IP address or DNS name."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        return True
+    name = host[:-1] if host.endswith(".") else host
+    if not name or len(name) > MAX_HOST_LENGTH:
+        return False
+    return all(len(label) <= MAX_LABEL_LENGTH and _LABEL.match(label) for label in name.split("."))
