@@ -4,7 +4,8 @@ count against them, on the injected clock, whatever the service's hint was."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from datetime import UTC
 from email.utils import format_datetime
 
@@ -121,16 +122,24 @@ def test_no_call_outlives_its_timeout_or_deadline_while_the_client_is_paused(
         assert sent >= 1
 
 
+@asynccontextmanager
+async def paused_client(
+    serve: Serve, script: Script, time: FakeTime, hint: str
+) -> AsyncIterator[RemedyClient]:
+    """A client on the injected clock, paused by a 429 with `hint` to its first request."""
+    url = await serve({"/v1/endpoints/{id}": script.handle})
+    async with RemedyClient(url, clock=time.clock, sleep=time.sleep, retry=ONE_TRY) as client:
+        script.arm(hint)
+        with pytest.raises(RateLimitError):
+            await client.endpoints.get("first")
+        yield client
+
+
 async def test_an_absurd_hint_fails_the_next_one_attempt_call_at_once(serve: Serve) -> None:
     """After Retry-After 10^20, a call with timeout 2 and one attempt raises RateLimitError
     carrying the pause without waiting or sending."""
-    script = Script()
-    url = await serve({"/v1/endpoints/{id}": script.handle})
-    time = FakeTime()
-    async with RemedyClient(url, clock=time.clock, sleep=time.sleep, retry=ONE_TRY) as client:
-        script.arm("1" + "0" * 20)
-        with pytest.raises(RateLimitError):
-            await client.endpoints.get("first")
+    script, time = Script(), FakeTime()
+    async with paused_client(serve, script, time, "1" + "0" * 20) as client:
         with pytest.raises(RateLimitError) as caught:
             await client.endpoints.get("second", options=RequestOptions(timeout=2))
     assert time.waits == []
@@ -141,13 +150,8 @@ async def test_an_absurd_hint_fails_the_next_one_attempt_call_at_once(serve: Ser
 
 async def test_a_pause_within_the_timeout_is_waited_out_then_sent(serve: Serve) -> None:
     """A pause shorter than the attempt's timeout is waited out and the call succeeds."""
-    script = Script()
-    url = await serve({"/v1/endpoints/{id}": script.handle})
-    time = FakeTime()
-    async with RemedyClient(url, clock=time.clock, sleep=time.sleep, retry=ONE_TRY) as client:
-        script.arm("3")
-        with pytest.raises(RateLimitError):
-            await client.endpoints.get("first")
+    script, time = Script(), FakeTime()
+    async with paused_client(serve, script, time, "3") as client:
         record = await client.endpoints.get("second", options=RequestOptions(timeout=10))
     assert record.id == "second"
     assert time.waits == [pytest.approx(3.0)]
@@ -158,13 +162,8 @@ async def test_a_longer_pause_is_retried_after_it_when_attempts_and_deadline_all
 ) -> None:
     """A pause longer than one attempt's timeout but within the deadline fails that attempt
     unsent, then the retry waits the pause out and succeeds."""
-    script = Script()
-    url = await serve({"/v1/endpoints/{id}": script.handle})
-    time = FakeTime()
-    async with RemedyClient(url, clock=time.clock, sleep=time.sleep, retry=ONE_TRY) as client:
-        script.arm("20")
-        with pytest.raises(RateLimitError):
-            await client.endpoints.get("first")
+    script, time = Script(), FakeTime()
+    async with paused_client(serve, script, time, "20") as client:
         options = RequestOptions(timeout=5, retry=RetryPolicy(attempts=2, deadline=60))
         record = await client.endpoints.get("second", options=options)
     assert record.id == "second"
