@@ -15,9 +15,10 @@ The schemes themselves live in `_schemes` and `_auto`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
+import attrs
 from attrs import frozen
 from yarl import URL
 
@@ -39,41 +40,107 @@ CONTRACT_ITEMS: tuple[Path, ...] = tuple((key,) for key in ITEM_KEYS)
 Follow = Literal["none", "url", "token", "keyset", "offset", "page"]
 """How the next request is formed: follow a URL; send a token, the last item's id, the next
 offset or the next page number in `param`; or none (the list comes whole)."""
+FOLLOWS: tuple[str, ...] = ("none", "url", "token", "keyset", "offset", "page")
+ParamIn = Literal["query", "header"]
+LinksFrom = Literal["request", "base"]
 
 
-@frozen(cache_hash=True)
+def _path(value: object) -> Path:
+    """A body path from a tuple or list of keys (a lone string is one key)."""
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if not isinstance(value, tuple | list) or not all(isinstance(key, str) for key in value):
+        raise TypeError(f"a body path is a tuple of keys, got {value!r}")
+    return tuple(value)
+
+
+def _paths(value: object) -> tuple[Path, ...]:
+    if isinstance(value, str) or not isinstance(value, tuple | list):
+        raise TypeError(f"expected a tuple of body paths, got {value!r}")
+    return tuple(_path(path) for path in value)
+
+
+def _names(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, tuple | list) or not all(isinstance(name, str) for name in value):
+        raise TypeError(f"expected a tuple of header names, got {value!r}")
+    return tuple(value)
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[object, attrs.Attribute[Any], object], None]:
+    def check(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if value not in choices:
+            raise ValueError(f"{attribute.name} must be one of {', '.join(choices)}; got {value!r}")
+
+    return check
+
+
+@frozen(cache_hash=True, repr=False)
 class Convention:
-    """One way a list API pages; pass it as `paginator=` to pin it instead of detecting it.
+    """How a list API pages, axis by axis; pass it as `paginator=` to pin it.
 
-    `items` are the places the item array may be (tried in order). The continuation is read
-    from `next_at` in the body or from the `next_header` response header (`Link` means its
-    rel="next" target), and followed as `follow` says, with `param` carrying the token, offset,
-    page number or last id (for `url`, the parameter the service's own links carry). The end is
-    proven by no continuation at all, `more_at` false, `last_at` true, the total at `total_at`
-    or the page count at `pages_at` reached, or an empty page. `position_at` is where the
-    service echoes the offset or page number it served, and `size_at` the page size it served.
+    Detection composes one from what a first page shows (`pager.convention` says which; the
+    named presets of `CONVENTIONS` are shortcuts for common ones), and one can be written by
+    hand, in code or in a configuration file:
+
+    - items: `items` are the places the item array may be (tried in order; `()` is the body
+      itself, `"{resource}"` a key naming the resource in any spelling, `"*"` the one array
+      among an object's values).
+    - continuation: read from `next_at` (a body path, any depth) or the `next_header` response
+      header (`Link` means its rel="next" target), and followed as `follow` says: a URL, or a
+      token, the last item's id (keyset), the next offset or page number sent in `param` (a
+      query parameter, or a request header with `param_in="header"`). A relative URL resolves
+      against the request's URL, or with `links_from="base"` against the client's base URL
+      (services whose links are relative to their base path).
+    - end evidence: no continuation (null, absent or `""`), `more_at` false, `last_at` true,
+      the total (`total_at` or `total_header`) or page count (`pages_at`, `pages_header`)
+      reached, or an empty page; where several are present they must agree, and a list that
+      ends short of its announced total is refused.
+    - echoes: `position_at` is where the service echoes the offset or page number it served
+      (it must equal the one asked), `size_at` the page size it served; `size_param` is the
+      request parameter for the page size; page numbers start at `first_page`.
+    - `ignore` and `ignore_headers` name continuation-like signals that are not this list's
+      way forward (a second, redundant continuation), so they are not refused as unread;
+      backward cursors (`prev`, `before`, ...) are never read as a way forward.
     """
 
-    name: str
-    summary: str
-    example: str
+    name: str = "composed"
+    summary: str = ""
+    example: str = ""
     """A one-line example of a page, for the documentation."""
-    follow: Follow = "none"
-    items: tuple[Path, ...] = CONTRACT_ITEMS
-    next_at: Path = ()
+    follow: Follow = attrs.field(default="none", validator=_one_of(FOLLOWS))
+    items: tuple[Path, ...] = attrs.field(default=CONTRACT_ITEMS, converter=_paths)
+    next_at: Path = attrs.field(default=(), converter=_path)
     next_header: str | None = None
     param: str | None = None
+    param_in: ParamIn = attrs.field(default="query", validator=_one_of(("query", "header")))
     size_param: str | None = None
-    more_at: Path = ()
-    last_at: Path = ()
-    total_at: Path = ()
-    pages_at: Path = ()
-    position_at: Path = ()
-    size_at: Path = ()
+    more_at: Path = attrs.field(default=(), converter=_path)
+    last_at: Path = attrs.field(default=(), converter=_path)
+    total_at: Path = attrs.field(default=(), converter=_path)
+    total_header: str | None = None
+    pages_at: Path = attrs.field(default=(), converter=_path)
+    pages_header: str | None = None
+    position_at: Path = attrs.field(default=(), converter=_path)
+    size_at: Path = attrs.field(default=(), converter=_path)
     first_page: int = 1
+    ignore: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
+    ignore_headers: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    links_from: LinksFrom = attrs.field(default="request", validator=_one_of(("request", "base")))
 
     def __str__(self) -> str:
-        return f"{self.name}: {self.summary}"
+        return f"{self.name}: {self.summary}" if self.summary else self.name
+
+    def __repr__(self) -> str:
+        """The Convention(...) expression that builds this value (fields left at their default
+        are left out), so a printed convention can be pasted into code."""
+        shown = [
+            f"{field.name}={getattr(self, field.name)!r}"
+            for field in attrs.fields(Convention)
+            if field.name == "name" or getattr(self, field.name) != field.default
+        ]
+        return f"Convention({', '.join(shown)})"
 
     @property
     def signal_paths(self) -> tuple[Path, ...]:
@@ -90,9 +157,16 @@ class Convention:
         return tuple(path for path in paths if path)
 
     @property
+    def read_headers(self) -> tuple[str, ...]:
+        """Every response header this convention reads (continuation, total, page count)."""
+        headers = (self.next_header, self.total_header, self.pages_header)
+        return tuple(header for header in headers if header)
+
+    @property
     def parameter_names(self) -> frozenset[str]:
         """The query parameters this convention sets (a filter may not use them)."""
-        return frozenset(name for name in (self.param, self.size_param) if name)
+        names = (self.param if self.param_in == "query" else None, self.size_param)
+        return frozenset(name for name in names if name)
 
 
 class PagingFault(Exception):
