@@ -1,15 +1,17 @@
 """Reads one page by a convention: where its items are, what comes next, and whether it ended.
 
-Pure functions over a `Convention` row and a decoded response. A page ends the list only on
-positive evidence (no continuation, `more_at` false, `last_at` true, a total or page count
-reached, an empty page); a continuation-like signal the row does not read is refused by
-`_signals`, so an unknown convention fails loudly instead of ending after page 1.
+Pure functions over a `Convention` and a decoded response. A page ends the list only on positive
+evidence: no continuation (null, absent, `""`, or a Link next marked `results="false"`), a flag
+saying the end (which wins over a continuation still present, so such a list never loops), the
+page count or total reached, or an empty page. A flag saying more with no continuation, or a
+signal the convention does not account for, is refused (`_signals`); the announced total is
+passed on, so a list ending short of it is refused too.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -19,14 +21,21 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._envelope import MISSING, last_page_number, link_values, planned_offsets, planned_pages
-from ._envelope import dig_path as dig
+from ._envelope import MISSING, dig, link_values
 from ._links import next_link, resolve
+from ._positions import (
+    first_request,
+    int_at,
+    keyset_next,
+    next_position,
+    plan_pages,
+    predict_next,
+    with_position,
+)
 from ._protocol import (
     ONLY_ARRAY,
     RESOURCE,
     Convention,
-    ListSize,
     PagePlan,
     PageRequest,
     PageResult,
@@ -35,6 +44,9 @@ from ._protocol import (
     Path,
 )
 from ._signals import refuse_unread_signals
+
+API_PREFIX = "/v1/"
+"""Where the API's own paths start under the client's base URL."""
 
 
 @frozen
@@ -72,91 +84,34 @@ def as_paginator(value: Paginator | Convention) -> Paginator:
     return ConventionPaginator(value) if isinstance(value, Convention) else value
 
 
-def scheme_name(paginator: Paginator) -> str:
-    """The paginator's name in resume tokens (a token resumes only under the same scheme)."""
+def paginator_name(paginator: Paginator) -> str:
+    """The paginator's name in resume tokens (a token resumes only under the same paginator)."""
     if isinstance(paginator, ConventionPaginator):
         return f"Convention:{paginator.convention.name}"
     return type(paginator).__name__
 
 
-def first_request(convention: Convention, page_size: int | None) -> PageRequest:
-    """The first page request of a list under `convention`."""
-    params: list[tuple[str, str]] = []
-    if convention.follow == "page" and convention.param:
-        params.append((convention.param, str(convention.first_page)))
-    if convention.follow == "offset" and convention.param:
-        params.append((convention.param, "0"))
-    if page_size is not None and convention.size_param:
-        params.append((convention.size_param, str(page_size)))
-    return PageRequest(params=tuple(params), convention=convention.name)
-
-
-def read_page(convention: Convention, request: PageRequest, response: JSONResponse) -> PageResult:
+def read_page(
+    convention: Convention, request: PageRequest, response: JSONResponse, reader: str | None = None
+) -> PageResult:
     """Return a page's items and the next request, or PagingFault/WireFault saying why not."""
     items, items_path = locate_items(convention, response)
-    refuse_unread_signals(
-        response, items_path, _signal_paths(convention), convention.next_header, convention.name
-    )
-    following = _next_request(convention, request, response, items)
+    total = announced_total(convention, response)
+    following = _next_request(convention, request, response, items, total)
+    refuse_unread_signals(convention, response, items_path, following, reader)
     path = "$" + "".join(f".{key}" for key in items_path)
-    return PageResult(items=items, next=following, items_path=path, convention=convention)
+    return PageResult(
+        items=items, next=following, items_path=path, convention=convention, total=total
+    )
 
 
-@lru_cache(maxsize=64)
-def _signal_paths(convention: Convention) -> tuple[Path, ...]:
-    return convention.signal_paths
-
-
-def predict_next(convention: Convention, request: PageRequest) -> PageRequest | None:
-    """The request after `request` when the convention computes it (offset, page numbers)."""
-    if convention.follow not in ("offset", "page") or not convention.param:
-        return None
-    params = dict(request.params)
-    size = _requested_size(convention, request)
-    current = _int_param(params, convention.param)
-    if convention.follow == "offset":
-        if size is None:
-            return None
-        return _with_position(convention, request, (current or 0) + size)
-    page = convention.first_page if current is None else current
-    return _with_position(convention, request, page + 1)
-
-
-def plan_pages(
-    convention: Convention,
-    request: PageRequest,
-    response: JSONResponse,
-    result: PageResult,
-    count: int,
-) -> PagePlan | None:
-    """The requests of up to `count` pages after a page, from the size the page announces.
-
-    Only offset and page-number conventions plan, and only when the page states its list's
-    total (or page count); offsets step by what this page served.
-    """
-    if convention.follow not in ("offset", "page") or not convention.param:
-        return None
-    body = response.body
-    size = ListSize(_int_at(body, convention.total_at), _int_at(body, convention.pages_at))
-    if convention.follow == "offset":
-        if size.items is None:
-            return None
-        if result.next is None:
-            return PagePlan((), size)
-        start = _int_param(dict(result.next.params), convention.param) or 0
-        positions = planned_offsets(start, len(result.items), size.items, count)
-    else:
-        served = _int_at(body, convention.size_at)
-        page_size = served or _requested_size(convention, request) or len(result.items)
-        last = last_page_number(convention.first_page, size.pages, size.items, page_size)
-        if last is None:
-            return None
-        if result.next is None:
-            return PagePlan((), size)
-        start = _int_param(dict(result.next.params), convention.param) or convention.first_page
-        positions = planned_pages(start, last, count)
-    following = result.next
-    return PagePlan(tuple(_with_position(convention, following, at) for at in positions), size)
+def announced_total(convention: Convention, response: JSONResponse) -> int | None:
+    """The list's total as the page states it where the convention reads it, if it does."""
+    total = int_at(response.body, convention.total_at)
+    if total is None and convention.total_header:
+        text = response.headers.get(convention.total_header, "").strip()
+        total = int(text) if text.isdigit() else None
+    return total
 
 
 def resource_names(url: URL) -> tuple[str, ...]:
@@ -222,109 +177,43 @@ def _items_at(body: Any, path: Path, names: Sequence[str]) -> tuple[list[Any], P
 
 
 def _next_request(
-    convention: Convention, request: PageRequest, response: JSONResponse, items: list[Any]
+    convention: Convention,
+    request: PageRequest,
+    response: JSONResponse,
+    items: list[Any],
+    total: int | None,
 ) -> PageRequest | None:
-    follow = convention.follow
+    follow, body = convention.follow, response.body
     if follow == "none":
         return None
+    more, last = _flag(body, convention.more_at), _flag(body, convention.last_at)
+    ends, goes_on = more is False or last is True, more is True or last is False
     if follow in ("url", "token"):
-        value = _continuation(convention, response)
+        value = continuation(convention, response)
         if value is None:
+            if goes_on:
+                flag = ".".join(convention.more_at if more is True else convention.last_at)
+                raise PagingFault(
+                    f"the response's {flag} says more items follow, but it carries no "
+                    f"continuation at {_continuation_place(convention)}"
+                )
             return None
+        if ends:
+            return None  # the flag says the end: a continuation left beside it is not followed
         if follow == "url":
-            return PageRequest(url=_target(response.url, value), convention=convention.name)
-        return _with_position(convention, request, value)
-    body = response.body
-    if _flag(body, convention.more_at) is False or _flag(body, convention.last_at) is True:
-        return None
-    if not items:
+            return PageRequest(url=link_target(convention, response.url, value), convention=convention)
+        return with_position(convention, request, value)
+    if ends or not items:
         return None
     if follow == "keyset":
-        if _flag(body, convention.more_at) is not True:
+        if convention.more_at and more is not True:
             return None
-        last = items[-1]
-        key = last.get("id") if isinstance(last, dict) else None
-        if not isinstance(key, str | int) or isinstance(key, bool):
-            raise PagingFault(
-                f"{'.'.join(convention.more_at)} says there are more items, but the last item has "
-                "no id to continue after"
-            )
-        return _with_position(convention, request, str(key))
-    return _next_position(convention, request, body, len(items))
+        return keyset_next(convention, request, items)
+    return next_position(convention, request, body, len(items), total)
 
 
-def _next_position(
-    convention: Convention, request: PageRequest, body: Any, count: int
-) -> PageRequest | None:
-    """The offset or page-number request after a non-empty page, or None at the proven end."""
-    assert convention.param is not None
-    params = dict(request.params)
-    echoed = _int_at(body, convention.position_at)
-    requested = _int_param(params, convention.param)
-    served = _int_at(body, convention.size_at)
-    total = _int_at(body, convention.total_at)
-    if convention.follow == "offset":
-        offset = echoed if echoed is not None else requested or 0
-        if total is not None and offset + count >= total:
-            return None
-        if served is not None and count < served:
-            return None
-        return _with_position(convention, request, offset + count)
-    page = echoed if echoed is not None else requested
-    page = convention.first_page if page is None else page
-    number = page - convention.first_page + 1
-    pages = _int_at(body, convention.pages_at)
-    if pages is not None and number >= pages:
-        return None
-    size = served if served is not None else _requested_size(convention, request)
-    if total is not None and size is not None and (number - 1) * size + count >= total:
-        return None
-    if served is not None and count < served:
-        return None
-    # Page boundaries depend on the size: ask for the size the service served, which differs
-    # from the one asked when it did not read the first request's size parameter.
-    return _with_position(convention, request, page + 1, size)
-
-
-def _with_position(
-    convention: Convention, request: PageRequest, value: object, size: int | None = None
-) -> PageRequest:
-    """The request with the convention's parameter set to `value`, keeping the page size (or
-    setting `size`)."""
-    assert convention.param is not None
-    if size is None:
-        size = _requested_size(convention, request)
-    params = [(convention.param, str(value))]
-    if size is not None and convention.size_param:
-        params.append((convention.size_param, str(size)))
-    return PageRequest(params=tuple(params), convention=convention.name)
-
-
-def _requested_size(convention: Convention, request: PageRequest) -> int | None:
-    """The page size the list asked for, under this convention's name or the first request's.
-
-    Where positions are page numbers, only the convention's own name counts: a size the service
-    did not read on the first page must not change its page boundaries on the second.
-    """
-    params = dict(request.params)
-    names: tuple[str | None, ...] = (convention.size_param,)
-    if not _numbers_pages(convention):
-        names += ("limit", "pageSize")
-    for name in names:
-        if name and (size := _int_param(params, name)) is not None:
-            return size
-    return None
-
-
-def _numbers_pages(convention: Convention) -> bool:
-    """Whether the convention's positions are page numbers (in a parameter or a header)."""
-    return convention.follow == "page" or (
-        convention.follow == "token" and convention.param == "page"
-    )
-
-
-def _continuation(convention: Convention, response: JSONResponse) -> str | None:
-    """The next URL or token, or None when the page says there is none."""
+def continuation(convention: Convention, response: JSONResponse) -> str | None:
+    """The next URL or token, or None when the page says there is none (null, absent, "")."""
     header = convention.next_header
     if header is not None:
         if header.lower() == "link":
@@ -336,23 +225,32 @@ def _continuation(convention: Convention, response: JSONResponse) -> str | None:
         value = response.headers.get(header)
         return value.strip() or None if value is not None else None
     value = dig(response.body, convention.next_at)
-    where = "$." + ".".join(convention.next_at)
-    if value is MISSING or value is None:
+    if value is MISSING or value is None or value == "":
         return None
     if isinstance(value, int) and not isinstance(value, bool) and convention.follow == "token":
         return str(value)
     if not isinstance(value, str):
+        where = "$." + ".".join(convention.next_at)
         raise WireFault(where, f"expected a string, got {json_type_name(value)}")
-    if not value.strip():
-        raise PagingFault(f"the response's {where[2:]!r} is empty, yet not null")
     return value
 
 
-def _target(base: URL, value: str) -> URL:
+def _continuation_place(convention: Convention) -> str:
+    if convention.next_header:
+        return f"the {convention.next_header} header"
+    return ".".join(convention.next_at) or "any place"
+
+
+def link_target(convention: Convention, url: URL, value: str) -> URL:
+    """A next link as a URL: resolved against the page's URL, or against the API's base URL
+    for a convention whose links are relative to it (`links_from="base"`)."""
     try:
-        return resolve(base, value)
+        if convention.links_from == "base" and value.startswith("/"):
+            base_path = url.path.rpartition(API_PREFIX)[0] if API_PREFIX in url.path else ""
+            return resolve(url, base_path + value)
+        return resolve(url, value)
     except (ValueError, UnicodeError) as exc:
-        raise PagingFault(f"the next-page link {value[:80]!r} is not a usable URL: {exc}") from None
+        raise PagingFault(f"the next-page link is not a usable URL: {exc}") from None
 
 
 def _flag(body: Any, path: Path) -> bool | None:
@@ -364,19 +262,3 @@ def _flag(body: Any, path: Path) -> bool | None:
     if not isinstance(value, bool):
         raise WireFault("$." + ".".join(path), f"expected a boolean, got {json_type_name(value)}")
     return value
-
-
-def _int_at(body: Any, path: Path) -> int | None:
-    if not path:
-        return None
-    value = dig(body, path)
-    if value is MISSING or value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise WireFault("$." + ".".join(path), f"expected an integer, got {json_type_name(value)}")
-    return value
-
-
-def _int_param(params: Mapping[str, str], name: str) -> int | None:
-    text = params.get(name)
-    return int(text) if text is not None and text.isdigit() else None

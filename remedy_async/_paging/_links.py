@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from attrs import frozen
+from attrs import field, frozen
 from yarl import URL
 
 
 @frozen
 class Link:
-    """One link of a Link header: its target and its relation types (lower-cased)."""
+    """One link of a Link header: its target, its relation types (lower-cased) and its other
+    parameters (names lower-cased)."""
 
     target: str
     rels: frozenset[str]
+    params: Mapping[str, str] = field(factory=dict, eq=False)
 
 
 def parse_link_header(value: str) -> list[Link]:
@@ -39,7 +41,7 @@ def parse_link_header(value: str) -> list[Link]:
         target = value[start + 1 : end].strip()
         params, position = _parameters(value, end + 1)
         rels = frozenset(rel.lower() for rel in params.get("rel", "").split() if rel)
-        links.append(Link(target=target, rels=rels))
+        links.append(Link(target=target, rels=rels, params=params))
     return links
 
 
@@ -89,13 +91,16 @@ def _parameter_value(value: str, position: int) -> tuple[str, int]:
 
 
 def next_link(header_values: Iterable[str], base: URL) -> URL | None:
-    """Return the absolute URL of the first rel="next" link, resolved against `base`.
+    """Return the absolute URL of the first rel="next" link, resolved against `base`; None
+    when there is none, or it is marked `results="false"` (no more results behind it).
 
     Raises ValueError when that link's target is not a URL.
     """
     for value in header_values:
         for link in parse_link_header(value):
             if "next" in link.rels:
+                if link.params.get("results", "").lower() == "false":
+                    return None  # Sentry's mark: the next page exists as a link, but is empty
                 return resolve(base, link.target)
     return None
 

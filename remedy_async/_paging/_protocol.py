@@ -177,14 +177,36 @@ class PagingFault(Exception):
 class PageRequest:
     """One page request: query parameters added to the list call's, or a URL to follow instead.
 
-    `url`, when set, is followed as given (for schemes whose responses carry the next URL);
+    `url`, when set, is followed as given (for conventions whose responses carry the next URL);
     the list call's filters are not added again.
     """
 
     params: tuple[tuple[str, str], ...] = ()
     url: URL | None = None
-    convention: str | None = None
-    """The convention the list follows, once known (auto-detection keeps it for the list)."""
+    convention: Convention | None = None
+    """The convention the list follows, once known (detection keeps it for the whole list)."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Request headers carrying the continuation (a convention with `param_in="header"`)."""
+    probe: Probe | None = None
+    """Set when this request tries a guess that the page it brings must confirm."""
+
+
+@frozen
+class Probe:
+    """A guess being tried by a page request: kept only if the page brings other records than
+    the list's first page (a service that ignores a parameter answers with its first page).
+
+    When it fails, `others` are tried in turn; when none is left, the list ends with what it
+    has (`refusal` None: nothing announced more, as for a list of a round size with no paging
+    signal) or stops with `refusal` as its PaginationError.
+    """
+
+    first_id: str
+    """The id of the first record of the list's first page."""
+    others: tuple[PageRequest, ...] = ()
+    refusal: str | None = None
+    notice: str | None = None
+    """What to tell the user (a ContractDriftWarning) when this guess is kept."""
 
 
 @frozen
@@ -197,6 +219,11 @@ class PageResult:
     """JSON path of the item array in the body, so a bad item is reported where it is."""
     convention: Convention | None = None
     """The convention the page was read by, when the paginator follows one."""
+    total: int | None = None
+    """The list's total number of items, when the page announces it (a list ending short of it
+    is refused)."""
+    notice: str | None = None
+    """Something the client found out about the service's paging, told once as a warning."""
 
 
 @frozen
