@@ -78,7 +78,7 @@ from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 
 if _typing.TYPE_CHECKING:
-    from ._paging._schemes import (
+    from ._paging._pinned import (
         CursorPaginator,
         LinkHeaderPaginator,
         OffsetPaginator,
@@ -99,7 +99,7 @@ _LAZY = {
             "PageNumberPaginator",
             "UnpagedPaginator",
         ),
-        "._paging._schemes",
+        "._paging._pinned",
     ),
 }
 """Public names whose module is imported on first use (PEP 562): the probe, and the paging

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any, Generic, TypeVar, Unpack, overload
 
+import attrs
 from attrs import frozen
 from yarl import URL
 
@@ -23,7 +24,7 @@ from ._http import JSONResponse, Request, Response
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import RequestOptions
 from ._paging._call import ListCall, ListLimits, check_count
-from ._paging._follow import scheme_name
+from ._paging._follow import paginator_name
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
@@ -269,15 +270,15 @@ class ResourceCollection(Generic[T]):
                 f"{type(self.paginator).__name__}; use page_size instead"
             )
         fingerprint = filters_fingerprint(filter_params)
-        scheme = scheme_name(self.paginator)
+        paginator = paginator_name(self.paginator)
         if resume_token is None:
-            start = ResumePoint(self.resource.segment, fingerprint, scheme, first)
+            start = ResumePoint(self.resource.segment, fingerprint, paginator, first)
         else:
             start = decode_token(
                 resume_token,
                 collection=self.resource.segment,
                 filters=fingerprint,
-                scheme=scheme,
+                paginator=paginator,
                 secrets=self._secrets,
             )
 
@@ -286,7 +287,8 @@ class ResourceCollection(Generic[T]):
                 url = page.url
             else:
                 url = self.url.with_query(filter_params + page.params)
-            response = await self._send(Request("GET", url), options)
+            sent = options if not page.headers else _with_headers(options, page.headers)
+            response = await self._send(Request("GET", url), sent)
             return decode_json(response, secrets=self._secrets)
 
         return Pager(
@@ -310,3 +312,12 @@ class ResourceCollection(Generic[T]):
         events = self._events
         if events is not None and events.active:
             events.emit(ClientEvent("paging", "GET", url, 0, detail=str(convention)))
+
+
+def _with_headers(
+    options: RequestOptions | None, headers: tuple[tuple[str, str], ...]
+) -> RequestOptions:
+    """The call's options with a page's own request headers (a header-borne continuation)."""
+    if options is None:
+        return RequestOptions(headers=dict(headers))
+    return attrs.evolve(options, headers={**options.headers, **dict(headers)})

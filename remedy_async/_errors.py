@@ -257,7 +257,13 @@ class ResponseTooLargeError(APIError):
 
 
 class PaginationError(APIError):
-    """The service's sequence of pages cannot be followed without losing or repeating items."""
+    """The service's sequence of pages cannot be followed without losing or repeating items.
+
+    `suggestion`, when set, is a `Convention` that reads the page refused: the advice at the
+    end of the message, to pin with `paginator=` (a guessed parameter in it is marked).
+    """
+
+    suggestion: object | None = None
 
 
 STATUS_ERRORS: Mapping[int, type[APIStatusError]] = {

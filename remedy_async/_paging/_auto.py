@@ -1,24 +1,36 @@
-"""Auto-detection: reads the first response of a list to choose its paging convention.
+"""Auto-detection: composes each list's paging convention from its first page, then follows it.
 
-The default paginator of every collection. The convention is chosen once per list, from its
-first page, by the order of `CONVENTIONS`, and kept for the rest of that list (the requests it
-makes carry its name); a later page that contradicts it is refused, never re-detected.
+The default paginator of every collection. The convention is composed once per list from its
+first page (`_detect`), verified where it rests on a guess (the page after it must bring new
+records), and kept for the rest of the list: the requests it makes carry it, and so do resume
+tokens. A later page that contradicts it is refused, never re-detected.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
+import attrs
 from attrs import field, frozen
 
 from remedy_async._http import JSONResponse
-from remedy_async._wire._faults import WireFault, json_type_name
 
+from ._advice import advised
 from ._conventions import CONVENTIONS
-from ._envelope import MISSING, has_link_next
-from ._envelope import dig_path as dig
-from ._follow import locate_items, plan_pages, predict_next, read_page
-from ._protocol import Convention, PagePlan, PageRequest, PageResult, PagingFault
+from ._detect import Detection, detect
+from ._follow import read_page
+from ._positions import CONTRACT_SIZE_PARAMS, plan_pages, predict_next, with_position
+from ._protocol import (
+    Convention,
+    PagePlan,
+    PageRequest,
+    PageResult,
+    PagingFault,
+    Probe,
+)
+
+READER = "auto-detection"
 
 
 def _table(rows: Mapping[str, Convention] | tuple[Convention, ...]) -> tuple[Convention, ...]:
@@ -27,13 +39,12 @@ def _table(rows: Mapping[str, Convention] | tuple[Convention, ...]) -> tuple[Con
 
 @frozen
 class AutoPaginator:
-    """Detects each list's paging convention from its first response, then follows it exactly.
+    """Composes each list's paging convention from its first response, then follows it exactly.
 
     The first request carries the page size under the contract's names (`limit` and
-    `pageSize`); later requests use the detected convention's own. What was chosen is on
-    `pager.convention`; pin it with `paginator=` to skip detection. `conventions` are tried in
-    order; the first that recognises the response (its items where it keeps them, and its
-    continuation signal present, even as null) wins.
+    `pageSize`); later requests use the detected convention's own. What was found is on
+    `pager.convention` (a preset of `conventions` when one reads the page alike); pin it with
+    `paginator=` to skip detection.
     """
 
     conventions: tuple[Convention, ...] = field(default=CONVENTIONS, converter=_table)
@@ -44,23 +55,37 @@ class AutoPaginator:
 
     @property
     def parameter_names(self) -> frozenset[str]:
-        """The query parameters any of the conventions sets (a filter may not use them)."""
+        """The query parameters any of the presets sets (a filter may not use them)."""
         return frozenset().union(*(row.parameter_names for row in self.conventions))
 
     def first(self, page_size: int | None) -> PageRequest:
         """Ask for the first page with the page size under the contract's two names."""
         if page_size is None:
             return PageRequest()
-        return PageRequest(params=(("limit", str(page_size)), ("pageSize", str(page_size))))
+        return PageRequest(params=tuple((name, str(page_size)) for name in CONTRACT_SIZE_PARAMS))
+
+    def fallbacks(self, request: PageRequest) -> tuple[PageRequest, ...]:
+        """First requests to try, in turn, when the service refuses this one (a 400 for a page
+        size parameter it does not know): each of the contract's size names alone."""
+        sizes = [(name, value) for name, value in request.params if name in CONTRACT_SIZE_PARAMS]
+        if request.convention is not None or request.url is not None or len(sizes) < 2:
+            return ()
+        others = tuple(param for param in request.params if param not in sizes)
+        return tuple(PageRequest(params=(*others, size)) for size in sizes)
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
-        """Read the page by the list's convention, detecting it on the first page."""
-        convention = self.named(request.convention) or self.detect(response)
-        return read_page(convention, request, response)
+        """Read the page by the list's convention, composing it on the first page."""
+        try:
+            if request.convention is None:
+                return self._first_page(request, response)
+            result = read_page(request.convention, request, response, READER)
+            return result if request.probe is None else _judged(request.probe, result)
+        except PagingFault as fault:
+            raise advised(fault, request, response) from None
 
     def predict_next(self, request: PageRequest) -> PageRequest | None:
         """Guess the next request once the list's convention is known and computes it."""
-        convention = self.named(request.convention)
+        convention = request.convention
         return None if convention is None else predict_next(convention, request)
 
     def plan(
@@ -68,48 +93,77 @@ class AutoPaginator:
     ) -> PagePlan | None:
         """Plan up to `count` later pages when the list's convention computes them from a size."""
         convention = result.convention
-        return (
-            None if convention is None else plan_pages(convention, request, response, result, count)
-        )
-
-    def named(self, name: str | None) -> Convention | None:
-        """The convention of this name (from a request or a resume token), if any."""
-        if name is None:
+        if convention is None or request.probe is not None:
             return None
+        return plan_pages(convention, request, response, result, count)
+
+    def named(self, name: str) -> Convention:
+        """The preset of this name (from an older resume token); PagingFault if unknown."""
         row = self._by_name.get(name)
         if row is not None:
             return row
         raise PagingFault(f"this list was started with the {name!r} convention, unknown here")
 
-    def detect(self, response: JSONResponse) -> Convention:
-        """Return the first convention that recognises the response."""
-        for row in self.conventions:
-            if recognises(row, response):
-                return row
-        body = response.body
-        if isinstance(body, dict):
-            raise WireFault(
-                "$", "expected an array, or an object with the items of a known convention"
-            )
-        raise WireFault("$", f"expected an array or an object, got {json_type_name(body)}")
+    def _first_page(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        found = detect(request, response)
+        result = read_page(found.convention, request, response, READER)
+        first_id = _id_of(result.items[0]) if result.items else None
+        if not found.guesses or first_id is None:
+            return result
+        tries = _tries(found, request, response, result)
+        if not tries:
+            return result
+        probe = Probe(first_id, tries[1:], found.refusal, unannounced=found.unannounced)
+        return attrs.evolve(result, next=attrs.evolve(tries[0], probe=probe))
 
 
-def recognises(convention: Convention, response: JSONResponse) -> bool:
-    """Whether a response shows a convention: its items where it keeps them and its signal."""
-    try:
-        locate_items(convention, response)
-    except (PagingFault, WireFault):
-        return False
-    follow, body = convention.follow, response.body
-    if follow == "none":
-        return True
-    header = convention.next_header
-    if header is not None:
-        if header.lower() == "link":
-            return has_link_next(response.headers)
-        return header in response.headers
-    if follow in ("url", "token"):
-        return dig(body, convention.next_at) is not MISSING
-    if follow == "keyset":
-        return dig(body, convention.more_at) is not MISSING
-    return bool(convention.position_at) and dig(body, convention.position_at) is not MISSING
+def _tries(
+    found: Detection, request: PageRequest, response: JSONResponse, result: PageResult
+) -> tuple[PageRequest, ...]:
+    """The page-2 request of each guess, in order."""
+    if not found.unannounced:
+        nexts = [read_page(guess, request, response, READER).next for guess in found.guesses]
+        return tuple(following for following in nexts if following is not None)
+    count, last = len(result.items), result.items[-1]
+    tries = []
+    for guess in found.guesses:
+        if guess.follow == "offset":
+            at: Any = count
+        elif guess.follow == "page":
+            at = guess.first_page + 1
+        else:
+            at = last.get("id") if isinstance(last, dict) else None
+        tries.append(with_position(guess, request, at))
+    return tuple(tries)
+
+
+def _judged(probe: Probe, result: PageResult) -> PageResult:
+    """A page brought by a guess: kept when it holds new records, else the next guess."""
+    items = result.items
+    if not items or _id_of(items[0]) != probe.first_id:
+        if probe.unannounced and result.convention is not None and items:
+            return attrs.evolve(result, notice=_notice(result.convention))
+        return result
+    following = probe.next_try()
+    if following is not None:  # the service answered with its first page: it ignored the guess
+        return PageResult(items=(), next=following, items_path=result.items_path)
+    if probe.refusal is None:
+        return PageResult(items=(), next=None, items_path=result.items_path)
+    raise PagingFault(probe.refusal)
+
+
+def _notice(convention: Convention) -> str:
+    return (
+        "the list's first page announced no paging, yet the service pages it by "
+        f"{convention.param!r}: following it (pin paginator=remedy_async.{convention!r})"
+    )
+
+
+def _id_of(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return None
+    for key in ("id", "Id", "ID"):
+        value = item.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            return str(value)
+    return None

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+import attrs
+
 from ._protocol import BODY, CONTRACT_ITEMS, ONLY_ARRAY, RESOURCE, Convention, Path
 
 ANY_ITEMS: tuple[Path, ...] = (
@@ -249,3 +251,49 @@ _ROWS: tuple[Convention, ...] = (
 
 CONVENTIONS: Mapping[str, Convention] = MappingProxyType({row.name: row for row in _ROWS})
 """Every convention the client follows, by name, in the order auto-detection tries them."""
+
+
+def convention_document(convention: Convention) -> str | dict[str, Any]:
+    """A convention as resume tokens and configuration files keep it: a preset's name, or its
+    fields that differ from the defaults (paths as lists of keys)."""
+    if CONVENTIONS.get(convention.name) == convention:
+        return convention.name
+    document: dict[str, Any] = {}
+    for field in attrs.fields(Convention):
+        value = getattr(convention, field.name)
+        if field.name == "name" or value != field.default:
+            document[field.name] = _plain(value)
+    return document
+
+
+def convention_from(value: object, where: str = "convention") -> Convention:
+    """The convention a document describes: a preset's name or a table of fields; ValueError
+    naming the bad part."""
+    if isinstance(value, str):
+        preset = CONVENTIONS.get(value)
+        if preset is None:
+            raise ValueError(
+                f"{where}: {value!r} is not a paging convention; use one of "
+                f"{', '.join(CONVENTIONS)} or a table of Convention fields"
+            )
+        return preset
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}: expected a convention's name or a table of its fields")
+    names = {field.name for field in attrs.fields(Convention)}
+    unknown = sorted(set(value) - names)
+    if unknown:
+        raise ValueError(
+            f"{where}: {unknown[0]!r} is not a Convention field; its fields are "
+            f"{', '.join(sorted(names))}"
+        )
+    try:
+        return Convention(**value)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}: {error}") from None
+
+
+def _plain(value: Any) -> Any:
+    """Tuples as lists, all the way down (JSON and TOML have no tuples)."""
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value

@@ -21,6 +21,7 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
+from ._advice import advised
 from ._envelope import MISSING, dig, link_values
 from ._links import next_link, resolve
 from ._positions import (
@@ -66,7 +67,10 @@ class ConventionPaginator:
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         """Return the page's items and the next request, checked against the convention."""
-        return read_page(self.convention, request, response)
+        try:
+            return read_page(self.convention, request, response)
+        except PagingFault as fault:
+            raise advised(fault, request, response) from None
 
     def predict_next(self, request: PageRequest) -> PageRequest | None:
         """Guess the next request when the convention computes it (offsets, page numbers)."""
@@ -201,7 +205,9 @@ def _next_request(
         if ends:
             return None  # the flag says the end: a continuation left beside it is not followed
         if follow == "url":
-            return PageRequest(url=link_target(convention, response.url, value), convention=convention)
+            return PageRequest(
+                url=link_target(convention, response.url, value), convention=convention
+            )
         return with_position(convention, request, value)
     if ends or not items:
         return None

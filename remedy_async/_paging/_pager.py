@@ -1,7 +1,7 @@
 """The lazy result of a list call: iterate items or pages, collect them, or resume them.
 
 The pager hands items (or pages) to the caller, building each record as it goes, and knows
-nothing about any paging scheme: a `PageWalk` fetches and reads the pages, through the fetch
+nothing about any paging convention: a `PageWalk` fetches and reads the pages, through the fetch
 function it is given. The pager keeps the position of the last item handed to the caller, so
 any stop (a break, an error, a crash after a checkpoint) can continue from a resume token with
 nothing lost and nothing repeated.
@@ -200,7 +200,7 @@ class Pager(Generic[T]):
 
     def _point(self, request: PageRequest, skip: int) -> ResumePoint:
         start = self._call.start
-        return ResumePoint(start.collection, start.filters, start.scheme, request, skip)
+        return ResumePoint(start.collection, start.filters, start.paginator, request, skip)
 
     def _structure_items(self, prepared: PreparedPage) -> tuple[T, ...]:
         reader = self._call.reader

@@ -81,9 +81,7 @@ def keyset_next(convention: Convention, request: PageRequest, items: Sequence[An
     last = items[-1]
     key = last.get("id") if isinstance(last, dict) else None
     if not isinstance(key, str | int) or isinstance(key, bool):
-        raise PagingFault(
-            "the list goes on after its last item, which has no id to continue after"
-        )
+        raise PagingFault("the list goes on after its last item, which has no id to continue after")
     return with_position(convention, request, str(key))
 
 
@@ -147,7 +145,10 @@ def with_position(
     assert convention.param is not None
     if size is None:
         size = requested_size(convention, request)
-    sized = [] if size is None or not convention.size_param else [(convention.size_param, str(size))]
+    if convention.size_param:
+        sized = [] if size is None else [(convention.size_param, str(size))]
+    else:  # no size parameter of its own: keep the sizes the list's first request carried
+        sized = [(name, value) for name, value in request.params if name in CONTRACT_SIZE_PARAMS]
     if convention.param_in == "header":
         return PageRequest(
             params=tuple(sized),

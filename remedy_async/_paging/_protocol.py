@@ -2,7 +2,7 @@
 
 A `Paginator` never does I/O. It says what the first request adds to the list call's filters,
 and, given the decoded response to a page request, returns the page's raw items and the next
-page request (or None at the end). A new paging scheme is one new class implementing it; the
+page request (or None at the end). A new way of paging is one new class implementing it; the
 pager, the collection and the client do not change.
 
 A paginator may also expose `parameter_names`, the query parameters it sets, so that a filter of
@@ -10,7 +10,7 @@ the same name is refused before any request.
 
 A paginator reports a body of the wrong shape with `WireFault` (a JSON path and a reason) and a
 page sequence it cannot follow safely with `PagingFault`; the pager adds the HTTP context.
-The schemes themselves live in `_schemes` and `_auto`.
+Paginators follow a `Convention` (`_follow`, `_pinned`) or compose one (`_auto`).
 """
 
 from __future__ import annotations
@@ -205,8 +205,15 @@ class Probe:
     """The id of the first record of the list's first page."""
     others: tuple[PageRequest, ...] = ()
     refusal: str | None = None
-    notice: str | None = None
-    """What to tell the user (a ContractDriftWarning) when this guess is kept."""
+    unannounced: bool = False
+    """The list's first page announced no paging: keeping a guess is told as a warning."""
+
+    def next_try(self) -> PageRequest | None:
+        """The request of the next guess, carrying the guesses after it; None when none is left
+        (the list then ends, or stops with `refusal`)."""
+        if not self.others:
+            return None
+        return attrs.evolve(self.others[0], probe=attrs.evolve(self, others=self.others[1:]))
 
 
 @frozen
@@ -252,7 +259,7 @@ class PagePlan:
 
 @runtime_checkable
 class Paginator(Protocol):
-    """A paging scheme: pure functions from page responses to items and the next request."""
+    """How a list is paged: pure functions from page responses to items and the next request."""
 
     def first(self, page_size: int | None) -> PageRequest:
         """Return the first page request for a list call (page_size None: the service's default)."""

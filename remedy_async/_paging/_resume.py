@@ -1,6 +1,6 @@
 """Resume tokens: opaque strings that say where a list stopped, so it can continue exactly there.
 
-A token records the collection, a fingerprint of the filters, the paging scheme, the request of
+A token records the collection, a fingerprint of the filters, the paginator, the request of
 the page to continue from and how many of that page's items were already delivered. It is
 versioned (`r1.` prefix) and checked against the list call it is given to.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+from typing import Any
 
 import orjson
 from attrs import frozen
@@ -17,7 +18,8 @@ from yarl import URL
 
 from remedy_async._redact import conceal, reveal
 
-from ._protocol import PageRequest
+from ._conventions import convention_document, convention_from
+from ._protocol import PageRequest, Probe
 
 TOKEN_PREFIX = "r1."
 
@@ -28,7 +30,8 @@ class ResumePoint:
 
     collection: str
     filters: str
-    scheme: str
+    paginator: str
+    """The name of the paginator the list was made with (a token resumes only under it)."""
     request: PageRequest
     skip: int = 0
 
@@ -41,29 +44,44 @@ def filters_fingerprint(params: tuple[tuple[str, str], ...]) -> str:
 def encode_token(point: ResumePoint, secrets: tuple[str, ...] = ()) -> str:
     """Return the opaque, URL-safe token for a resume point.
 
-    A secret the service echoed into the page's cursor or link is not stored: only a mark of
-    where it was, which `decode_token` fills with the client's own secret again.
+    A secret the service echoed into the page's cursor, link or header is not stored: only a
+    mark of where it was, which `decode_token` fills with the client's own secret again.
     """
-    url = None if point.request.url is None else str(point.request.url)
-    params = [list(param) for param in point.request.params]
-    if secrets:
-        url = None if url is None else conceal(url, secrets)
-        params = [[name, conceal(value, secrets)] for name, value in params]
-    document = {
+    document: dict[str, Any] = {
         "c": point.collection,
         "f": point.filters,
-        "s": point.scheme,
-        "p": params,
-        "u": url,
+        "s": point.paginator,
         "k": point.skip,
+        **_request_document(point.request, secrets),
     }
-    if point.request.convention is not None:
-        document["v"] = point.request.convention
     return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
 
 
+def _request_document(request: PageRequest, secrets: tuple[str, ...]) -> dict[str, Any]:
+    def hidden(text: str) -> str:
+        return conceal(text, secrets) if secrets else text
+
+    document: dict[str, Any] = {
+        "p": [[name, hidden(value)] for name, value in request.params],
+        "u": None if request.url is None else hidden(str(request.url)),
+    }
+    if request.convention is not None:
+        document["v"] = convention_document(request.convention)
+    if request.headers:
+        document["h"] = [[name, hidden(value)] for name, value in request.headers]
+    probe = request.probe
+    if probe is not None:
+        document["q"] = {
+            "i": probe.first_id,
+            "o": [_request_document(other, secrets) for other in probe.others],
+            "r": probe.refusal,
+            "n": probe.unannounced,
+        }
+    return document
+
+
 def decode_token(
-    token: str, *, collection: str, filters: str, scheme: str, secrets: tuple[str, ...] = ()
+    token: str, *, collection: str, filters: str, paginator: str, secrets: tuple[str, ...] = ()
 ) -> ResumePoint:
     """Read a token given to a list call; ValueError if malformed or made for another list."""
     if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
@@ -71,36 +89,69 @@ def decode_token(
     body = token[len(TOKEN_PREFIX) :]
     try:
         document = orjson.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-        params = tuple(_pair(param) for param in _list(document["p"]))
-        url = None if document["u"] is None else _text(document["u"])
-    except (binascii.Error, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-        raise ValueError("resume_token is malformed") from None
-    try:
-        params = tuple((name, reveal(value, secrets)) for name, value in params)
-        url = None if url is None else reveal(url, secrets)
-    except ValueError as error:
-        raise ValueError(f"resume_token cannot be used: {error}") from None
-    try:
+        if not isinstance(document, dict):
+            raise TypeError("expected an object")
+        request = _request_from(document, secrets)
         point = ResumePoint(
             collection=_text(document["c"]),
             filters=_text(document["f"]),
-            scheme=_text(document["s"]),
-            request=PageRequest(
-                params=params,
-                url=None if url is None else _absolute(url),
-                convention=None if document.get("v") is None else _text(document["v"]),
-            ),
+            paginator=_text(document["s"]),
+            request=request,
             skip=_count(document["k"]),
         )
-    except (KeyError, TypeError, ValueError):
+    except _Unusable as error:
+        raise ValueError(f"resume_token cannot be used: {error}") from None
+    except (binascii.Error, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         raise ValueError("resume_token is malformed") from None
     if point.collection != collection:
         raise ValueError(f"resume_token was made for {point.collection!r}, not for {collection!r}")
     if point.filters != filters:
         raise ValueError("resume_token was made for a list call with other filters")
-    if point.scheme != scheme:
-        raise ValueError(f"resume_token was made with {point.scheme}, this list uses {scheme}")
+    if point.paginator != paginator:
+        raise ValueError(
+            f"resume_token was made with {point.paginator}, this list uses {paginator}"
+        )
     return point
+
+
+class _Unusable(Exception):
+    """A well-formed token this client cannot use (it holds a credential the client lacks)."""
+
+
+def _request_from(document: dict[str, Any], secrets: tuple[str, ...]) -> PageRequest:
+    def shown(text: object) -> str:
+        try:
+            return reveal(_text(text), secrets)
+        except ValueError as error:
+            raise _Unusable(str(error)) from None
+
+    params = tuple((_text(name), shown(value)) for name, value in map(_pair, _list(document["p"])))
+    headers = tuple(
+        (_text(name), shown(value)) for name, value in map(_pair, _list(document.get("h", [])))
+    )
+    url = None if document["u"] is None else _absolute(shown(document["u"]))
+    convention = None
+    if document.get("v") is not None:
+        convention = convention_from(document["v"], "the token's convention")
+    probe = None
+    if document.get("q") is not None:
+        found = document["q"]
+        if not isinstance(found, dict):
+            raise TypeError("expected an object")
+        refusal = found.get("r")
+        probe = Probe(
+            first_id=_text(found["i"]),
+            others=tuple(_request_from(_object(other), secrets) for other in _list(found["o"])),
+            refusal=None if refusal is None else _text(refusal),
+            unannounced=found.get("n") is True,
+        )
+    return PageRequest(params=params, url=url, convention=convention, headers=headers, probe=probe)
+
+
+def _object(value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError("expected an object")
+    return value
 
 
 def _text(value: object) -> str:

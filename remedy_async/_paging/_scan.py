@@ -8,6 +8,7 @@ and the kind of value it holds (a URL, a token, a number, a flag, or null).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -61,10 +62,12 @@ def kind_of(value: Any) -> Kind | None:
     return None
 
 
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def looks_like_url(text: str) -> bool:
-    """Whether a string is a link: absolute http(s), or relative from the root or a query."""
-    head = text[:8].lower()
-    return head.startswith(("http://", "https://", "/", "?"))
+    """Whether a string is a link: absolute (any scheme), or relative from the root or a query."""
+    return text.startswith(("/", "?")) or _SCHEME.match(text) is not None
 
 
 def body_signals(body: Any, items: Path) -> list[Signal]:
@@ -136,9 +139,7 @@ def _link_signals(headers: Mapping[str, str]) -> list[Signal]:
         for link in parse_link_header(value):
             if "next" in link.rels:
                 ended = link.params.get("results", "").lower() == "false"
-                found.append(
-                    Signal((), "Link", "forward", "null" if ended else "url", link.target)
-                )
+                found.append(Signal((), "Link", "forward", "null" if ended else "url", link.target))
             elif link.rels & {"prev", "previous", "first", "last", "self"}:
                 found.append(Signal((), "Link", "backward", "url", link.target))
     return found
@@ -162,9 +163,7 @@ def find_items(body: Any, resource_names: Sequence[str]) -> FoundItems:
         raise PagingFault("the response is neither an array nor an object")
     candidates = list(_arrays(body, (), 1))
     with_ids = [(path, value) for path, value in candidates if _carries_ids(value)]
-    named = [
-        (path, value) for path, value in candidates if _item_name(path[-1], resource_names)
-    ]
+    named = [(path, value) for path, value in candidates if _item_name(path[-1], resource_names)]
     named_with_ids = [entry for entry in with_ids if entry in named]
     for pool in (with_ids, named_with_ids, named):
         if len(pool) == 1:
@@ -186,14 +185,15 @@ def _arrays(node: dict[str, Any], at: Path, depth: int) -> Iterator[tuple[Path, 
     for key, value in node.items():
         path = (*at, key)
         if isinstance(value, list):
-            if all(isinstance(entry, dict) for entry in value):
-                yield path, value
+            yield path, value
         elif isinstance(value, dict) and depth < MAX_ITEMS_DEPTH:
             yield from _arrays(value, path, depth + 1)
 
 
 def _carries_ids(value: list[Any]) -> bool:
-    return bool(value) and all(any(key in entry for key in ID_KEYS) for entry in value)
+    return bool(value) and all(
+        isinstance(entry, dict) and any(key in entry for key in ID_KEYS) for entry in value
+    )
 
 
 def _item_name(key: str, resource_names: Sequence[str]) -> bool:
@@ -204,4 +204,3 @@ def general_items_path(path: Path, resource_names: Sequence[str]) -> Path:
     """The items path with the resource's own name as the `{resource}` placeholder, so a
     convention found on one collection's list reads every collection's."""
     return tuple(RESOURCE if key in resource_names else key for key in path)
-

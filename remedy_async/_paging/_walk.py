@@ -16,17 +16,19 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any, TypeVar
 
+import attrs
 from attrs import frozen
 from yarl import URL
 
-from remedy_async._errors import DuplicateItemWarning, PaginationError
+from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
 from remedy_async._http import JSONResponse
-from remedy_async._redact import scrub_error, shown_url
+from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._faults import WireFault
 from remedy_async._wire._reader import wire_fault_error
 
 from ._call import ListCall
 from ._dedupe import RecentIds
+from ._fetching import fetch_first, fetch_guess
 from ._guards import declared_total, request_identity, target_problem
 from ._lookahead import FetchPage, LookAhead, PagesAhead
 from ._protocol import (
@@ -41,6 +43,8 @@ from ._protocol import (
 )
 
 T = TypeVar("T")
+MAX_EMPTY_PAGES = 10
+"""Empty pages in a row that may still hand out a way forward before the list is refused."""
 
 
 @frozen
@@ -193,19 +197,32 @@ class PageWalk:
         # Every request followed, to refuse a cycle before it repeats items. Kept as hashes (an
         # int each, not the request with its cursor), so a long list costs little memory.
         seen = {request_identity(request)}
-        read = 0
+        read = empty = 0
         recent = RecentIds()
         while True:
             self._check_target(request)
-            response = await fetch(request)
+            request, fetched = await self._fetched(fetch, request)
+            if fetched is None:  # every guess was refused, and nothing announced more
+                return
+            response = fetched
             result = self._read(request, response)
+            if result.notice is not None:
+                warnings.warn(ContractDriftWarning(self._redacted(result.notice)), stacklevel=3)
+            empty = empty + 1 if not result.items and _continues(result) else 0
+            if empty > MAX_EMPTY_PAGES:
+                raise PaginationError(
+                    f"the service handed out a way forward on {empty} empty pages in a row "
+                    f"({self._describe(request)}): stopping rather than following it forever",
+                    method="GET",
+                    url=self._shown(response.url),
+                )
             prepared = self._prepare(request, response, result, skip, remaining, recent)
             if planned is not None:
                 left = None if remaining is None else remaining - len(prepared.items)
                 self._plan_after(planned, request, response, result, left)
             read += prepared.raw_count
             if prepared.place.next is None and prepared.place.whole and self.call.from_start:
-                self._check_complete(prepared.response, read)
+                self._check_complete(prepared.response, result.total, read)
             yield prepared
             following, url = prepared.place.next, prepared.response.url
             if remaining is not None:
@@ -253,6 +270,8 @@ class PageWalk:
             )
         positions = delivery.positions
         stopped_early = delivery.stopped_early
+        if request.probe is not None and result.items:
+            request = attrs.evolve(request, probe=None)  # its guess is confirmed: resume plainly
         place = PagePlace(
             request=request,
             start=skip,
@@ -280,17 +299,33 @@ class PageWalk:
         if problem is not None:
             raise PaginationError(problem, method="GET", url=self._shown(url))
 
-    def _check_complete(self, response: JSONResponse, read: int) -> None:
+    async def _fetched(
+        self, fetch: FetchPage, request: PageRequest
+    ) -> tuple[PageRequest, JSONResponse | None]:
+        """The response to a page request, the request it answers, with the ways around a
+        refused guess or first request (`_fetching`); None when every guess was refused."""
+        if request.probe is not None:
+            return await fetch_guess(fetch, request, self.call.secrets)
+        fallbacks = getattr(self.paginator, "fallbacks", None)
+        if fallbacks is None or not self.call.from_start or request != self.call.first:
+            return request, await fetch(request)
+        return await fetch_first(fetch, request, fallbacks(request))
+
+    def _check_complete(self, response: JSONResponse, total: int | None, read: int) -> None:
         """Refuse an end of list that comes before the total the service announced."""
-        total = declared_total(response.body, response.headers)
+        if total is None:
+            total = declared_total(response.body, response.headers)
         if total is not None and read < total:
             raise PaginationError(
                 f"the list ended after {read} items, but the service announced {total}: a "
-                "continuation this paginator does not follow; pin the service's convention "
-                "with paginator=",
+                "continuation the paginator does not follow, or a list that shrank while it was "
+                "listed; pin the service's convention with paginator=, or list it again",
                 method="GET",
                 url=self._shown(response.url),
             )
+
+    def _redacted(self, text: str) -> str:
+        return redact(text, self.call.secrets)
 
     def _plan_after(
         self,
@@ -339,6 +374,7 @@ class PageWalk:
             raise wire_fault_error(fault, response, url=shown, secrets=secrets) from None
         except PagingFault as fault:
             error = PaginationError(str(fault), method="GET", url=self._shown(response.url))
+            error.suggestion = getattr(fault, "suggestion", None)
             scrub_error(error, self.call.secrets)
             raise error from None
 
@@ -354,3 +390,8 @@ class _Planned:
         self.ahead = ahead
         self.plan = plan
         self.size: ListSize | None = None
+
+
+def _continues(result: PageResult) -> bool:
+    """Whether a page names a next page that is not a guess being tried."""
+    return result.next is not None and result.next.probe is None

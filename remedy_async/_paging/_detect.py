@@ -1,0 +1,403 @@
+"""Composes a list's paging convention from its first page, axis by axis, and names what to verify.
+
+Each axis is read on its own: the items by structure, then every signal by its name and value
+(`_scan`, `_vocabulary`): the continuation (a forward URL wins; a token it carries is its own; a
+second continuation must agree with the first), its request parameter (from the key by a table
+and a rule; a guess, verified by page 2), end flags, totals, page counts, echoed positions and
+sizes. They compose into one `Convention`, named after a preset when one reads the page alike.
+
+What cannot be read off the page is tried (`Detection.guesses`): a token's parameter, a keyset
+list's parameter, links relative to the base URL, and, for a page that says nothing although it
+holds a round number of records, whether the service pages anyway (offset, page number, last
+id). Each guess is kept only when page 2 brings new records. A page the axes contradict, or a
+signal in unknown words, is refused with what was seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import attrs
+from attrs import frozen
+from yarl import URL
+
+from remedy_async._http import JSONResponse
+
+from ._conventions import CONVENTIONS
+from ._envelope import MISSING, dig
+from ._follow import API_PREFIX, locate_items, resource_names
+from ._links import resolve
+from ._positions import CONTRACT_SIZE_PARAMS, int_param
+from ._protocol import Convention, PageRequest, PagingFault, Path
+from ._scan import (
+    FoundItems,
+    Signal,
+    body_signals,
+    find_items,
+    general_items_path,
+    header_signals,
+)
+from ._signals import UnreadSignal
+from ._vocabulary import UNKNOWN, param_candidates, words
+
+ROUND_SIZES = frozenset({25, 50, 200, 250, *range(100, 10_001, 100)})
+"""Page sizes services cap lists at by default (with the size asked for, what makes a first
+page without any paging signal worth checking for a second page)."""
+KEYSET_PARAMS = ("starting_after", "after", "after_id")
+GENERIC_TOKEN_PARAMS = ("cursor",)
+PAGE_PARAMS = {"number": "page", "current_page": "page", "currentPage": "page"}
+"""Echoed page-number keys whose request parameter is `page` (Spring, Laravel)."""
+READING_FIELDS = ("more_at", "last_at", "total_at", "pages_at", "position_at", "size_at")
+
+
+@frozen
+class Detection:
+    """What the first page of a list shows about its paging."""
+
+    convention: Convention
+    """How page 1 is read (and the list followed, when nothing needs verifying)."""
+    guesses: tuple[Convention, ...] = ()
+    """Conventions to try in turn for page 2, each kept only if it brings new records."""
+    unannounced: bool = False
+    """Page 1 announced nothing: when no guess brings new records, the list ends there."""
+    refusal: str | None = None
+    """What to say when every guess fails (a continuation no parameter was found for)."""
+
+
+def detect(request: PageRequest, response: JSONResponse) -> Detection:
+    """Compose the convention of a list from its first page; PagingFault when an axis cannot be
+    decided (no items or several candidates, an unknown signal, continuations that disagree)."""
+    body, names = response.body, resource_names(response.url)
+    found = find_items(body, names)
+    signals = [*body_signals(body, found.path), *header_signals(response.headers)]
+    for signal in signals:
+        if signal.role == UNKNOWN and signal.value not in (None, "", False, 0):
+            raise UnreadSignal(signal, "auto-detection")
+    items_path = general_items_path(found.path, names)
+    axes: dict[str, Any] = {"name": "detected", "items": (items_path,), **_ends(signals, found)}
+    axes.update(_flags(signals))
+    composed = _handed_out(axes, signals, response)
+    if composed is None:
+        composed = _positions(axes, signals, request)
+    if composed is None:
+        composed = _keyset_or_ended(axes, signals, response, found.items)
+    if composed is None:
+        return _unannounced(Convention(**axes), request, response, found)
+    return _named(composed, response, found.path)
+
+
+def _ends(signals: Sequence[Signal], found: Any) -> dict[str, Any]:
+    """The total and page-count axes: where the list states its size."""
+    axes: dict[str, Any] = {}
+    totals = [signal for signal in signals if signal.role == "total" and signal.kind == "number"]
+    named = [signal for signal in totals if "total" in words(signal.key)]
+    total = next(iter(named or totals), None)
+    if total is not None and not named and total.value == len(found.items) and _goes_on(signals):
+        total = None  # a bare `count` equal to a page that goes on counts the page, not the list
+    if total is not None:
+        axes["total_header" if total.header else "total_at"] = total.header or total.path
+    pages = next((s for s in signals if s.role == "pages" and s.kind == "number"), None)
+    if pages is not None:
+        axes["pages_header" if pages.header else "pages_at"] = pages.header or pages.path
+    return axes
+
+
+def _goes_on(signals: Sequence[Signal]) -> bool:
+    """Whether the page names a live way forward."""
+    return any(signal.value not in (None, "") for signal in _forward(signals))
+
+
+def _flags(signals: Sequence[Signal]) -> dict[str, Any]:
+    """The more/last flag axis: the first flag of each kind found in the body."""
+    axes: dict[str, Any] = {}
+    for signal in signals:
+        if signal.kind != "flag" or signal.header is not None:
+            continue
+        if signal.role in ("more", "forward") and "more_at" not in axes:
+            axes["more_at"] = signal.path
+        elif signal.role == "last" and "last_at" not in axes:
+            axes["last_at"] = signal.path
+    return axes
+
+
+def _forward(signals: Sequence[Signal]) -> list[Signal]:
+    """The continuations of a page: forward links and tokens, and tokens under an offset or
+    position key (an opaque string where a number would be an echo)."""
+    return [
+        signal
+        for signal in signals
+        if (signal.role == "forward" and signal.kind != "flag")
+        or (signal.role in ("offset", "page") and signal.kind == "token")
+    ]
+
+
+def _handed_out(
+    axes: dict[str, Any], signals: Sequence[Signal], response: JSONResponse
+) -> Detection | None:
+    """The convention of a list that hands out its way forward (a URL, a token); None when the
+    page holds no live continuation."""
+    live = [signal for signal in _forward(signals) if signal.value not in (None, "")]
+    urls = [signal for signal in live if signal.kind == "url"]
+    tokens = [signal for signal in live if signal.kind in ("token", "number")]
+    if urls:
+        return _follow_url(axes, urls, tokens, response)
+    if tokens:
+        return _follow_token(axes, tokens)
+    return None
+
+
+def _keyset_or_ended(
+    axes: dict[str, Any], signals: Sequence[Signal], response: JSONResponse, items: list[Any]
+) -> Detection | None:
+    """A keyset list (a flag says more follow, nothing says how), or a list whose named
+    continuation is empty on this first page; None when the page names neither."""
+    forward = _forward(signals)
+    more = axes.get("more_at")
+    says_more = more is not None and dig(response.body, more) is True
+    says_more |= "last_at" in axes and dig(response.body, axes["last_at"]) is False
+    if says_more and items and not forward:
+        guesses = tuple(
+            Convention(**{**axes, "follow": "keyset", "param": param}) for param in KEYSET_PARAMS
+        )
+        refusal = (
+            f"the list says more records follow ({'.'.join(more or axes['last_at'])}) but names "
+            f"no way to them, and continuing after the last id in {', '.join(KEYSET_PARAMS)} "
+            "brought none"
+        )
+        return Detection(guesses[0], guesses, refusal=_advice(refusal, guesses[0], "param"))
+    if forward:  # a continuation is named but empty: this first page is the last
+        place = forward[0]
+        kind = "url" if set(words(place.key)) & {"url", "link", "href", "uri"} else "token"
+        where = {"next_header": place.header} if place.header else {"next_at": place.path}
+        return Detection(Convention(**{**axes, **where, "follow": kind}))
+    return None
+
+
+def _follow_url(
+    axes: dict[str, Any], urls: list[Signal], tokens: list[Signal], response: JSONResponse
+) -> Detection:
+    primary = next((signal for signal in urls if signal.header == "Link"), urls[0])
+    target = _resolved(response.url, primary.value)
+    ignore: list[Path] = []
+    ignore_headers: list[str] = []
+    for other in [*urls, *tokens]:
+        if other is primary:
+            continue
+        agrees = (
+            _resolved(response.url, other.value) == target
+            if other.kind == "url"
+            else str(other.value) in _unquoted(target)
+        )
+        if not agrees:
+            raise PagingFault(
+                f"the response names two ways to its next page that disagree ({primary.where} "
+                f"and {other.where}), so which to follow cannot be decided"
+            )
+        if other.header:
+            ignore_headers.append(other.header)
+        else:
+            ignore.append(other.path)
+    where = {"next_header": "Link"} if primary.header == "Link" else {"next_at": primary.path}
+    convention = Convention(
+        **axes, **where, follow="url", ignore=tuple(ignore), ignore_headers=tuple(ignore_headers)
+    )
+    if not _outside_base(response.url, primary.value):
+        return Detection(convention)
+    based = attrs.evolve(convention, links_from="base")
+    refusal = (
+        f"the next-page links ({primary.where}) lead outside the API's base path, and read "
+        "against the base URL they brought no new records"
+    )
+    return Detection(based, (based,), refusal=refusal)
+
+
+def _follow_token(axes: dict[str, Any], tokens: list[Signal]) -> Detection:
+    primary = next((signal for signal in tokens if signal.header is None), tokens[0])
+    values = {str(signal.value) for signal in tokens}
+    if len(values) > 1:
+        places = ", ".join(signal.where for signal in tokens)
+        raise PagingFault(
+            f"the response hands out several different continuations ({places}), so which one "
+            "leads to the next page cannot be decided"
+        )
+    ignore = tuple(s.path for s in tokens if s is not primary and s.header is None)
+    ignore_headers = tuple(s.header for s in tokens if s is not primary and s.header)
+    where = {"next_header": primary.header} if primary.header else {"next_at": primary.path}
+    params = param_candidates(primary.key, primary.parent, header=primary.header is not None)
+    params = tuple(dict.fromkeys((*params, *GENERIC_TOKEN_PARAMS)))
+    param_in: Literal["query", "header"] = "header" if params[0] == "Range" else "query"
+    guesses = tuple(
+        Convention(
+            **axes, **where, follow="token", param=param, param_in=param_in,
+            ignore=ignore, ignore_headers=ignore_headers,
+        )
+        for param in params
+    )  # fmt: skip
+    refusal = (
+        f"the service hands out a token at {primary.where} but answered with its first page "
+        f"again when it was sent back in each parameter tried ({', '.join(params)})"
+    )
+    return Detection(guesses[0], guesses, refusal=_advice(refusal, guesses[0], "param"))
+
+
+def _positions(
+    axes: dict[str, Any], signals: Sequence[Signal], request: PageRequest
+) -> Detection | None:
+    """The offset or page-number convention a page's echoed position shows, if it shows one."""
+    numbers = [s for s in signals if s.kind == "number" and s.header is None]
+    offset = next((s for s in numbers if s.role == "offset"), None)
+    page = next((s for s in numbers if s.role == "page"), None)
+    size = next((s for s in numbers if s.role == "size"), None)
+    if offset is None and page is None:
+        return None
+    if size is not None:
+        axes = {**axes, "size_at": size.path, "size_param": size.key}
+    if offset is not None:
+        convention = Convention(**axes, follow="offset", param=offset.key, position_at=offset.path)
+        return Detection(convention)
+    assert page is not None
+    param = PAGE_PARAMS.get(page.key, page.key)
+    asked = int_param(dict(request.params), param)
+    first = page.value if asked is None and page.value in (0, 1) else 1
+    convention = Convention(
+        **axes, follow="page", param=param, position_at=page.path, first_page=first
+    )
+    return Detection(convention)
+
+
+def _unannounced(
+    convention: Convention, request: PageRequest, response: JSONResponse, found: FoundItems
+) -> Detection:
+    """A page that names no way forward: the whole list, unless it may be a silent cap (a
+    round number of records, or fewer than a total it states), which is then tried."""
+    items = found.items
+    count = len(items)
+    asked = {int_param(dict(request.params), name) for name in CONTRACT_SIZE_PARAMS}
+    total = convention.total_at or convention.total_header
+    short_of_total = bool(total) and _total(convention, response) not in (None, count)
+    if not items or not (count in asked or count in ROUND_SIZES or short_of_total):
+        if not total and _reads_alike_whole(response, found.path):
+            return Detection(CONVENTIONS["none"])
+        return Detection(attrs.evolve(convention, name="none" if not total else "detected"))
+    last = items[-1].get("id") if isinstance(items[-1], dict) else None
+    guesses = (
+        Convention(**_axes(convention), follow="offset", param="offset"),
+        Convention(**_axes(convention), follow="page", param="page", first_page=0),
+        Convention(**_axes(convention), follow="page", param="page"),
+        *(
+            [Convention(**_axes(convention), follow="keyset", param="after")]
+            if isinstance(last, str | int)
+            else []
+        ),
+    )
+    refusal = None
+    if short_of_total:
+        refusal = (
+            f"the service announced {_total(convention, response)} items, but the first page "
+            f"holds {count}, names no way to the rest, and no offset, page number or last id "
+            "brought more"
+        )
+    named = attrs.evolve(convention, name="none")
+    return Detection(named, guesses, unannounced=True, refusal=refusal)
+
+
+def _reads_alike_whole(response: JSONResponse, path: Path) -> bool:
+    try:
+        return locate_items(CONVENTIONS["none"], response)[1] == path
+    except PagingFault:
+        return False
+
+
+def _axes(convention: Convention) -> dict[str, Any]:
+    return {"name": "detected", "items": convention.items, "total_at": convention.total_at,
+            "total_header": convention.total_header}  # fmt: skip
+
+
+def _total(convention: Convention, response: JSONResponse) -> int | None:
+    if convention.total_at:
+        value = dig(response.body, convention.total_at)
+        return value if isinstance(value, int) and value is not MISSING else None
+    text = response.headers.get(convention.total_header or "", "").strip()
+    return int(text) if text.isdigit() else None
+
+
+def _named(detection: Detection, response: JSONResponse, items_path: Path) -> Detection:
+    """The detection with each convention replaced by the preset that reads the page alike."""
+    convention = _preset_alike(detection.convention, response, items_path)
+    guesses = tuple(_preset_alike(guess, response, items_path) for guess in detection.guesses)
+    return attrs.evolve(detection, convention=convention, guesses=guesses)
+
+
+def _preset_alike(composed: Convention, response: JSONResponse, items_path: Path) -> Convention:
+    for row in CONVENTIONS.values():
+        if row.follow == "none" or composed.ignore or composed.ignore_headers:
+            continue
+        if _alike(row, composed, response, items_path):
+            return row
+    return composed
+
+
+def _alike(row: Convention, composed: Convention, response: JSONResponse, path: Path) -> bool:
+    continuing = composed.follow in ("url", "token") and row.follow in ("url", "token")
+    if row.follow != composed.follow and not (continuing and _ends_here(composed, response)):
+        return False
+    positional = row.follow in ("token", "keyset", "offset", "page")
+    if positional and not _ends_here(composed, response) and (
+        (row.param, row.param_in) != (composed.param, composed.param_in)
+    ):
+        return False
+    if (row.next_at, (row.next_header or "").lower()) != (
+        composed.next_at,
+        (composed.next_header or "").lower(),
+    ):
+        return False
+    if (row.total_header, row.pages_header, row.first_page, row.links_from) != (
+        composed.total_header, composed.pages_header, composed.first_page, composed.links_from
+    ):  # fmt: skip
+        return False
+    for field in READING_FIELDS:
+        mine, theirs = getattr(composed, field), getattr(row, field)
+        if mine != theirs and (mine or dig(response.body, theirs) is not MISSING):
+            return False
+    try:
+        return locate_items(row, response)[1] == path
+    except PagingFault:
+        return False
+
+
+def _ends_here(composed: Convention, response: JSONResponse) -> bool:
+    """Whether the page's continuation is empty (so its parameter is never used)."""
+    if composed.next_header:
+        return not response.headers.get(composed.next_header, "").strip()
+    return dig(response.body, composed.next_at) in (None, "", MISSING)
+
+
+def _resolved(url: URL, value: Any) -> str:
+    try:
+        return str(resolve(url, str(value)))
+    except ValueError:
+        return str(value)
+
+
+def _unquoted(text: str) -> str:
+    from urllib.parse import unquote  # noqa: PLC0415 - only detection of redundant tokens
+
+    return unquote(text)
+
+
+def _outside_base(url: URL, link: Any) -> bool:
+    """Whether a root-relative link leaves the base path the list lives under."""
+    text = str(link)
+    if not text.startswith("/") or text.startswith("//") or API_PREFIX not in url.path:
+        return False
+    base_path = url.path.rpartition(API_PREFIX)[0]
+    return bool(base_path) and not text.startswith(base_path + "/")
+
+
+def _advice(refusal: str, convention: Convention, axis: str) -> str:
+    shown = attrs.evolve(convention, param="<its parameter>") if axis == "param" else convention
+    return (
+        f"{refusal}; pin the convention with the {axis} the service reads: "
+        f"paginator=remedy_async.{shown!r}"
+    )

@@ -1,0 +1,67 @@
+"""Fetches a page whose request is a guess, or a list's first request, with a way around a 400.
+
+A list's first request carries the page size under the contract's two names; a service that
+refuses an unknown parameter (400) gets it again with one name at a time, and the user is told.
+A guess (a request carrying a `Probe`) that the service refuses gives way to the next guess;
+when none is left, the list ends, or stops with the probe's refusal.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+from remedy_async._errors import BadRequestError, ContractDriftWarning, PaginationError
+from remedy_async._http import JSONResponse
+from remedy_async._redact import scrub_error
+
+from ._lookahead import FetchPage
+from ._protocol import PageRequest
+
+
+async def fetch_first(
+    fetch: FetchPage, request: PageRequest, fallbacks: Sequence[PageRequest]
+) -> tuple[PageRequest, JSONResponse]:
+    """The response to a list's first request, or to the first fallback the service accepts;
+    the first refusal when it accepts none."""
+    refused: BadRequestError | None = None
+    for attempt in (request, *fallbacks):
+        try:
+            response = await fetch(attempt)
+        except BadRequestError as error:
+            refused = refused or error
+            continue
+        if attempt is not request:
+            dropped = sorted({name for name, _ in request.params} - set(dict(attempt.params)))
+            warnings.warn(
+                ContractDriftWarning(
+                    "the service refused the list's first request with the page size "
+                    f"parameter(s) {', '.join(dropped)} (400 Bad Request); listing without them"
+                ),
+                stacklevel=5,
+            )
+        return attempt, response
+    assert refused is not None
+    raise refused
+
+
+async def fetch_guess(
+    fetch: FetchPage, request: PageRequest, secrets: tuple[str, ...]
+) -> tuple[PageRequest, JSONResponse | None]:
+    """The response to a guess, or to the first later guess the service does not refuse; None
+    when it refuses every one and nothing announced more."""
+    while True:
+        try:
+            return request, await fetch(request)
+        except BadRequestError as refused:
+            probe = request.probe
+            assert probe is not None
+            following = probe.next_try()
+            if following is not None:
+                request = following
+                continue
+            if probe.refusal is None:
+                return request, None
+            error = PaginationError(probe.refusal, method="GET", url=refused.url)
+            scrub_error(error, secrets)
+            raise error from refused
