@@ -19,7 +19,7 @@ from remedy_async._paging._protocol import (
     Paginator,
     PagingFault,
 )
-from remedy_async._paging._schemes import (
+from remedy_async._paging._pinned import (
     CursorPaginator,
     LinkHeaderPaginator,
     OffsetPaginator,
