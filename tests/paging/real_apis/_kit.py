@@ -309,14 +309,19 @@ def path_of(url: str, strip: str = "") -> str:
     return path[len(strip) :] if strip and path.startswith(strip) else path
 
 
-def link_header(*links: tuple[str | None, str] | tuple[str | None, str, str]) -> str:
-    """An RFC 8288 Link header of (url, rel) or (url, rel, extra params); None urls are left out."""
+def link_header(
+    *links: tuple[str | None, str] | tuple[str | None, str, str], tight: bool = False
+) -> str:
+    """An RFC 8288 Link header of (url, rel) or (url, rel, extra params); None urls are left out.
+
+    `tight` writes it without spaces after the separators, as some APIs do (ServiceNow).
+    """
     parts = []
     for link in links:
         url, rel, *extra = link
         if url is not None:
-            parts.append("; ".join([f"<{url}>", f'rel="{rel}"', *extra]))
-    return ", ".join(parts)
+            parts.append((";" if tight else "; ").join([f"<{url}>", f'rel="{rel}"', *extra]))
+    return ("," if tight else ", ").join(parts)
 
 
 def compact(body: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from ._kit import (
     Tokens,
     Window,
     bad_request,
+    compact,
     headers_of,
     index_after,
     link_header,
@@ -102,6 +103,30 @@ AWS_APIGATEWAY_RESTAPIS = RealApi(
     respond=_apigateway_restapis,
     reference=Reference(("item",), TokenAt(("position",), "position")),
     sizing=_APIGW,
+)
+
+_SECURITYHUB = Sizing("MaxResults", 100, 100)
+_securityhub_tokens = Tokens("aws-securityhub")
+
+
+def _securityhub_findings(request: Request, records: Sequence[Record]) -> Reply:
+    window = token_window(request, records, _SECURITYHUB, _securityhub_tokens, "NextToken")
+    return Reply(
+        200, compact({"Findings": window.items, "NextToken": _securityhub_tokens.after(window)})
+    )
+
+
+AWS_SECURITYHUB_FINDINGS = RealApi(
+    name="AWS Security Hub: GetFindings (POST /findings)",
+    category=CLOUD,
+    source=("https://docs.aws.amazon.com/securityhub/1.0/APIReference/API_GetFindings.html",),
+    shape="PascalCase: items in `Findings`; token at `NextToken` (absent on the last page) sent "
+    "back as `NextToken`; `MaxResults` up to 100",
+    respond=_securityhub_findings,
+    reference=Reference(("Findings",), TokenAt(("NextToken",), "NextToken")),
+    sizing=_SECURITYHUB,
+    assumptions="the real call is a POST with NextToken and MaxResults in its JSON body, "
+    "modelled over GET with query parameters",
 )
 
 # --- Azure Resource Manager ---------------------------------------------------------------------
@@ -214,9 +239,8 @@ def _digitalocean_droplets(request: Request, records: Sequence[Record]) -> Reply
         pages |= {"first": url_with(request, page=1), "prev": url_with(request, page=number - 1)}
     if window.more:
         pages |= {"next": url_with(request, page=number + 1), "last": url_with(request, page=last)}
-    return Reply(
-        200, {RESOURCE: window.items, "links": {"pages": pages}, "meta": {"total": window.total}}
-    )
+    links = {"pages": pages} if pages else {}
+    return Reply(200, {RESOURCE: window.items, "links": links, "meta": {"total": window.total}})
 
 
 DIGITALOCEAN_DROPLETS = RealApi(
@@ -227,7 +251,8 @@ DIGITALOCEAN_DROPLETS = RealApi(
         "Links-and-Pagination",
     ),
     shape="items under the resource's name (`droplets`); next page URL three levels down at "
-    "`links.pages.next` beside first/prev/last (the last page has only first and prev); total "
+    "`links.pages.next` beside first/prev/last (the last page has only first and prev, a single "
+    "page an empty `links`); total "
     "at `meta.total`; `page`/`per_page`",
     respond=_digitalocean_droplets,
     reference=Reference((RESOURCE,), UrlAt(("links", "pages", "next"))),
@@ -446,6 +471,7 @@ CATALOGUE: tuple[RealApi, ...] = (
     AWS_LAMBDA_FUNCTIONS,
     AWS_KMS_KEYS,
     AWS_APIGATEWAY_RESTAPIS,
+    AWS_SECURITYHUB_FINDINGS,
     AZURE_ARM_RESOURCES,
     GCP_COMPUTE_INSTANCES,
     KUBERNETES_LIST,

@@ -289,6 +289,7 @@ def _servicenow_table(request: Request, records: Sequence[Record]) -> Reply:
         (at(max(0, window.start - size)) if window.start > 0 else None, "prev"),
         (at(window.end) if window.more else None, "next"),
         (at(last), "last"),
+        tight=True,
     )
     headers = headers_of(("Link", link), ("X-Total-Count", str(window.total)))
     return Reply(200, {"result": window.items}, headers)
@@ -301,8 +302,9 @@ SERVICENOW_TABLE = RealApi(
         "https://www.servicenow.com/docs/bundle/xanadu-api-reference/page/integrate/"
         "inbound-rest/concept/c_TableAPI.html",
     ),
-    shape="items in `result`; Link header with rel first/prev/next/last (no next on the last "
-    "page); `X-Total-Count`; `sysparm_offset`/`sysparm_limit` (default 10,000)",
+    shape='items in `result`; Link header without spaces (`<url>;rel="next",<url>;...`) with rel '
+    "first/prev/next/last (no next on the last page); `X-Total-Count`; `sysparm_offset`/"
+    "`sysparm_limit` (default 10,000)",
     respond=_servicenow_table,
     reference=Reference(("result",), LinkNext()),
     sizing=_SERVICENOW,
@@ -349,6 +351,50 @@ MANAGEENGINE_COMPUTERS = RealApi(
     assumptions="pagelimit defaults to 25 (seen on a live server; the page does not say)",
 )
 
+# --- SimpleMDM ----------------------------------------------------------------------------------
+
+_SIMPLEMDM = Sizing("limit", 10, 100)
+
+
+def _simplemdm_devices(request: Request, records: Sequence[Record]) -> Reply:
+    window = keyset_window(request, records, _SIMPLEMDM, "starting_after")
+    return Reply(200, {"data": window.items, "has_more": window.more})
+
+
+SIMPLEMDM_DEVICES = RealApi(
+    name="SimpleMDM API v1: List all devices (GET /api/v1/devices)",
+    category=VENDOR,
+    source=("https://api.simplemdm.com/#pagination", "https://api.simplemdm.com/#list-all-7"),
+    shape="Stripe-like keyset: items in `data`, `has_more`; next request `starting_after=<last "
+    "id>`; `limit` 1 to 100, default 10",
+    respond=_simplemdm_devices,
+    reference=Reference(("data",), Keyset("starting_after", more_at=("has_more",))),
+    sizing=_SIMPLEMDM,
+    base_path="/api",
+)
+
+# --- Snipe-IT -----------------------------------------------------------------------------------
+
+_SNIPE_IT = Sizing("limit", 50, 500)
+
+
+def _snipe_it_hardware(request: Request, records: Sequence[Record]) -> Reply:
+    window = offset_window(request, records, _SNIPE_IT, "offset")
+    return Reply(200, {"total": window.total, "rows": window.items})
+
+
+SNIPE_IT_HARDWARE = RealApi(
+    name="Snipe-IT API v1: List hardware assets (GET /api/v1/hardware)",
+    category=VENDOR,
+    source=("https://snipe-it.readme.io/reference/hardware-list",),
+    shape="items in `rows`; `limit`/`offset` in, nothing echoed; total at `total`; no continuation",
+    respond=_snipe_it_hardware,
+    reference=Reference(("rows",), Offset("offset", total_at=("total",))),
+    sizing=_SNIPE_IT,
+    base_path="/api",
+    assumptions="limit is capped at 500 (the server's configurable max_results default)",
+)
+
 CATALOGUE: tuple[RealApi, ...] = (
     INTUNE_MANAGED_DEVICES,
     JAMF_PRO_INVENTORY,
@@ -361,4 +407,6 @@ CATALOGUE: tuple[RealApi, ...] = (
     CHROMEOS_DEVICES,
     SERVICENOW_TABLE,
     MANAGEENGINE_COMPUTERS,
+    SIMPLEMDM_DEVICES,
+    SNIPE_IT_HARDWARE,
 )

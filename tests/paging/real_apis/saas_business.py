@@ -14,6 +14,7 @@ from ._kit import (
     Sizing,
     Tokens,
     cursor_window,
+    keyset_window,
     offset_window,
     path_of,
     token_window,
@@ -367,6 +368,38 @@ INTERCOM_CONTACTS = RealApi(
 )
 
 
+# --- Paddle Billing -----------------------------------------------------------------------------
+
+_PADDLE = Sizing("per_page", 50, 200)
+
+
+def _paddle_customers(request: Request, records: Sequence[Record]) -> Reply:
+    window = keyset_window(request, records, _PADDLE, "after")
+    pagination = {
+        "per_page": window.per_page,
+        "next": url_with(request, after=window.last_id) if window.last_id else None,
+        "has_more": window.more,
+        "estimated_total": window.total,
+    }
+    meta = {"request_id": "corpus-0001", "pagination": pagination}
+    return Reply(200, {"data": window.items, "meta": meta})
+
+
+PADDLE_CUSTOMERS = RealApi(
+    name="Paddle Billing API: List customers (GET /customers)",
+    category=SAAS,
+    source=("https://developer.paddle.com/api-reference/about/pagination",),
+    shape="keyset `after=<last id>`: items in `data`; `meta.pagination.next` is a URL carrying "
+    "it, present on the last page too, beside `has_more` false; `estimated_total`",
+    respond=_paddle_customers,
+    reference=Reference(
+        ("data",), UrlAt(("meta", "pagination", "next"), more_at=("meta", "pagination", "has_more"))
+    ),
+    sizing=_PADDLE,
+    assumptions="the last page keeps `meta.pagination.next` (the docs tell clients to stop on "
+    "has_more false)",
+)
+
 CATALOGUE: tuple[RealApi, ...] = (
     HUBSPOT_OBJECTS,
     ZENDESK_TICKETS,
@@ -378,4 +411,5 @@ CATALOGUE: tuple[RealApi, ...] = (
     PAGERDUTY_INCIDENTS,
     ZOOM_USERS,
     INTERCOM_CONTACTS,
+    PADDLE_CUSTOMERS,
 )

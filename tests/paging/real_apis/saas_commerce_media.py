@@ -294,6 +294,34 @@ SQUARE_CUSTOMERS = RealApi(
 )
 
 
+# --- SoundCloud ---------------------------------------------------------------------------------
+
+_SOUNDCLOUD = Sizing("limit", 50, 200)
+_soundcloud_tokens = Tokens("soundcloud")
+
+
+def _soundcloud_tracks(request: Request, records: Sequence[Record]) -> Reply:
+    window = token_window(request, records, _SOUNDCLOUD, _soundcloud_tokens, "cursor")
+    if request.query.get("linked_partitioning") != "true":
+        return Reply(200, window.items)
+    cursor = _soundcloud_tokens.after(window)
+    next_href = url_with(request, cursor=cursor) if cursor else None
+    return Reply(200, {"collection": window.items, "next_href": next_href})
+
+
+SOUNDCLOUD_TRACKS = RealApi(
+    name="SoundCloud API: a user's tracks with linked_partitioning (GET /users/{id}/tracks)",
+    category=SAAS,
+    source=("https://developers.soundcloud.com/docs/api/guide#pagination",),
+    shape="items in `collection`; next page URL at `next_href` (null on the last page) carrying "
+    "an opaque `cursor`; only with linked_partitioning=true (else a bare array of `limit`)",
+    respond=_soundcloud_tracks,
+    reference=Reference(("collection",), UrlAt(("next_href",))),
+    sizing=_SOUNDCLOUD,
+    base_path="/users/3207",
+    required_params={"linked_partitioning": "true"},
+)
+
 CATALOGUE: tuple[RealApi, ...] = (
     SHOPIFY_PRODUCTS,
     FACEBOOK_GRAPH_EDGE,
@@ -304,4 +332,5 @@ CATALOGUE: tuple[RealApi, ...] = (
     GREENHOUSE_CANDIDATES,
     CONTENTFUL_ENTRIES,
     SQUARE_CUSTOMERS,
+    SOUNDCLOUD_TRACKS,
 )

@@ -20,13 +20,14 @@ from ._kit import (
     integer,
     keyset_window,
     link_header,
+    offset_window,
     page_window,
     path_of,
     reject_unknown,
     token_window,
     url_with,
 )
-from ._reference import Keyset, LinkNext, Reference, TokenAt, UrlAt
+from ._reference import Keyset, LinkNext, Offset, Reference, TokenAt, UrlAt
 
 SAAS = "saas"
 
@@ -349,6 +350,75 @@ TWILIO_MESSAGES = RealApi(
 )
 
 
+_TWILIO_V2 = Sizing("PageSize", 50, 1000)
+_twilio_v2_tokens = Tokens("twilio-v2", prefix="PA")
+
+
+def _twilio_verify_services(request: Request, records: Sequence[Record]) -> Reply:
+    size = _TWILIO_V2.of(request) or 50
+    page = integer(request.query.get("Page", "0"), "Page")
+    token = request.query.get("PageToken")
+    window = Window(records, _twilio_v2_tokens.start(token) if token else page * size, size)
+    meta = {
+        "page": page,
+        "page_size": size,
+        "first_page_url": url_with(request, Page=0, PageToken=None, PageSize=size),
+        "previous_page_url": url_with(
+            request,
+            Page=page - 1,
+            PageSize=size,
+            PageToken=_twilio_v2_tokens.encode(max(0, window.start - size)),
+        )
+        if page
+        else None,
+        "url": str(request.url),
+        "next_page_url": url_with(
+            request, Page=page + 1, PageSize=size, PageToken=_twilio_v2_tokens.encode(window.end)
+        )
+        if window.more
+        else None,
+        "key": RESOURCE,
+    }
+    return Reply(200, {RESOURCE: window.items, "meta": meta})
+
+
+TWILIO_VERIFY_SERVICES = RealApi(
+    name="Twilio REST (v1/v2 APIs, e.g. Verify): Read multiple Services (GET /v2/Services)",
+    category=SAAS,
+    source=(
+        "https://www.twilio.com/docs/usage/twilios-response#pagination",
+        "https://www.twilio.com/docs/verify/api/service#read-multiple-service-resources",
+    ),
+    shape="items under the key named by `meta.key` (the resource's name); absolute next page URL "
+    "at `meta.next_page_url` (null on the last page) with `Page` and an opaque `PageToken`; "
+    "`meta.previous_page_url`, `first_page_url`, `page`, `page_size`",
+    respond=_twilio_verify_services,
+    reference=Reference((RESOURCE,), UrlAt(("meta", "next_page_url"))),
+    sizing=_TWILIO_V2,
+    base_path="/v2",
+)
+
+# --- YouTrack -----------------------------------------------------------------------------------
+
+_YOUTRACK = Sizing("$top", 42)
+
+
+def _youtrack_issues(request: Request, records: Sequence[Record]) -> Reply:
+    return Reply(200, offset_window(request, records, _YOUTRACK, "$skip").items)
+
+
+YOUTRACK_ISSUES = RealApi(
+    name="YouTrack REST API: Get issues (GET /api/issues)",
+    category=SAAS,
+    source=("https://www.jetbrains.com/help/youtrack/devportal/api-concept-pagination.html",),
+    shape="bare array of 42 by default (the documented default of `$top`), no signal of any "
+    "kind; `$skip`/`$top` page it",
+    respond=_youtrack_issues,
+    reference=Reference((), Offset("$skip")),
+    sizing=_YOUTRACK,
+    base_path="/api",
+)
+
 CATALOGUE: tuple[RealApi, ...] = (
     STRIPE_CUSTOMERS,
     SLACK_CONVERSATIONS,
@@ -358,4 +428,6 @@ CATALOGUE: tuple[RealApi, ...] = (
     DOCKERHUB_REPOSITORIES,
     DATADOG_SIGNALS,
     TWILIO_MESSAGES,
+    TWILIO_VERIFY_SERVICES,
+    YOUTRACK_ISSUES,
 )
