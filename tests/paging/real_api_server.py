@@ -20,7 +20,7 @@ from aiohttp import web
 from attrs import frozen
 
 from remedy_async import PaginationError, RemedyClient, RemedyError
-from tests.loopback import CANARY, serve_app
+from tests.loopback import CANARY, Handler, serve_app
 from tests.paging.real_apis import RealApi, Request, make_records
 
 Outcome = Literal["exact", "refused", "silent-loss", "duplicates", "misordered", "loop"]
@@ -64,12 +64,17 @@ class RealApiServer:
         """The client's base URL: the origin plus the API's base path."""
         return self.origin + self.api.base_path
 
-    async def _handle(self, request: web.Request) -> web.Response:
+    @web.middleware
+    async def _count(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Count every request, routed or not, and refuse those past the budget."""
         self.requests += 1
         if self.requests > self.budget:
             self.exhausted = True
             body = {"error": {"code": "request_budget_exhausted", "message": "loop detected"}}
             return web.json_response(body, status=410)
+        return await handler(request)
+
+    async def _handle(self, request: web.Request) -> web.Response:
         reply = self.api.reply(Request(request.url, request.headers), self.records)
         payload = None if reply.body is None else json.dumps(reply.body).encode()
         response = web.Response(
@@ -82,7 +87,7 @@ class RealApiServer:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[RealApiServer]:
         """Start the server; yields itself with `origin` set."""
-        app = web.Application()
+        app = web.Application(middlewares=[self._count])
         path = self.api.collection_path
         app.router.add_get(path, self._handle)
         app.router.add_get(path + "/{tail:.*}", self._handle)

@@ -35,6 +35,7 @@ holds the detector to `expected`.
 from __future__ import annotations
 
 from . import (
+    asset_inventory,
     clouds,
     device_management,
     saas_business,
@@ -50,6 +51,7 @@ from ._shapes import distinct_shapes, shape_of
 CATALOGUE: tuple[RealApi, ...] = (
     *security_vendors.CATALOGUE,
     *device_management.CATALOGUE,
+    *asset_inventory.CATALOGUE,
     *vuln_data.CATALOGUE,
     *clouds.CATALOGUE,
     *saas_dev_tools.CATALOGUE,

@@ -13,15 +13,13 @@ from ._kit import (
     Request,
     Sizing,
     Tokens,
-    headers_of,
     keyset_window,
-    link_header,
     offset_window,
     page_window,
     token_window,
     url_with,
 )
-from ._reference import Keyset, LinkNext, Offset, PageNumber, Reference, TokenAt, UrlAt
+from ._reference import Keyset, Offset, PageNumber, Reference, TokenAt, UrlAt
 
 VENDOR = "device-management/security vendor"
 
@@ -272,45 +270,6 @@ CHROMEOS_DEVICES = RealApi(
     assumptions="maxResults defaults to 100 (300 is the documented maximum)",
 )
 
-# --- ServiceNow ---------------------------------------------------------------------------------
-
-_SERVICENOW = Sizing("sysparm_limit", 10000, 10000)
-
-
-def _servicenow_table(request: Request, records: Sequence[Record]) -> Reply:
-    window = offset_window(request, records, _SERVICENOW, "sysparm_offset")
-    size, last = window.per_page, (window.pages - 1) * window.per_page
-
-    def at(offset: int) -> str:
-        return url_with(request, sysparm_limit=size, sysparm_offset=offset)
-
-    link = link_header(
-        (at(0), "first"),
-        (at(max(0, window.start - size)) if window.start > 0 else None, "prev"),
-        (at(window.end) if window.more else None, "next"),
-        (at(last), "last"),
-        tight=True,
-    )
-    headers = headers_of(("Link", link), ("X-Total-Count", str(window.total)))
-    return Reply(200, {"result": window.items}, headers)
-
-
-SERVICENOW_TABLE = RealApi(
-    name="ServiceNow Table API: cmdb_ci_computer (GET /api/now/table/{tableName})",
-    category=VENDOR,
-    source=(
-        "https://www.servicenow.com/docs/bundle/xanadu-api-reference/page/integrate/"
-        "inbound-rest/concept/c_TableAPI.html",
-    ),
-    shape='items in `result`; Link header without spaces (`<url>;rel="next",<url>;...`) with rel '
-    "first/prev/next/last (no next on the last page); `X-Total-Count`; `sysparm_offset`/"
-    "`sysparm_limit` (default 10,000)",
-    respond=_servicenow_table,
-    reference=Reference(("result",), LinkNext()),
-    sizing=_SERVICENOW,
-    base_path="/api/now/table",
-)
-
 # --- ManageEngine Endpoint Central --------------------------------------------------------------
 
 _MANAGEENGINE = Sizing("pagelimit", 25)
@@ -373,27 +332,6 @@ SIMPLEMDM_DEVICES = RealApi(
     base_path="/api",
 )
 
-# --- Snipe-IT -----------------------------------------------------------------------------------
-
-_SNIPE_IT = Sizing("limit", 50, 500)
-
-
-def _snipe_it_hardware(request: Request, records: Sequence[Record]) -> Reply:
-    window = offset_window(request, records, _SNIPE_IT, "offset")
-    return Reply(200, {"total": window.total, "rows": window.items})
-
-
-SNIPE_IT_HARDWARE = RealApi(
-    name="Snipe-IT API v1: List hardware assets (GET /api/v1/hardware)",
-    category=VENDOR,
-    source=("https://snipe-it.readme.io/reference/hardware-list",),
-    shape="items in `rows`; `limit`/`offset` in, nothing echoed; total at `total`; no continuation",
-    respond=_snipe_it_hardware,
-    reference=Reference(("rows",), Offset("offset", total_at=("total",))),
-    sizing=_SNIPE_IT,
-    base_path="/api",
-    assumptions="limit is capped at 500 (the server's configurable max_results default)",
-)
 
 CATALOGUE: tuple[RealApi, ...] = (
     INTUNE_MANAGED_DEVICES,
@@ -405,8 +343,6 @@ CATALOGUE: tuple[RealApi, ...] = (
     JUMPCLOUD_SYSTEMS,
     WORKSPACE_ONE_DEVICES,
     CHROMEOS_DEVICES,
-    SERVICENOW_TABLE,
     MANAGEENGINE_COMPUTERS,
     SIMPLEMDM_DEVICES,
-    SNIPE_IT_HARDWARE,
 )

@@ -16,7 +16,6 @@ from ._kit import (
     keyset_window,
     offset_window,
     page_window,
-    require,
     token_window,
     url_with,
 )
@@ -416,75 +415,6 @@ QUALYS_CSAM = RealApi(
     "pageSize defaults to 100 (300 is the documented maximum)",
 )
 
-# --- Armis --------------------------------------------------------------------------------------
-
-_ARMIS = Sizing("length", 100, 10000)
-
-
-def _armis_search(request: Request, records: Sequence[Record]) -> Reply:
-    require(request, "aql")
-    window = offset_window(request, records, _ARMIS, "from")
-    data = {
-        "count": len(window.items),
-        "next": window.next_start,
-        "prev": max(0, window.start - window.per_page) if window.start else None,
-        "results": window.items,
-        "total": window.total,
-    }
-    return Reply(200, {"data": data, "success": True})
-
-
-ARMIS_SEARCH = RealApi(
-    name="Armis: AQL search of devices (GET /api/v1/search/?aql=in:devices)",
-    category=VENDOR,
-    source=("https://docs.ic.armis.com/reference/search",),
-    shape="items two levels down at `data.results`; next offset (integer, null at the end) at "
-    "`data.next`, sent as `from`; `length` sets the size; total at `data.total`; `prev` beside",
-    respond=_armis_search,
-    reference=Reference(("data", "results"), TokenAt(("data", "next"), "from")),
-    sizing=_ARMIS,
-    base_path="/api",
-    required_params={"aql": "in:devices"},
-    assumptions="`length` defaults to 100 and is capped at 10,000",
-)
-
-# --- Wiz ----------------------------------------------------------------------------------------
-
-_WIZ = Sizing("first", 500, 500)
-_wiz_tokens = Tokens("wiz")
-
-
-def _wiz_connection(request: Request, records: Sequence[Record]) -> Reply:
-    window = token_window(request, records, _WIZ, _wiz_tokens, "after")
-    page_info = {"hasNextPage": window.more, "endCursor": _wiz_tokens.encode(window.end)}
-    connection = {"nodes": window.items, "pageInfo": page_info, "totalCount": window.total}
-    return Reply(200, {"data": {RESOURCE: connection}})
-
-
-WIZ_GRAPHQL = RealApi(
-    name="Wiz: GraphQL connection (e.g. cloudResources), as served over GET",
-    category=VENDOR,
-    source=(
-        "https://win.wiz.io/reference/pull-cloud-resources",
-        "https://relay.dev/graphql/connections.htm",
-    ),
-    shape="items three levels down at `data.<field>.nodes`; `pageInfo.hasNextPage` and "
-    "`pageInfo.endCursor` (present on the last page too) sent back as `after`; `first` sets the "
-    "size; `totalCount` beside",
-    respond=_wiz_connection,
-    reference=Reference(
-        ("data", RESOURCE, "nodes"),
-        TokenAt(
-            ("data", RESOURCE, "pageInfo", "endCursor"),
-            "after",
-            more_at=("data", RESOURCE, "pageInfo", "hasNextPage"),
-        ),
-    ),
-    sizing=_WIZ,
-    assumptions="GraphQL variables `first`/`after` are modelled as query parameters of a GET; "
-    "`first` defaults to its documented maximum, 500",
-)
-
 
 CATALOGUE: tuple[RealApi, ...] = (
     CROWDSTRIKE_HOSTS,
@@ -499,6 +429,4 @@ CATALOGUE: tuple[RealApi, ...] = (
     TENABLE_ASSETS,
     INSIGHTVM_ASSETS,
     QUALYS_CSAM,
-    ARMIS_SEARCH,
-    WIZ_GRAPHQL,
 )
