@@ -34,6 +34,10 @@ spelling (`Endpoints` for PascalCase APIs), since the harness serves the client'
 PASCAL_RESOURCE = "Endpoints"
 
 Category = Literal["device-management/security vendor", "cloud", "saas"]
+VENDOR: Category = "device-management/security vendor"
+"""Vendors of the service's kind: endpoint management, EDR/XDR, scanners, asset inventories."""
+CLOUD: Category = "cloud"
+SAAS: Category = "saas"
 Expectation = Literal["lists", "refuses"]
 
 
@@ -309,9 +313,7 @@ def path_of(url: str, strip: str = "") -> str:
     return path[len(strip) :] if strip and path.startswith(strip) else path
 
 
-def link_header(
-    *links: tuple[str | None, str] | tuple[str | None, str, str], tight: bool = False
-) -> str:
+def link_header(*links: tuple[str | None, str, *tuple[str, ...]], tight: bool = False) -> str:
     """An RFC 8288 Link header of (url, rel) or (url, rel, extra params); None urls are left out.
 
     `tight` writes it without spaces after the separators, as some APIs do (ServiceNow).

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ._kit import (
     RESOURCE,
+    VENDOR,
     RealApi,
     Record,
     Reply,
@@ -20,8 +21,6 @@ from ._kit import (
     url_with,
 )
 from ._reference import LinkNext, Offset, Reference, TokenAt
-
-VENDOR = "device-management/security vendor"
 
 # --- Armis --------------------------------------------------------------------------------------
 

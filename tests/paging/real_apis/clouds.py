@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from ._kit import (
+    CLOUD,
     PASCAL_RESOURCE,
     RESOURCE,
     RealApi,
@@ -27,8 +28,6 @@ from ._kit import (
 )
 from ._reference import HeaderToken, NextRange, PageNumber, Reference, TokenAt, UrlAt
 
-CLOUD = "cloud"
-
 # --- AWS ----------------------------------------------------------------------------------------
 
 _LAMBDA = Sizing("MaxItems", 50, 50)
@@ -37,10 +36,9 @@ _lambda_tokens = Tokens("aws-lambda")
 
 def _lambda_functions(request: Request, records: Sequence[Record]) -> Reply:
     window = token_window(request, records, _LAMBDA, _lambda_tokens, "Marker")
-    body: dict[str, object] = {PASCAL_RESOURCE: window.items}
-    if window.more:
-        body["NextMarker"] = _lambda_tokens.encode(window.end)
-    return Reply(200, body)
+    return Reply(
+        200, compact({PASCAL_RESOURCE: window.items, "NextMarker": _lambda_tokens.after(window)})
+    )
 
 
 AWS_LAMBDA_FUNCTIONS = RealApi(
@@ -61,10 +59,16 @@ _kms_tokens = Tokens("aws-kms")
 
 def _kms_keys(request: Request, records: Sequence[Record]) -> Reply:
     window = token_window(request, records, _KMS, _kms_tokens, "Marker")
-    body: dict[str, object] = {PASCAL_RESOURCE: window.items, "Truncated": window.more}
-    if window.more:
-        body["NextMarker"] = _kms_tokens.encode(window.end)
-    return Reply(200, body)
+    return Reply(
+        200,
+        compact(
+            {
+                PASCAL_RESOURCE: window.items,
+                "Truncated": window.more,
+                "NextMarker": _kms_tokens.after(window),
+            }
+        ),
+    )
 
 
 AWS_KMS_KEYS = RealApi(
@@ -88,10 +92,7 @@ _apigw_tokens = Tokens("aws-apigateway")
 
 def _apigateway_restapis(request: Request, records: Sequence[Record]) -> Reply:
     window = token_window(request, records, _APIGW, _apigw_tokens, "position")
-    body: dict[str, object] = {"item": window.items}
-    if window.more:
-        body["position"] = _apigw_tokens.encode(window.end)
-    return Reply(200, body)
+    return Reply(200, compact({"item": window.items, "position": _apigw_tokens.after(window)}))
 
 
 AWS_APIGATEWAY_RESTAPIS = RealApi(
@@ -170,15 +171,18 @@ _compute_tokens = Tokens("gcp-compute")
 
 def _compute_instances(request: Request, records: Sequence[Record]) -> Reply:
     window = token_window(request, records, _COMPUTE, _compute_tokens, "pageToken")
-    body: dict[str, object] = {
-        "kind": "compute#instanceList",
-        "id": "projects/demo/zones/a",
-        "items": window.items,
-        "selfLink": str(request.url),
-    }
-    if window.more:
-        body["nextPageToken"] = _compute_tokens.encode(window.end)
-    return Reply(200, body)
+    return Reply(
+        200,
+        compact(
+            {
+                "kind": "compute#instanceList",
+                "id": "projects/demo/zones/a",
+                "items": window.items,
+                "selfLink": str(request.url),
+                "nextPageToken": _compute_tokens.after(window),
+            }
+        ),
+    )
 
 
 GCP_COMPUTE_INSTANCES = RealApi(

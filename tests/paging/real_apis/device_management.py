@@ -7,12 +7,14 @@ from collections.abc import Sequence
 from ._kit import (
     PASCAL_RESOURCE,
     RESOURCE,
+    VENDOR,
     RealApi,
     Record,
     Reply,
     Request,
     Sizing,
     Tokens,
+    compact,
     keyset_window,
     offset_window,
     page_window,
@@ -20,8 +22,6 @@ from ._kit import (
     url_with,
 )
 from ._reference import Keyset, Offset, PageNumber, Reference, TokenAt, UrlAt
-
-VENDOR = "device-management/security vendor"
 
 # --- Microsoft Graph: Intune --------------------------------------------------------------------
 
@@ -245,14 +245,17 @@ _chrome_tokens = Tokens("google-admin")
 
 def _chrome_devices(request: Request, records: Sequence[Record]) -> Reply:
     window = token_window(request, records, _CHROME, _chrome_tokens, "pageToken")
-    body: dict[str, object] = {
-        "kind": "directory#chromeosdevices",
-        "etag": '"x"',
-        RESOURCE: window.items,
-    }
-    if window.more:
-        body["nextPageToken"] = _chrome_tokens.encode(window.end)
-    return Reply(200, body)
+    return Reply(
+        200,
+        compact(
+            {
+                "kind": "directory#chromeosdevices",
+                "etag": '"x"',
+                RESOURCE: window.items,
+                "nextPageToken": _chrome_tokens.after(window),
+            }
+        ),
+    )
 
 
 CHROMEOS_DEVICES = RealApi(

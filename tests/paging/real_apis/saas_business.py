@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ._kit import (
     RESOURCE,
+    SAAS,
     RealApi,
     Record,
     Rejected,
@@ -13,6 +14,7 @@ from ._kit import (
     Request,
     Sizing,
     Tokens,
+    compact,
     cursor_window,
     keyset_window,
     offset_window,
@@ -21,8 +23,6 @@ from ._kit import (
     url_with,
 )
 from ._reference import Offset, Reference, TokenAt, UrlAt
-
-SAAS = "saas"
 
 # --- HubSpot ------------------------------------------------------------------------------------
 
@@ -144,10 +144,7 @@ def _airtable_records(request: Request, records: Sequence[Record]) -> Reply:
         window = token_window(request, records, _AIRTABLE, _airtable_tokens, "offset")
     except Rejected:
         return Reply(422, {"error": {"type": "LIST_RECORDS_ITERATOR_NOT_AVAILABLE"}})
-    body: dict[str, object] = {"records": window.items}
-    if window.more:
-        body["offset"] = _airtable_tokens.encode(window.end)
-    return Reply(200, body)
+    return Reply(200, compact({"records": window.items, "offset": _airtable_tokens.after(window)}))
 
 
 AIRTABLE_RECORDS = RealApi(

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 
 from ._kit import (
     RESOURCE,
+    SAAS,
     RealApi,
     Record,
     Reply,
     Request,
     Sizing,
     Tokens,
+    compact,
     cursor_window,
     keyset_window,
     link_header,
@@ -21,8 +23,6 @@ from ._kit import (
     url_with,
 )
 from ._reference import Keyset, LinkNext, Offset, Reference, TokenAt, UrlAt
-
-SAAS = "saas"
 
 # --- Shopify ------------------------------------------------------------------------------------
 
@@ -275,10 +275,8 @@ _square_tokens = Tokens("square")
 
 def _square_customers(request: Request, records: Sequence[Record]) -> Reply:
     window = token_window(request, records, _SQUARE, _square_tokens, "cursor")
-    body: dict[str, object] = {RESOURCE: window.items} if window.items else {}
-    if window.more:
-        body["cursor"] = _square_tokens.encode(window.end)
-    return Reply(200, body)
+    cursor = _square_tokens.after(window)
+    return Reply(200, compact({RESOURCE: window.items or None, "cursor": cursor}))
 
 
 SQUARE_CUSTOMERS = RealApi(

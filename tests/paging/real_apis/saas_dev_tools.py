@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ._kit import (
     RESOURCE,
+    SAAS,
     RealApi,
     Record,
     Rejected,
@@ -28,8 +29,6 @@ from ._kit import (
     url_with,
 )
 from ._reference import Keyset, LinkNext, Offset, Reference, TokenAt, UrlAt
-
-SAAS = "saas"
 
 # --- Stripe -------------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ._kit import (
     RESOURCE,
+    SAAS,
     RealApi,
     Record,
     Reply,
@@ -13,6 +14,7 @@ from ._kit import (
     Sizing,
     Tokens,
     Window,
+    compact,
     integer,
     link_header,
     offset_window,
@@ -23,8 +25,6 @@ from ._kit import (
     url_with,
 )
 from ._reference import LinkNext, Offset, PageNumber, Reference, TokenAt, UrlAt
-
-SAAS = "saas"
 
 # --- Atlassian: Jira ----------------------------------------------------------------------------
 
@@ -70,10 +70,16 @@ _jql_tokens = Tokens("jira-jql")
 def _jira_search_jql(request: Request, records: Sequence[Record]) -> Reply:
     require(request, "jql")
     window = token_window(request, records, _JQL, _jql_tokens, "nextPageToken")
-    body: dict[str, object] = {"issues": window.items, "isLast": not window.more}
-    if window.more:
-        body["nextPageToken"] = _jql_tokens.encode(window.end)
-    return Reply(200, body)
+    return Reply(
+        200,
+        compact(
+            {
+                "issues": window.items,
+                "isLast": not window.more,
+                "nextPageToken": _jql_tokens.after(window),
+            }
+        ),
+    )
 
 
 JIRA_SEARCH_JQL = RealApi(

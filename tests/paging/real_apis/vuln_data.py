@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._kit import (
+    VENDOR,
     RealApi,
     Record,
     Reply,
@@ -23,8 +24,6 @@ from ._kit import (
     url_with,
 )
 from ._reference import LinkNext, Offset, PageNumber, Reference, TokenAt, UrlAt
-
-VENDOR = "device-management/security vendor"
 
 # --- Snyk REST API ------------------------------------------------------------------------------
 
