@@ -17,7 +17,16 @@ Its `respond` is a pure function of the request (URL with query, headers) and th
 list of records, answering one page: the items where the API keeps them, its continuation (token,
 URL, relative path, header, keyset id, page or offset) and what its last page carries (null, an
 absent key, "", a false flag, a Link with results="false", ...). Tokens are opaque and signed
-(`Tokens`), so a forged or foreign token gets the API's error status.
+(`Tokens`), so a forged or foreign token gets the API's error status. Its `reference` is the
+documented way to list it, as data (`_reference`: where the items are, and `UrlAt`, `TokenAt`,
+`LinkNext`, `HeaderToken`, `NextRange`, `Offset`, `PageNumber` or `Keyset` for the next request):
+its repr reads as the convention a detector should compose, and `test_real_api_models` walks it
+to show every "lists" expectation is reachable by a client that knows the convention.
+
+Modules, in catalogue order: `security_vendors` (EDR/XDR, scanners), `device_management`
+(MDM, RMM, directories), `asset_inventory` (asset discovery, CMDB), `vuln_data` (vulnerability
+databases, SCA, threat intelligence), `clouds`, `saas_dev_tools`, `saas_enterprise`,
+`saas_business`, `saas_commerce_media`; the kit in `_kit`, distinct shapes in `_shapes`.
 
 The harness serves each model at the client's collection path, `{base_path}/v1/endpoints`; the
 client's base URL is the origin plus the base path. Where an API keeps its items under the
@@ -27,9 +36,11 @@ Adding an API: read its documentation (and an SDK's paging loop where the docs a
 write `respond` in the category's module with the kit's windows (`offset_window`, `page_window`,
 `token_window`, `cursor_window`, `keyset_window`), links (`url_with`, `path_of`, `link_header`)
 and errors (`bad_request`, `require`, `reject_unknown`), set `sizing` to the documented page
-sizes, cite the pages read in `source`, write down every guess in `assumptions`, and add the
-value to the module's `CATALOGUE`. `scripts/real-apis` then measures it, and the test module
-holds the detector to `expected`.
+sizes, write its `reference`, cite the pages read in `source`, write down every guess in
+`assumptions`, and add the value to the module's `CATALOGUE`. `test_real_api_models` then checks
+the model against its reference, `scripts/real-apis` measures the client against it, and
+`test_real_apis` holds the detector to `expected`. Two APIs of one shape count once in
+`distinct_shapes`; prefer an API that adds a shape, or a vendor of the service's kind.
 """
 
 from __future__ import annotations

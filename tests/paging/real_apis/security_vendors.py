@@ -1,4 +1,4 @@
-"""EDR/XDR platforms, vulnerability scanners and asset inventories: the service's own kind."""
+"""EDR/XDR platforms, identity-based device trust and vulnerability scanners: the service's kind."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ CROWDSTRIKE_HOSTS = RealApi(
     name="CrowdStrike Falcon: Hosts CombinedDevicesByFilter (GET /devices/combined/devices/v1)",
     category=VENDOR,
     source=(
-        "https://www.falconpy.io/Service-Collections/Hosts.html#combineddevicesbyfilter",
+        "https://www.falconpy.io/Service-Collections/Hosts.html (CombinedDevicesByFilter)",
         "https://github.com/CrowdStrike/rusty-falcon/blob/main/src/models/deviceapi_device_paging_v2.rs",
     ),
     shape="items in `resources`; string token at `meta.pagination.next` sent back as `offset`; "
@@ -146,7 +146,7 @@ SENTINELONE_AGENTS = RealApi(
     name="SentinelOne: Get Agents (GET /web/api/v2.1/agents)",
     category=VENDOR,
     source=(
-        "https://usea1-partners.sentinelone.net/api-doc/api-details?category=agents&api=get-agents",
+        "https://{tenant}.sentinelone.net/api-doc/api-details?category=agents&api=get-agents",
         "https://docs.blinkops.com/docs/integrations/sentinelone/actions/list-agents",
     ),
     shape="items in `data`; token at `pagination.nextCursor` (null on the last page) sent back "
