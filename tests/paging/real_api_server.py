@@ -1,0 +1,168 @@
+"""A loopback server for one modelled real API, and a measurement of today's client against it.
+
+`RealApiServer` serves a `RealApi` at `{base_path}/v1/endpoints` (and paths below it, where a
+model's continuation is a locator path) on 127.0.0.1:0, counts every request, and answers 410
+past its request budget, so a client that loops is detected rather than waited for. `measure`
+lists the served records with the default client, as a new user would, and classifies the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import warnings
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Literal
+
+from aiohttp import web
+from attrs import frozen
+
+from remedy_async import PaginationError, RemedyClient, RemedyError
+from tests.loopback import CANARY, Handler, serve_app
+from tests.paging.real_apis import RealApi, Request, make_records
+
+Outcome = Literal["exact", "refused", "silent-loss", "duplicates", "misordered", "loop"]
+OUTCOMES: tuple[Outcome, ...] = (
+    "exact",
+    "refused",
+    "silent-loss",
+    "duplicates",
+    "misordered",
+    "loop",
+)
+"""Every class a run falls in: every id once in order; a RemedyError; ended without error with
+ids missing; an id delivered twice; every id once, out of order; the request budget hit."""
+
+SMALL_PAGE = 7
+"""The small page size the second run asks for."""
+RUN_TIMEOUT = 30.0
+"""Seconds one run may take before it counts as a loop (a guard: runs take far less)."""
+
+
+def request_budget(api: RealApi, records: int, page_size: int | None) -> int:
+    """20 times the pages a list of `records` needs at the smallest size in play, plus 20."""
+    sizes = [size for size in (api.default_page_size, page_size) if size]
+    pages = math.ceil(records / min(sizes)) if sizes else 1
+    return 20 * max(1, pages) + 20
+
+
+class RealApiServer:
+    """Serve one modelled API over a real loopback socket, within a request budget."""
+
+    def __init__(self, api: RealApi, records: Sequence[dict[str, Any]], budget: int) -> None:
+        self.api = api
+        self.records = records
+        self.budget = budget
+        self.requests = 0
+        self.exhausted = False
+        self.origin = ""
+
+    @property
+    def base_url(self) -> str:
+        """The client's base URL: the origin plus the API's base path."""
+        return self.origin + self.api.base_path
+
+    @web.middleware
+    async def _count(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Count every request, routed or not, and refuse those past the budget."""
+        self.requests += 1
+        if self.requests > self.budget:
+            self.exhausted = True
+            body = {"error": {"code": "request_budget_exhausted", "message": "loop detected"}}
+            return web.json_response(body, status=410)
+        return await handler(request)
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        reply = self.api.reply(Request(request.url, request.headers), self.records)
+        payload = None if reply.body is None else json.dumps(reply.body).encode()
+        response = web.Response(
+            status=reply.status, body=payload, content_type="application/json" if payload else None
+        )
+        for name, value in reply.headers:
+            response.headers.add(name, value)
+        return response
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[RealApiServer]:
+        """Start the server; yields itself with `origin` set."""
+        app = web.Application(middlewares=[self._count])
+        path = self.api.collection_path
+        app.router.add_get(path, self._handle)
+        app.router.add_get(path + "/{tail:.*}", self._handle)
+        async with serve_app(app) as origin:
+            self.origin = origin
+            yield self
+
+
+@frozen
+class Run:
+    """One list call's result against one API."""
+
+    api: str
+    page_size: int | None
+    outcome: Outcome
+    delivered: int
+    expected: int
+    requests: int
+    error_type: str | None = None
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def refused_safely(self) -> bool:
+        """A PaginationError before claiming the end, without looping."""
+        return self.outcome == "refused" and self.error_type == PaginationError.__name__
+
+
+def classify(ids: Sequence[str], expected: Sequence[str], *, error: bool, looped: bool) -> Outcome:
+    """The class of a run from the ids it delivered and how it ended."""
+    if looped:
+        return "loop"
+    if error:
+        return "refused"
+    if len(set(ids)) != len(ids):
+        return "duplicates"
+    if list(ids) == list(expected):
+        return "exact"
+    return "silent-loss" if set(ids) < set(expected) else "misordered"
+
+
+async def measure(api: RealApi, *, page_size: int | None = None, records: int | None = None) -> Run:
+    """List `api`'s records with today's default client and classify the run."""
+    count = api.sample_size if records is None else records
+    served = make_records(count)
+    expected = [str(record["id"]) for record in served]
+    server = RealApiServer(api, served, request_budget(api, count, page_size))
+    ids: list[str] = []
+    failure: RemedyError | None = None
+    timed_out = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with server.running(), RemedyClient(server.base_url, token=CANARY) as client:
+            pager = client.endpoints.list(
+                page_size=page_size, extra_params=dict(api.required_params) or None
+            )
+            try:
+                async with asyncio.timeout(RUN_TIMEOUT):
+                    async for endpoint in pager:
+                        ids.append(endpoint.id)
+            except RemedyError as error:
+                failure = error
+            except TimeoutError:
+                timed_out = True
+    outcome = classify(
+        ids, expected, error=failure is not None, looped=server.exhausted or timed_out
+    )
+    return Run(
+        api=api.name,
+        page_size=page_size,
+        outcome=outcome,
+        delivered=len(ids),
+        expected=count,
+        requests=server.requests,
+        error_type=None if failure is None else type(failure).__name__,
+        error=None if failure is None else " ".join(str(failure).split())[:150],
+        warnings=tuple(sorted({type(w.message).__name__ for w in caught})),
+    )
