@@ -38,7 +38,13 @@ def advised(fault: PagingFault, request: PageRequest, response: JSONResponse) ->
         )
     else:
         suggestion = found.convention
-        if failed is not None and suggestion == failed:
+        if found.unannounced:
+            suggestion = None
+            advice = (
+                "the page itself names no way forward; describe the service's paging with "
+                "paginator=remedy_async.Convention(...), axis by axis"
+            )
+        elif failed is not None and suggestion == failed:
             suggestion = None
             advice = (
                 "the page contradicts the convention it otherwise shows, so no convention can "

@@ -19,7 +19,7 @@ from remedy_async._http import JSONResponse
 from ._advice import advised
 from ._conventions import CONVENTIONS
 from ._detect import Detection, detect
-from ._follow import read_page
+from ._follow import locate_items, read_page
 from ._positions import CONTRACT_SIZE_PARAMS, plan_pages, predict_next, with_position
 from ._protocol import (
     Convention,
@@ -78,8 +78,14 @@ class AutoPaginator:
         try:
             if request.convention is None:
                 return self._first_page(request, response)
+            if request.probe is not None:
+                ignored = _ignored(request.probe, request.convention, response)
+                if ignored is not None:
+                    return ignored
             result = read_page(request.convention, request, response, READER)
-            return result if request.probe is None else _judged(request.probe, result)
+            if request.probe is not None and request.probe.unannounced and result.items:
+                return attrs.evolve(result, notice=_notice(request.convention))
+            return result
         except PagingFault as fault:
             raise advised(fault, request, response) from None
 
@@ -137,19 +143,28 @@ def _tries(
     return tuple(tries)
 
 
-def _judged(probe: Probe, result: PageResult) -> PageResult:
-    """A page brought by a guess: kept when it holds new records, else the next guess."""
-    items = result.items
+def _ignored(probe: Probe, convention: Convention, response: JSONResponse) -> PageResult | None:
+    """For a page brought by a guess: None when it holds new records (the guess is kept), else
+    the result that moves on to the next guess, ends the list, or refuses it."""
+    items, path = locate_items(convention, response)
     if not items or _id_of(items[0]) != probe.first_id:
-        if probe.unannounced and result.convention is not None and items:
-            return attrs.evolve(result, notice=_notice(result.convention))
-        return result
+        return None
+    shown = "$" + "".join(f".{key}" for key in path)
     following = probe.next_try()
     if following is not None:  # the service answered with its first page: it ignored the guess
-        return PageResult(items=(), next=following, items_path=result.items_path)
+        return PageResult(items=(), next=following, items_path=shown)
     if probe.refusal is None:
-        return PageResult(items=(), next=None, items_path=result.items_path)
-    raise PagingFault(probe.refusal)
+        return PageResult(items=(), next=None, items_path=shown)
+    raise refusal(probe.refusal)
+
+
+def refusal(text: str) -> PagingFault:
+    """The fault of a list no guess could follow: its text says what to pin, or that nothing
+    will (no further advice is added)."""
+    fault = PagingFault(text)
+    fault.advice = text  # type: ignore[attr-defined]
+    fault.suggestion = None  # type: ignore[attr-defined]
+    return fault
 
 
 def _notice(convention: Convention) -> str:

@@ -15,7 +15,7 @@ signal in unknown words, is refused with what was seen.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -26,7 +26,7 @@ from remedy_async._http import JSONResponse
 
 from ._conventions import CONVENTIONS
 from ._envelope import MISSING, dig
-from ._follow import API_PREFIX, locate_items, resource_names
+from ._follow import base_path, locate_items, resource_names
 from ._links import resolve
 from ._positions import CONTRACT_SIZE_PARAMS, int_param
 from ._protocol import Convention, PageRequest, PagingFault, Path
@@ -46,6 +46,8 @@ ROUND_SIZES = frozenset({25, 50, 200, 250, *range(100, 10_001, 100)})
 page without any paging signal worth checking for a second page)."""
 KEYSET_PARAMS = ("starting_after", "after", "after_id")
 GENERIC_TOKEN_PARAMS = ("cursor",)
+NUMBER_PARAMS = ("offset", "start", "from", "skip", "page")
+"""Where a continuation that is a number (the next offset or page) may go back."""
 PAGE_PARAMS = {"number": "page", "current_page": "page", "currentPage": "page"}
 """Echoed page-number keys whose request parameter is `page` (Spring, Laravel)."""
 READING_FIELDS = ("more_at", "last_at", "total_at", "pages_at", "position_at", "size_at")
@@ -143,7 +145,7 @@ def _handed_out(
     if urls:
         return _follow_url(axes, urls, tokens, response)
     if tokens:
-        return _follow_token(axes, tokens)
+        return _follow_token(axes, tokens, signals)
     return None
 
 
@@ -178,14 +180,19 @@ def _follow_url(
     axes: dict[str, Any], urls: list[Signal], tokens: list[Signal], response: JSONResponse
 ) -> Detection:
     primary = next((signal for signal in urls if signal.header == "Link"), urls[0])
-    target = _resolved(response.url, primary.value)
+    based = _outside_base(response.url, primary.value)
+    target = _resolved(response.url, primary.value, based)
     ignore: list[Path] = []
     ignore_headers: list[str] = []
     for other in [*urls, *tokens]:
         if other is primary:
             continue
         agrees = (
-            _resolved(response.url, other.value) == target
+            target
+            in {
+                _resolved(response.url, other.value, False),
+                _resolved(response.url, other.value, True),
+            }
             if other.kind == "url"
             else str(other.value) in _unquoted(target)
         )
@@ -202,17 +209,25 @@ def _follow_url(
     convention = Convention(
         **axes, **where, follow="url", ignore=tuple(ignore), ignore_headers=tuple(ignore_headers)
     )
-    if not _outside_base(response.url, primary.value):
+    if not based:
         return Detection(convention)
-    based = attrs.evolve(convention, links_from="base")
+    based_convention = attrs.evolve(convention, links_from="base")
     refusal = (
         f"the next-page links ({primary.where}) lead outside the API's base path, and read "
         "against the base URL they brought no new records"
     )
-    return Detection(based, (based,), refusal=refusal)
+    return Detection(based_convention, (based_convention,), refusal=refusal)
 
 
-def _follow_token(axes: dict[str, Any], tokens: list[Signal]) -> Detection:
+def _follow_token(
+    axes: dict[str, Any], tokens: list[Signal], signals: Sequence[Signal]
+) -> Detection:
+    strings = [signal for signal in tokens if signal.kind == "token"]
+    informing: list[Signal] = []
+    if strings and len(strings) < len(tokens):
+        # A page number beside a cursor informs; the cursor leads (Intercom).
+        informing = [signal for signal in tokens if signal.kind != "token"]
+        tokens = strings
     primary = next((signal for signal in tokens if signal.header is None), tokens[0])
     values = {str(signal.value) for signal in tokens}
     if len(values) > 1:
@@ -221,11 +236,19 @@ def _follow_token(axes: dict[str, Any], tokens: list[Signal]) -> Detection:
             f"the response hands out several different continuations ({places}), so which one "
             "leads to the next page cannot be decided"
         )
-    ignore = tuple(s.path for s in tokens if s is not primary and s.header is None)
-    ignore_headers = tuple(s.header for s in tokens if s is not primary and s.header)
+    others = [signal for signal in [*tokens, *informing] if signal is not primary]
+    ignore = tuple(signal.path for signal in others if signal.header is None)
+    ignore_headers = tuple(signal.header for signal in others if signal.header)
     where = {"next_header": primary.header} if primary.header else {"next_at": primary.path}
     params = param_candidates(primary.key, primary.parent, header=primary.header is not None)
-    params = tuple(dict.fromkeys((*params, *GENERIC_TOKEN_PARAMS)))
+    echoed = tuple(
+        signal.key
+        for signal in signals
+        if signal.path[:-1] == primary.path[:-1] and signal.role in ("offset", "page")
+        and signal.header is None and primary.header is None and signal is not primary
+    )  # fmt: skip
+    numbered = NUMBER_PARAMS if primary.kind == "number" else ()
+    params = tuple(dict.fromkeys((*echoed, *params, *numbered, *GENERIC_TOKEN_PARAMS)))
     param_in: Literal["query", "header"] = "header" if params[0] == "Range" else "query"
     guesses = tuple(
         Convention(
@@ -254,16 +277,34 @@ def _positions(
     if size is not None:
         axes = {**axes, "size_at": size.path, "size_param": size.key}
     if offset is not None:
-        convention = Convention(**axes, follow="offset", param=offset.key, position_at=offset.path)
-        return Detection(convention)
+        first = offset.value if offset.value in (0, 1) else 0
+        return _spellings(
+            offset.key,
+            lambda param: Convention(
+                **axes, follow="offset", param=param, position_at=offset.path, first_offset=first
+            ),
+        )
     assert page is not None
     param = PAGE_PARAMS.get(page.key, page.key)
     asked = int_param(dict(request.params), param)
     first = page.value if asked is None and page.value in (0, 1) else 1
-    convention = Convention(
-        **axes, follow="page", param=param, position_at=page.path, first_page=first
+    return _spellings(
+        param,
+        lambda name: Convention(
+            **axes, follow="page", param=name, position_at=page.path, first_page=first
+        ),
     )
-    return Detection(convention)
+
+
+def _spellings(key: str, made: Callable[[str], Convention]) -> Detection:
+    """The convention with the echoed key as its parameter, verified; and, for a key spelt with
+    capitals (`Page` echoed, `page` read), the lower-case spelling as the next guess."""
+    guesses = tuple(made(name) for name in dict.fromkeys((key, key.lower())))
+    refusal = (
+        f"the service echoes its position as {key!r}, but sending it back (as "
+        f"{' or '.join(repr(guess.param) for guess in guesses)}) brought its first page again"
+    )
+    return Detection(guesses[0], guesses, refusal=_advice(refusal, guesses[0], "param"))
 
 
 def _unannounced(
@@ -283,6 +324,7 @@ def _unannounced(
     last = items[-1].get("id") if isinstance(items[-1], dict) else None
     guesses = (
         Convention(**_axes(convention), follow="offset", param="offset"),
+        Convention(**_axes(convention), follow="offset", param="skip"),
         Convention(**_axes(convention), follow="page", param="page", first_page=0),
         Convention(**_axes(convention), follow="page", param="page"),
         *(
@@ -296,7 +338,8 @@ def _unannounced(
         refusal = (
             f"the service announced {_total(convention, response)} items, but the first page "
             f"holds {count}, names no way to the rest, and no offset, page number or last id "
-            "brought more"
+            "brought more: no convention pages past it (the service may offer another way, such "
+            "as an export)"
         )
     named = attrs.evolve(convention, name="none")
     return Detection(named, guesses, unannounced=True, refusal=refusal)
@@ -343,8 +386,10 @@ def _alike(row: Convention, composed: Convention, response: JSONResponse, path: 
     if row.follow != composed.follow and not (continuing and _ends_here(composed, response)):
         return False
     positional = row.follow in ("token", "keyset", "offset", "page")
-    if positional and not _ends_here(composed, response) and (
-        (row.param, row.param_in) != (composed.param, composed.param_in)
+    if (
+        positional
+        and not _ends_here(composed, response)
+        and ((row.param, row.param_in) != (composed.param, composed.param_in))
     ):
         return False
     if (row.next_at, (row.next_header or "").lower()) != (
@@ -373,11 +418,14 @@ def _ends_here(composed: Convention, response: JSONResponse) -> bool:
     return dig(response.body, composed.next_at) in (None, "", MISSING)
 
 
-def _resolved(url: URL, value: Any) -> str:
+def _resolved(url: URL, value: Any, based: bool) -> str:
+    text = str(value)
     try:
-        return str(resolve(url, str(value)))
+        if based and text.startswith("/"):
+            return str(resolve(url, base_path(url, text) + text))
+        return str(resolve(url, text))
     except ValueError:
-        return str(value)
+        return text
 
 
 def _unquoted(text: str) -> str:
@@ -387,12 +435,13 @@ def _unquoted(text: str) -> str:
 
 
 def _outside_base(url: URL, link: Any) -> bool:
-    """Whether a root-relative link leaves the base path the list lives under."""
+    """Whether a root-relative link leaves the base path the list lives under (its links are
+    written relative to that base path)."""
     text = str(link)
-    if not text.startswith("/") or text.startswith("//") or API_PREFIX not in url.path:
+    if not text.startswith("/") or text.startswith("//"):
         return False
-    base_path = url.path.rpartition(API_PREFIX)[0]
-    return bool(base_path) and not text.startswith(base_path + "/")
+    prefix = base_path(url, text)
+    return bool(prefix) and not text.startswith(prefix + "/")
 
 
 def _advice(refusal: str, convention: Convention, axis: str) -> str:

@@ -63,5 +63,6 @@ async def fetch_guess(
             if probe.refusal is None:
                 return request, None
             error = PaginationError(probe.refusal, method="GET", url=refused.url)
+            error.suggestion = None
             scrub_error(error, secrets)
             raise error from refused

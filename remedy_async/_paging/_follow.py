@@ -252,11 +252,21 @@ def link_target(convention: Convention, url: URL, value: str) -> URL:
     for a convention whose links are relative to it (`links_from="base"`)."""
     try:
         if convention.links_from == "base" and value.startswith("/"):
-            base_path = url.path.rpartition(API_PREFIX)[0] if API_PREFIX in url.path else ""
-            return resolve(url, base_path + value)
+            return resolve(url, base_path(url, value) + value)
         return resolve(url, value)
     except (ValueError, UnicodeError) as exc:
         raise PagingFault(f"the next-page link is not a usable URL: {exc}") from None
+
+
+def base_path(url: URL, link: str) -> str:
+    """The path a root-relative link is relative to, for a service whose links leave out its
+    base path: what precedes the link's path in the list's own (`/wiki` for a link to
+    `/rest/api/content` from `/wiki/rest/api/content`), else what precedes the API's `/v1/`."""
+    linked = link.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    own = url.path.rstrip("/")
+    if linked and own.endswith(linked) and own != linked:
+        return own[: -len(linked)]
+    return url.path.rpartition(API_PREFIX)[0] if API_PREFIX in url.path else ""
 
 
 def _flag(body: Any, path: Path) -> bool | None:
@@ -265,6 +275,8 @@ def _flag(body: Any, path: Path) -> bool | None:
     value = dig(body, path)
     if value is MISSING or value is None:
         return None
+    if value in (0, 1) and isinstance(value, int):
+        return bool(value)  # `hasMore: 1` (Qualys)
     if not isinstance(value, bool):
         raise WireFault("$." + ".".join(path), f"expected a boolean, got {json_type_name(value)}")
     return value

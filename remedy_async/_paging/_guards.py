@@ -36,7 +36,7 @@ def request_identity(request: PageRequest) -> int:
     """A hash of a page request as the server sees it: fragment dropped, query order ignored."""
     url = request.url
     if url is None:
-        return hash((request.convention, tuple(sorted(request.params))))
+        return hash((request.convention, tuple(sorted(request.params)), request.headers))
     query = tuple(sorted(url.query.items()))
     return hash((url.scheme, url.host, url.port, url.path, query))
 

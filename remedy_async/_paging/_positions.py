@@ -27,7 +27,7 @@ def first_request(convention: Convention, page_size: int | None) -> PageRequest:
     if convention.follow == "page" and convention.param:
         params.append((convention.param, str(convention.first_page)))
     if convention.follow == "offset" and convention.param:
-        params.append((convention.param, "0"))
+        params.append((convention.param, str(convention.first_offset)))
     if page_size is not None and convention.size_param:
         params.append((convention.size_param, str(page_size)))
     return PageRequest(params=tuple(params), convention=convention)
@@ -41,9 +41,9 @@ def next_position(
     requested = int_param(dict(request.params), convention.param)
     served = int_at(body, convention.size_at)
     if convention.follow == "offset":
-        offset = requested or 0
+        offset = convention.first_offset if requested is None else requested
         check_echo(convention, body, offset)
-        if total is not None and offset + count >= total:
+        if total is not None and offset - convention.first_offset + count >= total:
             return None
         if served is not None and count < served:
             return None
@@ -95,7 +95,8 @@ def predict_next(convention: Convention, request: PageRequest) -> PageRequest | 
     if convention.follow == "offset":
         if size is None:
             return None
-        return with_position(convention, request, (current or 0) + size)
+        start = convention.first_offset if current is None else current
+        return with_position(convention, request, start + size)
     page = convention.first_page if current is None else current
     return with_position(convention, request, page + 1)
 
@@ -121,8 +122,10 @@ def plan_pages(
             return None
         if result.next is None:
             return PagePlan((), size)
-        start = int_param(dict(result.next.params), convention.param) or 0
-        positions = planned_offsets(start, len(result.items), size.items, count)
+        start = int_param(dict(result.next.params), convention.param)
+        start = convention.first_offset if start is None else start
+        end = size.items + convention.first_offset
+        positions = planned_offsets(start, len(result.items), end, count)
     else:
         served = int_at(body, convention.size_at)
         page_size = served or requested_size(convention, request) or len(result.items)

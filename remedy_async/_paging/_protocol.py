@@ -99,7 +99,8 @@ class Convention:
       ends short of its announced total is refused.
     - echoes: `position_at` is where the service echoes the offset or page number it served
       (it must equal the one asked), `size_at` the page size it served; `size_param` is the
-      request parameter for the page size; page numbers start at `first_page`.
+      request parameter for the page size; page numbers start at `first_page`, offsets at
+      `first_offset` (1 for SCIM's `startIndex`).
     - `ignore` and `ignore_headers` name continuation-like signals that are not this list's
       way forward (a second, redundant continuation), so they are not refused as unread;
       backward cursors (`prev`, `before`, ...) are never read as a way forward.
@@ -125,6 +126,7 @@ class Convention:
     position_at: Path = attrs.field(default=(), converter=_path)
     size_at: Path = attrs.field(default=(), converter=_path)
     first_page: int = 1
+    first_offset: int = 0
     ignore: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
     ignore_headers: tuple[str, ...] = attrs.field(default=(), converter=_names)
     links_from: LinksFrom = attrs.field(default="request", validator=_one_of(("request", "base")))

@@ -93,6 +93,8 @@ def _walk(node: dict[str, Any], at: Path, items: Path, parent: str | None) -> It
         kind = kind_of(value)
         if role is None or kind is None:
             continue
+        if role in ("more", "last") and value in (0, 1) and kind == "number":
+            kind, value = "flag", bool(value)  # `hasMore: 1` (Qualys)
         yield Signal(path, None, role, kind, value, parent)
 
 

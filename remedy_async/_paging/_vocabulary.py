@@ -44,7 +44,7 @@ _SPEAKS = ("nxt", "tok", "continu", "cursor", "marker", "next", "more", "after",
 
 _OFFSETS = {
     ("offset",), ("start",), ("start", "at"), ("start", "index"), ("skip",), ("from",),
-    ("index",), ("first", "result"),
+    ("index",), ("first", "result"), ("position",),
 }  # fmt: skip
 _PAGES = {("page",), ("current", "page"), ("page", "number"), ("page", "index"), ("number",)}
 _SIZES = {
@@ -95,6 +95,8 @@ def role_of(name: str, parent: str | None = None) -> Role | Literal["unknown"] |
         return "page"
     if said in _SIZES:
         return "size"
+    if said[0] == "last" and said[-1] in ("id", "key") and len(said) > 1:
+        return "forward"  # the last id seen, sent back as is (Qualys' lastSeenAssetId)
     if set(said) & _LAST or (said[0] == "is" and set(said[1:]) & _LAST):
         return "last"
     if any(stem in word for word in said for stem in _SPEAKS):
@@ -112,6 +114,8 @@ def _direction(said: tuple[str, ...]) -> Role | None:
 
 
 _PARAMS = {
+    "nextKey": "pageFromKey",
+    "next_token": "pagination_token",
     "NextToken": "NextToken",
     "nextToken": "nextToken",
     "NextMarker": "Marker",
@@ -153,11 +157,13 @@ def param_candidates(
     kept = [word for word in said if word != "next"] or list(said)
     if header:
         found.append(spelled([word for word in kept if word != "ms"], "camelCase"))
+        found.append(kept[-1])  # opc-next-page: the page parameter
         return tuple(dict.fromkeys(name for name in found if name))
     found.append(spelled(kept, key))
     found.append(key)
     if key[:1].isupper():
         found.append(key[:1].lower() + key[1:])
+    found.append(spelled(["start", *kept], key))  # Notion: next_cursor -> start_cursor
     if parent is not None and "page" in words(parent):
         found += [f"page[{key}]", "page[cursor]"]
     return tuple(dict.fromkeys(name for name in found if name))

@@ -17,9 +17,9 @@ from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 from aiohttp import web
-from attrs import frozen
+from attrs import field, frozen
 
-from remedy_async import PaginationError, RemedyClient, RemedyError
+from remedy_async import Convention, PaginationError, RemedyClient, RemedyError
 from tests.loopback import CANARY, Handler, serve_app
 from tests.paging.real_apis import RealApi, Request, make_records
 
@@ -109,6 +109,10 @@ class Run:
     error_type: str | None = None
     error: str | None = None
     warnings: tuple[str, ...] = ()
+    suggestion: Convention | None = field(default=None, eq=False)
+    """The convention a refusal advised pinning, if it advised one."""
+    convention: Convention | None = field(default=None, eq=False)
+    """The convention the list followed (`pager.convention`)."""
 
     @property
     def refused_safely(self) -> bool:
@@ -129,8 +133,15 @@ def classify(ids: Sequence[str], expected: Sequence[str], *, error: bool, looped
     return "silent-loss" if set(ids) < set(expected) else "misordered"
 
 
-async def measure(api: RealApi, *, page_size: int | None = None, records: int | None = None) -> Run:
-    """List `api`'s records with today's default client and classify the run."""
+async def measure(
+    api: RealApi,
+    *,
+    page_size: int | None = None,
+    records: int | None = None,
+    paginator: Convention | None = None,
+) -> Run:
+    """List `api`'s records with the default client (or one pinning `paginator`) and classify
+    the run."""
     count = api.sample_size if records is None else records
     served = make_records(count)
     expected = [str(record["id"]) for record in served]
@@ -140,7 +151,10 @@ async def measure(api: RealApi, *, page_size: int | None = None, records: int | 
     timed_out = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        async with server.running(), RemedyClient(server.base_url, token=CANARY) as client:
+        async with (
+            server.running(),
+            RemedyClient(server.base_url, token=CANARY, paginator=paginator) as client,
+        ):
             pager = client.endpoints.list(
                 page_size=page_size, extra_params=dict(api.required_params) or None
             )
@@ -164,5 +178,7 @@ async def measure(api: RealApi, *, page_size: int | None = None, records: int | 
         requests=server.requests,
         error_type=None if failure is None else type(failure).__name__,
         error=None if failure is None else " ".join(str(failure).split())[:150],
+        suggestion=getattr(failure, "suggestion", None),
+        convention=pager.convention,
         warnings=tuple(sorted({type(w.message).__name__ for w in caught})),
     )

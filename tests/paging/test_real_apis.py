@@ -7,15 +7,23 @@ documented paging can be listed safely must list every id exactly once, in order
 client can list safely without configuration must raise PaginationError before claiming the
 end. Never a prefix without an error, never a loop (the server's request budget catches one).
 
-Today's client fails most of these: that is the point (see `scripts/real-apis` for the table).
+Two APIs cap their lists at an odd size with no paging signal at all (YouTrack's 42, Discord's
+1): their first page reads like a whole list, so they are listed by pinning their documented
+convention, which the corpus states as data (`pinned(api.reference)`). Every documented
+convention, pinned, lists its API; and every refusal that advises a convention is right: the
+advised convention, pinned, lists the API. `scripts/real-apis` prints the table.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from remedy_async import Convention
 from tests.paging.real_api_server import SMALL_PAGE, Run, measure
 from tests.paging.real_apis import CATALOGUE, RealApi
+from tests.paging.real_apis._reference import pinned
+
+IDS = [api.name for api in CATALOGUE]
 
 
 def describe(api: RealApi, run: Run) -> str:
@@ -27,15 +35,62 @@ def describe(api: RealApi, run: Run) -> str:
     )
 
 
-@pytest.mark.parametrize("api", CATALOGUE, ids=[api.name for api in CATALOGUE])
+async def runs_of(api: RealApi, paginator: object = None) -> list[Run]:
+    """The API listed with default settings and, where it has a size parameter, page_size=7."""
+    runs = [await measure(api, paginator=paginator)]  # type: ignore[arg-type]
+    if api.size_param is not None:
+        runs.append(await measure(api, page_size=SMALL_PAGE, paginator=paginator))  # type: ignore[arg-type]
+    return runs
+
+
+@pytest.mark.parametrize("api", CATALOGUE, ids=IDS)
 async def test_the_default_client_lists_the_api_or_refuses_it_safely(api: RealApi) -> None:
     """Every id once in order, or a PaginationError before the end where the docs make safe
     listing impossible; with default settings and with a small page size."""
-    runs = [await measure(api)]
-    if api.size_param is not None:
-        runs.append(await measure(api, page_size=SMALL_PAGE))
-    for run in runs:
+    if api.expected == "lists-when-pinned":
+        pytest.skip(f"listed when pinned: {api.expected_refusal_reason}")
+    for run in await runs_of(api):
         if api.expected == "lists":
             assert run.outcome == "exact", describe(api, run)
         else:
             assert run.refused_safely, describe(api, run)
+
+
+@pytest.mark.parametrize("api", CATALOGUE, ids=IDS)
+async def test_the_detected_convention_printed_and_pinned_lists_the_api(api: RealApi) -> None:
+    """What detection found (`pager.convention`), printed as Convention(...) and pasted back
+    as `paginator=`, lists every id once in order: a composed convention is data."""
+    for run in await runs_of(api):
+        if run.convention is None or api.expected != "lists":
+            continue
+        pasted = eval(repr(run.convention), {"Convention": Convention})  # noqa: S307 - its repr
+        assert pasted == run.convention
+        (again,) = [
+            rerun for rerun in await runs_of(api, pasted) if rerun.page_size == run.page_size
+        ]
+        assert again.outcome == "exact", describe(api, again)
+
+
+@pytest.mark.parametrize(
+    "api",
+    [api for api in CATALOGUE if api.expected == "lists-when-pinned"],
+    ids=[api.name for api in CATALOGUE if api.expected == "lists-when-pinned"],
+)
+async def test_an_api_with_a_silent_odd_cap_lists_with_its_convention_pinned(api: RealApi) -> None:
+    """A list capped at an odd size with no paging signal lists exactly with its documented
+    convention pinned."""
+    for run in await runs_of(api, pinned(api.reference)):
+        assert run.outcome == "exact", describe(api, run)
+
+
+@pytest.mark.parametrize("api", CATALOGUE, ids=IDS)
+async def test_a_refusal_that_advises_a_convention_is_right(api: RealApi) -> None:
+    """Where the default client refuses and advises a convention, pinning it lists the API."""
+    advised = [run for run in await runs_of(api) if run.suggestion is not None]
+    for run in advised:
+        (again,) = [
+            rerun
+            for rerun in await runs_of(api, run.suggestion)
+            if rerun.page_size == run.page_size
+        ]
+        assert again.outcome == "exact", describe(api, again)

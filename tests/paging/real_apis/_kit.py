@@ -38,7 +38,7 @@ VENDOR: Category = "device-management/security vendor"
 """Vendors of the service's kind: endpoint management, EDR/XDR, scanners, asset inventories."""
 CLOUD: Category = "cloud"
 SAAS: Category = "saas"
-Expectation = Literal["lists", "refuses"]
+Expectation = Literal["lists", "refuses", "lists-when-pinned"]
 
 
 def _no_headers() -> CIMultiDictProxy[str]:
@@ -360,8 +360,10 @@ class RealApi:
     says in one line where the items are, the continuation and its request parameter, the
     totals and what proves the end; `source` is the documentation read; `assumptions` names
     every detail taken beyond it. `expected` is what the rebuilt
-    detector must do with the default client: "lists" (every id once, in order) or "refuses"
-    (a PaginationError before claiming the end, for the reason in `expected_refusal_reason`).
+    detector must do with the default client: "lists" (every id once, in order), "refuses"
+    (a PaginationError before claiming the end, for the reason in `expected_refusal_reason`),
+    or "lists-when-pinned" (a first page of an odd size with no paging signal at all cannot be
+    told from a whole list, so its documented convention must be pinned; the reason likewise).
     """
 
     name: str
@@ -381,8 +383,8 @@ class RealApi:
     assumptions: str | None = None
 
     def __attrs_post_init__(self) -> None:
-        if (self.expected == "refuses") != (self.expected_refusal_reason is not None):
-            raise ValueError(f"{self.name}: a refusal, and only a refusal, needs its reason")
+        if (self.expected == "lists") == (self.expected_refusal_reason is not None):
+            raise ValueError(f"{self.name}: what the default client cannot list needs a reason")
         if self.base_path and (not self.base_path.startswith("/") or self.base_path.endswith("/")):
             raise ValueError(f"{self.name}: base_path is '' or '/segment...' without a final /")
 

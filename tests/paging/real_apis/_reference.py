@@ -15,6 +15,8 @@ from urllib.parse import urlencode
 from attrs import frozen
 from yarl import URL
 
+from remedy_async import Convention
+
 from ._kit import Record, Reply, Request, with_params
 
 if TYPE_CHECKING:
@@ -226,3 +228,46 @@ def walk(
             None if reference.next is None else reference.next(request, reply, items, len(ids))
         )
     raise AssertionError(f"{api.name}: the reference walk did not end in {limit} pages")
+
+
+def pinned(reference: Reference) -> Convention:
+    """The `Convention` that follows a reference exactly: what a user pins for its API."""
+    items = (reference.items,)
+    step = reference.next
+    if step is None:
+        return Convention(name="pinned", items=items)
+    if isinstance(step, UrlAt):
+        return Convention(
+            name="pinned", items=items, follow="url", next_at=step.path,
+            more_at=step.more_at or (), links_from="base" if step.base else "request",
+        )  # fmt: skip
+    if isinstance(step, TokenAt):
+        return Convention(
+            name="pinned", items=items, follow="token", next_at=step.path, param=step.param,
+            more_at=step.more_at or (),
+        )  # fmt: skip
+    if isinstance(step, LinkNext):
+        return Convention(name="pinned", items=items, follow="url", next_header="Link")
+    if isinstance(step, HeaderToken):
+        return Convention(
+            name="pinned", items=items, follow="token", next_header=step.header, param=step.param
+        )
+    if isinstance(step, NextRange):
+        return Convention(
+            name="pinned", items=items, follow="token", next_header="Next-Range", param="Range",
+            param_in="header",
+        )  # fmt: skip
+    if isinstance(step, Offset):
+        return Convention(
+            name="pinned", items=items, follow="offset", param=step.param,
+            total_at=step.total_at or (), more_at=step.more_at or (), first_offset=step.base,
+        )  # fmt: skip
+    if isinstance(step, PageNumber):
+        return Convention(
+            name="pinned", items=items, follow="page", param=step.param, first_page=step.first,
+            pages_at=step.pages_at or (), total_at=step.total_at or (),
+        )  # fmt: skip
+    assert isinstance(step, Keyset)
+    return Convention(
+        name="pinned", items=items, follow="keyset", param=step.param, more_at=step.more_at or ()
+    )

@@ -416,6 +416,9 @@ YOUTRACK_ISSUES = RealApi(
     reference=Reference((), Offset("$skip")),
     sizing=_YOUTRACK,
     base_path="/api",
+    expected="lists-when-pinned",
+    expected_refusal_reason="42 records and no paging signal read like a whole list: checking "
+    "every signal-less page for a second one would double the requests of every unpaged list",
 )
 
 CATALOGUE: tuple[RealApi, ...] = (
