@@ -12,18 +12,18 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._pinned import (
+    CursorPaginator,
+    LinkHeaderPaginator,
+    OffsetPaginator,
+    PageNumberPaginator,
+)
 from remedy_async._paging._protocol import (
     Convention,
     PageRequest,
     PageResult,
     Paginator,
     PagingFault,
-)
-from remedy_async._paging._pinned import (
-    CursorPaginator,
-    LinkHeaderPaginator,
-    OffsetPaginator,
-    PageNumberPaginator,
 )
 from remedy_async._wire._faults import WireFault
 

@@ -94,7 +94,8 @@ def _walk(node: dict[str, Any], at: Path, items: Path, parent: str | None) -> It
         if role is None or kind is None:
             continue
         if role in ("more", "last") and value in (0, 1) and kind == "number":
-            kind, value = "flag", bool(value)  # `hasMore: 1` (Qualys)
+            yield Signal(path, None, role, "flag", bool(value), parent)  # `hasMore: 1` (Qualys)
+            continue
         yield Signal(path, None, role, kind, value, parent)
 
 

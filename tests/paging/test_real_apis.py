@@ -63,7 +63,7 @@ async def test_the_detected_convention_printed_and_pinned_lists_the_api(api: Rea
     for run in await runs_of(api):
         if run.convention is None or api.expected != "lists":
             continue
-        pasted = eval(repr(run.convention), {"Convention": Convention})  # noqa: S307 - its repr
+        pasted = eval(repr(run.convention), {"Convention": Convention})  # its own repr
         assert pasted == run.convention
         (again,) = [
             rerun for rerun in await runs_of(api, pasted) if rerun.page_size == run.page_size
