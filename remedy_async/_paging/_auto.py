@@ -99,7 +99,7 @@ class AutoPaginator:
     ) -> PagePlan | None:
         """Plan up to `count` later pages when the list's convention computes them from a size."""
         convention = result.convention
-        if convention is None or request.probe is not None:
+        if convention is None:  # a guess the service ignored: nothing to plan from
             return None
         return plan_pages(convention, request, response, result, count)
 

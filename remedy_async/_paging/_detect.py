@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
+from urllib.parse import unquote
 
 import attrs
 from attrs import frozen
@@ -24,9 +25,10 @@ from yarl import URL
 
 from remedy_async._http import JSONResponse
 
+from ._alike import preset_alike, reads_alike_whole
 from ._conventions import CONVENTIONS
 from ._envelope import MISSING, dig
-from ._follow import base_path, locate_items, resource_names
+from ._follow import base_path, resource_names
 from ._links import resolve
 from ._positions import CONTRACT_SIZE_PARAMS, int_param
 from ._protocol import Convention, PageRequest, PagingFault, Path
@@ -50,7 +52,6 @@ NUMBER_PARAMS = ("offset", "start", "from", "skip", "page")
 """Where a continuation that is a number (the next offset or page) may go back."""
 PAGE_PARAMS = {"number": "page", "current_page": "page", "currentPage": "page"}
 """Echoed page-number keys whose request parameter is `page` (Spring, Laravel)."""
-READING_FIELDS = ("more_at", "last_at", "total_at", "pages_at", "position_at", "size_at")
 
 
 @frozen
@@ -194,7 +195,7 @@ def _follow_url(
                 _resolved(response.url, other.value, True),
             }
             if other.kind == "url"
-            else str(other.value) in _unquoted(target)
+            else str(other.value) in unquote(target)
         )
         if not agrees:
             raise PagingFault(
@@ -297,9 +298,12 @@ def _positions(
 
 
 def _spellings(key: str, made: Callable[[str], Convention]) -> Detection:
-    """The convention with the echoed key as its parameter, verified; and, for a key spelt with
-    capitals (`Page` echoed, `page` read), the lower-case spelling as the next guess."""
-    guesses = tuple(made(name) for name in dict.fromkeys((key, key.lower())))
+    """The convention with the echoed key as its parameter (the echo, checked on every page,
+    verifies it); for a key spelt with capitals (`Page` echoed, `page` read), the lower-case
+    spelling too, tried when the first brings the first page again."""
+    if key == key.lower():
+        return Detection(made(key))
+    guesses = (made(key), made(key.lower()))
     refusal = (
         f"the service echoes its position as {key!r}, but sending it back (as "
         f"{' or '.join(repr(guess.param) for guess in guesses)}) brought its first page again"
@@ -318,7 +322,7 @@ def _unannounced(
     total = convention.total_at or convention.total_header
     short_of_total = bool(total) and _total(convention, response) not in (None, count)
     if not items or not (count in asked or count in ROUND_SIZES or short_of_total):
-        if not total and _reads_alike_whole(response, found.path):
+        if not total and reads_alike_whole(response, found.path):
             return Detection(CONVENTIONS["none"])
         return Detection(attrs.evolve(convention, name="none" if not total else "detected"))
     last = items[-1].get("id") if isinstance(items[-1], dict) else None
@@ -345,13 +349,6 @@ def _unannounced(
     return Detection(named, guesses, unannounced=True, refusal=refusal)
 
 
-def _reads_alike_whole(response: JSONResponse, path: Path) -> bool:
-    try:
-        return locate_items(CONVENTIONS["none"], response)[1] == path
-    except PagingFault:
-        return False
-
-
 def _axes(convention: Convention) -> dict[str, Any]:
     return {"name": "detected", "items": convention.items, "total_at": convention.total_at,
             "total_header": convention.total_header}  # fmt: skip
@@ -367,55 +364,9 @@ def _total(convention: Convention, response: JSONResponse) -> int | None:
 
 def _named(detection: Detection, response: JSONResponse, items_path: Path) -> Detection:
     """The detection with each convention replaced by the preset that reads the page alike."""
-    convention = _preset_alike(detection.convention, response, items_path)
-    guesses = tuple(_preset_alike(guess, response, items_path) for guess in detection.guesses)
+    convention = preset_alike(detection.convention, response, items_path)
+    guesses = tuple(preset_alike(guess, response, items_path) for guess in detection.guesses)
     return attrs.evolve(detection, convention=convention, guesses=guesses)
-
-
-def _preset_alike(composed: Convention, response: JSONResponse, items_path: Path) -> Convention:
-    for row in CONVENTIONS.values():
-        if row.follow == "none" or composed.ignore or composed.ignore_headers:
-            continue
-        if _alike(row, composed, response, items_path):
-            return row
-    return composed
-
-
-def _alike(row: Convention, composed: Convention, response: JSONResponse, path: Path) -> bool:
-    continuing = composed.follow in ("url", "token") and row.follow in ("url", "token")
-    if row.follow != composed.follow and not (continuing and _ends_here(composed, response)):
-        return False
-    positional = row.follow in ("token", "keyset", "offset", "page")
-    if (
-        positional
-        and not _ends_here(composed, response)
-        and ((row.param, row.param_in) != (composed.param, composed.param_in))
-    ):
-        return False
-    if (row.next_at, (row.next_header or "").lower()) != (
-        composed.next_at,
-        (composed.next_header or "").lower(),
-    ):
-        return False
-    if (row.total_header, row.pages_header, row.first_page, row.links_from) != (
-        composed.total_header, composed.pages_header, composed.first_page, composed.links_from
-    ):  # fmt: skip
-        return False
-    for field in READING_FIELDS:
-        mine, theirs = getattr(composed, field), getattr(row, field)
-        if mine != theirs and (mine or dig(response.body, theirs) is not MISSING):
-            return False
-    try:
-        return locate_items(row, response)[1] == path
-    except PagingFault:
-        return False
-
-
-def _ends_here(composed: Convention, response: JSONResponse) -> bool:
-    """Whether the page's continuation is empty (so its parameter is never used)."""
-    if composed.next_header:
-        return not response.headers.get(composed.next_header, "").strip()
-    return dig(response.body, composed.next_at) in (None, "", MISSING)
 
 
 def _resolved(url: URL, value: Any, based: bool) -> str:
@@ -426,12 +377,6 @@ def _resolved(url: URL, value: Any, based: bool) -> str:
         return str(resolve(url, text))
     except ValueError:
         return text
-
-
-def _unquoted(text: str) -> str:
-    from urllib.parse import unquote  # noqa: PLC0415 - only detection of redundant tokens
-
-    return unquote(text)
 
 
 def _outside_base(url: URL, link: Any) -> bool:
