@@ -15,6 +15,7 @@ from remedy_async import RESOURCES, __version__
 from remedy_async.simulator import add_serve_arguments
 
 from ._completion import SHELLS
+from ._errors import UsageError
 from ._filter_flags import add_filter_flags
 from ._formats import EXPORT_FORMATS
 from ._options import (
@@ -34,7 +35,15 @@ from ._options import (
     progress_options,
     whole,
 )
-from ._tree import Parser, Resources, chosen_parser, settle
+from ._tree import (
+    Parser,
+    Resources,
+    chosen_parser,
+    settle,
+    takes_positionals,
+    unknown_option,
+    unrecognized,
+)
 
 DESCRIPTION = """\
 Read the Remedy API from the shell: list, get and export the four collections, check health,
@@ -274,10 +283,22 @@ def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
     """Parse a command line into the options its command runs with, defaults filled in.
 
     Words no parser took are a usage error of the (sub)command the line chose, whose --help
-    lists what it takes."""
-    options, extras = build_parser().parse_known_args(list(argv))
+    lists what it takes. Options are taken by their whole names only: an unknown one (a prefix
+    such as `--tok` among them) is a usage error of the (sub)command it follows, naming the
+    closest option it has, even where argparse would first stumble on the word after it."""
+    parser = build_parser()
+    try:
+        options, extras = parser.parse_known_args(list(argv))
+    except UsageError:
+        # argparse takes the value of an unknown option for the next positional word (a
+        # subcommand's name, a resource) and stumbles on it: report the option instead.
+        found = unknown_option(parser, argv)
+        if found is None or not takes_positionals(found[0]):
+            raise
+        where, flag = found
+        where.error(unrecognized(where, [flag]))
     chosen = chosen_parser(options)
     options = settle(options)
     if extras:
-        chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+        chosen.error(unrecognized(chosen, extras))
     return options

@@ -122,6 +122,8 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
             "--out /proc/remedy/x:",
         ),
         (("list", "endpoints", "--config", "/nonexistent.toml"), "does not exist"),
+        (("--tok", "X", "health"), "unrecognized arguments: --tok (did you mean --token?)"),
+        ((*REMOTE, "--max-item", "3"), "--max-item 3 (did you mean --max-items?)"),
     ],
     ids=[
         "unknown-resource",
@@ -139,6 +141,8 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
         "fields-typo",
         "out-unwritable",
         "config-missing",
+        "abbreviated-global",
+        "abbreviated-option",
     ],
 )
 async def test_usage_errors_exit_2_with_one_line(args: tuple[str, ...], message: str) -> None:

@@ -178,3 +178,35 @@ def test_unrecognized_words_are_an_error_of_the_command_they_follow() -> None:
         parse_command_line(["list", "scopes", "--severity", "high"])
     assert refused.value.command == "remedy-async list scopes"
     assert str(refused.value).endswith("(see remedy-async list scopes --help)")
+
+
+def test_no_parser_expands_an_abbreviated_option() -> None:
+    """Every parser of both command lines takes whole option names only (allow_abbrev off)."""
+    from remedy_async.simulator.__main__ import build_parser as simulator_parser  # noqa: PLC0415
+
+    everything = [*parsers(build_parser()), *parsers(simulator_parser())]
+    assert len(everything) > 10
+    assert [parser.prog for parser in everything if parser.allow_abbrev] == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "suggested"),
+    [
+        (["--tok", "X", "list", "endpoints"], "--tok", "--token"),
+        (["--to", "X", "health"], "--to", "--token"),
+        (["list", "--tok", "X", "endpoints"], "--tok", "--token"),
+        (["list", "endpoints", "--tok", "X"], "--tok", "--token"),
+        (["--tok=X", "health"], "--tok=X", "--token"),
+        (["export", "--ou", "backup"], "--ou", "--out"),
+        (["list", "scopes", "--max-item", "3"], "--max-item", "--max-items"),
+    ],
+    ids=["global-first", "global-shortest", "between", "after", "equals", "export", "list"],
+)
+def test_a_prefix_of_an_option_is_refused_naming_the_option(
+    argv: list[str], flag: str, suggested: str
+) -> None:
+    """An abbreviated option is unrecognized wherever it stands, with the closest whole name."""
+    with pytest.raises(UsageError) as refused:
+        parse_command_line(argv)
+    assert f"unrecognized arguments: {flag}" in str(refused.value)
+    assert f"(did you mean {suggested}?)" in str(refused.value)

@@ -206,3 +206,11 @@ def test_every_public_name_of_the_simulator_resolves() -> None:
     assert package.openapi_json is _spec.openapi_json
     with pytest.raises(AttributeError, match="no attribute 'Simulatr'"):
         _ = package.Simulatr
+
+
+def test_an_abbreviated_option_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--por 8080` is not `--port 8080`: an unrecognized argument, exit 2."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--por", "8080", "--print-spec"])
+    assert exit_info.value.code == 2
+    assert "unrecognized arguments: --por 8080" in capsys.readouterr().err
