@@ -123,7 +123,10 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
         ),
         (("list", "endpoints", "--config", "/nonexistent.toml"), "does not exist"),
         (("--tok", "X", "health"), "unrecognized arguments: --tok (did you mean --token?)"),
-        ((*REMOTE, "--max-item", "3"), "--max-item 3 (did you mean --max-items?)"),
+        (
+            ("list", "endpoints", "--base-url", "http://127.0.0.1:9", "--max-item", "3"),
+            "--max-item 3 (did you mean --max-items?)",
+        ),
     ],
     ids=[
         "unknown-resource",
