@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import signal
+from collections.abc import Mapping
 from typing import Final
 
 from remedy_async import CONVENTIONS
@@ -170,7 +172,36 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
-    """Build the configuration from parsed options; raises ValueError on bad values."""
+    """Build the configuration from parsed options; raises ValueError on bad values, naming
+    the options the user typed (`--port must be between 0 and 65535, got 99999`)."""
+    try:
+        return _config_from_args(ns)
+    except ValueError as error:
+        raise ValueError(_in_flags(str(error), _option_flags())) from None
+
+
+_SETTING: Final = re.compile(r"'[^']*'|(?<![\w-])[a-z][a-z0-9_]*(?![\w-])")
+"""A quoted value (left as it is) or a word that may name a setting."""
+
+
+def _in_flags(text: str, flags: Mapping[str, str]) -> str:
+    """`text` with each setting it names (a bare word, not inside quotes) spelt as the option
+    that sets it: `page_size (500) must not exceed max_page_size` -> `--page-size (500) ...`."""
+    return _SETTING.sub(lambda found: flags.get(found[0], found[0]), text)
+
+
+def _option_flags() -> dict[str, str]:
+    """Each option's destination (the setting it fills) and its first long flag."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_serve_arguments(parser)
+    return {
+        action.dest: next(flag for flag in action.option_strings if flag.startswith("--"))
+        for action in parser._actions
+        if action.option_strings
+    }
+
+
+def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
     delays = {
         name: value
         for name, value in (("latency_ms", ns.latency_ms), ("jitter_ms", ns.jitter_ms))

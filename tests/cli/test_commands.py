@@ -109,7 +109,7 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
         (("list", "endpoints", "--base-url", "http://127.0.0.1:9", "-f", "oops"), "key=value"),
         (("export", "--base-url", "http://127.0.0.1:9"), "--out"),
         (("frobnicate",), "invalid choice"),
-        (("serve", "--port", "70000"), "port must be between 0 and 65535"),
+        (("serve", "--port", "70000"), "error: --port must be between 0 and 65535"),
         (("list", "endpoints", "--base-url", "http://example.com"), "--allow-insecure-http"),
         (("list", "endpoints", "--base-url", ""), "--base-url is empty"),
         ((*REMOTE, "--auth-header", "bad:header"), "--auth-header must be a header name"),
