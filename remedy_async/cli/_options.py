@@ -62,8 +62,17 @@ def seconds(text: str) -> float:
     return value
 
 
+def record_id(text: str) -> str:
+    """An id as given (ids are opaque), once it names something: an empty or blank one is a
+    usage error before any request."""
+    if not text.strip():
+        raise ValueError(f"a record id must not be empty, got {text!r}")
+    return text
+
+
 RESOURCE = argument_type(resource_named, "resource")
 FILTER = argument_type(parse_filter, "filter")
+RECORD_ID = argument_type(record_id, "id")
 RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
 
 

@@ -20,6 +20,7 @@ from ._filter_flags import add_filter_flags
 from ._formats import EXPORT_FORMATS
 from ._options import (
     FILTER,
+    RECORD_ID,
     RESOURCE,
     RESOURCE_HELP,
     add_concurrency,
@@ -183,7 +184,13 @@ def _add_get(command: Command, parents: list[Parser]) -> None:
     completes_resources(
         get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=RESOURCE_HELP)
     )
-    get.add_argument("ids", nargs="+", metavar="ID", help="record ids; '-' reads them from stdin")
+    get.add_argument(
+        "ids",
+        type=RECORD_ID,
+        nargs="+",
+        metavar="ID",
+        help="record ids; '-' reads them from stdin, one a line",
+    )
     output = get.add_argument_group("output")
     add_output_options(output.add_argument, plain)
     add_output_file(output.add_argument, plain)

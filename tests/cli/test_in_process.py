@@ -349,3 +349,14 @@ async def test_api_refuses_writes_and_reports_errors(
     outcome = await cli_here(*args, "--base-url", simulator.url)
     assert outcome.code == code
     assert message in outcome.stderr
+
+
+@pytest.mark.parametrize("ids", [[""], ["ep-00000001", "  "]], ids=["empty", "blank"])
+async def test_an_empty_id_is_a_usage_error_before_any_request(
+    simulator: Simulator, ids: list[str]
+) -> None:
+    """`get endpoints ""` exits 2 naming the bad id, and sends nothing."""
+    outcome = await cli_here("get", "endpoints", *ids, "--base-url", simulator.url)
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert "argument ID: a record id must not be empty" in outcome.stderr
+    assert simulator.counters.total_requests == 0
