@@ -232,7 +232,7 @@ async def test_serve_with_a_bad_option_is_a_usage_error() -> None:
     """The simulator's own validation surfaces as exit 2."""
     outcome = await cli_here("serve", "--fault", "boom:1")
     assert outcome.code == 2
-    assert outcome.stderr.startswith("remedy-async serve: error: fault 'boom:1'")
+    assert outcome.stderr.startswith("remedy-async serve: error: --fault 'boom:1'")
 
 
 def test_main_returns_the_status(capsys: pytest.CaptureFixture[str]) -> None:
