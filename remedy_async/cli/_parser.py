@@ -62,7 +62,10 @@ def _add_api_arguments(api: argparse.ArgumentParser) -> None:
     api.add_argument(
         "method", nargs="?", default="GET", help="GET (the only method: the API is read-only)"
     )
-    api.add_argument("path", help="e.g. /v1/scopes/sc-00000001")
+    api.add_argument(
+        "path",
+        help="a path starting with /, appended to the base URL, e.g. /v1/scopes/sc-00000001",
+    )
     api.add_argument(
         "--field",
         "-F",

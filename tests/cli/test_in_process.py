@@ -351,6 +351,22 @@ async def test_api_refuses_writes_and_reports_errors(
     assert message in outcome.stderr
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["https://other.example/v1/scopes", "//other.example/v1/scopes", "v1/scopes"],
+    ids=["url", "scheme-relative", "relative"],
+)
+async def test_api_refuses_a_path_not_under_the_base_url(simulator: Simulator, path: str) -> None:
+    """`api URL` (or `//host/...`, or a path without its `/`) exits 2 saying the path is
+    appended to the base URL, and sends nothing."""
+    outcome = await cli_here("api", path, "--base-url", simulator.url)
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert "path must be a path starting with '/' (it is appended to the base URL)" in (
+        outcome.stderr
+    )
+    assert simulator.counters.total_requests == 0
+
+
 @pytest.mark.parametrize("ids", [[""], ["ep-00000001", "  "]], ids=["empty", "blank"])
 async def test_an_empty_id_is_a_usage_error_before_any_request(
     simulator: Simulator, ids: list[str]
