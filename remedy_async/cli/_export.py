@@ -283,7 +283,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
         except asyncio.CancelledError:
             terminal.say(resume_hint(options))
             raise
-    return _report(runs, outcomes, terminal, resume=resume_hint(options), debug=options.debug)
+    return _report(runs, outcomes, terminal, options)
 
 
 def resume_hint(options: argparse.Namespace) -> str:
@@ -309,9 +309,7 @@ def _report(
     runs: Sequence[tuple[Job, Pager[Any], Meter]],
     outcomes: Sequence[Exported | BaseException],
     terminal: Terminal,
-    *,
-    resume: str,
-    debug: bool,
+    options: argparse.Namespace,
 ) -> int:
     failed = False
     for (job, _, meter), outcome in zip(runs, outcomes, strict=True):
@@ -326,10 +324,11 @@ def _report(
         if not isinstance(outcome, RemedyError | OSError):
             raise outcome
         failed = True
-        if debug:
+        if options.debug:
             traceback.print_exception(outcome, file=terminal.stderr)
-        terminal.say(f"{segment}: stopped after {meter.records:,} records: {describe(outcome)}")
+        said = describe(outcome, token_sent=options.token_sent)
+        terminal.say(f"{segment}: stopped after {meter.records:,} records: {said}")
     if failed:
-        terminal.say(resume)
+        terminal.say(resume_hint(options))
         return EXIT_PARTIAL
     return EXIT_OK

@@ -94,7 +94,8 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
                     else:
                         failures += 1
                         meter.errors += 1
-                        say(f"{resource.segment}/{result.id}: {describe(result.error)}")
+                        said = describe(result.error, token_sent=options.token_sent)
+                        say(f"{resource.segment}/{result.id}: {said}")
             finally:
                 meter.finish()
     return EXIT_FAILURE if failures else EXIT_OK

@@ -11,8 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from remedy_async import ClientEvent, RemedyClient, RetryPolicy
+from remedy_async._profiles import read_profile  # probe takes the settings, not a client
 
-from ._errors import UsageError
+from ._errors import TOKEN_SENT, UsageError
 from ._options import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
 
 EventHook = Callable[[ClientEvent], None]
@@ -22,18 +23,29 @@ def open_client(
     options: argparse.Namespace, env: Mapping[str, str], event_hooks: Sequence[EventHook] = ()
 ) -> RemedyClient:
     """Return a client (not yet entered) configured by the options, else `--config`, else the
-    environment."""
-    config = getattr(options, "config", None) or env.get(CONFIG_ENV) or None
-    if "config" not in options:
-        config = None  # a command without --config (probe) ignores REMEDY_CONFIG too
+    environment; notes on the options whether it sends a token (`TOKEN_SENT`)."""
+    settings = client_arguments(options, env)
+    setattr(options, TOKEN_SENT, "token" in settings)
+    return RemedyClient(**settings, event_hooks=event_hooks)
+
+
+def client_arguments(options: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
+    """`RemedyClient`'s arguments: the options, else the profile of `--config` (or
+    `REMEDY_CONFIG`), else the environment."""
+    config = options.config or env.get(CONFIG_ENV) or None
     if config is None:
-        return RemedyClient(**client_settings(options, env), event_hooks=event_hooks)
+        return client_settings(options, env)
     # The file's settings stand for arguments, so only flags override them; the environment
-    # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only).
-    given = client_settings(options, {}, base_url_required=False)
-    return RemedyClient.from_config(
-        config, profile=options.profile, environ=env, **given, event_hooks=event_hooks
-    )
+    # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only), as
+    # RemedyClient.from_config does.
+    settings = {
+        **read_profile(config, options.profile, env),
+        **client_settings(options, {}, base_url_required=False),
+    }
+    for name, variable in (("base_url", BASE_URL_ENV), ("token", TOKEN_ENV)):
+        if settings.get(name) is None and env.get(variable):
+            settings[name] = env[variable]
+    return settings
 
 
 def client_settings(

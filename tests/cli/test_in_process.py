@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import orjson
@@ -376,3 +377,55 @@ async def test_an_empty_id_is_a_usage_error_before_any_request(
     assert (outcome.code, outcome.stdout) == (2, b"")
     assert "argument ID: a record id must not be empty" in outcome.stderr
     assert simulator.counters.total_requests == 0
+
+
+@pytest.fixture
+async def guarded() -> AsyncIterator[Simulator]:
+    """A small simulator that wants the token CANARY."""
+    async with Simulator(SimulatorConfig(seed=3, size=3, token=CANARY)) as running:
+        yield running
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("list", "scopes"), ("get", "scopes", "sc-00000001"), ("export", "scopes", "--out")],
+    ids=["list", "get", "export"],
+)
+async def test_a_401_without_a_token_says_how_to_pass_one(
+    guarded: Simulator, command: tuple[str, ...], tmp_path: Path
+) -> None:
+    """With no token sent, the 401's line names --token, REMEDY_API_TOKEN and token_env."""
+    args = (*command, str(tmp_path)) if command[0] == "export" else command
+    outcome = await cli_here(*args, "--base-url", guarded.url, "--progress", "never")
+    assert outcome.code != 0
+    (line,) = [line for line in outcome.stderr.splitlines() if "AuthenticationError" in line]
+    assert line.endswith(
+        "; no token was sent: pass --token or set REMEDY_API_TOKEN (with --config, the "
+        "profile's token_env names the variable holding it)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "env"),
+    [
+        (("--token", "wrong"), {}),
+        ((), {"REMEDY_API_TOKEN": "wrong"}),
+        (("--config", "{config}"), {"MY_TOKEN": "wrong"}),
+    ],
+    ids=["flag", "environment", "config-token-env"],
+)
+async def test_a_401_for_a_token_sent_says_it_was_rejected(
+    guarded: Simulator, given: tuple[str, ...], env: dict[str, str], tmp_path: Path
+) -> None:
+    """A token sent and refused is told apart from none sent, wherever the token came from."""
+    config = tmp_path / "remedy.toml"
+    config.write_text(f'[default]\nbase_url = "{guarded.url}"\ntoken_env = "MY_TOKEN"\n')
+    args = [word.format(config=config) for word in given]
+    outcome = await cli_here("list", "scopes", "--base-url", guarded.url, *args, env=env)
+    assert outcome.code == 1
+    assert "AuthenticationError: 401" in outcome.stderr
+    assert outcome.stderr.rstrip().endswith(
+        "; the token sent was rejected: check the one given by --token, REMEDY_API_TOKEN or "
+        "the --config profile's token_env, and --auth-header and --auth-scheme"
+    )
+    assert "no token was sent" not in outcome.stderr
