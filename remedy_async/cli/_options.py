@@ -76,25 +76,26 @@ RECORD_ID = argument_type(record_id, "id")
 RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
 
 
-def connection_options(*, config_file: bool) -> Parser:
+def connection_options() -> Parser:
+    """The options of every command that talks to the service: where, how to authenticate,
+    and how patiently."""
     parent = Parser(add_help=False)
     group = parent.add_argument_group("connection (before or after the command)")
     add = group.add_argument
-    if config_file:
-        add_shared(
-            add,
-            "--config",
-            metavar="FILE",
-            help="client configuration (TOML), e.g. as written by probe --emit-config; the "
-            f"options below override it (default: ${CONFIG_ENV}, else none)",
-        )
-        add_shared(
-            add,
-            "--profile",
-            default="default",
-            metavar="NAME",
-            help="profile of --config to use (default: default)",
-        )
+    add_shared(
+        add,
+        "--config",
+        metavar="FILE",
+        help="client configuration (TOML), e.g. as written by probe --emit-config; the "
+        f"options below override it (default: ${CONFIG_ENV}, else none)",
+    )
+    add_shared(
+        add,
+        "--profile",
+        default="default",
+        metavar="NAME",
+        help="profile of --config to use (default: default)",
+    )
     add_shared(add, "--base-url", metavar="URL", help=f"API base URL (default: ${BASE_URL_ENV})")
     add_shared(
         add,

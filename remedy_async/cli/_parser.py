@@ -237,7 +237,7 @@ def _add_probe(command: Command, parents: list[Parser]) -> None:
 def build_parser() -> Parser:
     """Return the parser of `remedy-async` and all its subcommands."""
     common, progress = common_options(), progress_options()
-    client = [common, connection_options(config_file=True)]
+    client = [common, connection_options()]
     parser = Parser(
         prog="remedy-async",
         description=DESCRIPTION,
@@ -264,7 +264,7 @@ def build_parser() -> Parser:
             client,
         )
     )
-    _add_probe(command, [common, connection_options(config_file=False)])
+    _add_probe(command, client)
     completion = command(
         "completion",
         "print the shell completion script: source it, e.g. "

@@ -12,19 +12,28 @@ from remedy_async import ProbeReport, probe
 
 from ._checkpoint import replace_file
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
-from ._settings import client_settings
+from ._settings import client_arguments
+
+FOUND_BY_PROBING = ("paginator", "paginators", "naming", "namings")
+"""Client settings the probe finds out, so a --config profile's are set aside."""
 from ._terminal import Terminal
 
 
 async def run_probe(options: argparse.Namespace, terminal: Terminal) -> int:
     """Probe the service, print the report (text or JSON) and write `--emit-config` if asked.
 
+    The connection comes from the options, `--config` and the environment as for any command;
+    the paging and naming a `--config` profile pins are set aside, since the probe finds them.
+
     Exit 0 when every request meant to succeed did, else 1 (the report says which failed).
     """
     emit = None if options.emit_config is None else Path(options.emit_config)
     if emit is not None:
         await asyncio.to_thread(_check_writable, emit)
-    settings = client_settings(options, terminal.env)
+    settings = client_arguments(options, terminal.env)
+    found_here = {name: settings.pop(name) for name in FOUND_BY_PROBING if name in settings}
+    if found_here:
+        terminal.say(f"the probe finds out {', '.join(found_here)} itself; --config's are not used")
     report = await probe(page_size=options.page_size, **settings)
     if options.format == "json":
         terminal.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_APPEND_NEWLINE))

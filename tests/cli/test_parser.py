@@ -121,7 +121,7 @@ def test_a_repeated_option_keeps_the_values_of_both_levels() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--config", "x.toml", "probe"], "--config does not apply to remedy-async probe"),
+        (["--config", "x.toml", "demo"], "--config does not apply to remedy-async demo"),
         (["--base-url", "http://x", "serve"], "--base-url does not apply to remedy-async serve"),
         (["--token", "t", "serve"], "its own --token goes after 'serve'"),
         (["--debug", "completion", "bash"], "--debug does not apply"),
@@ -133,6 +133,19 @@ def test_a_global_option_the_command_does_not_take_is_a_usage_error(
     """Given before a command that lacks it, a global option is refused, naming the flag."""
     with pytest.raises(UsageError, match=re.escape(message)):
         parse_command_line(argv)
+
+
+def test_every_client_command_takes_config_and_profile() -> None:
+    """Each command that talks to the service (it takes --base-url) takes --config and
+    --profile too, probe among them."""
+    clients = [p for p in parsers(build_parser()) if "--base-url" in p._option_string_actions]
+    assert "remedy-async probe" in [parser.prog for parser in clients]
+    lacking = [
+        parser.prog
+        for parser in clients
+        if not {"--config", "--profile"} <= set(parser._option_string_actions)
+    ]
+    assert lacking == []
 
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda resource: resource.segment)

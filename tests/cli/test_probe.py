@@ -124,3 +124,23 @@ async def test_the_environment_names_the_config_file_and_the_auth_header(
     assert from_file.code == 0, from_file.stderr
     assert by_header.code == 0, by_header.stderr
     assert from_file.stdout == by_header.stdout != b""
+
+
+async def test_probe_takes_its_connection_from_config(
+    snake_offset: Simulator, tmp_path: Path
+) -> None:
+    """probe --config FILE reads the profile's base URL, auth and token variable as every
+    client command does, and finds out paging itself whatever the profile pins."""
+    config = tmp_path / "remedy.toml"
+    config.write_text(
+        f'[default]\nbase_url = "{snake_offset.url}"\ntoken_env = "MY_TOKEN"\n'
+        'paginator = "cursor"\n'
+    )
+    outcome = await cli_here("probe", "--config", str(config), env={"MY_TOKEN": CANARY})
+    assert outcome.code == 0, outcome.stderr
+    text = outcome.stdout.decode()
+    assert f"Remedy API at {snake_offset.url}" in text
+    assert "auth (Authorization: Bearer ***): accepted" in text
+    row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
+    assert row.split()[1] == "offset"
+    assert "the probe finds out paginator itself; --config's are not used" in outcome.stderr
