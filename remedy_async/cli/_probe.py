@@ -13,10 +13,10 @@ from remedy_async import ProbeReport, probe
 from ._checkpoint import replace_file
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
 from ._settings import client_arguments
+from ._terminal import Terminal
 
 FOUND_BY_PROBING = ("paginator", "paginators", "naming", "namings")
 """Client settings the probe finds out, so a --config profile's are set aside."""
-from ._terminal import Terminal
 
 
 async def run_probe(options: argparse.Namespace, terminal: Terminal) -> int:
