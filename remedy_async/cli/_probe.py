@@ -12,6 +12,7 @@ from remedy_async import ProbeReport, probe
 
 from ._checkpoint import replace_file
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
+from ._filters import resource_named
 from ._settings import client_arguments
 from ._terminal import Terminal
 
@@ -73,7 +74,7 @@ def render_text(report: ProbeReport) -> str:
     for found in report.resources:
         rows.append(
             (
-                found.resource,
+                resource_named(found.resource).segment,
                 found.convention or "?",
                 found.items_path or "?",
                 found.naming or "?",
@@ -88,7 +89,9 @@ def render_text(report: ProbeReport) -> str:
         for row in rows
     ]
     problems = [*report.problems] + [
-        f"{found.resource}: {problem}" for found in report.resources for problem in found.problems
+        f"{resource_named(found.resource).segment}: {problem}"
+        for found in report.resources
+        for problem in found.problems
     ]
     for title, items in (("warnings", report.warnings), ("problems", problems)):
         if items:

@@ -144,3 +144,15 @@ async def test_probe_takes_its_connection_from_config(
     row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
     assert row.split()[1] == "offset"
     assert "the probe finds out paginator itself; --config's are not used" in outcome.stderr
+
+
+async def test_probe_names_collections_as_the_command_line_does(snake_offset: Simulator) -> None:
+    """The text report's rows read `remediation-targets`, as `list` and `export` spell it."""
+    outcome = await cli_here(
+        "probe", "--base-url", snake_offset.url, env={"REMEDY_API_TOKEN": CANARY}
+    )
+    lines = outcome.stdout.decode().splitlines()
+    header = next(index for index, line in enumerate(lines) if line.split()[:1] == ["collection"])
+    rows = [line.split()[0] for line in lines[header + 1 : header + 5]]
+    assert rows == ["endpoints", "remediation-targets", "scopes", "vulnerability-findings"]
+    assert "remediation_targets" not in outcome.stdout.decode()
