@@ -267,18 +267,21 @@ def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | Non
     return openapi_json(config, indent=True)
 
 
-async def serve(config: SimulatorConfig) -> None:
-    """Run a simulator until SIGINT or SIGTERM, announcing its URL on stdout."""
+async def serve(config: SimulatorConfig, *, until_signal: bool = True) -> None:
+    """Run a simulator, announcing its URL on stdout, until SIGINT or SIGTERM (then return
+    normally); with `until_signal=False`, until cancelled, leaving signals to the caller
+    (`remedy-async serve` exits 130 or 143 on them, as every command does)."""
     from ._server import Simulator  # noqa: PLC0415 - see the module's doc
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    signals = (signal.SIGINT, signal.SIGTERM) if until_signal else ()
+    for signum in signals:
         loop.add_signal_handler(signum, stop.set)
     try:
         async with Simulator(config) as simulator:
             print(f"Remedy simulator listening on {simulator.url}", flush=True)
             await stop.wait()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in signals:
             loop.remove_signal_handler(signum)

@@ -208,8 +208,16 @@ async def test_forced_progress_goes_to_stderr_only(simulator: Simulator) -> None
     assert "\x1b[" in outcome.stderr  # drawn as on a terminal
 
 
-async def test_serve_runs_the_simulator_until_interrupted() -> None:
-    """`remedy-async serve` prints its URL, serves, and exits 0 on SIGINT."""
+@pytest.mark.parametrize(
+    ("signum", "status", "said"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    ids=["SIGINT", "SIGTERM"],
+)
+async def test_serve_runs_the_simulator_until_interrupted(
+    signum: signal.Signals, status: int, said: str
+) -> None:
+    """`remedy-async serve` prints its URL, serves, and exits as documented for a signal: 130
+    on Ctrl-C (SIGINT), 143 on SIGTERM."""
     process = await start_cli("serve", "--port", "0", "--size", "5", "--seed", "2")
     try:
         assert process.stdout is not None
@@ -217,9 +225,10 @@ async def test_serve_runs_the_simulator_until_interrupted() -> None:
         url = line.removeprefix("Remedy simulator listening on ").strip()
         health = await cli("health", "--base-url", url)
         assert (health.code, health.jsonl()[0]["status"]) == (0, "ok")
-        process.send_signal(signal.SIGINT)
-        await asyncio.wait_for(process.communicate(), timeout=30)
-        assert process.returncode == 0
+        process.send_signal(signum)
+        _, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        assert process.returncode == status, stderr
+        assert stderr.decode().splitlines()[-1] == f"remedy-async: {said}"
     finally:
         if process.returncode is None:
             process.kill()
