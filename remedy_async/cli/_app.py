@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from importlib import import_module
 from typing import Final, TextIO, cast
 
+from attrs import evolve
+
 from ._completion import complete_if_asked
 from ._errors import (
     EXIT_BROKEN_PIPE,
@@ -109,6 +111,8 @@ async def _run(argv: Sequence[str], terminal: Terminal, command: list[str]) -> i
         command.append(name)
         if name == "agent-config":
             name = f"{name} {options.agent_command}"
+        if getattr(options, "quiet", False):
+            terminal = evolve(terminal, quiet=True)
         with _debug_log(terminal.stderr, bool(getattr(options, "debug", False))):
             return await command_named(name)(options, terminal)
     except SystemExit as done:  # --help and --version print, then exit

@@ -249,7 +249,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
         for job in jobs:
             segment = job.resource.segment
             if job.start is None:
-                terminal.say(f"{segment}: already complete in {job.files.final(job.format)}")
+                terminal.note(f"{segment}: already complete in {job.files.final(job.format)}")
                 continue
             collection: ResourceCollection[Any] = getattr(client, job.resource.attribute)
             chosen = job.start.selection
@@ -319,7 +319,7 @@ def _report(
             count = f"{meter.records:,} records"
             if outcome.written != meter.records:
                 count = f"{outcome.written:,} of {count} (--where)"
-            terminal.say(f"{segment}: {count} in {outcome.path} ({meter.seconds:.2f} s{retries})")
+            terminal.note(f"{segment}: {count} in {outcome.path} ({meter.seconds:.2f} s{retries})")
             continue
         if not isinstance(outcome, RemedyError | OSError):
             raise outcome

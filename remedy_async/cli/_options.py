@@ -173,11 +173,9 @@ def progress_options() -> Parser:
         group.add_argument,
         "--quiet",
         "-q",
-        dest="progress",
-        action="store_const",
-        const="never",
-        default="auto",
-        help="no progress at all (the same as --progress never)",
+        action="store_true",
+        default=False,
+        help="nothing on stderr but errors: no progress, no summary lines",
     )
     add_shared(
         group.add_argument,

@@ -34,7 +34,9 @@ async def run_probe(options: argparse.Namespace, terminal: Terminal) -> int:
     settings = client_arguments(options, terminal.env)
     found_here = {name: settings.pop(name) for name in FOUND_BY_PROBING if name in settings}
     if found_here:
-        terminal.say(f"the probe finds out {', '.join(found_here)} itself; --config's are not used")
+        terminal.note(
+            f"the probe finds out {', '.join(found_here)} itself; --config's are not used"
+        )
     report = await probe(page_size=options.page_size, **settings)
     if options.format == "json":
         terminal.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
@@ -43,7 +45,7 @@ async def run_probe(options: argparse.Namespace, terminal: Terminal) -> int:
     terminal.stdout.flush()
     if emit is not None:
         await asyncio.to_thread(replace_file, emit, report.to_config().encode())
-        terminal.say(f"wrote the pinned configuration to {emit} (use it with --config {emit})")
+        terminal.note(f"wrote the pinned configuration to {emit} (use it with --config {emit})")
     return EXIT_OK if report.ok else EXIT_FAILURE
 
 
