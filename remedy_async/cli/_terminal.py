@@ -66,9 +66,10 @@ def shows_progress(
 ) -> ProgressKind | None:
     """Decide how to show progress on stderr: a live display, a line now and then, or not.
 
-    Nothing under `--quiet`. `auto` draws the live display only for a person watching: stderr is a terminal, `CI` is
-    unset, and the data is not going to that same terminal (the display would be drawn over
-    it). When stderr is not a terminal (a log file, cron, CI) it writes lines instead.
+    Nothing under `--quiet`. `auto` draws the live display only for a person watching: stderr
+    is a terminal, `CI` is unset, and the data is not going to that same terminal (the display
+    would be drawn over it). When stderr is not a terminal (a log file, cron, CI) it writes
+    lines instead.
     """
     if terminal.quiet:
         return None
