@@ -220,6 +220,8 @@ def _unique(resources: Sequence[Resource[Any]]) -> list[Resource[Any]]:
 
 
 def _plan(options: argparse.Namespace) -> list[Job]:
+    resources = _unique(options.resources) or list(RESOURCES)
+    selections = {resource.segment: selection_of(options, resource) for resource in resources}
     directory = Path(options.out)
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -227,7 +229,6 @@ def _plan(options: argparse.Namespace) -> list[Job]:
         raise UsageError(f"--out {directory} is not a directory") from None
     except OSError as error:
         raise UsageError(f"--out {directory}: {error.strerror or error}") from None
-    resources = _unique(options.resources) or list(RESOURCES)
     return plan_jobs(
         directory,
         resources,
@@ -235,7 +236,7 @@ def _plan(options: argparse.Namespace) -> list[Job]:
         page_size=options.page_size,
         resume=options.resume,
         restart=options.restart,
-        selections={resource.segment: selection_of(options, resource) for resource in resources},
+        selections=selections,
     )
 
 

@@ -232,8 +232,10 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
         default=[],
         metavar="CONDITION",
         help="keep only records meeting it, checked here after fetching, repeatable (all must "
-        "hold): 'cvssScore>=7', 'os.family=linux', 'severity in (critical,high)', "
-        "'status not in (fixed)' (default: every record)",
+        "hold): 'cvssScore>=7', 'package.name=openssl', 'severity in (critical,high)', "
+        "'status not in (resolved)'. PATH is a field of the records (an unknown one is an "
+        "error); mark one outside the contract as extra.NAME: 'extra.riskScore>=50' "
+        "(default: every record)",
     )
 
 

@@ -16,12 +16,13 @@ from ._output import output
 from ._progress import Say, progress
 from ._settings import open_client
 from ._terminal import Terminal
-from ._where import keep
+from ._where import check_conditions, keep
 
 
 async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     """Stream the records matching the filters to stdout, page by page."""
     resource = options.resource
+    check_conditions(resource, options.where)
     meters = Meters()
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)

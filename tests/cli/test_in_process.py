@@ -292,6 +292,17 @@ async def test_fields_cut_records_in_every_format(simulator: Simulator) -> None:
     assert rows[1] == f"{records[0]['id']},{records[0]['os']['family']},{records[0]['hostname']}"
 
 
+async def test_fields_keep_a_marked_field_outside_the_contract(simulator: Simulator) -> None:
+    """--fields id,extra.riskScore keeps each record's own riskScore, in its place."""
+    base = ("list", "endpoints", "--base-url", simulator.url)
+    cut = await cli_here(*base, "--fields", "id,extra.riskScore")
+    whole = await cli_here(*base)
+    assert cut.code == whole.code == 0, cut.stderr
+    expected = [{"id": r["id"], "riskScore": r.get("riskScore")} for r in whole.jsonl()]
+    assert any(record["riskScore"] is not None for record in expected)
+    assert cut.jsonl() == expected
+
+
 async def test_an_unknown_field_is_a_usage_error_naming_the_closest(simulator: Simulator) -> None:
     """A misspelt field exits 2 before any request, naming the flag and the closest field."""
     outcome = await cli_here(
