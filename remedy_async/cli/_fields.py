@@ -12,15 +12,14 @@ from __future__ import annotations
 import difflib
 import typing
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import attrs
 
+from remedy_async import Resource
+
 from ._errors import UsageError
 from ._formats import WireRecord
-
-if TYPE_CHECKING:
-    from remedy_async import Resource
 
 Fields = tuple[str, ...]
 """Dotted paths into a wire record (`os.family`), in the order the user gave them."""
@@ -47,14 +46,10 @@ def _nested_model(annotation: Any) -> type[Any] | None:
 
 def _fields_of(model: type[Any]) -> dict[str, type[Any] | None]:
     """A model's fields by wire name, each with the model it holds (None for a value)."""
-    from remedy_async._wire._naming import wire_names  # noqa: PLC0415 - the contract's spelling
-
-    names = wire_names(model)
-    return {
-        names[field.name]: _nested_model(field.type)
-        for field in attrs.fields(model)
-        if field.name != EXTRA
-    }
+    # Resource.wire_fields spells any model's fields as the contract does, in their order.
+    names = Resource(model.__name__, model.__name__, model).wire_fields
+    held = [_nested_model(field.type) for field in attrs.fields(model) if field.name != EXTRA]
+    return dict(zip(names, held, strict=True))
 
 
 def check_path(resource: Resource[Any], path: str, given: str) -> None:

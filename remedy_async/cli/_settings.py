@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from remedy_async import ClientEvent, RemedyClient, RetryPolicy
-from remedy_async._profiles import read_profile  # probe takes the settings, not a client
 
 from ._errors import TOKEN_SENT, UsageError
 from ._options import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
@@ -24,28 +23,34 @@ def open_client(
 ) -> RemedyClient:
     """Return a client (not yet entered) configured by the options, else `--config`, else the
     environment; notes on the options whether it sends a token (`TOKEN_SENT`)."""
-    settings = client_arguments(options, env)
-    setattr(options, TOKEN_SENT, "token" in settings)
-    return RemedyClient(**settings, event_hooks=event_hooks)
-
-
-def client_arguments(options: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
-    """`RemedyClient`'s arguments: the options, else the profile of `--config` (or
-    `REMEDY_CONFIG`), else the environment."""
-    config = options.config or env.get(CONFIG_ENV) or None
+    config = config_file(options, env)
     if config is None:
-        return client_settings(options, env)
+        settings = client_settings(options, env)
+        setattr(options, TOKEN_SENT, "token" in settings)
+        return RemedyClient(**settings, event_hooks=event_hooks)
     # The file's settings stand for arguments, so only flags override them; the environment
-    # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only), as
-    # RemedyClient.from_config does.
-    settings = {
-        **read_profile(config, options.profile, env),
-        **client_settings(options, {}, base_url_required=False),
-    }
-    for name, variable in (("base_url", BASE_URL_ENV), ("token", TOKEN_ENV)):
-        if settings.get(name) is None and env.get(variable):
-            settings[name] = env[variable]
-    return settings
+    # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only).
+    given = client_settings(options, {}, base_url_required=False)
+    client = RemedyClient.from_config(
+        config, profile=options.profile, environ=env, **given, event_hooks=event_hooks
+    )
+    sent = "token" in given or "token_env" in profile(config, options.profile)
+    setattr(options, TOKEN_SENT, sent or bool(env.get(TOKEN_ENV)))
+    return client
+
+
+def config_file(options: argparse.Namespace, env: Mapping[str, str]) -> str | None:
+    """The configuration file of `--config`, else of `REMEDY_CONFIG`; None for neither."""
+    return options.config or env.get(CONFIG_ENV) or None
+
+
+def profile(config: str, name: str) -> dict[str, Any]:
+    """A profile's settings as the file writes them (`token_env`, convention names): read once
+    `RemedyClient.from_config` has checked the file, the profile and every setting."""
+    import tomllib  # noqa: PLC0415 - only a command given a file pays for the TOML parser
+
+    with open(config, "rb") as file:
+        return dict(tomllib.load(file)[name])
 
 
 def client_settings(

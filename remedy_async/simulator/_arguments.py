@@ -171,6 +171,18 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def command_line() -> argparse.ArgumentParser:
+    """The parser of `python -m remedy_async.simulator`: whole option names only (`--por` is
+    not `--port`), as `remedy-async serve` takes them."""
+    parser = argparse.ArgumentParser(
+        prog="python -m remedy_async.simulator",
+        description="Serve the simulated Remedy API (see remedy_async/openapi.yaml).",
+        allow_abbrev=False,
+    )
+    add_serve_arguments(parser)
+    return parser
+
+
 def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
     """Build the configuration from parsed options; raises ValueError on bad values, naming
     the options the user typed (`--port must be between 0 and 65535, got 99999`)."""
@@ -192,11 +204,9 @@ def _in_flags(text: str, flags: Mapping[str, str]) -> str:
 
 def _option_flags() -> dict[str, str]:
     """Each option's destination (the setting it fills) and its first long flag."""
-    parser = argparse.ArgumentParser(add_help=False)
-    add_serve_arguments(parser)
     return {
         action.dest: next(flag for flag in action.option_strings if flag.startswith("--"))
-        for action in parser._actions
+        for action in command_line()._actions
         if action.option_strings
     }
 

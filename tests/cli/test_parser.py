@@ -15,6 +15,7 @@ from remedy_async.cli._errors import UsageError
 from remedy_async.cli._filters import filter_choices, filter_flag
 from remedy_async.cli._parser import build_parser, parse_command_line
 from remedy_async.cli._tree import is_shared
+from remedy_async.simulator._arguments import command_line
 
 ENVIRONMENT = {
     "config": "$REMEDY_CONFIG",
@@ -195,9 +196,7 @@ def test_unrecognized_words_are_an_error_of_the_command_they_follow() -> None:
 
 def test_no_parser_expands_an_abbreviated_option() -> None:
     """Every parser of both command lines takes whole option names only (allow_abbrev off)."""
-    from remedy_async.simulator.__main__ import build_parser as simulator_parser  # noqa: PLC0415
-
-    everything = [*parsers(build_parser()), *parsers(simulator_parser())]
+    everything = [*parsers(build_parser()), *parsers(command_line())]
     assert len(everything) > 10
     assert [parser.prog for parser in everything if parser.allow_abbrev] == []
 

@@ -143,7 +143,7 @@ async def test_probe_takes_its_connection_from_config(
     assert "auth (Authorization: Bearer ***): accepted" in text
     row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
     assert row.split()[1] == "offset"
-    assert "the probe finds out paginator itself; --config's are not used" in outcome.stderr
+    assert "the probe finds out paginator itself, not from --config" in outcome.stderr
 
 
 async def test_probe_names_collections_as_the_command_line_does(snake_offset: Simulator) -> None:
