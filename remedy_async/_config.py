@@ -70,9 +70,17 @@ def token(value: str | None) -> str | None:
 
 
 def api_path(path: str, name: str) -> str:
-    """Check a configurable API path (health, agent configuration)."""
-    if not path.startswith("/") or "?" in path or "#" in path:
-        raise ConfigurationError(f"{name} must be a path starting with '/', got {path!r}")
+    """Check a path appended to the base URL (health, agent configuration, `get_json`): it
+    starts with one `/` and has no query or fragment, so it names a place under the base URL."""
+    if not path.startswith("/") or path[1:2] in ("/", "\\"):
+        raise ConfigurationError(
+            f"{name} must be a path starting with '/' (it is appended to the base URL), not a "
+            f"URL or '//host/...', got {path!r}"
+        )
+    if "?" in path or "#" in path:
+        raise ConfigurationError(
+            f"{name} must be a path without a query or fragment ('?' or '#'), got {path!r}"
+        )
     return path
 
 

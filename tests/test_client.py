@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import warnings
+from collections.abc import Iterator
 
 import aiohttp
 import pytest
 from aiohttp import web
 from aioresponses import aioresponses
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from remedy_async import (
     APIConnectionError,
@@ -25,7 +28,8 @@ from remedy_async import (
     __version__,
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
-from tests.loopback import Serve, serve_app
+from tests.budget import examples
+from tests.loopback import ScriptedServer, Serve, serve_app
 
 TOKEN = "canary-token-7f3e9a"
 
@@ -313,3 +317,38 @@ def test_a_client_used_from_a_second_event_loop_says_why_it_cannot_be() -> None:
             second.run(client.endpoints.get("ep-2"))
         first.run(client.close())
         first.run(server.__aexit__(None, None, None))
+
+
+@pytest.fixture(scope="module")
+def listening_client() -> Iterator[tuple[asyncio.Runner, RemedyClient, ScriptedServer]]:
+    """An open client whose base URL is a loopback server recording every request it gets."""
+    with asyncio.Runner() as runner:
+        server = ScriptedServer([])
+        runner.run(server.__aenter__())
+        client = RemedyClient(server.url, token="t0k", retry=RetryPolicy(attempts=1))
+        runner.run(client.__aenter__())
+        yield runner, client, server
+        runner.run(client.close())
+        runner.run(server.__aexit__(None, None, None))
+
+
+NOT_A_PATH_UNDER_THE_BASE_URL = st.one_of(
+    st.sampled_from(
+        ["https://other.example/v1/x", "//other.example/v1/x", "/\\other.example/x", "v1/x", ""]
+    ),
+    st.text().filter(lambda path: not path.startswith("/")),
+    st.text().map(lambda rest: "//" + rest),
+)
+
+
+@given(path=NOT_A_PATH_UNDER_THE_BASE_URL)
+@settings(max_examples=examples(100), deadline=None)
+def test_get_json_refuses_what_is_not_a_path_under_the_base_url(
+    listening_client: tuple[asyncio.Runner, RemedyClient, ScriptedServer], path: str
+) -> None:
+    """A URL, `//host/...` or a path without its leading `/` is a ConfigurationError (a
+    ValueError) saying the path is appended to the base URL, before any request."""
+    runner, client, server = listening_client
+    with pytest.raises(ConfigurationError, match="appended to the base URL"):
+        runner.run(client.get_json(path))
+    assert server.requests == []

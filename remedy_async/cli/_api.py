@@ -28,7 +28,7 @@ async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
     """Send the GET and print its JSON body, or with --paginate a collection's every record."""
     if options.method.upper() != "GET":
         raise UsageError(f"api {options.method}: the API is read-only; only GET is sent")
-    path = options.path if options.path.startswith("/") else f"/{options.path}"
+    path = options.path  # the client refuses one that is not a path under the base URL
     params = group_filters(options.field)
     if options.paginate:
         resource = _COLLECTION_PATHS.get(path.rstrip("/"))

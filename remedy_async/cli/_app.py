@@ -19,12 +19,15 @@ from contextlib import contextmanager
 from importlib import import_module
 from typing import Final, TextIO, cast
 
+from attrs import evolve
+
 from ._completion import complete_if_asked
 from ._errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_PARTIAL,
     EXIT_TERMINATED,
+    TOKEN_SENT,
     UsageError,
     describe,
     exit_status,
@@ -77,13 +80,14 @@ def _debug_log(stream: TextIO, enabled: bool) -> Iterator[None]:
         logger.setLevel(level)
 
 
-def _report(error: Exception, terminal: Terminal, debug: bool) -> int:
+def _report(error: Exception, terminal: Terminal, options: argparse.Namespace) -> int:
     if isinstance(error, BrokenPipeError):
         return EXIT_BROKEN_PIPE
-    if debug:
+    if getattr(options, "debug", False):
         traceback.print_exception(error, file=terminal.stderr)
     command = error.command if isinstance(error, UsageError) else "remedy-async"
-    terminal.stderr.write(f"{command}: error: {describe(error)}\n")
+    said = describe(error, token_sent=getattr(options, TOKEN_SENT, None))
+    terminal.stderr.write(f"{command}: error: {said}\n")
     terminal.stderr.flush()
     return exit_status(error)
 
@@ -99,21 +103,22 @@ async def run(argv: Sequence[str], terminal: Terminal) -> int:
 
 async def _run(argv: Sequence[str], terminal: Terminal, command: list[str]) -> int:
     """`run`, appending the name of the command, once parsed, to `command`."""
-    debug = False
+    options = argparse.Namespace()
     try:
         options = parse_command_line(argv)
         options.argv = list(argv)
-        debug = bool(getattr(options, "debug", False))
         name = options.command
         command.append(name)
         if name == "agent-config":
             name = f"{name} {options.agent_command}"
-        with _debug_log(terminal.stderr, debug):
+        if getattr(options, "quiet", False):
+            terminal = evolve(terminal, quiet=True)
+        with _debug_log(terminal.stderr, bool(getattr(options, "debug", False))):
             return await command_named(name)(options, terminal)
     except SystemExit as done:  # --help and --version print, then exit
         return done.code if isinstance(done.code, int) else 0
     except Exception as error:
-        return _report(error, terminal, debug)
+        return _report(error, terminal, options)
 
 
 async def run_until_signalled(argv: Sequence[str], terminal: Terminal) -> int:

@@ -61,15 +61,34 @@ def exit_status(error: BaseException) -> int:
     return EXIT_USAGE if isinstance(error, ConfigurationError) else EXIT_FAILURE
 
 
-def describe(error: BaseException) -> str:
+TOKEN_SENT: Final = "token_sent"
+"""The options' attribute saying whether the command's client sends a token (set when the
+client is made), which the message of a 401 tells apart."""
+TOKEN_HINTS: Final = {
+    False: "no token was sent: pass --token or set REMEDY_API_TOKEN (with --config, the "
+    "profile's token_env names the variable holding it)",
+    True: "the token sent was rejected: check the one given by --token, REMEDY_API_TOKEN or "
+    "the --config profile's token_env, and --auth-header and --auth-scheme",
+    None: "pass a token with --token or REMEDY_API_TOKEN (with --config, the profile's "
+    "token_env names the variable holding it)",
+}
+"""What to do about a 401, by whether a token was sent (None: not known)."""
+
+
+def describe(error: BaseException, *, token_sent: bool | None = None) -> str:
     """Return one line naming the error's type and saying what happened.
 
     Library errors carry the status, request id, method and URL in their text, never the
-    token; the number of attempts is added when the call was retried.
+    token; the number of attempts is added when the call was retried, and a 401 says how to
+    pass a token (`token_sent`: whether the client sent one).
     """
     if isinstance(error, UsageError):
         return str(error)
-    from remedy_async import ConfigurationError, RemedyError  # noqa: PLC0415 - see module doc
+    from remedy_async import (  # noqa: PLC0415 - see the module's doc
+        AuthenticationError,
+        ConfigurationError,
+        RemedyError,
+    )
 
     text = " ".join(str(error).split()) or "no details"
     if isinstance(error, ConfigurationError):
@@ -78,4 +97,6 @@ def describe(error: BaseException) -> str:
     attempts = error.attempts if isinstance(error, RemedyError) else None
     if attempts is not None and attempts > 1:
         line += f" [after {attempts} attempts]"
+    if isinstance(error, AuthenticationError):
+        line += f"; {TOKEN_HINTS[token_sent]}"
     return line

@@ -220,6 +220,8 @@ def _unique(resources: Sequence[Resource[Any]]) -> list[Resource[Any]]:
 
 
 def _plan(options: argparse.Namespace) -> list[Job]:
+    resources = _unique(options.resources) or list(RESOURCES)
+    selections = {resource.segment: selection_of(options, resource) for resource in resources}
     directory = Path(options.out)
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -227,7 +229,6 @@ def _plan(options: argparse.Namespace) -> list[Job]:
         raise UsageError(f"--out {directory} is not a directory") from None
     except OSError as error:
         raise UsageError(f"--out {directory}: {error.strerror or error}") from None
-    resources = _unique(options.resources) or list(RESOURCES)
     return plan_jobs(
         directory,
         resources,
@@ -235,7 +236,7 @@ def _plan(options: argparse.Namespace) -> list[Job]:
         page_size=options.page_size,
         resume=options.resume,
         restart=options.restart,
-        selections={resource.segment: selection_of(options, resource) for resource in resources},
+        selections=selections,
     )
 
 
@@ -249,7 +250,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
         for job in jobs:
             segment = job.resource.segment
             if job.start is None:
-                terminal.say(f"{segment}: already complete in {job.files.final(job.format)}")
+                terminal.note(f"{segment}: already complete in {job.files.final(job.format)}")
                 continue
             collection: ResourceCollection[Any] = getattr(client, job.resource.attribute)
             chosen = job.start.selection
@@ -283,7 +284,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
         except asyncio.CancelledError:
             terminal.say(resume_hint(options))
             raise
-    return _report(runs, outcomes, terminal, resume=resume_hint(options), debug=options.debug)
+    return _report(runs, outcomes, terminal, options)
 
 
 def resume_hint(options: argparse.Namespace) -> str:
@@ -309,9 +310,7 @@ def _report(
     runs: Sequence[tuple[Job, Pager[Any], Meter]],
     outcomes: Sequence[Exported | BaseException],
     terminal: Terminal,
-    *,
-    resume: str,
-    debug: bool,
+    options: argparse.Namespace,
 ) -> int:
     failed = False
     for (job, _, meter), outcome in zip(runs, outcomes, strict=True):
@@ -321,15 +320,16 @@ def _report(
             count = f"{meter.records:,} records"
             if outcome.written != meter.records:
                 count = f"{outcome.written:,} of {count} (--where)"
-            terminal.say(f"{segment}: {count} in {outcome.path} ({meter.seconds:.2f} s{retries})")
+            terminal.note(f"{segment}: {count} in {outcome.path} ({meter.seconds:.2f} s{retries})")
             continue
         if not isinstance(outcome, RemedyError | OSError):
             raise outcome
         failed = True
-        if debug:
+        if options.debug:
             traceback.print_exception(outcome, file=terminal.stderr)
-        terminal.say(f"{segment}: stopped after {meter.records:,} records: {describe(outcome)}")
+        said = describe(outcome, token_sent=options.token_sent)
+        terminal.say(f"{segment}: stopped after {meter.records:,} records: {said}")
     if failed:
-        terminal.say(resume)
+        terminal.say(resume_hint(options))
         return EXIT_PARTIAL
     return EXIT_OK

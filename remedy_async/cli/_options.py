@@ -62,30 +62,40 @@ def seconds(text: str) -> float:
     return value
 
 
+def record_id(text: str) -> str:
+    """An id as given (ids are opaque), once it names something: an empty or blank one is a
+    usage error before any request."""
+    if not text.strip():
+        raise ValueError(f"a record id must not be empty, got {text!r}")
+    return text
+
+
 RESOURCE = argument_type(resource_named, "resource")
 FILTER = argument_type(parse_filter, "filter")
+RECORD_ID = argument_type(record_id, "id")
 RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
 
 
-def connection_options(*, config_file: bool) -> Parser:
+def connection_options() -> Parser:
+    """The options of every command that talks to the service: where, how to authenticate,
+    and how patiently."""
     parent = Parser(add_help=False)
     group = parent.add_argument_group("connection (before or after the command)")
     add = group.add_argument
-    if config_file:
-        add_shared(
-            add,
-            "--config",
-            metavar="FILE",
-            help="client configuration (TOML), e.g. as written by probe --emit-config; the "
-            f"options below override it (default: ${CONFIG_ENV}, else none)",
-        )
-        add_shared(
-            add,
-            "--profile",
-            default="default",
-            metavar="NAME",
-            help="profile of --config to use (default: default)",
-        )
+    add_shared(
+        add,
+        "--config",
+        metavar="FILE",
+        help="client configuration (TOML), e.g. as written by probe --emit-config; the "
+        f"options below override it (default: ${CONFIG_ENV}, else none)",
+    )
+    add_shared(
+        add,
+        "--profile",
+        default="default",
+        metavar="NAME",
+        help="profile of --config to use (default: default)",
+    )
     add_shared(add, "--base-url", metavar="URL", help=f"API base URL (default: ${BASE_URL_ENV})")
     add_shared(
         add,
@@ -163,11 +173,9 @@ def progress_options() -> Parser:
         group.add_argument,
         "--quiet",
         "-q",
-        dest="progress",
-        action="store_const",
-        const="never",
-        default="auto",
-        help="no progress at all (the same as --progress never)",
+        action="store_true",
+        default=False,
+        help="nothing on stderr but errors: no progress, no summary lines",
     )
     add_shared(
         group.add_argument,
@@ -224,8 +232,10 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
         default=[],
         metavar="CONDITION",
         help="keep only records meeting it, checked here after fetching, repeatable (all must "
-        "hold): 'cvssScore>=7', 'os.family=linux', 'severity in (critical,high)', "
-        "'status not in (fixed)' (default: every record)",
+        "hold): 'cvssScore>=7', 'package.name=openssl', 'severity in (critical,high)', "
+        "'status not in (resolved)'. PATH is a field of the records (an unknown one is an "
+        "error); mark one outside the contract as extra.NAME: 'extra.riskScore>=50' "
+        "(default: every record)",
     )
 
 

@@ -15,10 +15,12 @@ from remedy_async import RESOURCES, __version__
 from remedy_async.simulator import add_serve_arguments
 
 from ._completion import SHELLS
+from ._errors import UsageError
 from ._filter_flags import add_filter_flags
 from ._formats import EXPORT_FORMATS
 from ._options import (
     FILTER,
+    RECORD_ID,
     RESOURCE,
     RESOURCE_HELP,
     add_concurrency,
@@ -34,7 +36,15 @@ from ._options import (
     progress_options,
     whole,
 )
-from ._tree import Parser, Resources, chosen_parser, settle
+from ._tree import (
+    Parser,
+    Resources,
+    chosen_parser,
+    settle,
+    takes_positionals,
+    unknown_option,
+    unrecognized,
+)
 
 DESCRIPTION = """\
 Read the Remedy API from the shell: list, get and export the four collections, check health,
@@ -52,7 +62,10 @@ def _add_api_arguments(api: argparse.ArgumentParser) -> None:
     api.add_argument(
         "method", nargs="?", default="GET", help="GET (the only method: the API is read-only)"
     )
-    api.add_argument("path", help="e.g. /v1/scopes/sc-00000001")
+    api.add_argument(
+        "path",
+        help="a path starting with /, appended to the base URL, e.g. /v1/scopes/sc-00000001",
+    )
     api.add_argument(
         "--field",
         "-F",
@@ -174,7 +187,13 @@ def _add_get(command: Command, parents: list[Parser]) -> None:
     completes_resources(
         get.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=RESOURCE_HELP)
     )
-    get.add_argument("ids", nargs="+", metavar="ID", help="record ids; '-' reads them from stdin")
+    get.add_argument(
+        "ids",
+        type=RECORD_ID,
+        nargs="+",
+        metavar="ID",
+        help="record ids; '-' reads them from stdin, one a line",
+    )
     output = get.add_argument_group("output")
     add_output_options(output.add_argument, plain)
     add_output_file(output.add_argument, plain)
@@ -218,7 +237,7 @@ def _add_probe(command: Command, parents: list[Parser]) -> None:
 def build_parser() -> Parser:
     """Return the parser of `remedy-async` and all its subcommands."""
     common, progress = common_options(), progress_options()
-    client = [common, connection_options(config_file=True)]
+    client = [common, connection_options()]
     parser = Parser(
         prog="remedy-async",
         description=DESCRIPTION,
@@ -245,7 +264,7 @@ def build_parser() -> Parser:
             client,
         )
     )
-    _add_probe(command, [common, connection_options(config_file=False)])
+    _add_probe(command, client)
     completion = command(
         "completion",
         "print the shell completion script: source it, e.g. "
@@ -274,10 +293,22 @@ def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
     """Parse a command line into the options its command runs with, defaults filled in.
 
     Words no parser took are a usage error of the (sub)command the line chose, whose --help
-    lists what it takes."""
-    options, extras = build_parser().parse_known_args(list(argv))
+    lists what it takes. Options are taken by their whole names only: an unknown one (a prefix
+    such as `--tok` among them) is a usage error of the (sub)command it follows, naming the
+    closest option it has, even where argparse would first stumble on the word after it."""
+    parser = build_parser()
+    try:
+        options, extras = parser.parse_known_args(list(argv))
+    except UsageError:
+        # argparse takes the value of an unknown option for the next positional word (a
+        # subcommand's name, a resource) and stumbles on it: report the option instead.
+        found = unknown_option(parser, argv)
+        if found is None or not takes_positionals(found[0]):
+            raise
+        where, flag = found
+        where.error(unrecognized(where, [flag]))
     chosen = chosen_parser(options)
     options = settle(options)
     if extras:
-        chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+        chosen.error(unrecognized(chosen, extras))
     return options

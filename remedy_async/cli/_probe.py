@@ -5,26 +5,35 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import orjson
 
-from remedy_async import ProbeReport, probe
+from remedy_async import ProbeReport, RemedyClient, probe
 
 from ._checkpoint import replace_file
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
-from ._settings import client_settings
+from ._filters import resource_named
+from ._options import BASE_URL_ENV, TOKEN_ENV
+from ._settings import client_settings, config_file, profile
 from ._terminal import Terminal
+
+FOUND_BY_PROBING = ("paginator", "paginators", "naming", "namings")
+"""Client settings the probe finds out, so a --config profile's are set aside."""
 
 
 async def run_probe(options: argparse.Namespace, terminal: Terminal) -> int:
     """Probe the service, print the report (text or JSON) and write `--emit-config` if asked.
+
+    The connection comes from the options, `--config` and the environment as for any command;
+    the paging and naming a `--config` profile pins are set aside, since the probe finds them.
 
     Exit 0 when every request meant to succeed did, else 1 (the report says which failed).
     """
     emit = None if options.emit_config is None else Path(options.emit_config)
     if emit is not None:
         await asyncio.to_thread(_check_writable, emit)
-    settings = client_settings(options, terminal.env)
+    settings = probe_arguments(options, terminal)
     report = await probe(page_size=options.page_size, **settings)
     if options.format == "json":
         terminal.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
@@ -33,8 +42,34 @@ async def run_probe(options: argparse.Namespace, terminal: Terminal) -> int:
     terminal.stdout.flush()
     if emit is not None:
         await asyncio.to_thread(replace_file, emit, report.to_config().encode())
-        terminal.say(f"wrote the pinned configuration to {emit} (use it with --config {emit})")
+        terminal.note(f"wrote the pinned configuration to {emit} (use it with --config {emit})")
     return EXIT_OK if report.ok else EXIT_FAILURE
+
+
+def probe_arguments(options: argparse.Namespace, terminal: Terminal) -> dict[str, Any]:
+    """`probe`'s client arguments: the connection of the options, else of the `--config`
+    profile, else of the environment, as for any command; what the profile pins of paging and
+    naming is set aside (the probe finds it out), with a note."""
+    env = terminal.env
+    config = config_file(options, env)
+    if config is None:
+        return client_settings(options, env)
+    given = client_settings(options, {}, base_url_required=False)
+    RemedyClient.from_config(config, profile=options.profile, environ=env, **given)  # checks it
+    settings = profile(config, options.profile)
+    found_here = [name for name in FOUND_BY_PROBING if settings.pop(name, None) is not None]
+    if found_here:
+        terminal.note(f"the probe finds out {', '.join(found_here)} itself, not from --config")
+    token_env = settings.pop("token_env", None)
+    if token_env is not None:
+        settings["token"] = env[token_env]
+    if settings.get("auth_scheme") in ("", "none"):
+        settings["auth_scheme"] = None
+    settings.update(given)
+    for name, variable in (("base_url", BASE_URL_ENV), ("token", TOKEN_ENV)):
+        if settings.get(name) is None and env.get(variable):
+            settings[name] = env[variable]
+    return settings
 
 
 def render_text(report: ProbeReport) -> str:
@@ -64,7 +99,7 @@ def render_text(report: ProbeReport) -> str:
     for found in report.resources:
         rows.append(
             (
-                found.resource,
+                resource_named(found.resource).segment,
                 found.convention or "?",
                 found.items_path or "?",
                 found.naming or "?",
@@ -79,7 +114,9 @@ def render_text(report: ProbeReport) -> str:
         for row in rows
     ]
     problems = [*report.problems] + [
-        f"{found.resource}: {problem}" for found in report.resources for problem in found.problems
+        f"{resource_named(found.resource).segment}: {problem}"
+        for found in report.resources
+        for problem in found.problems
     ]
     for title, items in (("warnings", report.warnings), ("problems", problems)):
         if items:

@@ -16,12 +16,13 @@ from ._output import output
 from ._progress import Say, progress
 from ._settings import open_client
 from ._terminal import Terminal
-from ._where import keep
+from ._where import check_conditions, keep
 
 
 async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     """Stream the records matching the filters to stdout, page by page."""
     resource = options.resource
+    check_conditions(resource, options.where)
     meters = Meters()
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
@@ -94,7 +95,8 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
                     else:
                         failures += 1
                         meter.errors += 1
-                        say(f"{resource.segment}/{result.id}: {describe(result.error)}")
+                        said = describe(result.error, token_sent=options.token_sent)
+                        say(f"{resource.segment}/{result.id}: {said}")
             finally:
                 meter.finish()
     return EXIT_FAILURE if failures else EXIT_OK

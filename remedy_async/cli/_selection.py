@@ -20,7 +20,7 @@ from ._errors import UsageError
 from ._fields import parse_fields, select
 from ._filters import filter_flag, filter_pairs
 from ._formats import CsvEncoder, Encoder, WireRecord, encoder_for
-from ._where import keep, parse_where
+from ._where import check_conditions, keep, parse_where
 
 
 def export_encoder(file_format: str, resource: Resource[Any], fields: Sequence[str]) -> Encoder:
@@ -33,6 +33,7 @@ def export_encoder(file_format: str, resource: Resource[Any], fields: Sequence[s
 def selection_of(options: argparse.Namespace, resource: Resource[Any]) -> Selection:
     """What the command line selects of a resource, checked against it (usage errors name the
     flag): filters, --param, --where and --fields."""
+    check_conditions(resource, options.where)
     return Selection(
         filters=tuple(filter_pairs(resource, options.filter, options.filter_flags)),
         params=tuple(options.param),

@@ -1,5 +1,6 @@
 """`serve`: the simulator of the service, until interrupted (`--paging list` and `--print-spec`
-print instead). Its options are the simulator's own (`add_serve_arguments`)."""
+print instead). Its options are the simulator's own (`add_serve_arguments`); Ctrl-C and SIGTERM
+end it as they end any command, with status 130 and 143."""
 
 from __future__ import annotations
 
@@ -27,5 +28,5 @@ async def run_serve(options: argparse.Namespace, terminal: Terminal) -> int:
         terminal.stdout.write(document)
         terminal.stdout.flush()
         return 0
-    await serve(config)
+    await serve(config, until_signal=False)  # ends by Ctrl-C (130) or SIGTERM (143)
     return 0

@@ -61,7 +61,7 @@ async def run_agent_config_download(options: argparse.Namespace, terminal: Termi
         if out == "-":
             result = await client.download_agent_configuration(terminal.stdout)
             terminal.stdout.flush()
-            terminal.say(f"wrote {result.bytes_written:,} bytes, sha256 {result.sha256}")
+            terminal.note(f"wrote {result.bytes_written:,} bytes, sha256 {result.sha256}")
             return EXIT_OK
         result = await client.download_agent_configuration(out)
     _write_json(terminal, _summary(result))

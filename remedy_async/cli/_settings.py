@@ -12,7 +12,7 @@ from typing import Any
 
 from remedy_async import ClientEvent, RemedyClient, RetryPolicy
 
-from ._errors import UsageError
+from ._errors import TOKEN_SENT, UsageError
 from ._options import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
 
 EventHook = Callable[[ClientEvent], None]
@@ -22,18 +22,35 @@ def open_client(
     options: argparse.Namespace, env: Mapping[str, str], event_hooks: Sequence[EventHook] = ()
 ) -> RemedyClient:
     """Return a client (not yet entered) configured by the options, else `--config`, else the
-    environment."""
-    config = getattr(options, "config", None) or env.get(CONFIG_ENV) or None
-    if "config" not in options:
-        config = None  # a command without --config (probe) ignores REMEDY_CONFIG too
+    environment; notes on the options whether it sends a token (`TOKEN_SENT`)."""
+    config = config_file(options, env)
     if config is None:
-        return RemedyClient(**client_settings(options, env), event_hooks=event_hooks)
+        settings = client_settings(options, env)
+        setattr(options, TOKEN_SENT, "token" in settings)
+        return RemedyClient(**settings, event_hooks=event_hooks)
     # The file's settings stand for arguments, so only flags override them; the environment
     # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only).
     given = client_settings(options, {}, base_url_required=False)
-    return RemedyClient.from_config(
+    client = RemedyClient.from_config(
         config, profile=options.profile, environ=env, **given, event_hooks=event_hooks
     )
+    sent = "token" in given or "token_env" in profile(config, options.profile)
+    setattr(options, TOKEN_SENT, sent or bool(env.get(TOKEN_ENV)))
+    return client
+
+
+def config_file(options: argparse.Namespace, env: Mapping[str, str]) -> str | None:
+    """The configuration file of `--config`, else of `REMEDY_CONFIG`; None for neither."""
+    return options.config or env.get(CONFIG_ENV) or None
+
+
+def profile(config: str, name: str) -> dict[str, Any]:
+    """A profile's settings as the file writes them (`token_env`, convention names): read once
+    `RemedyClient.from_config` has checked the file, the profile and every setting."""
+    import tomllib  # noqa: PLC0415 - only a command given a file pays for the TOML parser
+
+    with open(config, "rb") as file:
+        return dict(tomllib.load(file)[name])
 
 
 def client_settings(

@@ -35,6 +35,8 @@ class Terminal:
     env: Mapping[str, str]
     stdout_tty: bool = False
     stderr_tty: bool = False
+    quiet: bool = False
+    """Whether only errors go to stderr (`--quiet`): no progress, no `note`."""
 
     @classmethod
     def of_process(cls) -> Terminal:
@@ -49,9 +51,14 @@ class Terminal:
         )
 
     def say(self, message: str) -> None:
-        """Write one line for the user on stderr."""
+        """Write one line for the user on stderr: an error, or what to do about one."""
         self.stderr.write(f"remedy-async: {message}\n")
         self.stderr.flush()
+
+    def note(self, message: str) -> None:
+        """Write one line saying what was done (a summary) on stderr, unless `--quiet`."""
+        if not self.quiet:
+            self.say(message)
 
 
 def shows_progress(
@@ -59,10 +66,13 @@ def shows_progress(
 ) -> ProgressKind | None:
     """Decide how to show progress on stderr: a live display, a line now and then, or not.
 
-    `auto` draws the live display only for a person watching: stderr is a terminal, `CI` is
-    unset, and the data is not going to that same terminal (the display would be drawn over
-    it). When stderr is not a terminal (a log file, cron, CI) it writes lines instead.
+    Nothing under `--quiet`. `auto` draws the live display only for a person watching: stderr
+    is a terminal, `CI` is unset, and the data is not going to that same terminal (the display
+    would be drawn over it). When stderr is not a terminal (a log file, cron, CI) it writes
+    lines instead.
     """
+    if terminal.quiet:
+        return None
     if mode == "always":
         return "live"
     if mode != "auto":

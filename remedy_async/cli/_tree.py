@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import difflib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
@@ -27,10 +28,12 @@ _LEAF: Final = "_leaf_parser"
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are raised (as UsageError) instead of exiting, and whose
-    subcommands carry the shared options (see the module's doc)."""
+    """An argument parser whose errors are raised (as UsageError) instead of exiting, whose
+    subcommands carry the shared options (see the module's doc), and which takes whole option
+    names only: `--tok` is not `--token` (a prefix would change meaning as options are added)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", Commands)
 
@@ -137,3 +140,71 @@ def settle(options: argparse.Namespace) -> argparse.Namespace:
         if is_shared(action) and not hasattr(options, action.dest):
             setattr(options, action.dest, copy.copy(vars(action)[FALLBACK]))
     return options
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> Commands | None:
+    return next((action for action in parser._actions if isinstance(action, Commands)), None)
+
+
+def takes_positionals(parser: argparse.ArgumentParser) -> bool:
+    """Whether the parser reads words without a flag (a subcommand's name, `export`'s
+    resources), which the value of an unknown option before them would be taken for."""
+    return any(not action.option_strings for action in parser._actions)
+
+
+def _is_option(word: str) -> bool:
+    """Whether argparse reads the word as an option (not a value such as `-` or `-1.5`)."""
+    if not word.startswith("-") or word == "-":
+        return False
+    try:
+        float(word)
+    except ValueError:
+        return True
+    return False
+
+
+def unknown_option(
+    parser: argparse.ArgumentParser, argv: Sequence[str]
+) -> tuple[argparse.ArgumentParser, str] | None:
+    """The first option in `argv` that the (sub)command it follows does not take, with that
+    (sub)command's parser; None when every option is known to where it stands.
+
+    Follows the words as argparse does: an option taking a value skips the next word, a word
+    naming a subcommand moves down to it, and `--` ends the options."""
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            return None
+        if _is_option(word):
+            flag = word.split("=", 1)[0] if word.startswith("--") else word[:2]
+            action = parser._option_string_actions.get(flag)
+            if action is None:
+                return parser, flag
+            if action.nargs != 0 and "=" not in word and len(word) == len(flag):
+                next(words, None)
+            continue
+        commands = _subcommands(parser)
+        if commands is not None:
+            try:
+                name = commands.canonical(word)
+            except argparse.ArgumentError:
+                return None
+            chosen = commands.choices.get(name)
+            if chosen is None:
+                return None
+            parser = chosen
+    return None
+
+
+def unrecognized(parser: argparse.ArgumentParser, words: Sequence[str]) -> str:
+    """argparse's `unrecognized arguments: ...`, with the options of `parser` closest to each
+    unknown one (`--tok` -> `--token`)."""
+    known = [flag for flag in parser._option_string_actions if flag.startswith("--")]
+    close = [
+        match
+        for word in words
+        if word.startswith("--") and word.split("=", 1)[0] not in parser._option_string_actions
+        for match in difflib.get_close_matches(word.split("=", 1)[0], known, n=1)
+    ]
+    hint = f" (did you mean {' or '.join(dict.fromkeys(close))}?)" if close else ""
+    return f"unrecognized arguments: {' '.join(words)}{hint}"

@@ -1,10 +1,12 @@
 """`--where 'severity in (critical,high)' --where 'cvssScore>=7'`: client-side record filters.
 
 A condition is `PATH OP VALUE`: PATH a dotted path into the wire record (`os.family`), OP one
-of `= != < <= > >=`, or `in (A,B)` / `not in (A,B)`. Values compare as the record's value does:
-numbers as numbers, booleans as `true`/`false`, `null` as a missing or null value, anything else
-as text (ISO timestamps order correctly as text). Parsed by a regular expression, never `eval`.
-Several `--where` must all hold.
+of `= != < <= > >=`, or `in (A,B)` / `not in (A,B)`. PATH is a field of the collection's
+records, checked level by level before any request (`extra.NAME` for a field outside the
+contract, see `_fields`). Values compare as the record's value does: numbers as numbers,
+booleans as `true`/`false`, `null` as a missing or null value, anything else as text (ISO
+timestamps order correctly as text). Parsed by a regular expression, never `eval`. Several
+`--where` must all hold.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
 from ._errors import UsageError
-from ._fields import value_at
+from ._fields import check_path, value_at
 from ._formats import WireRecord
+
+if TYPE_CHECKING:
+    from remedy_async import Resource
 
 _CONDITION = re.compile(
     r"^\s*(?P<path>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)\s*"
@@ -80,6 +85,13 @@ def parse_where(text: str) -> Condition:
         op = "not in" if found["negate"] else "in"
         return Condition(found["path"], op, values)
     return Condition(found["path"], found["op"], (found["value"].strip(),))
+
+
+def check_conditions(resource: Resource[Any], conditions: Sequence[Condition]) -> None:
+    """Check that each condition's path is a field of the resource's records (`extra.NAME`
+    for one outside the contract); a usage error names the closest fields otherwise."""
+    for condition in conditions:
+        check_path(resource, condition.path, f"--where {condition.text}")
 
 
 def keep(records: Sequence[WireRecord], conditions: Sequence[Condition]) -> list[WireRecord]:

@@ -9,21 +9,16 @@ Prints `Remedy simulator listening on http://HOST:PORT` once it accepts connecti
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
 
-from ._arguments import add_serve_arguments, config_from_args, paging_listing, printed_spec, serve
+from ._arguments import command_line, config_from_args, paging_listing, printed_spec, serve
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse options, serve until interrupted, and return the exit status."""
-    parser = argparse.ArgumentParser(
-        prog="python -m remedy_async.simulator",
-        description="Serve the simulated Remedy API (see remedy_async/openapi.yaml).",
-    )
-    add_serve_arguments(parser)
+    parser = command_line()
     ns = parser.parse_args(argv)
     listing = paging_listing(ns)
     if listing is not None:

@@ -161,7 +161,7 @@ class SimulatorApp:
         resource: str | None,
         raw_id: str | None,
     ) -> web.StreamResponse | None:
-        headers = {REQUEST_ID_HEADER: f"{self._request_id_prefix}-{next(self._request_ids):08x}"}
+        headers = {REQUEST_ID_HEADER: self._request_id()}
         echo = self._echoed(request) if self._echo else None
         shaping = None
         try:
@@ -194,6 +194,21 @@ class SimulatorApp:
                 error = error.echoing(echo)
             payload = error_payload(error, self._config.error_format)
         return await send(request, payload, headers, shaping, self._sleep)
+
+    def _request_id(self) -> str:
+        return f"{self._request_id_prefix}-{next(self._request_ids):08x}"
+
+    def refusal(self, error: ApiError, *, count: bool) -> web.Response:
+        """The answer to a request `handle` never saw (aiohttp could not parse it; `count` it
+        as an unmatched one) or failed on: the run's error shape, with a request id."""
+        if count:
+            self._counters.begin(UNMATCHED_ROUTE)
+            self._counters.end(error.status)
+        payload = error_payload(error, self._config.error_format)
+        headers = {REQUEST_ID_HEADER: self._request_id(), **payload.headers}
+        if payload.content_type is not None:
+            headers["Content-Type"] = payload.content_type
+        return web.Response(status=error.status, body=payload.body, headers=headers)
 
     def _document_payload(self) -> Payload:
         """The run's OpenAPI document (made on first request, then kept)."""

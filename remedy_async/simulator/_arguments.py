@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import signal
+from collections.abc import Mapping
 from typing import Final
 
 from remedy_async import CONVENTIONS
@@ -169,8 +171,47 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def command_line() -> argparse.ArgumentParser:
+    """The parser of `python -m remedy_async.simulator`: whole option names only (`--por` is
+    not `--port`), as `remedy-async serve` takes them."""
+    parser = argparse.ArgumentParser(
+        prog="python -m remedy_async.simulator",
+        description="Serve the simulated Remedy API (see remedy_async/openapi.yaml).",
+        allow_abbrev=False,
+    )
+    add_serve_arguments(parser)
+    return parser
+
+
 def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
-    """Build the configuration from parsed options; raises ValueError on bad values."""
+    """Build the configuration from parsed options; raises ValueError on bad values, naming
+    the options the user typed (`--port must be between 0 and 65535, got 99999`)."""
+    try:
+        return _config_from_args(ns)
+    except ValueError as error:
+        raise ValueError(_in_flags(str(error), _option_flags())) from None
+
+
+_SETTING: Final = re.compile(r"'[^']*'|(?<![\w-])[a-z][a-z0-9_]*(?![\w-])")
+"""A quoted value (left as it is) or a word that may name a setting."""
+
+
+def _in_flags(text: str, flags: Mapping[str, str]) -> str:
+    """`text` with each setting it names (a bare word, not inside quotes) spelt as the option
+    that sets it: `page_size (500) must not exceed max_page_size` -> `--page-size (500) ...`."""
+    return _SETTING.sub(lambda found: flags.get(found[0], found[0]), text)
+
+
+def _option_flags() -> dict[str, str]:
+    """Each option's destination (the setting it fills) and its first long flag."""
+    return {
+        action.dest: next(flag for flag in action.option_strings if flag.startswith("--"))
+        for action in command_line()._actions
+        if action.option_strings
+    }
+
+
+def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
     delays = {
         name: value
         for name, value in (("latency_ms", ns.latency_ms), ("jitter_ms", ns.jitter_ms))
@@ -236,18 +277,21 @@ def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | Non
     return openapi_json(config, indent=True)
 
 
-async def serve(config: SimulatorConfig) -> None:
-    """Run a simulator until SIGINT or SIGTERM, announcing its URL on stdout."""
+async def serve(config: SimulatorConfig, *, until_signal: bool = True) -> None:
+    """Run a simulator, announcing its URL on stdout, until SIGINT or SIGTERM (then return
+    normally); with `until_signal=False`, until cancelled, leaving signals to the caller
+    (`remedy-async serve` exits 130 or 143 on them, as every command does)."""
     from ._server import Simulator  # noqa: PLC0415 - see the module's doc
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    signals = (signal.SIGINT, signal.SIGTERM) if until_signal else ()
+    for signum in signals:
         loop.add_signal_handler(signum, stop.set)
     try:
         async with Simulator(config) as simulator:
             print(f"Remedy simulator listening on {simulator.url}", flush=True)
             await stop.wait()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in signals:
             loop.remove_signal_handler(signum)

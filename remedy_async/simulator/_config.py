@@ -162,7 +162,10 @@ class FaultSpec:
             rate_value = float(rate)
         except ValueError:
             raise ValueError(f"fault {text!r}: rate {rate!r} is not a number") from None
-        return cls(kind, rate_value, routes or None, **options)
+        try:
+            return cls(kind, rate_value, routes or None, **options)
+        except ValueError as error:
+            raise ValueError(f"fault {text!r}: {error}") from None
 
 
 def _check_size(_: object, attribute: attrs.Attribute[Any], value: int) -> None:

@@ -14,6 +14,7 @@ from ._app import SimulatorApp
 from ._config import SimulatorConfig
 from ._counters import CounterState, SimulatorCounters
 from ._dataset import Dataset
+from ._protocol import ContractServer
 from ._wire import Sleep
 
 SHUTDOWN_TIMEOUT: Final = 1.0
@@ -84,7 +85,12 @@ class Simulator:
         """Start listening on the configured host and port (port 0: a free one)."""
         if self._runner is not None:
             raise RuntimeError("the simulator is already running")
-        server = web.Server(self._app.handle, handler_cancellation=True, access_log=None)
+        server = ContractServer(
+            self._app.handle,
+            refuse=self._app.refusal,
+            handler_cancellation=True,
+            access_log=None,
+        )
         runner = web.ServerRunner(server, shutdown_timeout=SHUTDOWN_TIMEOUT)
         await runner.setup()
         try:

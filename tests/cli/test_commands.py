@@ -109,7 +109,7 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
         (("list", "endpoints", "--base-url", "http://127.0.0.1:9", "-f", "oops"), "key=value"),
         (("export", "--base-url", "http://127.0.0.1:9"), "--out"),
         (("frobnicate",), "invalid choice"),
-        (("serve", "--port", "70000"), "port must be between 0 and 65535"),
+        (("serve", "--port", "70000"), "error: --port must be between 0 and 65535"),
         (("list", "endpoints", "--base-url", "http://example.com"), "--allow-insecure-http"),
         (("list", "endpoints", "--base-url", ""), "--base-url is empty"),
         ((*REMOTE, "--auth-header", "bad:header"), "--auth-header must be a header name"),
@@ -122,6 +122,11 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
             "--out /proc/remedy/x:",
         ),
         (("list", "endpoints", "--config", "/nonexistent.toml"), "does not exist"),
+        (("--tok", "X", "health"), "unrecognized arguments: --tok (did you mean --token?)"),
+        (
+            ("list", "endpoints", "--base-url", "http://127.0.0.1:9", "--max-item", "3"),
+            "--max-item 3 (did you mean --max-items?)",
+        ),
     ],
     ids=[
         "unknown-resource",
@@ -139,6 +144,8 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
         "fields-typo",
         "out-unwritable",
         "config-missing",
+        "abbreviated-global",
+        "abbreviated-option",
     ],
 )
 async def test_usage_errors_exit_2_with_one_line(args: tuple[str, ...], message: str) -> None:
@@ -201,8 +208,16 @@ async def test_forced_progress_goes_to_stderr_only(simulator: Simulator) -> None
     assert "\x1b[" in outcome.stderr  # drawn as on a terminal
 
 
-async def test_serve_runs_the_simulator_until_interrupted() -> None:
-    """`remedy-async serve` prints its URL, serves, and exits 0 on SIGINT."""
+@pytest.mark.parametrize(
+    ("signum", "status", "said"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    ids=["SIGINT", "SIGTERM"],
+)
+async def test_serve_runs_the_simulator_until_interrupted(
+    signum: signal.Signals, status: int, said: str
+) -> None:
+    """`remedy-async serve` prints its URL, serves, and exits as documented for a signal: 130
+    on Ctrl-C (SIGINT), 143 on SIGTERM."""
     process = await start_cli("serve", "--port", "0", "--size", "5", "--seed", "2")
     try:
         assert process.stdout is not None
@@ -210,9 +225,10 @@ async def test_serve_runs_the_simulator_until_interrupted() -> None:
         url = line.removeprefix("Remedy simulator listening on ").strip()
         health = await cli("health", "--base-url", url)
         assert (health.code, health.jsonl()[0]["status"]) == (0, "ok")
-        process.send_signal(signal.SIGINT)
-        await asyncio.wait_for(process.communicate(), timeout=30)
-        assert process.returncode == 0
+        process.send_signal(signum)
+        _, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        assert process.returncode == status, stderr
+        assert stderr.decode().splitlines()[-1] == f"remedy-async: {said}"
     finally:
         if process.returncode is None:
             process.kill()

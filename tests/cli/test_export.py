@@ -167,3 +167,18 @@ async def test_export_to_a_log_prints_progress_lines(tmp_path: Path) -> None:
     assert any(line.startswith("remedy-async: vulnerability-findings: ") for line in lines)
     assert all(line.endswith("/s") for line in lines)
     assert not [line for line in quiet.stderr.splitlines() if line.endswith("/s")]
+
+
+async def test_quiet_export_says_nothing_but_errors(simulator: Simulator, tmp_path: Path) -> None:
+    """`export -q` writes no summary line when it succeeds, and still says what failed."""
+    done = await cli("export", "-q", "--base-url", simulator.url, "--out", str(tmp_path / "a"))
+    assert (done.code, done.stderr) == (0, "")
+    assert_complete(tmp_path / "a", simulator)
+    async with Simulator(FAILING) as failing:
+        stopped = await cli(
+            "export", "vulnerability-findings", "-q", "--base-url", failing.url, "--retries",
+            "0", "--page-size", "50", "--out", str(tmp_path / "b"),
+        )  # fmt: skip
+    assert stopped.code == 3
+    assert "vulnerability-findings: stopped after 150 records: ServerError: 500" in stopped.stderr
+    assert "--resume" in stopped.stderr.splitlines()[-1]

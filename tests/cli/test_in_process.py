@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import orjson
@@ -232,7 +233,7 @@ async def test_serve_with_a_bad_option_is_a_usage_error() -> None:
     """The simulator's own validation surfaces as exit 2."""
     outcome = await cli_here("serve", "--fault", "boom:1")
     assert outcome.code == 2
-    assert outcome.stderr.startswith("remedy-async serve: error: fault 'boom:1'")
+    assert outcome.stderr.startswith("remedy-async serve: error: --fault 'boom:1'")
 
 
 def test_main_returns_the_status(capsys: pytest.CaptureFixture[str]) -> None:
@@ -289,6 +290,17 @@ async def test_fields_cut_records_in_every_format(simulator: Simulator) -> None:
     rows = as_csv.stdout.decode().splitlines()
     assert rows[0] == "id,os.family,hostname"
     assert rows[1] == f"{records[0]['id']},{records[0]['os']['family']},{records[0]['hostname']}"
+
+
+async def test_fields_keep_a_marked_field_outside_the_contract(simulator: Simulator) -> None:
+    """--fields id,extra.riskScore keeps each record's own riskScore, in its place."""
+    base = ("list", "endpoints", "--base-url", simulator.url)
+    cut = await cli_here(*base, "--fields", "id,extra.riskScore")
+    whole = await cli_here(*base)
+    assert cut.code == whole.code == 0, cut.stderr
+    expected = [{"id": r["id"], "riskScore": r.get("riskScore")} for r in whole.jsonl()]
+    assert any(record["riskScore"] is not None for record in expected)
+    assert cut.jsonl() == expected
 
 
 async def test_an_unknown_field_is_a_usage_error_naming_the_closest(simulator: Simulator) -> None:
@@ -349,3 +361,82 @@ async def test_api_refuses_writes_and_reports_errors(
     outcome = await cli_here(*args, "--base-url", simulator.url)
     assert outcome.code == code
     assert message in outcome.stderr
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["https://other.example/v1/scopes", "//other.example/v1/scopes", "v1/scopes"],
+    ids=["url", "scheme-relative", "relative"],
+)
+async def test_api_refuses_a_path_not_under_the_base_url(simulator: Simulator, path: str) -> None:
+    """`api URL` (or `//host/...`, or a path without its `/`) exits 2 saying the path is
+    appended to the base URL, and sends nothing."""
+    outcome = await cli_here("api", path, "--base-url", simulator.url)
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert "path must be a path starting with '/' (it is appended to the base URL)" in (
+        outcome.stderr
+    )
+    assert simulator.counters.total_requests == 0
+
+
+@pytest.mark.parametrize("ids", [[""], ["ep-00000001", "  "]], ids=["empty", "blank"])
+async def test_an_empty_id_is_a_usage_error_before_any_request(
+    simulator: Simulator, ids: list[str]
+) -> None:
+    """`get endpoints ""` exits 2 naming the bad id, and sends nothing."""
+    outcome = await cli_here("get", "endpoints", *ids, "--base-url", simulator.url)
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert "argument ID: a record id must not be empty" in outcome.stderr
+    assert simulator.counters.total_requests == 0
+
+
+@pytest.fixture
+async def guarded() -> AsyncIterator[Simulator]:
+    """A small simulator that wants the token CANARY."""
+    async with Simulator(SimulatorConfig(seed=3, size=3, token=CANARY)) as running:
+        yield running
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("list", "scopes"), ("get", "scopes", "sc-00000001"), ("export", "scopes", "--out")],
+    ids=["list", "get", "export"],
+)
+async def test_a_401_without_a_token_says_how_to_pass_one(
+    guarded: Simulator, command: tuple[str, ...], tmp_path: Path
+) -> None:
+    """With no token sent, the 401's line names --token, REMEDY_API_TOKEN and token_env."""
+    args = (*command, str(tmp_path)) if command[0] == "export" else command
+    outcome = await cli_here(*args, "--base-url", guarded.url, "--progress", "never")
+    assert outcome.code != 0
+    (line,) = [line for line in outcome.stderr.splitlines() if "AuthenticationError" in line]
+    assert line.endswith(
+        "; no token was sent: pass --token or set REMEDY_API_TOKEN (with --config, the "
+        "profile's token_env names the variable holding it)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "env"),
+    [
+        (("--token", "wrong"), {}),
+        ((), {"REMEDY_API_TOKEN": "wrong"}),
+        (("--config", "{config}"), {"MY_TOKEN": "wrong"}),
+    ],
+    ids=["flag", "environment", "config-token-env"],
+)
+async def test_a_401_for_a_token_sent_says_it_was_rejected(
+    guarded: Simulator, given: tuple[str, ...], env: dict[str, str], tmp_path: Path
+) -> None:
+    """A token sent and refused is told apart from none sent, wherever the token came from."""
+    config = tmp_path / "remedy.toml"
+    config.write_text(f'[default]\nbase_url = "{guarded.url}"\ntoken_env = "MY_TOKEN"\n')
+    args = [word.format(config=config) for word in given]
+    outcome = await cli_here("list", "scopes", "--base-url", guarded.url, *args, env=env)
+    assert outcome.code == 1
+    assert "AuthenticationError: 401" in outcome.stderr
+    assert outcome.stderr.rstrip().endswith(
+        "; the token sent was rejected: check the one given by --token, REMEDY_API_TOKEN or "
+        "the --config profile's token_env, and --auth-header and --auth-scheme"
+    )
+    assert "no token was sent" not in outcome.stderr

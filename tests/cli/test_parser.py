@@ -15,6 +15,7 @@ from remedy_async.cli._errors import UsageError
 from remedy_async.cli._filters import filter_choices, filter_flag
 from remedy_async.cli._parser import build_parser, parse_command_line
 from remedy_async.cli._tree import is_shared
+from remedy_async.simulator._arguments import command_line
 
 ENVIRONMENT = {
     "config": "$REMEDY_CONFIG",
@@ -121,7 +122,7 @@ def test_a_repeated_option_keeps_the_values_of_both_levels() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--config", "x.toml", "probe"], "--config does not apply to remedy-async probe"),
+        (["--config", "x.toml", "demo"], "--config does not apply to remedy-async demo"),
         (["--base-url", "http://x", "serve"], "--base-url does not apply to remedy-async serve"),
         (["--token", "t", "serve"], "its own --token goes after 'serve'"),
         (["--debug", "completion", "bash"], "--debug does not apply"),
@@ -133,6 +134,19 @@ def test_a_global_option_the_command_does_not_take_is_a_usage_error(
     """Given before a command that lacks it, a global option is refused, naming the flag."""
     with pytest.raises(UsageError, match=re.escape(message)):
         parse_command_line(argv)
+
+
+def test_every_client_command_takes_config_and_profile() -> None:
+    """Each command that talks to the service (it takes --base-url) takes --config and
+    --profile too, probe among them."""
+    clients = [p for p in parsers(build_parser()) if "--base-url" in p._option_string_actions]
+    assert "remedy-async probe" in [parser.prog for parser in clients]
+    lacking = [
+        parser.prog
+        for parser in clients
+        if not {"--config", "--profile"} <= set(parser._option_string_actions)
+    ]
+    assert lacking == []
 
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda resource: resource.segment)
@@ -178,3 +192,33 @@ def test_unrecognized_words_are_an_error_of_the_command_they_follow() -> None:
         parse_command_line(["list", "scopes", "--severity", "high"])
     assert refused.value.command == "remedy-async list scopes"
     assert str(refused.value).endswith("(see remedy-async list scopes --help)")
+
+
+def test_no_parser_expands_an_abbreviated_option() -> None:
+    """Every parser of both command lines takes whole option names only (allow_abbrev off)."""
+    everything = [*parsers(build_parser()), *parsers(command_line())]
+    assert len(everything) > 10
+    assert [parser.prog for parser in everything if parser.allow_abbrev] == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "suggested"),
+    [
+        (["--tok", "X", "list", "endpoints"], "--tok", "--token"),
+        (["--to", "X", "health"], "--to", "--token"),
+        (["list", "--tok", "X", "endpoints"], "--tok", "--token"),
+        (["list", "endpoints", "--tok", "X"], "--tok", "--token"),
+        (["--tok=X", "health"], "--tok=X", "--token"),
+        (["export", "--ou", "backup"], "--ou", "--out"),
+        (["list", "scopes", "--max-item", "3"], "--max-item", "--max-items"),
+    ],
+    ids=["global-first", "global-shortest", "between", "after", "equals", "export", "list"],
+)
+def test_a_prefix_of_an_option_is_refused_naming_the_option(
+    argv: list[str], flag: str, suggested: str
+) -> None:
+    """An abbreviated option is unrecognized wherever it stands, with the closest whole name."""
+    with pytest.raises(UsageError) as refused:
+        parse_command_line(argv)
+    assert f"unrecognized arguments: {flag}" in str(refused.value)
+    assert f"(did you mean {suggested}?)" in str(refused.value)

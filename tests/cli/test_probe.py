@@ -124,3 +124,34 @@ async def test_the_environment_names_the_config_file_and_the_auth_header(
     assert from_file.code == 0, from_file.stderr
     assert by_header.code == 0, by_header.stderr
     assert from_file.stdout == by_header.stdout != b""
+
+
+async def test_probe_takes_its_connection_from_config(
+    snake_offset: Simulator, tmp_path: Path
+) -> None:
+    """probe --config FILE reads the profile's base URL, auth and token variable as every
+    client command does, and finds out paging itself whatever the profile pins."""
+    config = tmp_path / "remedy.toml"
+    config.write_text(
+        f'[default]\nbase_url = "{snake_offset.url}"\ntoken_env = "MY_TOKEN"\n'
+        'paginator = "cursor"\n'
+    )
+    outcome = await cli_here("probe", "--config", str(config), env={"MY_TOKEN": CANARY})
+    assert outcome.code == 0, outcome.stderr
+    text = outcome.stdout.decode()
+    assert f"Remedy API at {snake_offset.url}" in text
+    assert "auth (Authorization: Bearer ***): accepted" in text
+    row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
+    assert row.split()[1] == "offset"
+    assert "the probe finds out paginator itself, not from --config" in outcome.stderr
+
+
+async def test_probe_names_collections_as_the_command_line_does(snake_offset: Simulator) -> None:
+    """The text report's rows read `remediation-targets`, as `list` and `export` spell it."""
+    outcome = await cli_here(
+        "probe", "--base-url", snake_offset.url, env={"REMEDY_API_TOKEN": CANARY}
+    )
+    lines = outcome.stdout.decode().splitlines()
+    header = next(index for index, line in enumerate(lines) if line.split()[:1] == ["collection"])
+    rows = [line.split()[0] for line in lines[header + 1 : header + 5]]
+    assert rows == ["endpoints", "remediation-targets", "scopes", "vulnerability-findings"]

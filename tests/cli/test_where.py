@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 import pytest
 
 from remedy_async.cli._errors import UsageError
 from remedy_async.cli._where import keep, parse_where
-from remedy_async.simulator import Simulator
+from remedy_async.simulator import Simulator, SimulatorConfig
 
 from .conftest import cli_here
+from .test_selection import FAILING
 
 FINDING = {
     "id": "vf-1",
@@ -76,3 +79,73 @@ async def test_list_where_keeps_matching_records(simulator: Simulator) -> None:
     ]
     assert expected
     assert [orjson.loads(line)["id"] for line in kept.stdout.splitlines()] == expected
+
+
+@pytest.mark.parametrize("command", ["list", "export"])
+async def test_an_unknown_field_is_a_usage_error_before_any_request(
+    simulator: Simulator, command: str, tmp_path: Path
+) -> None:
+    """`--where sevrity=critical` exits 2 naming the closest field, fetching and writing
+    nothing, where it used to keep no record and exit 0."""
+    out = tmp_path / "out"
+    args = ("--out", str(out)) if command == "export" else ()
+    outcome = await cli_here(
+        command, "vulnerability-findings", *args, "--base-url", simulator.url,
+        "--where", "sevrity=critical",
+    )  # fmt: skip
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert (
+        "--where sevrity=critical: vulnerability-findings records have no field 'sevrity' "
+        "(did you mean 'severity'?)" in outcome.stderr
+    )
+    assert "mark a field outside the contract as extra.sevrity" in outcome.stderr
+    assert simulator.counters.total_requests == 0
+    assert not out.exists()
+
+
+async def test_a_field_outside_the_contract_is_filtered_on_when_marked(
+    simulator: Simulator,
+) -> None:
+    """`--where extra.riskScore>=50` keeps the records whose own riskScore (a field the service
+    adds, outside the contract) is at least 50."""
+    base = ("list", "endpoints", "--base-url", simulator.url)
+    everything = await cli_here(*base)
+    kept = await cli_here(*base, "--where", "extra.riskScore>=50")
+    assert everything.code == kept.code == 0, kept.stderr
+    expected = [r["id"] for r in everything.jsonl() if r.get("riskScore", -1) >= 50]
+    assert expected
+    assert [record["id"] for record in kept.jsonl()] == expected
+
+
+async def test_a_resumed_export_keeps_a_marked_condition(tmp_path: Path) -> None:
+    """The checkpoint stores `extra.riskScore>=0` as typed; the resume, with it or without it,
+    goes on filtering on the record's own riskScore: the file holds exactly those records."""
+    findings = "vulnerability-findings"
+    args = ("export", findings, "--out", str(tmp_path), "--page-size", "50", "--retries", "0")
+    condition = ("--where", "extra.riskScore>=0")
+    async with Simulator(FAILING) as failing:
+        first = await cli_here(*args, "--base-url", failing.url, *condition)
+    assert first.code == 3, first.stderr
+    checkpoint = orjson.loads((tmp_path / f"{findings}.checkpoint.json").read_bytes())
+    assert checkpoint["where"] == ["extra.riskScore>=0"]
+    async with Simulator(SimulatorConfig(seed=FAILING.seed, size=FAILING.size)) as healthy:
+        resumed = await cli_here(*args, "--base-url", healthy.url, "--resume", *condition)
+        expected = [r["id"] for r in healthy.dataset.records(findings) if "riskScore" in r]
+    assert resumed.code == 0, resumed.stderr
+    lines = (tmp_path / f"{findings}.jsonl").read_bytes().splitlines()
+    assert expected
+    assert [orjson.loads(line)["id"] for line in lines] == expected
+
+
+async def test_the_readmes_null_example_keeps_findings_without_a_target(
+    simulator: Simulator,
+) -> None:
+    """`--where 'remediationTargetId=null'` (the README's) keeps the findings no remediation
+    target covers yet, and only those."""
+    base = ("list", "vulnerability-findings", "--base-url", simulator.url)
+    everything = await cli_here(*base)
+    kept = await cli_here(*base, "--where", "remediationTargetId=null")
+    assert everything.code == kept.code == 0, kept.stderr
+    expected = [r["id"] for r in everything.jsonl() if r.get("remediationTargetId") is None]
+    assert 0 < len(expected) < len(everything.jsonl())
+    assert [record["id"] for record in kept.jsonl()] == expected

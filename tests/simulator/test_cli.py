@@ -140,6 +140,30 @@ def test_bad_options_exit_with_status_2(
     assert "error:" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--port", "99999"], "error: --port must be between 0 and 65535, got 99999"),
+        (["--page-size", "2000"], "error: --page-size (2000) must not exceed --max-page-size"),
+        (["--fault", "http-503:2"], "error: --fault 'http-503:2': rate must be between 0 and 1"),
+        (["--latency-ms", "-5"], "error: --latency-ms must not be negative"),
+        (
+            ["--health-path", "/a", "--agent-configuration-path", "/a"],
+            "error: --health-path and --agent-configuration-path must differ",
+        ),
+    ],
+    ids=["port", "page-sizes", "fault-rate", "latency", "paths"],
+)
+def test_a_bad_value_is_reported_by_its_option(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A value the configuration refuses is named by the option the user typed, not the
+    setting's Python name."""
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 async def test_cli_serves_until_interrupted(
     session: aiohttp.ClientSession, signum: signal.Signals
@@ -206,3 +230,11 @@ def test_every_public_name_of_the_simulator_resolves() -> None:
     assert package.openapi_json is _spec.openapi_json
     with pytest.raises(AttributeError, match="no attribute 'Simulatr'"):
         _ = package.Simulatr
+
+
+def test_an_abbreviated_option_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--por 8080` is not `--port 8080`: an unrecognized argument, exit 2."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--por", "8080", "--print-spec"])
+    assert exit_info.value.code == 2
+    assert "unrecognized arguments: --por 8080" in capsys.readouterr().err

@@ -167,11 +167,13 @@ def test_simulator_only_names_are_not_in_the_document() -> None:
     assert "x-simulator-" not in text.lower()
 
 
+REFUSED = {"400", "414", "431"}
+"""What any request may get before it reaches an operation: not HTTP, or too large."""
 OPERATION_STATUSES = {
-    "list": {"200", "400", "401", "410", "429", "5XX"},
-    "get": {"200", "401", "404", "429", "5XX"},
-    "/v1/health": {"200", "429", "5XX"},
-    "/v1/agent-configuration": {"200", "304", "401", "429", "5XX"},
+    "list": {"200", "400", "401", "410", "429", "5XX"} | REFUSED,
+    "get": {"200", "401", "404", "429", "5XX"} | REFUSED,
+    "/v1/health": {"200", "429", "5XX"} | REFUSED,
+    "/v1/agent-configuration": {"200", "304", "401", "429", "5XX"} | REFUSED,
 }
 
 
