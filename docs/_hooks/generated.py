@@ -85,7 +85,7 @@ def _code(text: str) -> str:
 
 
 def conventions_table() -> str:
-    """The paging conventions in the order auto-detection tries them."""
+    """The named presets of paging conventions (the names a composed convention takes)."""
     rows = [
         "| convention | what it looks like | example page |",
         "|---|---|---|",

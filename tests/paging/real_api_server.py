@@ -19,7 +19,7 @@ from typing import Any, Literal
 from aiohttp import web
 from attrs import field, frozen
 
-from remedy_async import Convention, PaginationError, RemedyClient, RemedyError
+from remedy_async import CONVENTIONS, Convention, PaginationError, RemedyClient, RemedyError
 from tests.loopback import CANARY, Handler, serve_app
 from tests.paging.real_apis import RealApi, Request, make_records
 
@@ -182,3 +182,35 @@ async def measure(
         convention=pager.convention,
         warnings=tuple(sorted({type(w.message).__name__ for w in caught})),
     )
+
+
+TABLE = "docs/real-apis.md"
+"""The documentation page whose table `scripts/real-apis --markdown` writes from these runs."""
+
+
+def composed_cell(convention: Convention | None) -> str:
+    """The table's "the client composes" cell: a preset's name, or the Convention expression."""
+    if convention is None:
+        return "nothing (refused on the first page)"
+    if CONVENTIONS.get(convention.name) == convention:
+        return f"`CONVENTIONS[{convention.name!r}]`"
+    return f"`{convention!r}`"
+
+
+def result_cell(api: RealApi) -> str:
+    """The table's result cell: what the default client does with the API, and why."""
+    if api.expected == "lists":
+        return "lists"
+    if api.expected == "refuses":
+        return f"refuses: {api.expected_refusal_reason}"
+    return f"lists when pinned: {api.expected_refusal_reason}"
+
+
+def table_rows(markdown: str) -> dict[str, tuple[str, str]]:
+    """The (composes, result) cells of the documentation table, by API name."""
+    rows: dict[str, tuple[str, str]] = {}
+    for line in markdown.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if len(cells) == 4 and not set(cells[0]) <= {"-", ":"} and cells[0] != "API":
+            rows[cells[0].split(" *(")[0]] = (cells[2], cells[3])
+    return rows
