@@ -33,11 +33,16 @@ from ._errors import (
     RemedyError,
     RemedyWarning,
 )
+from ._paging._conventions import convention_document
 from ._paging._pager import Page
+from ._paging._protocol import Convention, PagingFault
+from ._paging._scan import find_items
 from ._profiles import DEFAULT_PROFILE, render_profiles
 from ._sending._events import ClientEvent
 
 MISSING_ID = "remedy-probe-no-such-id-0"
+HONOUR_CHECKS = ("offset", "skip", "page", "after")
+"""The paging parameters the probe checks a service for, once each per collection."""
 """The id the probe fetches to see how the service says "not found"."""
 
 _RATE_LIMIT_MARKERS = ("ratelimit", "rate-limit", "retry-after")
@@ -52,7 +57,13 @@ class ResourceProbe:
     """The collection's attribute name, e.g. `vulnerability_findings`."""
     path: str
     convention: str | None = None
-    """The paging convention of its list (a name of `CONVENTIONS`), None if not recognised."""
+    """The name of its list's paging convention (a preset of `CONVENTIONS`, or `detected` for
+    one composed from the page), None if none was found."""
+    paging: Convention | None = None
+    """That convention itself, as `pager.convention` gives it (what the config file pins)."""
+    honoured: tuple[str, ...] = ()
+    """The paging parameters (of `offset`, `skip`, `page`, `after`) that brought other records
+    than the first page when sent alone: what the service reads, whatever its pages announce."""
     items_path: str | None = None
     """Where the items were in the first page, e.g. `$.items`."""
     first_page_items: int | None = None
@@ -121,7 +132,9 @@ class ProbeReport:
         elif namings:
             settings["namings"] = namings
         paginators = {
-            probe.resource: probe.convention for probe in self.resources if probe.convention
+            probe.resource: convention_document(probe.paging)
+            for probe in self.resources
+            if probe.paging is not None
         }
         if paginators:
             settings["paginators"] = paginators
@@ -180,8 +193,10 @@ async def probe(
     """Probe a service with read-only requests and report the contract it follows.
 
     Takes `RemedyClient`'s arguments (token, auth header, paths, timeout, ...) except the ones
-    it detects (paging, naming). Reads one page of `page_size` records per collection, never
-    more; nothing is written to the service. Errors do not stop it: each is reported where met.
+    it detects (paging, naming). Reads one page of `page_size` records per collection, then asks
+    once per paging parameter (`offset`, `skip`, `page`, `after`) for what would be the next
+    page, to report which the service honours; nothing is written to the service. Errors do not
+    stop it: each is reported where met.
     """
     detected = sorted(set(settings) & set(_DETECTED))
     if detected:
@@ -250,6 +265,9 @@ async def _probe_resource(
                 found["sample_id"] = page.items[0].id
         if pager.convention is not None:
             found["convention"] = pager.convention.name
+            found["paging"] = pager.convention
+        if page is not None and page.items:
+            found["honoured"] = await _honoured(client, resource, page)
     except RemedyError as error:
         problems.append(_said(error))
         _note_error(error, seen)
@@ -276,6 +294,29 @@ async def _probe_resource(
         problems=tuple(problems),
         **found,
     )
+
+
+async def _honoured(
+    client: RemedyClient, resource: Resource[Any], page: Page[Any]
+) -> tuple[str, ...]:
+    """The paging parameters that, sent alone with the first page's size, bring other records
+    than the first page's (a service ignoring one answers with its first page again)."""
+    count, first, last = len(page.items), page.items[0].id, page.items[-1].id
+    sizes = {"limit": count, "pageSize": count}
+    tries = dict(zip(HONOUR_CHECKS, (count, count, 2, last), strict=True))
+    honoured = []
+    for name, value in tries.items():
+        try:
+            response = await client.get_json(
+                f"/v1/{resource.segment}", params={**sizes, name: value}
+            )
+            items = find_items(response.body, (resource.segment,)).items
+        except (RemedyError, PagingFault):
+            continue
+        ids = [item.get("id") for item in items if isinstance(item, dict)]
+        if ids and ids[0] != first:
+            honoured.append(name)
+    return tuple(honoured)
 
 
 async def _probe_health(client: RemedyClient) -> tuple[str | None, Sequence[str]]:

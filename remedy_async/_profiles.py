@@ -7,6 +7,13 @@
     [default.paginators]
     endpoints = "cursor"
 
+    [default.paginators.scopes]  # a composed convention: its fields
+    name = "detected"
+    follow = "token"
+    items = [["values"]]
+    next_at = ["paging", "next_cursor"]
+    param = "cursor"
+
 A profile's settings are `RemedyClient` arguments, checked by name and type with the file,
 profile and key in every message. Tokens never go in a file: `token_env` names the environment
 variable that holds one. `render_profiles` writes the same format (`remedy-async probe
@@ -24,7 +31,7 @@ from typing import Any
 from ._config import TOKEN_ENV, closest
 from ._errors import ConfigurationError
 from ._paging._auto import AutoPaginator
-from ._paging._conventions import CONVENTIONS
+from ._paging._conventions import CONVENTIONS, convention_from
 from ._paging._protocol import Convention, Paginator
 
 DEFAULT_PROFILE = "default"
@@ -45,7 +52,7 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "agent_configuration_path": (str,),
     "naming": (str,),
     "namings": (dict,),
-    "paginator": (str,),
+    "paginator": (str, dict),
     "paginators": (dict,),
     "trusted_origins": (list,),
     "headers": (dict,),
@@ -61,7 +68,7 @@ _TOML_NAMES: Mapping[type, str] = {
     dict: "a table",
 }
 
-_TABLES_OF_STRINGS = ("namings", "paginators", "headers")
+_TABLES_OF_STRINGS = ("namings", "headers")
 
 
 def read_profile(
@@ -123,8 +130,8 @@ def _settings(table: Mapping[str, Any], where: str, env: Mapping[str, str]) -> d
         settings["paginator"] = paginator_named(settings["paginator"], f"{where}: paginator")
     if "paginators" in settings:
         settings["paginators"] = {
-            collection: paginator_named(name, f"{where}: paginators.{collection}")
-            for collection, name in settings["paginators"].items()
+            collection: paginator_named(value, f"{where}: paginators.{collection}")
+            for collection, value in settings["paginators"].items()
         }
     return settings
 
@@ -136,34 +143,42 @@ def _check_strings(value: Any, where: str) -> None:
             raise ConfigurationError(f"{where} must hold strings, got {item!r}")
 
 
-def paginator_named(name: str, where: str) -> Paginator | Convention:
-    """The paginator setting a name stands for: `auto`, or a convention of CONVENTIONS."""
-    if name == AUTO:
+def paginator_named(value: object, where: str) -> Paginator | Convention:
+    """The paginator a setting stands for: `auto`, a preset of CONVENTIONS by name, or a
+    composed convention given as a table of its fields."""
+    if value == AUTO:
         return AutoPaginator()
-    convention = CONVENTIONS.get(name)
-    if convention is None:
+    if isinstance(value, str) and value not in CONVENTIONS:
         raise ConfigurationError(
-            f"{where}: {name!r} is not a paging convention{closest(name, CONVENTIONS)}; "
-            f"use 'auto' or one of {', '.join(CONVENTIONS)}"
+            f"{where}: {value!r} is not a paging convention{closest(value, CONVENTIONS)}; "
+            f"use 'auto', one of {', '.join(CONVENTIONS)}, or a table of Convention fields"
         )
-    return convention
+    try:
+        return convention_from(value, where)
+    except ValueError as error:
+        raise ConfigurationError(str(error)) from None
 
 
 def render_profiles(profiles: Mapping[str, Mapping[str, Any]], comment: str = "") -> str:
-    """Write profiles of settings (str, bool, int, float, lists of str, tables of str) as TOML.
+    """Write profiles of settings (str, bool, int, float, lists, tables of those) as TOML.
 
     `comment` lines head the file. Tables of a profile follow its plain settings, as TOML needs.
     """
     lines = [f"# {line}".rstrip() for line in comment.splitlines()]
     for name, settings in profiles.items():
-        plain = {key: value for key, value in settings.items() if not isinstance(value, dict)}
-        tables = {key: value for key, value in settings.items() if isinstance(value, dict)}
-        lines += ["", f"[{_key(name)}]"]
-        lines += [f"{_key(key)} = {_value(value)}" for key, value in plain.items()]
-        for key, table in tables.items():
-            lines += ["", f"[{_key(name)}.{_key(key)}]"]
-            lines += [f"{_key(inner)} = {_value(value)}" for inner, value in table.items()]
+        lines += _table(_key(name), settings)
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _table(header: str, settings: Mapping[str, Any]) -> list[str]:
+    """A TOML table: its plain settings, then each sub-table (TOML needs them after)."""
+    plain = {key: value for key, value in settings.items() if not isinstance(value, dict)}
+    tables = {key: value for key, value in settings.items() if isinstance(value, dict)}
+    lines = ["", f"[{header}]"]
+    lines += [f"{_key(key)} = {_value(value)}" for key, value in plain.items()]
+    for key, table in tables.items():
+        lines += _table(f"{header}.{_key(key)}", table)
+    return lines
 
 
 def _key(name: str) -> str:

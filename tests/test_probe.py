@@ -16,6 +16,7 @@ from remedy_async import (
     RemedyClient,
     probe,
 )
+from remedy_async._probe import HONOUR_CHECKS
 from remedy_async.simulator import Simulator, SimulatorConfig
 from remedy_async.simulator._config import ERROR_FORMATS, NAMINGS
 
@@ -57,7 +58,7 @@ async def test_probe_reports_the_mode_and_its_config_lists_everything_exactly(
             assert found.missing_status == 404
         lists = {f"list:{resource.segment}" for resource in RESOURCES}
         assert {route: simulator.counters.requests[route] for route in lists} == dict.fromkeys(
-            lists, 1
+            lists, 1 + len(HONOUR_CHECKS)
         )
         assert {event.method for event in report.exchanges} == {"GET"}
 
@@ -129,3 +130,14 @@ def test_an_empty_report_is_ok_and_has_no_shape() -> None:
     report = ProbeReport(base_url="https://api.example.com", auth="accepted", resources=())
     assert report.ok
     assert report.error_shape is None
+
+
+@pytest.mark.parametrize(("paging", "honoured"), [("offset", ("offset",)), ("page", ("page",))])
+async def test_probe_reports_the_paging_parameters_the_service_honours(
+    paging: str, honoured: tuple[str, ...]
+) -> None:
+    """Probe says which of offset, skip, page and after bring the next records when sent alone."""
+    config = SimulatorConfig(seed=5, size=SIZE, paging=paging, token=TOKEN)
+    async with Simulator(config) as simulator:
+        report = await probe(simulator.url, token=TOKEN)
+    assert {found.honoured for found in report.resources} == {honoured}

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from remedy_async import CONVENTIONS, AutoPaginator, ConfigurationError, RemedyClient
+from remedy_async import CONVENTIONS, AutoPaginator, ConfigurationError, Convention, RemedyClient
+from remedy_async._paging._conventions import convention_document
 from remedy_async._profiles import read_profile, render_profiles
 
 URL = "https://api.example.com"
@@ -150,3 +151,31 @@ def test_environ_stands_for_the_process_environment(tmp_path: Path) -> None:
     assert str(client.base_url) == URL
     assert "s3cret" not in repr(client)
     assert "Authorization=***" in repr(client)
+
+
+COMPOSED = Convention(
+    name="detected",
+    follow="token",
+    items=(("response", "{resource}"),),
+    next_at=("meta", "pagination", "next_cursor"),
+    param="cursor",
+    more_at=("meta", "pagination", "has_more"),
+    total_header="X-Total-Count",
+    ignore=(("links", "[rel=next]", "href"),),
+)
+
+
+def test_a_composed_convention_written_to_a_profile_reads_back_equal(tmp_path: Path) -> None:
+    """A composed convention is written as a table of its fields and read back as the same."""
+    path = tmp_path / "remedy.toml"
+    document = {"paginators": {"scopes": convention_document(COMPOSED)}}
+    path.write_text(render_profiles({"default": document}), encoding="utf-8")
+    assert read_profile(path)["paginators"]["scopes"] == COMPOSED
+
+
+def test_a_bad_convention_field_names_the_table_and_the_field(tmp_path: Path) -> None:
+    """An unknown field of a convention table is a ConfigurationError naming both."""
+    path = tmp_path / "remedy.toml"
+    path.write_text('[default.paginators.scopes]\nfolow = "token"\n', encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=r"paginators\.scopes: 'folow' is not a"):
+        read_profile(path)

@@ -10,11 +10,13 @@ passed on, so a list ending short of it is refused too.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import orjson
 from attrs import frozen
 from yarl import URL
 
@@ -22,6 +24,7 @@ from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
 from ._advice import advised
+from ._conventions import convention_document
 from ._envelope import MISSING, dig, link_values
 from ._links import next_link, resolve
 from ._positions import (
@@ -91,8 +94,18 @@ def as_paginator(value: Paginator | Convention) -> Paginator:
 def paginator_name(paginator: Paginator) -> str:
     """The paginator's name in resume tokens (a token resumes only under the same paginator)."""
     if isinstance(paginator, ConventionPaginator):
-        return f"Convention:{paginator.convention.name}"
+        return f"Convention:{convention_key(paginator.convention)}"
     return type(paginator).__name__
+
+
+def convention_key(convention: Convention) -> str:
+    """A convention's name, with a digest of its fields when it is not a preset (two composed
+    conventions may share a name)."""
+    document = convention_document(convention)
+    if isinstance(document, str):
+        return document
+    digest = hashlib.sha256(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return f"{convention.name}:{digest[:12]}"
 
 
 def read_page(
