@@ -77,7 +77,7 @@ hints = st.one_of(
 
 @given(
     hint=hints,
-    timeout=st.floats(min_value=0.5, max_value=120),
+    timeout=st.floats(min_value=5, max_value=120),
     attempts=st.integers(min_value=1, max_value=4),
     deadline=st.floats(min_value=1, max_value=120),
 )
