@@ -22,10 +22,13 @@ from typing import Final
 from urllib.parse import quote, unquote
 
 from aiohttp import web
+from multidict import MultiMapping
 
-from remedy_async import CONVENTIONS
+from remedy_async import CONVENTIONS, Convention
 
 from ._agentconf import CONTENT_TYPE, FILENAME, AgentConfiguration
+from ._composed import composed_query, composition_of
+from ._composition import Composition
 from ._config import (
     DOCUMENT_PATH,
     PAGING_SCHEMES,
@@ -96,6 +99,7 @@ class SimulatorApp:
             page_size=config.page_size,
             max_page_size=config.max_page_size,
             disguise=config.disguise_paging,
+            base_path=config.base_path,
         )
         self._echo = config.echo_token
         self._faults = FaultInjector(config.faults, config.seed)
@@ -105,13 +109,14 @@ class SimulatorApp:
         self._request_id_prefix = secrets.token_hex(4)
         self._version = _package_version()
         self._document: bytes | None = None
+        base = self._base = config.base_path
         self._routes: dict[str, _Route] = {
-            DOCUMENT_PATH: (SPEC_ROUTE, None, None),
-            config.health_path: ("health", None, None),
-            config.agent_configuration_path: ("agent-configuration", None, None),
+            base + DOCUMENT_PATH: (SPEC_ROUTE, None, None),
+            base + config.health_path: ("health", None, None),
+            base + config.agent_configuration_path: ("agent-configuration", None, None),
         }
         for resource in RESOURCES:
-            self._routes[f"/v1/{resource}"] = (f"list:{resource}", resource, None)
+            self._routes[f"{base}/v1/{resource}"] = (f"list:{resource}", resource, None)
         self._get_routes = {resource: f"get:{resource}" for resource in RESOURCES}
         self._in_flight: set[asyncio.Task[object]] = set()
 
@@ -147,7 +152,9 @@ class SimulatorApp:
         known = self._routes.get(raw_path)
         if known is not None:
             return known
-        parts = raw_path.split("/")
+        if not raw_path.startswith(self._base):
+            return None, None, None
+        parts = raw_path[len(self._base) :].split("/")
         if len(parts) == 4 and parts[0] == "" and parts[1] == "v1" and parts[3]:
             route = self._get_routes.get(parts[2])
             if route is not None:
@@ -264,8 +271,40 @@ class SimulatorApp:
     def _has_cursor(self, request: web.BaseRequest, route: str) -> bool:
         if not route.startswith("list:"):
             return False
-        convention = CONVENTIONS.get(request.headers.get(PAGING_HEADER, self._config.paging))
-        return convention is not None and carries_continuation(convention, request.rel_url.query)
+        try:
+            convention, composition = self._paging(request)
+        except ApiError:
+            return False
+        query: MultiMapping[str] = request.rel_url.query
+        if composition is not None:
+            query = composed_query(composition, query, request.headers)
+        return carries_continuation(convention, query)
+
+    def _paging(self, request: web.BaseRequest) -> tuple[Convention, Composition | None]:
+        """The paging a list request is served by: a named convention, or a composition with
+        the convention that reads it; 400 for a name that is neither."""
+        name = request.headers.get(PAGING_HEADER, self._config.paging)
+        convention = CONVENTIONS.get(name)
+        if convention is not None:
+            return convention, None
+        try:
+            composition = composition_of(name)
+        except ValueError as error:
+            raise ApiError(
+                400,
+                "invalid_parameter",
+                f"{PAGING_HEADER}: {error}",
+                location=("header", PAGING_HEADER),
+            ) from None
+        if composition is None:
+            raise ApiError(
+                400,
+                "invalid_parameter",
+                f"{PAGING_HEADER} must be one of {', '.join(PAGING_SCHEMES)} or compose:...; "
+                f"got {name!r}",
+                location=("header", PAGING_HEADER),
+            )
+        return composition.convention, composition
 
     async def _route(
         self,
@@ -289,17 +328,13 @@ class SimulatorApp:
         return self._get(resource, raw_id)
 
     def _list(self, request: web.BaseRequest, resource: str, echo: str | None) -> Payload:
-        scheme = request.headers.get(PAGING_HEADER, self._config.paging)
-        convention = CONVENTIONS.get(scheme)
-        if convention is None:
-            raise ApiError(
-                400,
-                "invalid_parameter",
-                f"{PAGING_HEADER} must be one of {', '.join(PAGING_SCHEMES)}; got {scheme!r}",
-                location=("header", PAGING_HEADER),
-            )
-        query = request.rel_url.query
+        convention, composition = self._paging(request)
+        query: MultiMapping[str] = request.rel_url.query
         params: Iterable[tuple[str, str]] = query.items()
+        if composition is not None:
+            query = composed_query(composition, query, request.headers)
+            own = {composition.param, composition.size_param}
+            params = [(name, value) for name, value in query.items() if name not in own]
         if self._echo:
             params = [(name, value) for name, value in params if name != ECHO_PARAMETER]
         try:
@@ -314,6 +349,7 @@ class SimulatorApp:
             query=query,
             url=request.url,
             echo=echo,
+            composition=composition,
         )
         return self._lists.page(listing)
 

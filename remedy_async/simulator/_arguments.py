@@ -19,6 +19,8 @@ from typing import Final
 
 from remedy_async import CONVENTIONS
 
+from ._compose_text import PREFIX
+from ._composition import Composition
 from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
@@ -52,6 +54,7 @@ _PLAIN: Final[tuple[tuple[str, type, str, object], ...]] = (
     ("--agent-configuration-size", int, "bytes of the agent configuration", _DEFAULTS),
     ("--health-path", str, "path of the health check", _DEFAULTS),
     ("--agent-configuration-path", str, "path of the agent configuration", _DEFAULTS),
+    ("--base-path", str, "mount every route under this path, e.g. /wiki/rest/api", _DEFAULTS),
 )
 """Options that set one value of the configuration (or of every fault), and whose."""
 
@@ -64,11 +67,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         add(flag, type=kind, default=default, help=f"{text} (default: %(default)s)")
     add(
         "--paging",
-        choices=(*PAGING_SCHEMES, PAGING_LIST),
+        type=_paging,
         default=_DEFAULTS.paging,
         metavar="CONVENTION",
-        help="paging convention of the lists (default: %(default)s); "
-        f"'{PAGING_LIST}' prints every convention and exits",
+        help="paging convention of the lists (default: %(default)s), or a composed mode "
+        f"'compose:KEY=VALUE,...' (see the docs); '{PAGING_LIST}' prints every convention and "
+        "exits",
     )
     add(
         "--disguise-paging",
@@ -169,6 +173,22 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _paging(value: str) -> str:
+    """A `--paging` value: a convention's name, `list`, or a valid `compose:...` spec."""
+    if value in PAGING_SCHEMES or value == PAGING_LIST:
+        return value
+    if not value.startswith(PREFIX):
+        known = ", ".join((*PAGING_SCHEMES, PAGING_LIST))
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {value!r} (choose from {known}, or compose:...)"
+        )
+    try:
+        Composition.parse(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
+
+
 def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
     """Build the configuration from parsed options; raises ValueError on bad values."""
     delays = {
@@ -214,6 +234,7 @@ def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         naming=ns.naming,
         health_path=ns.health_path,
         agent_configuration_path=ns.agent_configuration_path,
+        base_path=ns.base_path,
     )
 
 
