@@ -22,16 +22,11 @@ from typing import Final
 from urllib.parse import quote, unquote
 
 from aiohttp import web
-from multidict import MultiMapping
-
-from remedy_async import CONVENTIONS, Convention
 
 from ._agentconf import CONTENT_TYPE, FILENAME, AgentConfiguration
-from ._composed import composed_query, composition_of
-from ._composition import Composition
+from ._composed import ListPaging, list_paging
 from ._config import (
     DOCUMENT_PATH,
-    PAGING_SCHEMES,
     RESOURCES,
     UNMATCHED_ROUTE,
     FaultKind,
@@ -272,39 +267,20 @@ class SimulatorApp:
         if not route.startswith("list:"):
             return False
         try:
-            convention, composition = self._paging(request)
+            convention, _, query = self._paging(request)
         except ApiError:
             return False
-        query: MultiMapping[str] = request.rel_url.query
-        if composition is not None:
-            query = composed_query(composition, query, request.headers)
         return carries_continuation(convention, query)
 
-    def _paging(self, request: web.BaseRequest) -> tuple[Convention, Composition | None]:
-        """The paging a list request is served by: a named convention, or a composition with
-        the convention that reads it; 400 for a name that is neither."""
+    def _paging(self, request: web.BaseRequest) -> ListPaging:
+        """How a list request is paged (see `list_paging`); 400 for an unknown paging."""
         name = request.headers.get(PAGING_HEADER, self._config.paging)
-        convention = CONVENTIONS.get(name)
-        if convention is not None:
-            return convention, None
         try:
-            composition = composition_of(name)
+            return list_paging(name, request.rel_url.query, request.headers)
         except ValueError as error:
-            raise ApiError(
-                400,
-                "invalid_parameter",
-                f"{PAGING_HEADER}: {error}",
-                location=("header", PAGING_HEADER),
-            ) from None
-        if composition is None:
-            raise ApiError(
-                400,
-                "invalid_parameter",
-                f"{PAGING_HEADER} must be one of {', '.join(PAGING_SCHEMES)} or compose:...; "
-                f"got {name!r}",
-                location=("header", PAGING_HEADER),
-            )
-        return composition.convention, composition
+            where = ("header", PAGING_HEADER)
+            message = f"{PAGING_HEADER}: {error}"
+            raise ApiError(400, "invalid_parameter", message, location=where) from None
 
     async def _route(
         self,
@@ -328,11 +304,9 @@ class SimulatorApp:
         return self._get(resource, raw_id)
 
     def _list(self, request: web.BaseRequest, resource: str, echo: str | None) -> Payload:
-        convention, composition = self._paging(request)
-        query: MultiMapping[str] = request.rel_url.query
+        convention, composition, query = self._paging(request)
         params: Iterable[tuple[str, str]] = query.items()
         if composition is not None:
-            query = composed_query(composition, query, request.headers)
             own = {composition.param, composition.size_param}
             params = [(name, value) for name, value in query.items() if name not in own]
         if self._echo:

@@ -54,7 +54,6 @@ _PLAIN: Final[tuple[tuple[str, type, str, object], ...]] = (
     ("--agent-configuration-size", int, "bytes of the agent configuration", _DEFAULTS),
     ("--health-path", str, "path of the health check", _DEFAULTS),
     ("--agent-configuration-path", str, "path of the agent configuration", _DEFAULTS),
-    ("--base-path", str, "mount every route under this path, e.g. /wiki/rest/api", _DEFAULTS),
 )
 """Options that set one value of the configuration (or of every fault), and whose."""
 
@@ -165,6 +164,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--id-prefix",
         default=_DEFAULTS.id_prefix,
         help="prefix every id, e.g. 'tenant/a b:' (default: none)",
+    )
+    add(
+        "--base-path",
+        default=_DEFAULTS.base_path,
+        metavar="PATH",
+        help="mount every route under PATH, e.g. /wiki/rest/api (default: none, the root)",
     )
     add(
         "--print-spec",

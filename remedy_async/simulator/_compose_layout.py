@@ -70,10 +70,8 @@ class ComposedLayout:
     def of(cls, composition: Composition, resource: str) -> ComposedLayout:
         """The layout of `composition` for `resource`."""
         c = composition
-        url_slots = (c.next if c.follow == "url" else None, c.also)
-        wants_url = any(
-            slot is not None and (slot.link or slot.header is None) for slot in url_slots
-        )
+        also = c.also
+        wants_url = c.follow == "url" or (also is not None and (also.link or also.header is None))
         prev = c.prev
         wants_prev_url = prev is not None and (prev.link or c.follow == "url")
         return cls(c, items_path(c, resource), wants_url, wants_prev_url)

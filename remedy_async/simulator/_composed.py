@@ -29,6 +29,8 @@ from typing import Final
 import attrs
 from multidict import MultiDict, MultiMapping
 
+from remedy_async import CONVENTIONS, Convention
+
 from ._compose_layout import ComposedLayout, PageValues
 from ._compose_text import COMPUTED, KEPT, PREFIX
 from ._composition import Composition
@@ -52,11 +54,35 @@ _PAGES: Final = frozenset({"page", "page-token"})
 _OFFSETS: Final = frozenset({"offset", "number"})
 
 
+def max_size(composition: Composition, run_maximum: int) -> int:
+    """The largest page size a composed list serves: its own maximum, else the run's (or its
+    own default, if that is larger)."""
+    return composition.max_size or max(run_maximum, composition.default_size or 0)
+
+
 @lru_cache(maxsize=256)
 def composition_of(name: str) -> Composition | None:
     """The composition a paging name stands for (`compose:...`), or None for another name;
     ValueError naming the bad part of a bad spec."""
     return Composition.parse(name) if name.startswith(PREFIX) else None
+
+
+ListPaging = tuple[Convention, Composition | None, MultiMapping[str]]
+"""How a list request is paged: the convention that reads it, its composition (None for a named
+convention), and its query as that paging reads it."""
+
+
+def list_paging(name: str, query: MultiMapping[str], headers: Mapping[str, str]) -> ListPaging:
+    """How a request naming paging `name` (a convention of `remedy_async.CONVENTIONS`, or
+    `compose:...`) is paged; ValueError for a name that is neither, naming the bad part."""
+    convention = CONVENTIONS.get(name)
+    if convention is not None:
+        return convention, None, query
+    composition = composition_of(name)
+    if composition is None:
+        known = ", ".join(CONVENTIONS)
+        raise ValueError(f"must be one of {known} or compose:...; got {name!r}")
+    return composition.convention, composition, composed_query(composition, query, headers)
 
 
 def composed_query(
@@ -93,7 +119,7 @@ class ComposedPages:
         """The answer to `request` by `composition`."""
         layout = self.layout(composition, request.filters.resource)
         query, total = request.query, len(request.view)
-        maximum = composition.max_size or self.max_page_size
+        maximum = max_size(composition, self.max_page_size)
         if composition.follow == "none":
             check_contract_parameters(request.convention, query, self.max_page_size)
             whole = PageValues(None, None, False, total, 1 if total else 0, 0, total)

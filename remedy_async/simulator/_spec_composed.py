@@ -12,11 +12,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ._compose_text import Path, Slot
+from ._composed import max_size
 from ._composition import Composition
 from ._positions import MAX_POSITION
 from ._spec_lists import component_name, put
 
 _STRING: Final = {"type": "string"}
+_PAGES: Final = ("page", "page-token")
 _VALUES: Final = {
     "url": "cursor",
     "token": "cursor",
@@ -48,7 +50,7 @@ def composed_parameters(
             "schema": schema,
         }
     if c.size_param is not None:
-        maximum = c.max_size or max_page_size
+        maximum = max_size(c, max_page_size)
         default = c.default_size or min(page_size, maximum)
         parameters[component_name(c.size_param)] = {
             "name": c.size_param,
@@ -160,7 +162,7 @@ def _members(c: Composition) -> list[tuple[Path, dict[str, Any], bool]]:
         (_body(c.total), 0, "Records that match the filters."),
         (_body(c.pages), 0, "Pages of matching records."),
         (c.size_at, 1, "The page size served."),
-        (c.position_at, c.first_page, _position_said(c)),
+        (c.position_at, c.first_page if c.follow in _PAGES else 0, _position_said(c)),
     )
     for path, minimum, said in counts:
         if path:
