@@ -5,8 +5,12 @@ path and depth, the continuation's kind, place, spelling and depth, the request 
 end evidence, flags, totals and page counts in the body or headers, echoed position and size,
 backward and redundant continuations, link forms, default and maximum page sizes), with only
 the coherence the simulator needs (a Link holds URLs, `end=flag` needs a flag, a bare array
-body has no body signals, ...). One in five examples is a silent cap: an offset, page or keyset
-list with no signal at all and a round default page size.
+body has no body signals, ...) and one that only makes a client's task possible: an offset,
+page or keyset list that shows no evidence of more records (no flag, total or page count) reads
+the parameter a client would try (`offset`, `page`, `after`; see `PROBED`), since nothing could
+tell another one from a complete list. One in five examples is such a silent cap, with a round
+default page size. Small `default_sizes` (3, 5, 7) make short walks for tests that read the
+composition itself; a client can only verify a signal-free page of a round or asked size.
 
 One simulator serves every example, each request naming its composition in the
 `X-Simulator-Paging` header (`ComposedService.headers`):
@@ -100,6 +104,9 @@ PREV_PATHS: tuple[Path, ...] = (
 ALSO_PATHS: tuple[Path, ...] = (("_links", "next", "href"), ("links", "next"), ("next_url",))
 FOLLOWS = ("none", *(("url", "token", "number", "keyset", "offset", "page", "page-token") * 2))
 """Continuation kinds, an unpaged list half as likely as each paged kind."""
+PROBED = {"offset": "offset", "page": "page", "keyset": "after"}
+"""The parameter a client tries for each computed continuation when a list shows no signal
+(issue 23: `offset`=count, `page`=2, `after`=the last id)."""
 ENDS_BY_PLACE = {
     "body": ("null", "absent", "blank", "flag", "empty"),
     "header": ("absent", "blank", "flag", "empty"),
@@ -170,7 +177,8 @@ def compositions(
     if draw(st.integers(0, 3)) == 0:
         fields["pages"] = _signal(draw, bare, PAGES_WORDS, PAGES_HEADERS)
     if follow != "none":
-        fields.update(draw(_continuation(follow, bare, flag is not None)))
+        evidence = flag is not None or "total" in fields or "pages" in fields
+        fields.update(draw(_continuation(follow, bare, flag is not None, evidence)))
         fields["default_size"] = size = draw(st.sampled_from(default_sizes))
         if size is not None and draw(st.booleans()):
             fields["max_size"] = draw(st.sampled_from((size, size * 2, max(1000, size))))
@@ -182,12 +190,19 @@ def compositions(
 
 
 @st.composite
-def _continuation(draw: st.DrawFn, follow: str, bare: bool, flagged: bool) -> dict[str, Any]:
+def _continuation(
+    draw: st.DrawFn, follow: str, bare: bool, flagged: bool, evidence: bool
+) -> dict[str, Any]:
     """The axes of a paged list: continuation, parameters, end, echoes, backward and
-    redundant continuations, link form."""
+    redundant continuations, link form. A computed continuation with no evidence of more
+    records (no flag, total or page count) takes the parameter such services use (see
+    `PROBED`): nothing could tell another one from a complete list."""
     fields: dict[str, Any] = {}
-    header_param = follow != "url" and draw(st.integers(0, 5)) == 0
+    silent = follow in PROBED and not evidence
+    header_param = follow != "url" and not silent and draw(st.integers(0, 5)) == 0
     name = draw(st.sampled_from(HEADER_PARAMS if header_param else PARAMS))
+    if silent:
+        name = PROBED[follow]
     fields["param"] = name
     fields["param_in"] = "header" if header_param else "query"
     fields["size_param"] = draw(st.one_of(st.none(), st.sampled_from(SIZE_PARAMS)))
@@ -228,24 +243,12 @@ def _continuation(draw: st.DrawFn, follow: str, bare: bool, flagged: bool) -> di
 @st.composite
 def silent_caps(draw: st.DrawFn, default_sizes: Sequence[int | None] = ROUND_SIZES) -> Composition:
     """A list capped without any signal: a bare array or a plain envelope of a fixed default
-    size, while the service honours an offset (and limit), a page number or the last id."""
-    follow, param = draw(
-        st.sampled_from(
-            (
-                ("offset", "offset"),
-                ("offset", "start"),
-                ("offset", "skip"),
-                ("page", "page"),
-                ("keyset", "after"),
-                ("keyset", "after_id"),
-                ("keyset", "starting_after"),
-            )
-        )
-    )
+    size, while the service honours `offset` (and `limit`), `page` or `after=<last id>`."""
+    follow = draw(st.sampled_from(sorted(PROBED)))
     return Composition(
         follow=follow,
         items=draw(st.sampled_from(((), ("items",), ("data",), ("results",), ("value",)))),
-        param=param,
+        param=PROBED[follow],
         size_param=draw(st.sampled_from((None, "limit", "per_page"))),
         default_size=draw(st.sampled_from([size for size in default_sizes if size] or [100])),
     )
