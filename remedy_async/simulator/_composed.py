@@ -50,6 +50,8 @@ from ._responses import Payload
 
 END_INDEX: Final = 2**64 - 1
 """A cursor's place after every record: where the continuation of an empty list points."""
+KEPT_LAYOUTS: Final = 4096
+"""Layouts kept at most (a test run names a new composition per request, by header)."""
 _PAGES: Final = frozenset({"page", "page-token"})
 _OFFSETS: Final = frozenset({"offset", "number"})
 
@@ -154,6 +156,8 @@ class ComposedPages:
         key = (composition, resource)
         layout = self._layouts.get(key)
         if layout is None:
+            if len(self._layouts) >= KEPT_LAYOUTS:
+                self._layouts.clear()
             layout = self._layouts[key] = ComposedLayout.of(composition, resource)
         return layout
 
