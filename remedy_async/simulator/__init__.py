@@ -25,6 +25,12 @@ fastapi`; the names are `ERROR_FORMATS`). `SimulatorConfig(echo_token=True)` (`-
 is a hostile server: it echoes each request's credential into cursors, next links, error bodies
 and a redirect of every get, to check that a client never shows it.
 
+A composed mode serves any combination of paging axes real APIs use: `paging="compose:..."`
+(a `Composition` in its text form: items path, continuation kind and place, request
+parameter, end evidence, flags, totals, echoes, backward and redundant continuations, link
+form, page sizes), and `Composition.convention` is the convention that reads it.
+`SimulatorConfig(base_path="/wiki/rest/api")` mounts every route under a path.
+
 `sim.dataset.hide(resource, ids)` and `sim.dataset.show(resource, ids)` make a list shrink or
 grow while it is being listed (see `Dataset`): totals, offsets and page numbers follow the
 visible records; a cursor resumes after its place in the list order.
@@ -40,6 +46,8 @@ from ._arguments import (
     printed_spec,
     serve,
 )
+from ._compose_text import Slot
+from ._composition import Composition
 from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
@@ -73,12 +81,14 @@ __all__ = [
     "PAGING_SCHEMES",
     "RESOURCES",
     "ROUTE_NAMES",
+    "Composition",
     "Dataset",
     "FaultKind",
     "FaultSpec",
     "Simulator",
     "SimulatorConfig",
     "SimulatorCounters",
+    "Slot",
     "add_serve_arguments",
     "config_from_args",
     "openapi_document",

@@ -23,12 +23,10 @@ from urllib.parse import quote, unquote
 
 from aiohttp import web
 
-from remedy_async import CONVENTIONS
-
 from ._agentconf import CONTENT_TYPE, FILENAME, AgentConfiguration
+from ._composed import ListPaging, list_paging
 from ._config import (
     DOCUMENT_PATH,
-    PAGING_SCHEMES,
     RESOURCES,
     UNMATCHED_ROUTE,
     FaultKind,
@@ -96,6 +94,7 @@ class SimulatorApp:
             page_size=config.page_size,
             max_page_size=config.max_page_size,
             disguise=config.disguise_paging,
+            base_path=config.base_path,
         )
         self._echo = config.echo_token
         self._faults = FaultInjector(config.faults, config.seed)
@@ -105,13 +104,14 @@ class SimulatorApp:
         self._request_id_prefix = secrets.token_hex(4)
         self._version = _package_version()
         self._document: bytes | None = None
+        base = self._base = config.base_path
         self._routes: dict[str, _Route] = {
-            DOCUMENT_PATH: (SPEC_ROUTE, None, None),
-            config.health_path: ("health", None, None),
-            config.agent_configuration_path: ("agent-configuration", None, None),
+            base + DOCUMENT_PATH: (SPEC_ROUTE, None, None),
+            base + config.health_path: ("health", None, None),
+            base + config.agent_configuration_path: ("agent-configuration", None, None),
         }
         for resource in RESOURCES:
-            self._routes[f"/v1/{resource}"] = (f"list:{resource}", resource, None)
+            self._routes[f"{base}/v1/{resource}"] = (f"list:{resource}", resource, None)
         self._get_routes = {resource: f"get:{resource}" for resource in RESOURCES}
         self._in_flight: set[asyncio.Task[object]] = set()
 
@@ -147,7 +147,9 @@ class SimulatorApp:
         known = self._routes.get(raw_path)
         if known is not None:
             return known
-        parts = raw_path.split("/")
+        if not raw_path.startswith(self._base):
+            return None, None, None
+        parts = raw_path[len(self._base) :].split("/")
         if len(parts) == 4 and parts[0] == "" and parts[1] == "v1" and parts[3]:
             route = self._get_routes.get(parts[2])
             if route is not None:
@@ -279,8 +281,21 @@ class SimulatorApp:
     def _has_cursor(self, request: web.BaseRequest, route: str) -> bool:
         if not route.startswith("list:"):
             return False
-        convention = CONVENTIONS.get(request.headers.get(PAGING_HEADER, self._config.paging))
-        return convention is not None and carries_continuation(convention, request.rel_url.query)
+        try:
+            convention, _, query = self._paging(request)
+        except ApiError:
+            return False
+        return carries_continuation(convention, query)
+
+    def _paging(self, request: web.BaseRequest) -> ListPaging:
+        """How a list request is paged (see `list_paging`); 400 for an unknown paging."""
+        name = request.headers.get(PAGING_HEADER, self._config.paging)
+        try:
+            return list_paging(name, request.rel_url.query, request.headers)
+        except ValueError as error:
+            where = ("header", PAGING_HEADER)
+            message = f"{PAGING_HEADER}: {error}"
+            raise ApiError(400, "invalid_parameter", message, location=where) from None
 
     async def _route(
         self,
@@ -304,17 +319,11 @@ class SimulatorApp:
         return self._get(resource, raw_id)
 
     def _list(self, request: web.BaseRequest, resource: str, echo: str | None) -> Payload:
-        scheme = request.headers.get(PAGING_HEADER, self._config.paging)
-        convention = CONVENTIONS.get(scheme)
-        if convention is None:
-            raise ApiError(
-                400,
-                "invalid_parameter",
-                f"{PAGING_HEADER} must be one of {', '.join(PAGING_SCHEMES)}; got {scheme!r}",
-                location=("header", PAGING_HEADER),
-            )
-        query = request.rel_url.query
+        convention, composition, query = self._paging(request)
         params: Iterable[tuple[str, str]] = query.items()
+        if composition is not None:
+            own = {composition.param, composition.size_param}
+            params = [(name, value) for name, value in query.items() if name not in own]
         if self._echo:
             params = [(name, value) for name, value in params if name != ECHO_PARAMETER]
         try:
@@ -329,6 +338,7 @@ class SimulatorApp:
             query=query,
             url=request.url,
             echo=echo,
+            composition=composition,
         )
         return self._lists.page(listing)
 

@@ -21,6 +21,8 @@ from typing import Final
 
 from remedy_async import CONVENTIONS
 
+from ._compose_text import PREFIX
+from ._composition import Composition
 from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
@@ -66,11 +68,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         add(flag, type=kind, default=default, help=f"{text} (default: %(default)s)")
     add(
         "--paging",
-        choices=(*PAGING_SCHEMES, PAGING_LIST),
+        type=_paging,
         default=_DEFAULTS.paging,
         metavar="CONVENTION",
-        help="paging convention of the lists (default: %(default)s); "
-        f"'{PAGING_LIST}' prints every convention and exits",
+        help="paging convention of the lists (default: %(default)s), or a composed mode "
+        f"'compose:KEY=VALUE,...' (see the docs); '{PAGING_LIST}' prints every convention and "
+        "exits",
     )
     add(
         "--disguise-paging",
@@ -165,6 +168,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="prefix every id, e.g. 'tenant/a b:' (default: none)",
     )
     add(
+        "--base-path",
+        default=_DEFAULTS.base_path,
+        metavar="PATH",
+        help="mount every route under PATH, e.g. /wiki/rest/api (default: none, the root)",
+    )
+    add(
         "--print-spec",
         action="store_true",
         help="write the OpenAPI document of this run (as served at /openapi.json) and exit",
@@ -181,6 +190,22 @@ def command_line() -> argparse.ArgumentParser:
     )
     add_serve_arguments(parser)
     return parser
+
+
+def _paging(value: str) -> str:
+    """A `--paging` value: a convention's name, `list`, or a valid `compose:...` spec."""
+    if value in PAGING_SCHEMES or value == PAGING_LIST:
+        return value
+    if not value.startswith(PREFIX):
+        known = ", ".join((*PAGING_SCHEMES, PAGING_LIST))
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {value!r} (choose from {known}, or compose:...)"
+        )
+    try:
+        Composition.parse(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
 
 
 def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
@@ -255,6 +280,7 @@ def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         naming=ns.naming,
         health_path=ns.health_path,
         agent_configuration_path=ns.agent_configuration_path,
+        base_path=ns.base_path,
     )
 
 

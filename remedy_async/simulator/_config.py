@@ -12,6 +12,9 @@ import attrs
 
 from remedy_async import CONVENTIONS, ERROR_SHAPES
 
+from ._compose_text import PREFIX
+from ._composition import Composition
+
 RESOURCES: Final = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
 """The collections, by their path segment under `/v1/`."""
 
@@ -39,7 +42,9 @@ tells apart (`remedy_async.ERROR_SHAPES`): the contract's own `error` first."""
 RETRY_AFTER_FORMATS: Final = ("seconds", "http-date")
 
 PagingScheme = str
-"""A name of `PAGING_SCHEMES` (checked when a configuration is made)."""
+"""A name of `PAGING_SCHEMES`, or a composed mode `compose:...` (checked when a configuration
+is made)."""
+COMPOSE_PREFIX: Final = PREFIX
 ItemsKey = Literal["items", "data", "results"]
 ErrorFormat = str
 """A name of `ERROR_FORMATS` (checked when a configuration is made)."""
@@ -210,6 +215,25 @@ def _check_path(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
         raise ValueError(f"{attribute.name} {value!r} is where the run's OpenAPI document is")
 
 
+def _check_paging(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if value in PAGING_SCHEMES:
+        return
+    if not value.startswith(COMPOSE_PREFIX):
+        raise ValueError(
+            f"{attribute.name} must be one of {', '.join(PAGING_SCHEMES)} or compose:...; "
+            f"got {value!r}"
+        )
+    Composition.parse(value)
+
+
+def _check_base_path(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if value and not _PATH.match(value):
+        raise ValueError(
+            f"{attribute.name} must be '' or a path such as '/wiki/rest/api' (no trailing "
+            f"slash, unreserved characters only), got {value!r}"
+        )
+
+
 def _mask_token(token: str | None) -> str:
     return "None" if token is None else "'***'"
 
@@ -230,10 +254,11 @@ class SimulatorConfig:
 
     The data set is a pure function of `seed` and `size` (the number of endpoints; findings,
     remediation targets and scopes scale with it). `paging` picks the run's paging convention,
-    any name of `remedy_async.CONVENTIONS` (a request may override it with the
-    `X-Simulator-Paging` header); `disguise_paging` renames its continuation signals to names no
-    client knows (`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a header), to prove that clients
-    fail loudly on a service they cannot follow. With `token` set, every route but health needs
+    any name of `remedy_async.CONVENTIONS` or a composed mode `compose:...` (see `Composition`;
+    a request may override it with the `X-Simulator-Paging` header); `disguise_paging` renames
+    a named convention's continuation signals to names no client knows (`nxt_tok_x`, ... in the
+    body, `Nxt-Tok-X` for a header), to prove that clients fail loudly on a service they cannot
+    follow. With `token` set, every route but health needs
     `<auth_header>: <auth_scheme> <token>` (or just the token when `auth_scheme` is None).
     `error_format` shapes every error body (any name of `ERROR_FORMATS`, e.g. `fastapi`,
     `json-api`, `html`). `echo_token` makes a hostile server for tests: whatever credential a
@@ -241,14 +266,16 @@ class SimulatorConfig:
     and into a redirect of every get (to the same URL plus `echo=<credential>`), to prove that
     a client never shows it. `naming` respells every record key (snake, pascal, kebab) to test
     clients against services that differ only in spelling. `rate_limit` turns on a token
-    bucket of that many requests per second. The token never appears in the repr.
+    bucket of that many requests per second. `base_path` mounts every route under a path
+    (`/wiki/rest/api`: lists at `/wiki/rest/api/v1/endpoints`, and `Simulator.url` ends with
+    it). The token never appears in the repr.
     """
 
     host: str = "127.0.0.1"
     port: int = attrs.field(default=0, validator=_check_port)
     seed: int = 0
     size: int = attrs.field(default=100, validator=_check_size)
-    paging: PagingScheme = attrs.field(default="cursor", validator=_one_of(PAGING_SCHEMES))
+    paging: PagingScheme = attrs.field(default="cursor", validator=_check_paging)
     disguise_paging: bool = False
     items_key: ItemsKey = attrs.field(default="items", validator=_one_of(ITEMS_KEYS))
     naming: str = attrs.field(default="camel", validator=_one_of(NAMINGS))
@@ -274,6 +301,7 @@ class SimulatorConfig:
     agent_configuration_path: str = attrs.field(
         default="/v1/agent-configuration", validator=_check_path
     )
+    base_path: str = attrs.field(default="", validator=_check_base_path)
 
     def __attrs_post_init__(self) -> None:
         if self.page_size > self.max_page_size:

@@ -150,14 +150,14 @@ class PageLayout:
             meta = {key: getattr(signals, attribute) for key, attribute in keys}
             return prefix, b"]," + orjson.dumps(meta)[1:]
         if not self.fields:
-            return _wrap_items({}, self.items)
+            return wrap_items({}, self.items)
         tree: dict[str, Any] = {}
         for path, attribute in self.fields:
             node = tree
             for key in path[:-1]:
                 node = node.setdefault(key, {})
             node[path[-1]] = getattr(signals, attribute)
-        return _wrap_items(tree, self.items)
+        return wrap_items(tree, self.items)
 
     def headers(self, signals: Signals, first: str | None = None) -> dict[str, str]:
         """The response headers of a page: the continuation header, if the row has one.
@@ -176,14 +176,14 @@ class PageLayout:
         return {self.header: str(signals.next)}
 
 
-def _wrap_items(tree: dict[str, Any], path: Path) -> tuple[bytes, bytes]:
+def wrap_items(tree: dict[str, Any], path: Path) -> tuple[bytes, bytes]:
     """Prefix and suffix putting an item run at `path`, with `tree`'s other members after it."""
     if not path:
         return b"[", b"]"
     key, below = path[0], path[1:]
     siblings = dict(tree)
     inner = siblings.pop(key, None)
-    prefix, suffix = _wrap_items(inner if isinstance(inner, dict) else {}, below)
+    prefix, suffix = wrap_items(inner if isinstance(inner, dict) else {}, below)
     head = b"{" + orjson.dumps(key) + b":"
     tail = b"," + orjson.dumps(siblings)[1:] if siblings else b"}"
     return head + prefix, suffix + tail

@@ -19,6 +19,8 @@ On the last page `next_at` is null and a next header is left out. Cursors are si
 the request's credential rides along: after every cursor, and as `echo=<credential>` in every
 page URL handed out.
 
+A composed mode (`Composition`, `paging="compose:..."`) is served by `_composed` instead.
+
 Pages are cut from the visible records (`Dataset.hide`/`show` make a list move mid-way):
 totals, page counts, offsets and page numbers count those; a cursor or keyset id resumes after
 the place in list order it names, so it neither repeats nor skips a visible record.
@@ -26,20 +28,15 @@ the place in list order it names, so it neither repeats nor skips a visible reco
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Final
-from urllib.parse import quote, urlencode
-
 import attrs
-from multidict import MultiMapping
-from yarl import URL
 
 from remedy_async import Convention
 
+from ._composed import ComposedPages
 from ._cursors import CursorCodec
 from ._dataset import Dataset
-from ._filters import PAGING_PARAMETERS, Filters
 from ._layout import PageLayout, Signals
+from ._listing import ECHO_PARAMETER, ListRequest, page_url, record_run, whole_list
 from ._positions import (
     Place,
     Reading,
@@ -54,12 +51,7 @@ from ._positions import (
 )
 from ._responses import Payload
 
-STREAM_BATCH: Final = 1000
-"""Records per chunk when a whole list is streamed; shorter lists are sent in one piece."""
-ECHO_PARAMETER: Final = "echo"
-"""The query parameter that echo mode adds to page URLs and redirects (and then ignores)."""
-_NOT_CARRIED: Final = PAGING_PARAMETERS | {ECHO_PARAMETER}
-"""Query parameters a page URL does not copy from the request."""
+__all__ = ["ECHO_PARAMETER", "ListRequest", "ListResponder", "page_layout"]
 
 
 def page_layout(
@@ -73,19 +65,6 @@ def page_layout(
 
 
 @attrs.frozen
-class ListRequest:
-    """A list request with its convention chosen, its filters parsed and its matches found."""
-
-    convention: Convention
-    filters: Filters
-    view: Sequence[int] = attrs.field(repr=lambda view: f"<{len(view)} matches>")
-    query: MultiMapping[str] = attrs.field(repr=False)
-    url: URL
-    echo: str | None = attrs.field(default=None, repr=False)
-    """The credential to echo into cursors and page URLs (echo mode), or None."""
-
-
-@attrs.frozen
 class ListResponder:
     """Turns list requests into pages, with the run's page sizes, items key and disguise."""
 
@@ -95,12 +74,22 @@ class ListResponder:
     page_size: int = 100
     max_page_size: int = 1000
     disguise: bool = False
+    base_path: str = ""
     _plans: dict[tuple[str, str], tuple[PageLayout, Reading]] = attrs.field(
         factory=dict, init=False, repr=False, eq=False
     )
+    _composed: ComposedPages = attrs.field(init=False, repr=False, eq=False)
+
+    @_composed.default
+    def _composed_pages(self) -> ComposedPages:
+        return ComposedPages(
+            self.dataset, self.cursors, self.page_size, self.max_page_size, self.base_path
+        )
 
     def page(self, request: ListRequest) -> Payload:
-        """The answer to `request` by its convention."""
+        """The answer to `request` by its convention, or by its composition."""
+        if request.composition is not None:
+            return self._composed.page(request, request.composition)
         convention = request.convention
         plan = self._plans.get((convention.name, request.filters.resource))
         layout, how = plan if plan is not None else self._plan(request)
@@ -120,7 +109,7 @@ class ListResponder:
         after = self._after(request, how, position, size, stop) if more else None
         signals = Signals(after, more, total, -(-total // size), position, size)
         prefix, suffix = layout.wrap(signals)
-        body = b"".join((prefix, self._run(request, start, stop), suffix))
+        body = b"".join((prefix, record_run(self.dataset, request, start, stop), suffix))
         if layout.header is None:
             return Payload(200, body)
         first = self._url(request, size, None) if layout.link else None
@@ -161,40 +150,12 @@ class ListResponder:
         return self.dataset.id_of(request.filters.resource, request.view[stop - 1])
 
     def _everything(self, request: ListRequest, layout: PageLayout) -> Payload:
-        view, filters = request.view, request.filters
-        total = len(view)
+        total = len(request.view)
         signals = Signals(None, False, total, 1 if total else 0, 0, total)
-        prefix, suffix = layout.wrap(signals)
-        headers = layout.headers(signals)
-        if total <= STREAM_BATCH:
-            run = self.dataset.encode_run(filters, view, 0, total)
-            return Payload(200, b"".join((prefix, run, suffix)), headers=headers)
-
-        def chunks() -> Iterator[bytes]:
-            encode, resource = self.dataset.encode, filters.resource
-            yield prefix
-            for start in range(0, total, STREAM_BATCH):
-                batch = [encode(resource, index) for index in view[start : start + STREAM_BATCH]]
-                yield (b"," if start else b"") + b",".join(batch)
-            yield suffix
-
-        return Payload(200, chunks=chunks, headers=headers)
-
-    def _run(self, request: ListRequest, start: int, stop: int) -> bytes:
-        if start >= stop:
-            return b""
-        return self.dataset.encode_run(request.filters, request.view, start, stop)
+        return whole_list(self.dataset, request, layout.wrap(signals), layout.headers(signals))
 
     def _url(self, request: ListRequest, size: int, cursor: str | None) -> str:
         """The absolute URL of a page: the request's filters, the page size and the cursor
         (and the echoed credential, in echo mode)."""
         convention = request.convention
-        pairs = [(name, value) for name, value in request.query.items() if name not in _NOT_CARRIED]
-        if convention.size_param is not None:
-            pairs.append((convention.size_param, str(size)))
-        if cursor is not None and convention.param is not None:
-            pairs.append((convention.param, cursor))
-        if request.echo is not None:
-            pairs.append((ECHO_PARAMETER, request.echo))
-        base = str(request.url.with_query(None).with_fragment(None))
-        return f"{base}?{urlencode(pairs, quote_via=quote, safe='')}"
+        return page_url(request, convention.param, convention.size_param, size, cursor)

@@ -57,7 +57,8 @@ class Simulator:
 
     @property
     def url(self) -> str:
-        """The base URL, e.g. `http://127.0.0.1:54321` (no trailing slash)."""
+        """The base URL, e.g. `http://127.0.0.1:54321` (no trailing slash; it ends with the
+        configured `base_path`, if any)."""
         if self._url is None:
             raise RuntimeError("the simulator is not running: call start() or use `async with`")
         return self._url
@@ -65,7 +66,7 @@ class Simulator:
     @property
     def port(self) -> int:
         """The TCP port it listens on."""
-        return int(self.url.rsplit(":", 1)[1])
+        return int(self.url.removesuffix(self.config.base_path).rsplit(":", 1)[1])
 
     @property
     def running(self) -> bool:
@@ -100,7 +101,8 @@ class Simulator:
             await runner.cleanup()
             raise
         host, port = runner.addresses[0][:2]
-        self._url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        origin = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        self._url = origin + self.config.base_path
         self._runner = runner
 
     async def stop(self) -> None:

@@ -21,11 +21,14 @@ import orjson
 
 from remedy_async import CONVENTIONS
 
+from ._compose_layout import items_path
+from ._composed import composition_of
 from ._config import RESOURCES, SimulatorConfig
 from ._filters import PAGING_PARAMETERS
 from ._lists import ECHO_PARAMETER, page_layout
 from ._naming import spelled
 from ._positions import CONTINUING
+from ._spec_composed import composed_headers, composed_parameters, composed_schema
 from ._spec_errors import error_content
 from ._spec_lists import first_record_link, page_headers, page_schema, paging_parameters
 
@@ -106,13 +109,18 @@ def _write_lists(
     document: dict[str, Any], config: SimulatorConfig, collections: dict[str, _Collection]
 ) -> None:
     components = document["components"]
-    convention = CONVENTIONS[config.paging]
+    composition = composition_of(config.paging)
+    convention = CONVENTIONS[config.paging] if composition is None else composition.convention
     stale = {
         key for key, value in components["parameters"].items() if value["name"] in PAGING_PARAMETERS
     }
     for key in stale:
         del components["parameters"][key]
-    parameters = paging_parameters(convention, config.page_size, config.max_page_size)
+    sizes = (config.page_size, config.max_page_size)
+    if composition is None:
+        parameters = paging_parameters(convention, *sizes)
+    else:
+        parameters = composed_parameters(composition, *sizes)
     components["parameters"].update(parameters)
     references = [{"$ref": f"#/components/parameters/{key}"} for key in parameters]
     for resource, found in collections.items():
@@ -121,17 +129,24 @@ def _write_lists(
         operation["parameters"] = [*references, *kept]
         if convention.follow not in CONTINUING:
             operation["responses"].pop("410", None)
-        layout = page_layout(
-            convention, resource, config.items_key, disguise=config.disguise_paging
-        )
         response = components["responses"][found.page_response]
-        response["headers"].update(page_headers(layout, convention))
+        if composition is None:
+            layout = page_layout(
+                convention, resource, config.items_key, disguise=config.disguise_paging
+            )
+            items = layout.items
+            response["headers"].update(page_headers(layout, convention))
+            schema = page_schema(convention, layout, found.record)
+        else:
+            items = items_path(composition, resource)
+            response["headers"].update(composed_headers(composition))
+            schema = composed_schema(composition, items, found.record)
         getting = found.get_operation
         link = first_record_link(
-            layout, config.naming, getting["operationId"], getting["parameters"][0]["name"]
+            items, config.naming, getting["operationId"], getting["parameters"][0]["name"]
         )
         response["links"] = {f"Get{found.record}": link}
-        components["schemas"][found.page_schema] = page_schema(convention, layout, found.record)
+        components["schemas"][found.page_schema] = schema
 
 
 def _write_naming(document: dict[str, Any], naming: str, records: list[str]) -> None:
@@ -209,6 +224,9 @@ def _write_echo(collections: Iterable[_Collection]) -> None:
 
 
 def _write_paths(document: dict[str, Any], config: SimulatorConfig) -> None:
+    if config.base_path:
+        for server in document["servers"]:
+            server["url"] += config.base_path
     paths = document["paths"]
     for default, configured in (
         (_DEFAULTS.health_path, config.health_path),
@@ -219,7 +237,7 @@ def _write_paths(document: dict[str, Any], config: SimulatorConfig) -> None:
 
 
 _DIFFERENCES: Final[tuple[tuple[tuple[str, ...], Callable[[SimulatorConfig], str]], ...]] = (
-    (("paging",), lambda c: f"paging `{c.paging}`, {CONVENTIONS[c.paging].summary}"),
+    (("paging",), lambda c: f"paging `{c.paging}`{_summary(c.paging)}"),
     (("disguise_paging",), lambda c: "paging signals renamed to `nxt_tok_x`, `Nxt-Tok-X`, ..."),
     (("items_key",), lambda c: f"contract envelopes keep their items under `{c.items_key}`"),
     (("page_size", "max_page_size"),
@@ -232,8 +250,15 @@ _DIFFERENCES: Final[tuple[tuple[tuple[str, ...], Callable[[SimulatorConfig], str
     (("health_path",), lambda c: f"health at `{c.health_path}`"),
     (("agent_configuration_path",),
      lambda c: f"agent configuration at `{c.agent_configuration_path}`"),
+    (("base_path",), lambda c: f"every route under `{c.base_path}`"),
 )  # fmt: skip
 """Each setting that changes the document, and how the document's description says so."""
+
+
+def _summary(paging: str) -> str:
+    """', <summary>' of a named convention ('' for a composed mode, whose name says all)."""
+    convention = CONVENTIONS.get(paging)
+    return "" if convention is None else f", {convention.summary}"
 
 
 def describe_run(config: SimulatorConfig) -> str:

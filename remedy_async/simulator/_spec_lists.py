@@ -102,23 +102,29 @@ def page_schema(convention: Convention, layout: PageLayout, record: str) -> dict
     if not layout.items:
         return {**items, "description": description}
     schema: dict[str, Any] = {"type": "object", "description": description}
-    _put(schema, layout.items, items)
+    put(schema, layout.items, items)
     for path, attribute in layout.fields:
-        _put(schema, path, _signal(convention, attribute))
+        put(schema, path, _signal(convention, attribute))
     return schema
 
 
-def _put(schema: dict[str, Any], path: tuple[str, ...], leaf: dict[str, Any]) -> None:
-    """Require `leaf` at `path` in an object schema, making the objects on the way."""
+def put(
+    schema: dict[str, Any], path: tuple[str, ...], leaf: dict[str, Any], *, required: bool = True
+) -> None:
+    """Put `leaf` at `path` in an object schema (required, with the objects on the way,
+    unless told otherwise), making the objects on the way."""
     for key in path[:-1]:
-        schema = _member(schema, key, {"type": "object"})
-    _member(schema, path[-1], leaf)
+        schema = _member(schema, key, {"type": "object"}, required)
+    _member(schema, path[-1], leaf, required)
 
 
-def _member(schema: dict[str, Any], key: str, default: dict[str, Any]) -> dict[str, Any]:
-    required = schema.setdefault("required", [])
-    if key not in required:
-        required.append(key)
+def _member(
+    schema: dict[str, Any], key: str, default: dict[str, Any], required: bool
+) -> dict[str, Any]:
+    if required:
+        names = schema.setdefault("required", [])
+        if key not in names:
+            names.append(key)
     member: dict[str, Any] = schema.setdefault("properties", {}).setdefault(key, default)
     return member
 
@@ -159,10 +165,11 @@ def page_headers(layout: PageLayout, convention: Convention) -> dict[str, dict[s
 
 
 def first_record_link(
-    layout: PageLayout, naming: str, operation_id: str, parameter: str
+    items: tuple[str, ...], naming: str, operation_id: str, parameter: str
 ) -> dict[str, Any]:
-    """The OpenAPI link from a page to the get of its first record (`$response.body#/.../0/id`)."""
-    path = (*layout.items, "0", spelled("id", naming))
+    """The OpenAPI link from a page whose records are at `items` to the get of its first
+    record (`$response.body#/.../0/id`)."""
+    path = (*items, "0", spelled("id", naming))
     pointer = "".join("/" + _escaped(key) for key in path)
     return {
         "operationId": operation_id,
