@@ -6,7 +6,8 @@ Out: items in order, exactly once, with resume tokens; `PaginationError` when th
 Modules: `_protocol` (Paginator, Convention, PageRequest, Probe), `_conventions` (the presets,
 and a convention as a document), `_vocabulary` (what paging words mean, in any spelling),
 `_scan` (items by structure, every signal of a page), `_detect` (compose a convention from a
-first page), `_alike` (the preset a composition amounts to), `_follow` (read a page by one),
+first page), `_silent` (first pages that announce nothing), `_alike` (the preset a
+composition amounts to), `_follow` (read a page by one),
 `_positions` (offsets, page numbers, last ids), `_signals` (refuse what a convention does not
 read), `_advice` (what to pin instead), `_auto` (detect, verify guesses, follow), `_pinned`
 (the paginators pinned by hand), `_envelope` and `_links` (where signals sit), `_walk` and

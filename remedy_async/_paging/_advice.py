@@ -24,11 +24,16 @@ def advised(fault: PagingFault, request: PageRequest, response: JSONResponse) ->
     if getattr(fault, "advice", None) is not None:
         return fault
     from ._detect import detect  # noqa: PLC0415 - detection reads pages, which raise faults
+    from ._follow import read_page  # noqa: PLC0415
 
     failed = request.convention
     suggestion: Convention | None = None
     try:
         found = detect(attrs.evolve(request, convention=None, probe=None), response)
+        if found.convention != failed:  # advice is given only if it reads the page itself
+            read_page(
+                found.convention, attrs.evolve(request, convention=found.convention), response
+            )
     except (PagingFault, WireFault) as undecided:
         why = "" if failed is None else f" ({_first_clause(undecided)})"
         advice = (

@@ -9,6 +9,7 @@ axis it names that the page lacks is left out by the composition too; the preset
 from __future__ import annotations
 
 from remedy_async._http import JSONResponse
+from remedy_async._wire._faults import WireFault
 
 from ._conventions import CONVENTIONS
 from ._envelope import MISSING, dig
@@ -53,7 +54,7 @@ def _alike(row: Convention, composed: Convention, response: JSONResponse, path: 
             return False
     try:
         return locate_items(row, response)[1] == path
-    except PagingFault:
+    except (PagingFault, WireFault):
         return False
 
 
@@ -67,5 +68,5 @@ def _ends_here(composed: Convention, response: JSONResponse) -> bool:
 def reads_alike_whole(response: JSONResponse, path: Path) -> bool:
     try:
         return locate_items(CONVENTIONS["none"], response)[1] == path
-    except PagingFault:
+    except (PagingFault, WireFault):
         return False

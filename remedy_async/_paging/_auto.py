@@ -18,11 +18,12 @@ from remedy_async._http import JSONResponse
 
 from ._advice import advised
 from ._conventions import CONVENTIONS
-from ._detect import Detection, detect
+from ._detect import detect
 from ._follow import locate_items, read_page
 from ._positions import CONTRACT_SIZE_PARAMS, plan_pages, predict_next, with_position
 from ._protocol import (
     Convention,
+    Detection,
     PagePlan,
     PageRequest,
     PageResult,

@@ -20,20 +20,17 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 import attrs
-from attrs import frozen
 from yarl import URL
 
 from remedy_async._http import JSONResponse
 
-from ._alike import preset_alike, reads_alike_whole
-from ._conventions import CONVENTIONS
-from ._envelope import MISSING, dig
+from ._alike import preset_alike
+from ._envelope import dig
 from ._follow import base_path, resource_names
 from ._links import resolve
-from ._positions import CONTRACT_SIZE_PARAMS, int_param
-from ._protocol import Convention, PageRequest, PagingFault, Path
+from ._positions import int_param
+from ._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from ._scan import (
-    FoundItems,
     Signal,
     body_signals,
     find_items,
@@ -41,31 +38,15 @@ from ._scan import (
     header_signals,
 )
 from ._signals import UnreadSignal
-from ._vocabulary import UNKNOWN, param_candidates, words
+from ._silent import unannounced
+from ._vocabulary import UNKNOWN, param_candidates, spelled, words
 
-ROUND_SIZES = frozenset({25, 50, 200, 250, *range(100, 10_001, 100)})
-"""Page sizes services cap lists at by default (with the size asked for, what makes a first
-page without any paging signal worth checking for a second page)."""
 KEYSET_PARAMS = ("starting_after", "after", "after_id")
 GENERIC_TOKEN_PARAMS = ("cursor",)
 NUMBER_PARAMS = ("offset", "start", "from", "skip", "page")
 """Where a continuation that is a number (the next offset or page) may go back."""
 PAGE_PARAMS = {"number": "page", "current_page": "page", "currentPage": "page"}
 """Echoed page-number keys whose request parameter is `page` (Spring, Laravel)."""
-
-
-@frozen
-class Detection:
-    """What the first page of a list shows about its paging."""
-
-    convention: Convention
-    """How page 1 is read (and the list followed, when nothing needs verifying)."""
-    guesses: tuple[Convention, ...] = ()
-    """Conventions to try in turn for page 2, each kept only if it brings new records."""
-    unannounced: bool = False
-    """Page 1 announced nothing: when no guess brings new records, the list ends there."""
-    refusal: str | None = None
-    """What to say when every guess fails (a continuation no parameter was found for)."""
 
 
 def detect(request: PageRequest, response: JSONResponse) -> Detection:
@@ -86,7 +67,7 @@ def detect(request: PageRequest, response: JSONResponse) -> Detection:
     if composed is None:
         composed = _keyset_or_ended(axes, signals, response, found.items)
     if composed is None:
-        return _unannounced(Convention(**axes), request, response, found)
+        return unannounced(Convention(**axes), request, response, found)
     return _named(composed, response, found.path)
 
 
@@ -206,7 +187,7 @@ def _follow_url(
             ignore_headers.append(other.header)
         else:
             ignore.append(other.path)
-    where = {"next_header": "Link"} if primary.header == "Link" else {"next_at": primary.path}
+    where = {"next_header": primary.header} if primary.header else {"next_at": primary.path}
     convention = Convention(
         **axes, **where, follow="url", ignore=tuple(ignore), ignore_headers=tuple(ignore_headers)
     )
@@ -275,8 +256,8 @@ def _positions(
     size = next((s for s in numbers if s.role == "size"), None)
     if offset is None and page is None:
         return None
-    if size is not None:
-        axes = {**axes, "size_at": size.path, "size_param": size.key}
+    if size is not None:  # echoed size: read, but not sent back under its echoed name
+        axes = {**axes, "size_at": size.path}
     if offset is not None:
         first = offset.value if offset.value in (0, 1) else 0
         return _spellings(
@@ -298,68 +279,16 @@ def _positions(
 
 
 def _spellings(key: str, made: Callable[[str], Convention]) -> Detection:
-    """The convention with the echoed key as its parameter (the echo, checked on every page,
-    verifies it); for a key spelt with capitals (`Page` echoed, `page` read), the lower-case
-    spelling too, tried when the first brings the first page again."""
-    if key == key.lower():
-        return Detection(made(key))
-    guesses = (made(key), made(key.lower()))
+    """The convention with the echoed key as its parameter, verified by page 2; then the key in
+    other spellings (`Page` echoed, `page` read; `start-at` echoed, `startAt` read)."""
+    said = words(key)
+    names = (key, key.lower(), spelled(said, "camelCase"), "_".join(said))
+    guesses = tuple(made(name) for name in dict.fromkeys(names))
     refusal = (
         f"the service echoes its position as {key!r}, but sending it back (as "
         f"{' or '.join(repr(guess.param) for guess in guesses)}) brought its first page again"
     )
     return Detection(guesses[0], guesses, refusal=_advice(refusal, guesses[0], "param"))
-
-
-def _unannounced(
-    convention: Convention, request: PageRequest, response: JSONResponse, found: FoundItems
-) -> Detection:
-    """A page that names no way forward: the whole list, unless it may be a silent cap (a
-    round number of records, or fewer than a total it states), which is then tried."""
-    items = found.items
-    count = len(items)
-    asked = {int_param(dict(request.params), name) for name in CONTRACT_SIZE_PARAMS}
-    total = convention.total_at or convention.total_header
-    short_of_total = bool(total) and _total(convention, response) not in (None, count)
-    if not items or not (count in asked or count in ROUND_SIZES or short_of_total):
-        if not total and reads_alike_whole(response, found.path):
-            return Detection(CONVENTIONS["none"])
-        return Detection(attrs.evolve(convention, name="none" if not total else "detected"))
-    last = items[-1].get("id") if isinstance(items[-1], dict) else None
-    guesses = (
-        Convention(**_axes(convention), follow="offset", param="offset"),
-        Convention(**_axes(convention), follow="offset", param="skip"),
-        Convention(**_axes(convention), follow="page", param="page", first_page=0),
-        Convention(**_axes(convention), follow="page", param="page"),
-        *(
-            [Convention(**_axes(convention), follow="keyset", param="after")]
-            if isinstance(last, str | int)
-            else []
-        ),
-    )
-    refusal = None
-    if short_of_total:
-        refusal = (
-            f"the service announced {_total(convention, response)} items, but the first page "
-            f"holds {count}, names no way to the rest, and no offset, page number or last id "
-            "brought more: no convention pages past it (the service may offer another way, such "
-            "as an export)"
-        )
-    named = attrs.evolve(convention, name="none")
-    return Detection(named, guesses, unannounced=True, refusal=refusal)
-
-
-def _axes(convention: Convention) -> dict[str, Any]:
-    return {"name": "detected", "items": convention.items, "total_at": convention.total_at,
-            "total_header": convention.total_header}  # fmt: skip
-
-
-def _total(convention: Convention, response: JSONResponse) -> int | None:
-    if convention.total_at:
-        value = dig(response.body, convention.total_at)
-        return value if isinstance(value, int) and value is not MISSING else None
-    text = response.headers.get(convention.total_header or "", "").strip()
-    return int(text) if text.isdigit() else None
 
 
 def _named(detection: Detection, response: JSONResponse, items_path: Path) -> Detection:

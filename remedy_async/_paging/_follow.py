@@ -3,9 +3,10 @@
 Pure functions over a `Convention` and a decoded response. A page ends the list only on positive
 evidence: no continuation (null, absent, `""`, or a Link next marked `results="false"`), a flag
 saying the end (which wins over a continuation still present, so such a list never loops), the
-page count or total reached, or an empty page. A flag saying more with no continuation, or a
-signal the convention does not account for, is refused (`_signals`); the announced total is
-passed on, so a list ending short of it is refused too.
+page count or total reached, or an empty page (one with a continuation only if it names itself
+again). A flag saying more with no continuation, or a signal the convention does not account
+for, is refused (`_signals`); the announced total is passed on, so a list ending short of it is
+refused too.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from remedy_async._wire._faults import WireFault, json_type_name
 from ._advice import advised
 from ._conventions import convention_document
 from ._envelope import MISSING, dig, link_values
+from ._guards import request_identity
 from ._links import next_link, resolve
 from ._positions import (
     first_request,
@@ -115,6 +117,8 @@ def read_page(
     items, items_path = locate_items(convention, response)
     total = announced_total(convention, response)
     following = _next_request(convention, request, response, items, total)
+    if following is not None and not items and _same_place(following, request, response):
+        following = None  # an empty page naming itself as the next: nothing lies beyond it
     refuse_unread_signals(convention, response, items_path, following, reader)
     path = "$" + "".join(f".{key}" for key in items_path)
     return PageResult(
@@ -229,6 +233,18 @@ def _next_request(
             return None
         return keyset_next(convention, request, items)
     return next_position(convention, request, body, len(items), total)
+
+
+def _same_place(following: PageRequest, request: PageRequest, response: JSONResponse) -> bool:
+    """Whether a next request asks for the very page that named it."""
+    if following.url is not None:
+        return request_identity(PageRequest(url=response.url)) == request_identity(
+            PageRequest(url=following.url)
+        )
+    return (sorted(following.params), following.headers) == (
+        sorted(request.params),
+        request.headers,
+    )
 
 
 def continuation(convention: Convention, response: JSONResponse) -> str | None:

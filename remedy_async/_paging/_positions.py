@@ -22,12 +22,10 @@ CONTRACT_SIZE_PARAMS = ("limit", "pageSize")
 
 
 def first_request(convention: Convention, page_size: int | None) -> PageRequest:
-    """The first page request of a list under `convention`."""
+    """The first page request of a list under `convention`: its page size, and no position
+    (every service starts a list at its first offset or page, so none is named before a page
+    has shown the parameter works)."""
     params: list[tuple[str, str]] = []
-    if convention.follow == "page" and convention.param:
-        params.append((convention.param, str(convention.first_page)))
-    if convention.follow == "offset" and convention.param:
-        params.append((convention.param, str(convention.first_offset)))
     if page_size is not None and convention.size_param:
         params.append((convention.size_param, str(page_size)))
     return PageRequest(params=tuple(params), convention=convention)

@@ -219,6 +219,20 @@ class Probe:
 
 
 @frozen
+class Detection:
+    """What the first page of a list shows about its paging."""
+
+    convention: Convention
+    """How page 1 is read (and the list followed, when nothing needs verifying)."""
+    guesses: tuple[Convention, ...] = ()
+    """Conventions to try in turn for page 2, each kept only if it brings new records."""
+    unannounced: bool = False
+    """Page 1 announced nothing: when no guess brings new records, the list ends there."""
+    refusal: str | None = None
+    """What to say when every guess fails (a continuation no parameter was found for)."""
+
+
+@frozen
 class PageResult:
     """What a paginator read from one page: its raw items and the request for the next page."""
 

@@ -96,6 +96,8 @@ def _walk(node: dict[str, Any], at: Path, items: Path, parent: str | None) -> It
         if role in ("more", "last") and value in (0, 1) and kind == "number":
             yield Signal(path, None, role, "flag", bool(value), parent)  # `hasMore: 1` (Qualys)
             continue
+        if role == "pages" and kind == "flag":
+            role = "last"  # `lastPage: true` says the end; `last_page: 9` counts the pages
         yield Signal(path, None, role, kind, value, parent)
 
 

@@ -164,6 +164,8 @@ def param_candidates(
     if key[:1].isupper():
         found.append(key[:1].lower() + key[1:])
     found.append(spelled(["start", *kept], key))  # Notion: next_cursor -> start_cursor
+    if "after" in kept:
+        found.append(spelled(["starting", "after"], key))  # Intercom, Stripe
     if parent is not None and "page" in words(parent):
         found += [f"page[{key}]", "page[cursor]"]
     return tuple(dict.fromkeys(name for name in found if name))
