@@ -16,9 +16,9 @@ advised convention, pinned, lists the API. `scripts/real-apis` prints the table.
 
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
+
+import pytest
 
 from remedy_async import Convention
 from tests.paging.real_api_server import (
