@@ -12,11 +12,15 @@ is right: pinning it lists the same service.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import re
+import sys
 import warnings
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from remedy_async import (
@@ -39,6 +43,8 @@ __all__ = ["composed_service"]
 
 RESOURCES = ("scopes", "endpoints", "remediation-targets")
 SIZES = st.one_of(st.none(), st.integers(min_value=1, max_value=30))
+ADVISED = re.compile(r"paginator=remedy_async\.(Convention\(.*?'<its parameter>'.*?\))(?: |$)")
+"""The Convention(...) a refusal prints with its undecided parameter marked."""
 EXTRA_REQUESTS = 30
 """Requests a list may spend beyond one per page of at least one record (guesses, checks)."""
 
@@ -169,3 +175,120 @@ def test_a_service_under_a_base_path_is_listed_exactly_or_refused(
     """Links relative to the origin, to the base path, or absolute: exact, or refused."""
     listing = list_once(based_service, composition, "scopes", page_size)
     assert_exact_or_refused(listing, based_service.expected_ids("scopes"), str(composition))
+
+
+@given(
+    composition=compositions(),
+    page_size=SIZES,
+    stop=st.integers(min_value=1, max_value=40),
+)
+@settings(
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+def test_a_resume_token_taken_anywhere_continues_exactly(
+    composed_service: ComposedService, composition: Composition, page_size: int | None, stop: int
+) -> None:
+    """A composed list stopped after any item resumes from its token, in a new client, with
+    nothing lost and nothing repeated."""
+    expected = composed_service.expected_ids("scopes")
+    head: list[str] = []
+    tail: list[str] = []
+
+    async def scenario() -> str | None:
+        headers = composed_service.headers(composition)
+        async with RemedyClient(composed_service.url, headers=headers) as client:
+            pager = client.scopes.list(page_size=page_size)
+            async for record in pager:
+                head.append(record.id)
+                if len(head) == stop:
+                    break
+            token = pager.resume_token
+        async with RemedyClient(composed_service.url, headers=headers) as fresh:
+            async for record in fresh.scopes.list(page_size=page_size, resume_token=token):
+                tail.append(record.id)
+        return token
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractDriftWarning)
+        try:
+            token = composed_service.run(scenario())
+        except PaginationError:
+            assume(False)  # a refused composition: the generative test above covers those
+    if token is None:  # the list was complete before `stop` items: nothing to resume
+        assert (head, tail) == (expected, expected), str(composition)
+    else:
+        assert head + tail == expected, str(composition)
+
+
+def test_a_resume_token_continues_a_composed_list_in_another_process(
+    composed_service: ComposedService,
+) -> None:
+    """A token taken mid-page from a composed list (a nested token, a header total, a backward
+    cursor) resumes exactly in another Python process."""
+    composition = Composition.parse(
+        "compose:follow=token,items=response.values,next=meta.pagination.next_cursor,"
+        "param=cursor,end=blank,total=header:X-Total-Count,prev=meta.pagination.prev_cursor,"
+        "default=7"
+    )
+    expected = composed_service.expected_ids("scopes")
+
+    async def head() -> tuple[list[str], str | None]:
+        headers = composed_service.headers(composition)
+        async with RemedyClient(composed_service.url, headers=headers) as client:
+            pager = client.scopes.list()
+            ids = []
+            async for record in pager:
+                ids.append(record.id)
+                if len(ids) == 10:  # mid-way through page 2
+                    break
+            assert pager.convention is not None
+            assert pager.convention.follow == "token"
+            return ids, pager.resume_token
+
+    ids, token = composed_service.run(head())
+    assert token is not None
+    script = (
+        "import asyncio, json, sys\n"
+        "from remedy_async import RemedyClient\n"
+        "url, header, token = sys.argv[1:4]\n"
+        "async def main():\n"
+        "    async with RemedyClient(url, headers={'X-Simulator-Paging': header}) as client:\n"
+        "        pager = client.scopes.list(resume_token=token)\n"
+        "        print(json.dumps([record.id async for record in pager]))\n"
+        "asyncio.run(main())\n"
+    )
+
+    async def resumed_elsewhere() -> bytes:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", script, composed_service.url, str(composition), token,
+            stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        out, _ = await process.communicate()
+        assert process.returncode == 0
+        return out
+
+    assert ids + json.loads(composed_service.run(resumed_elsewhere())) == expected
+
+
+@given(composition=compositions(), page_size=SIZES)
+@settings(
+    max_examples=examples(300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+def test_a_refusal_that_leaves_the_parameter_open_lists_once_it_is_filled_in(
+    composed_service: ComposedService, composition: Composition, page_size: int | None
+) -> None:
+    """A refusal printing `Convention(..., param='<its parameter>')`, with the service's
+    parameter filled in and pinned, delivers every record in order (what it left undecided was
+    all that was missing; a contradicting end after them may still be refused)."""
+    listing = list_once(composed_service, composition, "scopes", page_size)
+    printed = ADVISED.search(str(listing.error)) if listing.error is not None else None
+    assume(printed is not None and composition.convention.param_in == "query")
+    assert printed is not None
+    text = printed.group(1).replace("'<its parameter>'", repr(composition.convention.param))
+    advised = eval(text, {"Convention": Convention})  # the message's own expression
+    pinned = list_once(composed_service, composition, "scopes", page_size, advised)
+    assert pinned.ids == composed_service.expected_ids("scopes"), f"{composition}: {text}"
