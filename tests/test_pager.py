@@ -21,6 +21,7 @@ from remedy_async import (
     Scope,
     UnpagedPaginator,
 )
+from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import Serve
 
 TOTAL = 25
@@ -330,3 +331,21 @@ async def test_a_page_is_let_go_before_the_next_one_is_read(serve: Serve, mode: 
             async for record in pager.as_dicts() if mode == "dicts" else pager:
                 assert record
     assert paginator.previous_alive == [False, False]
+
+
+@pytest.mark.parametrize(
+    ("paging", "announced"), [("offset", True), ("page", True), ("cursor", False)]
+)
+async def test_pager_and_pages_say_the_total_the_service_announces(
+    paging: str, announced: bool
+) -> None:
+    """`Page.total` and `Pager.total` give the list's size when the service announces it, and
+    None when it does not (never a guess)."""
+    async with Simulator(SimulatorConfig(size=30, paging=paging)) as simulator:
+        expected = simulator.dataset.count("endpoints")
+        async with RemedyClient(simulator.url) as client:
+            pager = client.endpoints.list(page_size=7)
+            assert pager.total is None
+            totals = [page.total async for page in pager.pages()]
+    assert totals == [expected if announced else None] * len(totals)
+    assert pager.total == (expected if announced else None)

@@ -43,6 +43,9 @@ class Page(Generic[T]):
     """Continues the list right after this page's last item; None when the list is complete."""
     items_path: str = "$.items"
     """Where in the body the items were found: `$.items`, `$.data.children`, `$` for an array."""
+    total: int | None = None
+    """The number of items in the whole list, when the service announces it on this page (the
+    list's convention reads it: `total`, `X-Total-Count`, ...); None when it does not."""
 
 
 class Pager(Generic[T]):
@@ -60,6 +63,7 @@ class Pager(Generic[T]):
         self._at_page: PagePlace | None = None
         self._at_count = 0
         self._convention: Convention | None = None
+        self._total: int | None = None
 
     def __repr__(self) -> str:
         call, limits = self._call, self._call.limits
@@ -89,12 +93,20 @@ class Pager(Generic[T]):
 
     def _entered(self, prepared: PreparedPage) -> None:
         """Note the page now being handed over, and the convention it was read by."""
+        if prepared.total is not None:
+            self._total = prepared.total
         convention = prepared.convention
         if convention is not None and convention != self._convention:
             self._convention = convention
             announce = self._call.on_convention
             if announce is not None:
                 announce(convention, shown_url(prepared.response.url, self._call.secrets))
+
+    @property
+    def total(self) -> int | None:
+        """The number of items in the whole list, as the latest page read announced it (None
+        before the first page, or when the service announces none): for progress and ETAs."""
+        return self._total
 
     @property
     def resume_token(self) -> str | None:
@@ -158,6 +170,7 @@ class Pager(Generic[T]):
                         url=shown_url(prepared.response.url, secrets, query=True),
                         resume_token=self.resume_token,
                         items_path=prepared.items_path,
+                        total=prepared.total,
                     )
                     del prepared, items  # the caller holds the page if it wants it
         except RemedyError as error:

@@ -75,6 +75,8 @@ class PreparedPage:
     raw_count: int = 0
     """Items the page carried from where the list resumed in it (repeats included)."""
     convention: Convention | None = None
+    total: int | None = None
+    """The list's total as this page announces it, if it does."""
 
 
 @frozen
@@ -288,6 +290,7 @@ class PageWalk:
             place=place,
             raw_count=len(result.items) - skip,
             convention=result.convention,
+            total=result.total,
         )
 
     def _check_target(self, request: PageRequest) -> None:
