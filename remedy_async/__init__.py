@@ -31,6 +31,7 @@ from ._errors import (
     ContractDriftWarning,
     DecodeError,
     DuplicateItemWarning,
+    MissingDependencyError,
     NotFoundError,
     PaginationError,
     PermissionDeniedError,
@@ -95,6 +96,7 @@ _LAZY = {
         (
             "CursorPaginator",
             "LinkHeaderPaginator",
+    "MissingDependencyError",
             "OffsetPaginator",
             "PageNumberPaginator",
             "UnpagedPaginator",

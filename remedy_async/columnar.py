@@ -1,0 +1,39 @@
+"""Records in bulk: checked wire dicts, and Arrow batches of a fixed schema per resource.
+
+    batches = client.vulnerability_findings.list().as_arrow()
+    async for batch in batches:          # a pyarrow.RecordBatch per page
+        writer.write_batch(batch)
+        save(batches.resume_token)
+
+The schema of each resource is fixed by its model, never by the data: every field is a column
+under its wire (camelCase) name; strings and enums (unknown values kept) as `string`,
+timestamps as `timestamp[us, UTC]`, numbers as `float64`/`int64`, booleans as `bool`, lists of
+strings as `list<string>`, nested objects (`os`, `package`, `selector`) as structs of their own
+typed fields, scope `rules` as JSON text; then `extra`, a JSON object of every key the model
+does not know, at any depth, in the shape it arrived (`{"os": {"kernel": "6.1"}}`), null when
+there is none. A null field and an absent one are both null. `records_of(batch)` gives the wire
+dicts back. Arrow needs pyarrow (`pip install 'remedy-async[arrow]'`): without it these raise
+`MissingDependencyError` naming the extra. Importing this module imports no pyarrow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from remedy_async._collection import Resource
+from remedy_async._columnar._arrow import ArrowBatches, records_of
+from remedy_async._columnar._arrow import arrow_schema as _arrow_schema
+from remedy_async._columnar._checked import checked_dicts
+
+__all__ = ["ArrowBatches", "arrow_schema", "checked_dicts", "records_of"]
+
+
+def arrow_schema(resource: Resource[Any] | type[Any]) -> Any:
+    """The fixed `pyarrow.Schema` of a resource's records (a `Resource` or its model)."""
+    model = resource.model if isinstance(resource, Resource) else resource
+    return _arrow_schema(model)
+
+
+for _name in __all__:
+    globals()[_name].__module__ = __name__
+del _name
