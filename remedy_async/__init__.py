@@ -96,7 +96,6 @@ _LAZY = {
         (
             "CursorPaginator",
             "LinkHeaderPaginator",
-    "MissingDependencyError",
             "OffsetPaginator",
             "PageNumberPaginator",
             "UnpagedPaginator",
@@ -137,6 +136,7 @@ __all__ = [
     "HealthStatus",
     "JSONResponse",
     "LinkHeaderPaginator",
+    "MissingDependencyError",
     "NotFoundError",
     "OffsetPaginator",
     "OperatingSystem",

@@ -18,20 +18,36 @@ dicts back. Arrow needs pyarrow (`pip install 'remedy-async[arrow]'`): without i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from remedy_async._collection import Resource
-from remedy_async._columnar._arrow import ArrowBatches, records_of
+from remedy_async._columnar._arrow import ArrowBatches, BatchBuilder, records_of
 from remedy_async._columnar._arrow import arrow_schema as _arrow_schema
-from remedy_async._columnar._checked import checked_dicts
+from remedy_async._columnar._checked import WireDict, checked_dicts
 
-__all__ = ["ArrowBatches", "arrow_schema", "checked_dicts", "records_of"]
+__all__ = ["ArrowBatches", "arrow_schema", "checked_dicts", "record_batch", "records_of"]
+
+_BUILDERS: dict[type[Any], BatchBuilder] = {}
+
+
+def _model(resource: Resource[Any] | type[Any]) -> type[Any]:
+    return resource.model if isinstance(resource, Resource) else resource
 
 
 def arrow_schema(resource: Resource[Any] | type[Any]) -> Any:
     """The fixed `pyarrow.Schema` of a resource's records (a `Resource` or its model)."""
-    model = resource.model if isinstance(resource, Resource) else resource
-    return _arrow_schema(model)
+    return _arrow_schema(_model(resource))
+
+
+def record_batch(resource: Resource[Any] | type[Any], rows: Sequence[WireDict]) -> Any:
+    """One `pyarrow.RecordBatch` of a resource's fixed schema from camelCase wire dicts that
+    its model accepts (as `checked_dicts` yields them)."""
+    model = _model(resource)
+    builder = _BUILDERS.get(model)
+    if builder is None:
+        builder = _BUILDERS[model] = BatchBuilder(model)
+    return builder.build(rows)
 
 
 for _name in __all__:
