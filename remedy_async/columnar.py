@@ -18,13 +18,13 @@ dicts back. Arrow needs pyarrow (`pip install 'remedy-async[arrow]'`): without i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from remedy_async._collection import Resource
 from remedy_async._columnar._arrow import ArrowBatches, BatchBuilder, records_of
 from remedy_async._columnar._arrow import arrow_schema as _arrow_schema
-from remedy_async._columnar._checked import WireDict, checked_dicts
+from remedy_async._columnar._checked import checked_dicts
 
 __all__ = ["ArrowBatches", "arrow_schema", "checked_dicts", "record_batch", "records_of"]
 
@@ -40,7 +40,7 @@ def arrow_schema(resource: Resource[Any] | type[Any]) -> Any:
     return _arrow_schema(_model(resource))
 
 
-def record_batch(resource: Resource[Any] | type[Any], rows: Sequence[WireDict]) -> Any:
+def record_batch(resource: Resource[Any] | type[Any], rows: Sequence[Mapping[str, Any]]) -> Any:
     """One `pyarrow.RecordBatch` of a resource's fixed schema from camelCase wire dicts that
     its model accepts (as `checked_dicts` yields them)."""
     model = _model(resource)

@@ -11,7 +11,7 @@ service sends. `records_of(batch)` turns a batch back into wire dicts.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -90,7 +90,9 @@ def _array(column: Column, values: list[Any]) -> Any:
     return pa.array(values, arrow_type(column))
 
 
-def _unknown(record: WireDict, columns: Sequence[Column], known: frozenset[str]) -> WireDict:
+def _unknown(
+    record: Mapping[str, Any], columns: Sequence[Column], known: frozenset[str]
+) -> WireDict:
     """The keys of a record (and of its nested objects) that its columns do not hold."""
     extra: WireDict = {}
     if not record.keys() <= known:
@@ -116,7 +118,7 @@ class BatchBuilder:
         self._known = frozenset(column.name for column in self._fields)
         self._structs = tuple(column for column in self._fields if column.kind == "struct")
 
-    def build(self, rows: Sequence[WireDict]) -> Any:
+    def build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
         """One RecordBatch of these rows, in the resource's fixed schema."""
         pa = _pa()
         try:
@@ -126,7 +128,7 @@ class BatchBuilder:
             model = self.model
             return self._build([to_wire(from_wire(model, row), "camel") for row in rows])
 
-    def _build(self, rows: Sequence[WireDict]) -> Any:
+    def _build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
         pa = _pa()
         arrays = [_array(column, [row.get(column.name) for row in rows]) for column in self._fields]
         known, structs = self._known, self._structs

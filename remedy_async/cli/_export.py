@@ -275,7 +275,14 @@ def _plan(options: argparse.Namespace) -> list[Job]:
 
 
 async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
-    """Export the chosen collections (all four by default) into --out; see the module doc."""
+    """Export the chosen collections (all four by default) into --out; see the module doc.
+    With `--to duckdb:PATH` instead, they are upserted into a DuckDB file (`_duckdb`)."""
+    if (options.out is None) == (getattr(options, "to", None) is None):
+        raise UsageError("export needs one of --out DIR or --to duckdb:PATH")
+    if options.out is None:
+        from ._duckdb import run_duckdb_export  # noqa: PLC0415 - only for that target
+
+        return await run_duckdb_export(options, terminal)
     meters = Meters()
     client = open_client(options, terminal.env, [meters.on_event])
     jobs = await asyncio.to_thread(_plan, options)
