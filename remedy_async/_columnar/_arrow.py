@@ -59,9 +59,10 @@ _SCHEMAS: dict[type[Any], Any] = {}
 
 def arrow_schema(model: type[Any]) -> Any:
     """The fixed Arrow schema of a resource's records (its model's columns, then `extra`)."""
+    pa = _pa()  # each time: a missing pyarrow is named even when a schema was made before
     schema = _SCHEMAS.get(model)
     if schema is None:
-        schema = _SCHEMAS[model] = _pa().schema(
+        schema = _SCHEMAS[model] = pa.schema(
             [arrow_field(column) for column in record_columns(model)]
         )
     return schema
