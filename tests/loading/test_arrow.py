@@ -12,8 +12,8 @@ from remedy_async import (
     ContractDriftWarning,
     DecodeError,
     MissingDependencyError,
-    RemedyClient,
     RemediationTarget,
+    RemedyClient,
     VulnerabilityFinding,
 )
 from remedy_async.columnar import arrow_schema, checked_dicts, record_batch, records_of
@@ -35,23 +35,27 @@ def without_nulls(value: Any) -> Any:
 async def test_batches_read_back_equal_the_served_records() -> None:
     """Every collection's batches, read back, are the served records, in order, record for
     record (unknown fields included, through `extra`)."""
-    async with Simulator(SimulatorConfig(seed=2, size=25)) as simulator:
-        async with RemedyClient(simulator.url) as client:
-            for name in COLLECTIONS:
-                collection = getattr(client, name)
-                batches = collection.list(page_size=40).as_arrow()
-                rows = [row async for batch in batches for row in records_of(batch)]
-                served = await collection.list(page_size=40).as_dicts().collect()
-                assert rows == [without_nulls(record) for record in served], name
-                assert batches.resume_token is None
+    async with (
+        Simulator(SimulatorConfig(seed=2, size=25)) as simulator,
+        RemedyClient(simulator.url) as client,
+    ):
+        for name in COLLECTIONS:
+            collection = getattr(client, name)
+            batches = collection.list(page_size=40).as_arrow()
+            rows = [row async for batch in batches for row in records_of(batch)]
+            served = await collection.list(page_size=40).as_dicts().collect()
+            assert rows == [without_nulls(record) for record in served], name
+            assert batches.resume_token is None
 
 
 async def test_every_batch_has_the_resources_fixed_schema() -> None:
     """Pages with and without unknown fields give the same typed schema."""
-    async with Simulator(SimulatorConfig(seed=2, size=25)) as simulator:
-        async with RemedyClient(simulator.url) as client:
-            batches = client.vulnerability_findings.list(page_size=10).as_arrow()
-            schemas = {batch.schema async for batch in batches}
+    async with (
+        Simulator(SimulatorConfig(seed=2, size=25)) as simulator,
+        RemedyClient(simulator.url) as client,
+    ):
+        batches = client.vulnerability_findings.list(page_size=10).as_arrow()
+        schemas = {batch.schema async for batch in batches}
     assert schemas == {arrow_schema(VulnerabilityFinding)}
     schema = arrow_schema(VulnerabilityFinding)
     assert schema.field("detectedAt").type == pa.timestamp("us", tz="UTC")
@@ -88,15 +92,17 @@ def test_values_arrow_does_not_take_are_written_as_the_model_reads_them() -> Non
 async def test_batch_rows_cuts_exact_batches_and_resumes_after_the_latest() -> None:
     """batch_rows=7 gives batches of 7 across pages; the token after the second continues at
     the fifteenth record."""
-    async with Simulator(SimulatorConfig(seed=2, size=25)) as simulator:
-        async with RemedyClient(simulator.url) as client:
-            batches = client.scopes.list(page_size=5).as_arrow(batch_rows=7)
-            iterator = aiter(batches)
-            sizes = [(await anext(iterator)).num_rows for _ in range(2)]
-            token = batches.resume_token
-            await iterator.aclose()
-            rest = client.scopes.list(page_size=5, resume_token=token).as_arrow(batch_rows=7)
-            resumed = [row["id"] async for batch in rest for row in records_of(batch)]
+    async with (
+        Simulator(SimulatorConfig(seed=2, size=25)) as simulator,
+        RemedyClient(simulator.url) as client,
+    ):
+        batches = client.scopes.list(page_size=5).as_arrow(batch_rows=7)
+        iterator = aiter(batches)
+        sizes = [(await anext(iterator)).num_rows for _ in range(2)]
+        token = batches.resume_token
+        await iterator.aclose()
+        rest = client.scopes.list(page_size=5, resume_token=token).as_arrow(batch_rows=7)
+        resumed = [row["id"] async for batch in rest for row in records_of(batch)]
     assert sizes == [7, 7]
     assert resumed == list(simulator.dataset.ids("scopes"))[14:]
 
@@ -125,10 +131,12 @@ async def test_a_record_that_does_not_decode_is_a_decode_error(serve: Serve) -> 
 
 async def test_snake_case_records_are_checked_and_respelt_in_camel_case() -> None:
     """A service spelling keys in snake case gives camelCase dicts, as the contract spells."""
-    async with Simulator(SimulatorConfig(seed=2, size=10, naming="snake")) as simulator:
-        async with RemedyClient(simulator.url) as client:
-            with pytest.warns(ContractDriftWarning):
-                rows = await checked_dicts(client.endpoints.list()).collect()
+    async with (
+        Simulator(SimulatorConfig(seed=2, size=10, naming="snake")) as simulator,
+        RemedyClient(simulator.url) as client,
+    ):
+        with pytest.warns(ContractDriftWarning):
+            rows = await checked_dicts(client.endpoints.list()).collect()
     assert "displayName" in rows[0]
     assert "display_name" not in rows[0]
 
