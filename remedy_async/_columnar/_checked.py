@@ -5,7 +5,9 @@ secrets, and yields each record as a camelCase wire dict only once the model's s
 function (the same fast path a typed list uses, cattrs for anything unusual) has accepted it:
 a record that does not decode raises DecodeError with its JSON path, as a typed list would.
 When the service spells keys as the contract does (camelCase), the dict yielded is the one
-served, untouched (no model is turned back into a dict, which cost an export half its time);
+served, untouched: a generated check (`_fastpath.check_hook`) applies the structure function's
+rules without building a model, and nothing is turned back into a dict (which cost an export
+half its time);
 when it spells them otherwise (detected once per resource, with a ContractDriftWarning), the
 record is written back in camelCase by `to_wire`.
 """
@@ -17,6 +19,7 @@ from typing import Any, TypeVar
 
 from remedy_async._paging._pager import Pager
 from remedy_async._wire._codec import to_wire
+from remedy_async._wire._fastpath import check_hook
 from remedy_async._wire._faults import WireFault
 from remedy_async._wire._records import RecordReader
 
@@ -32,6 +35,7 @@ class CheckedWire:
 
     def __init__(self, reader: RecordReader[Any]) -> None:
         self._reader = reader
+        self._check = check_hook(reader.model)
 
     def __repr__(self) -> str:
         return f"<CheckedWire {self._reader!r}>"
@@ -41,12 +45,7 @@ class CheckedWire:
         structure = self._reader.hook_for(items)
         model = self._reader.model
         if self._reader.naming == "camel":
-
-            def as_served(data: object, _: object) -> WireDict:
-                structure(data, model)
-                return data  # type: ignore[return-value]  # a dict: the model accepted it
-
-            return as_served
+            return self._check
 
         def respelt(data: object, _: object) -> WireDict:
             return to_wire(structure(data, model), "camel")
