@@ -111,13 +111,16 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
         )
     )
     export.add_argument(
-        "--out", metavar="DIR", help="directory of the files (this or --to is required)"
+        "--out",
+        metavar="DIR",
+        help="directory of the files; this or --to is required (default: none)",
     )
     export.add_argument(
         "--to",
         metavar="duckdb:PATH",
         help="upsert the records by id into tables of a DuckDB file instead of writing files "
-        "(needs pip install 'remedy-async[duckdb]'); --resume continues a stopped one",
+        "(needs pip install 'remedy-async[duckdb]'); --resume continues a stopped one "
+        "(default: none)",
     )
     export.add_argument(
         "--page-size",
