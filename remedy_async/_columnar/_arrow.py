@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -91,20 +92,29 @@ def _array(column: Column, values: list[Any]) -> Any:
     return pa.array(values, arrow_type(column))
 
 
-def _unknown(
-    record: Mapping[str, Any], columns: Sequence[Column], known: frozenset[str]
-) -> WireDict:
+Nested = tuple[tuple[str, frozenset[str], tuple[Any, ...]], ...]
+"""The struct columns of a level: name, the keys they hold, and their own struct columns."""
+
+
+def _nested(columns: Sequence[Column]) -> Nested:
+    return tuple(
+        (column.name, column.known, _nested(column.children))
+        for column in columns
+        if column.kind == "struct"
+    )
+
+
+def _unknown(record: Mapping[str, Any], known: frozenset[str], nested: Nested) -> WireDict:
     """The keys of a record (and of its nested objects) that its columns do not hold."""
     extra: WireDict = {}
     if not record.keys() <= known:
         extra = {key: value for key, value in record.items() if key not in known}
-    for column in columns:
-        if column.kind == "struct":
-            value = record.get(column.name)
-            if value.__class__ is dict and not value.keys() <= column.known:
-                inner = _unknown(value, column.children, column.known)
-                if inner:
-                    extra[column.name] = inner
+    for name, inner_known, inner_nested in nested:
+        value = record.get(name)
+        if value.__class__ is dict and not value.keys() <= inner_known:
+            inner = _unknown(value, inner_known, inner_nested)
+            if inner:
+                extra[name] = inner
     return extra
 
 
@@ -116,8 +126,10 @@ class BatchBuilder:
         self.schema = arrow_schema(model)
         columns = record_columns(model)
         self._fields = columns[:-1]
-        self._known = frozenset(column.name for column in self._fields)
-        self._structs = tuple(column for column in self._fields if column.kind == "struct")
+        self._names = tuple(column.name for column in self._fields)
+        self._row = itemgetter(*self._names)
+        self._known = frozenset(self._names)
+        self._nested = _nested(self._fields)
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
         """One RecordBatch of these rows, in the resource's fixed schema."""
@@ -129,11 +141,22 @@ class BatchBuilder:
             model = self.model
             return self._build([to_wire(from_wire(model, row), "camel") for row in rows])
 
+    def _values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        try:
+            return self._row(row)  # type: ignore[no-any-return]
+        except KeyError:  # a record without some fields: those are null
+            return tuple(row.get(name) for name in self._names)
+
     def _build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
         pa = _pa()
-        arrays = [_array(column, [row.get(column.name) for row in rows]) for column in self._fields]
-        known, structs = self._known, self._structs
-        extras = [_json_text(_unknown(row, structs, known) or None) for row in rows]
+        fields = self._fields
+        if rows:
+            by_column = zip(*[self._values(row) for row in rows], strict=True)
+            arrays = [_array(c, list(v)) for c, v in zip(fields, by_column, strict=True)]
+        else:
+            arrays = [_array(column, []) for column in fields]
+        known, nested = self._known, self._nested
+        extras = [_json_text(_unknown(row, known, nested) or None) for row in rows]
         arrays.append(pa.array(extras, pa.string()))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
