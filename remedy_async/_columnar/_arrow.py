@@ -17,6 +17,7 @@ from operator import itemgetter
 from typing import Any
 
 import orjson
+from attrs import frozen
 
 from remedy_async._paging._pager import Pager
 from remedy_async._wire._codec import format_timestamp, to_wire
@@ -73,23 +74,36 @@ def _json_text(value: object) -> str | None:
     return None if value is None else orjson.dumps(value).decode()
 
 
-def _array(column: Column, values: list[Any]) -> Any:
-    """One column's Arrow array from its values (dicts for a struct; None for null)."""
-    pa = _pa()
-    kind = column.kind
-    if kind == "timestamp":
-        return pa.array(values, pa.string()).cast(arrow_type(column))
-    if kind == "json":
-        return pa.array([_json_text(value) for value in values], pa.string())
-    if kind == "struct":
-        children = [
-            _array(child, [None if value is None else value.get(child.name) for value in values])
-            for child in column.children
-        ]
-        mask = pa.array([value is None for value in values], pa.bool_())
-        fields = [arrow_field(child) for child in column.children]
-        return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
-    return pa.array(values, arrow_type(column))
+@frozen
+class _Plan:
+    """How one column's array is built: its kind, its Arrow type, a struct's children."""
+
+    column: Column
+    type: Any
+    children: tuple[_Plan, ...] = ()
+    fields: tuple[Any, ...] = ()
+
+    @classmethod
+    def of(cls, column: Column) -> _Plan:
+        children = tuple(cls.of(child) for child in column.children)
+        fields = tuple(arrow_field(child) for child in column.children)
+        return cls(column, arrow_type(column), children, fields)
+
+    def array(self, pa: Any, values: list[Any]) -> Any:
+        """The column's Arrow array from its values (dicts for a struct; None for null)."""
+        kind = self.column.kind
+        if kind == "timestamp":
+            return pa.array(values, pa.string()).cast(self.type)
+        if kind == "json":
+            return pa.array([_json_text(value) for value in values], pa.string())
+        if kind == "struct":
+            children = [
+                child.array(pa, [None if v is None else v.get(child.column.name) for v in values])
+                for child in self.children
+            ]
+            mask = pa.array([value is None for value in values], pa.bool_())
+            return pa.StructArray.from_arrays(children, fields=list(self.fields), mask=mask)
+        return pa.array(values, self.type)
 
 
 Nested = tuple[tuple[str, frozenset[str], tuple[Any, ...]], ...]
@@ -125,21 +139,26 @@ class BatchBuilder:
         self.model = model
         self.schema = arrow_schema(model)
         columns = record_columns(model)
-        self._fields = columns[:-1]
-        self._names = tuple(column.name for column in self._fields)
+        self._plans = tuple(_Plan.of(column) for column in columns[:-1])
+        self._names = tuple(plan.column.name for plan in self._plans)
         self._row = itemgetter(*self._names)
         self._known = frozenset(self._names)
-        self._nested = _nested(self._fields)
+        self._nested = _nested(columns[:-1])
+        self._structs = tuple(
+            (index, plan.column.known)
+            for index, plan in enumerate(self._plans)
+            if plan.column.kind == "struct"
+        )
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
         """One RecordBatch of these rows, in the resource's fixed schema."""
         pa = _pa()
         try:
-            return self._build(rows)
+            return self._build(pa, rows)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             # A value Arrow does not take as served: write each row as the model reads it.
             model = self.model
-            return self._build([to_wire(from_wire(model, row), "camel") for row in rows])
+            return self._build(pa, [to_wire(from_wire(model, row), "camel") for row in rows])
 
     def _values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
         try:
@@ -147,18 +166,31 @@ class BatchBuilder:
         except KeyError:  # a record without some fields: those are null
             return tuple(row.get(name) for name in self._names)
 
-    def _build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
-        pa = _pa()
-        fields = self._fields
+    def _build(self, pa: Any, rows: Sequence[Mapping[str, Any]]) -> Any:
+        plans = self._plans
         if rows:
-            by_column = zip(*[self._values(row) for row in rows], strict=True)
-            arrays = [_array(c, list(v)) for c, v in zip(fields, by_column, strict=True)]
+            values = self._values
+            columns = [list(column) for column in zip(*[values(row) for row in rows], strict=True)]
         else:
-            arrays = [_array(column, []) for column in fields]
-        known, nested = self._known, self._nested
-        extras = [_json_text(_unknown(row, known, nested) or None) for row in rows]
-        arrays.append(pa.array(extras, pa.string()))
+            columns = [[] for _ in plans]
+        arrays = [plan.array(pa, column) for plan, column in zip(plans, columns, strict=True)]
+        arrays.append(pa.array(self._extras(rows, columns), pa.string()))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _extras(self, rows: Sequence[Mapping[str, Any]], columns: list[list[Any]]) -> list[Any]:
+        """The `extra` cells: null for a row whose keys (and nested keys) its columns hold."""
+        known = self._known
+        plain = [row.keys() <= known for row in rows]
+        for index, inner in self._structs:
+            plain = [
+                ok and (value.__class__ is not dict or value.keys() <= inner)
+                for ok, value in zip(plain, columns[index], strict=True)
+            ]
+        nested = self._nested
+        return [
+            None if ok else _json_text(_unknown(row, known, nested) or None)
+            for ok, row in zip(plain, rows, strict=True)
+        ]
 
 
 class ArrowBatches:

@@ -47,7 +47,7 @@ from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
 from ._filters import group_filters
 from ._formats import EXPORT_FORMATS
 from ._meters import Meter, Meters
-from ._parquet import stream_to_parquet
+from ._parquet import ArrowStreamEncoder, ParquetBeside
 from ._progress import progress
 from ._selection import cutter, export_encoder, kept, selection_of
 from ._settings import open_client
@@ -187,10 +187,7 @@ def _open_part(job: Job, checkpoint: Checkpoint) -> BinaryIO:
 
 def _complete(job: Job) -> Path:
     final = job.files.final(job.format)
-    if job.format == "parquet":
-        written = final.with_name(final.name + ".tmp")
-        stream_to_parquet(job.files.part(job.format), written)
-        os.replace(written, final)
+    if job.format == "parquet":  # the Parquet file is complete beside its stream
         job.files.part(job.format).unlink()
     else:
         os.replace(job.files.part(job.format), final)
@@ -216,10 +213,14 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
     encoder = _encoder(job.format, job.resource, job.start.selection.fields)
     cut = cutter(job.start.selection, job.format)
     checkpoint = job.start
+    parquet: ParquetBeside | None = None
     try:
         if job.fresh:
             await asyncio.to_thread(_create_part, job, encoder.start())
         file = await asyncio.to_thread(_open_part, job, checkpoint)
+        if isinstance(encoder, ArrowStreamEncoder):
+            parquet = ParquetBeside(job.files.final(job.format), encoder.schema)
+            await parquet.start(job.files.part(job.format), checkpoint.length)
         with file:
             saver = Checkpointer(file, job.files.checkpoint, lambda: write_checkpoint)
             try:
@@ -227,6 +228,8 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
                     kept = cut(list(page.items))
                     data = encoder.records(kept)
                     file.write(data)
+                    if parquet is not None and data:
+                        parquet.add(encoder.last_batch)
                     checkpoint = evolve(
                         checkpoint,
                         records=checkpoint.records + len(page.items),
@@ -242,8 +245,12 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
             file.write(encoder.end())
             file.flush()
             await asyncio.to_thread(os.fsync, file.fileno())
+        if parquet is not None:
+            await parquet.finish()
         final = await asyncio.to_thread(_complete, job)
     except BaseException:
+        if parquet is not None:
+            await asyncio.to_thread(parquet.abandon)
         meter.finish(failed=True)
         raise
     meter.finish()

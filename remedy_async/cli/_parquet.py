@@ -1,18 +1,23 @@
-"""`export --format parquet`: an Arrow stream while the export runs, Parquet once it is done.
+"""`export --format parquet`: an Arrow stream to resume from, and the Parquet file beside it.
 
 A Parquet file is only readable once its footer is written, so an export killed mid-way could
 not be continued from a half-written one. While a resource is exported, its `.parquet.part`
 file is therefore an Arrow IPC stream: the schema, then one record batch per page, each batch
 a self-contained message appended as the page arrives, so the checkpoint's byte length marks a
-readable prefix exactly as it does for JSON lines. Once the list is complete the stream is
-written to `<resource>.parquet` (one row group per page, read back batch by batch from the
-memory-mapped stream, so memory stays flat), made durable, and the `.part` file removed.
+readable prefix exactly as it does for JSON lines. Meanwhile `ParquetBeside` writes the same
+batches to `<resource>.parquet.tmp` (one row group per page) in a thread of its own, so the
+Parquet encoding runs beside the transfer; a resumed export first replays the stream's
+checkpointed batches into it. Once the list is complete the Parquet file is closed, made
+durable and renamed to `<resource>.parquet`, and the `.part` file removed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,8 @@ class ArrowStreamEncoder:
     def __init__(self, resource: Resource[Any]) -> None:
         self.resource = resource
         self.schema = arrow_schema(resource)
+        self.last_batch: Any = None
+        """The batch of the latest `records` call (None when it had no records)."""
 
     def start(self) -> bytes:
         """The stream's schema message."""
@@ -38,9 +45,10 @@ class ArrowStreamEncoder:
     def records(self, records: Iterable[Any]) -> bytes:
         """One record-batch message of these records (nothing for none)."""
         rows = list(records)
-        if not rows:
+        self.last_batch = record_batch(self.resource, rows) if rows else None
+        if self.last_batch is None:
             return b""
-        data: bytes = record_batch(self.resource, rows).serialize().to_pybytes()
+        data: bytes = self.last_batch.serialize().to_pybytes()
         return data
 
     def end(self) -> bytes:
@@ -48,16 +56,75 @@ class ArrowStreamEncoder:
         return END_OF_STREAM
 
 
-def stream_to_parquet(stream: Path, parquet: Path) -> None:
-    """Write the Arrow stream at `stream` to a Parquet file (a row group per batch), durably."""
-    import pyarrow as pa  # noqa: PLC0415 - the export checked it is installed
-    import pyarrow.parquet as pq  # noqa: PLC0415
+class ParquetBeside:
+    """Writes one resource's Parquet file as its batches arrive, in order, in its own thread.
 
-    with pa.memory_map(str(stream)) as source:
-        reader = pa.ipc.open_stream(source)
-        with open(parquet, "wb") as sink:
-            with pq.ParquetWriter(sink, reader.schema) as writer:
-                for batch in reader:
-                    writer.write_batch(batch)
-            sink.flush()
-            os.fsync(sink.fileno())
+    `start` replays the batches a resumed export's stream holds; `add` queues a batch;
+    `finish` closes the file durably and renames it; `abandon` removes it. A failed write
+    fails `finish`.
+    """
+
+    def __init__(self, path: Path, schema: Any) -> None:
+        self.path = path
+        self._temporary = path.with_name(path.name + ".tmp")
+        self._schema = schema
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"remedy-parquet-{path.stem}")
+        self._writer: Any = None
+        self._sink: Any = None
+        self._error: BaseException | None = None
+
+    def _run(self, work: Callable[[], None]) -> None:
+        if self._error is None:
+            try:
+                work()
+            except BaseException as error:  # kept for finish(), which raises it
+                self._error = error
+
+    async def start(self, stream: Path, length: int) -> None:
+        """Open the file, with the batches of the first `length` bytes of `stream` in it."""
+        await asyncio.wrap_future(
+            self._thread.submit(self._run, lambda: self._open(stream, length))
+        )
+
+    def _open(self, stream: Path, length: int) -> None:
+        import pyarrow as pa  # noqa: PLC0415 - the export checked it is installed
+        import pyarrow.parquet as pq  # noqa: PLC0415
+
+        self._sink = open(self._temporary, "wb")  # noqa: SIM115 - closed by _close
+        self._writer = pq.ParquetWriter(self._sink, self._schema)
+        header = len(self._schema.serialize())
+        if length > header:
+            with pa.memory_map(str(stream)) as source:
+                for batch in pa.ipc.open_stream(source.read_buffer(length)):
+                    self._writer.write_batch(batch)
+
+    def add(self, batch: Any) -> None:
+        """Queue a batch: it becomes the file's next row group."""
+        self._thread.submit(self._run, lambda: self._writer.write_batch(batch))
+
+    async def finish(self) -> None:
+        """Close the file, make it durable and give it its final name."""
+        await asyncio.wrap_future(self._thread.submit(self._run, self._close))
+        self._thread.shutdown()
+        if self._error is not None:
+            raise self._error
+        os.replace(self._temporary, self.path)
+
+    def _close(self) -> None:
+        self._writer.close()
+        self._sink.flush()
+        os.fsync(self._sink.fileno())
+        self._sink.close()
+
+    def abandon(self) -> None:
+        """Stop writing and remove the unfinished file (the stream stays, to resume from)."""
+
+        def close_and_remove() -> None:
+            for closing in (self._writer, self._sink):
+                if closing is not None:
+                    with contextlib.suppress(Exception):  # the file is removed either way
+                        closing.close()
+            self._temporary.unlink(missing_ok=True)
+
+        self._thread.submit(close_and_remove)
+        self._thread.shutdown(wait=True)
