@@ -193,8 +193,10 @@ class ExportFiles:
         return [self.part(name) for name in formats if self.part(name).exists()]
 
     def discard(self, formats: tuple[str, ...]) -> None:
-        """Delete the partial state: every .part file and the checkpoint."""
-        for path in (*self.parts(formats), self.checkpoint, _beside(self.checkpoint)):
+        """Delete the partial state: every .part file, the checkpoint, and a file being
+        written beside them (a Parquet export's `.parquet.tmp`)."""
+        beside = [_beside(self.final(name)) for name in formats]
+        for path in (*self.parts(formats), self.checkpoint, _beside(self.checkpoint), *beside):
             path.unlink(missing_ok=True)
 
 
