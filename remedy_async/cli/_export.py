@@ -205,7 +205,8 @@ class Exported:
 
 
 async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
-    """Write one resource's records to its .part file, checkpointing each page; rename at end.
+    """Write one resource's records to its .part file, checkpointed as pages arrive; rename it
+    at the end (a Parquet export's file is written beside it, `_parquet`).
 
     A record that --where leaves out still counts as fetched, and the checkpoint's resume token
     moves past it like past any other, so a resume neither repeats nor skips a record."""

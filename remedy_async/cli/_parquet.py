@@ -105,9 +105,9 @@ class ParquetBeside:
     async def finish(self) -> None:
         """Close the file, make it durable and give it its final name."""
         await asyncio.wrap_future(self._thread.submit(self._run, self._close))
-        self._thread.shutdown()
         if self._error is not None:
             raise self._error
+        self._thread.shutdown()
         os.replace(self._temporary, self.path)
 
     def _close(self) -> None:
@@ -126,5 +126,8 @@ class ParquetBeside:
                         closing.close()
             self._temporary.unlink(missing_ok=True)
 
-        self._thread.submit(close_and_remove)
+        try:
+            self._thread.submit(close_and_remove)
+        except RuntimeError:  # finished already: only a file not yet renamed is left
+            self._temporary.unlink(missing_ok=True)
         self._thread.shutdown(wait=True)
