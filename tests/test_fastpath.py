@@ -117,8 +117,7 @@ def test_structure_hook_matches_cattrs_including_faults(
 def test_the_check_accepts_and_refuses_what_structuring_does(
     model: type[Any], data: st.DataObject
 ) -> None:
-    """`check_hook` passes a record through unchanged exactly when the model accepts it, and
-    fails with the structure function's error otherwise."""
+    """`check_hook` returns the record itself when the model accepts it, else the same error."""
     record = data.draw(records(model))
     structured = outcome(structure_hook(model), model, record)
     checked = outcome(check_hook(model), model, record)

@@ -17,8 +17,7 @@ def checkpoint(records: int) -> Checkpoint:
 async def test_pages_arriving_during_a_slow_save_are_covered_by_the_next_one(
     tmp_path: Path,
 ) -> None:
-    """While one save waits on the disk, later checkpoints are not queued one by one: the
-    latest is saved after it, and settle() leaves the latest saved."""
+    """Checkpoints noted while a save waits on the disk are saved once, as the latest."""
     release = threading.Event()
     saved: list[int] = []
 

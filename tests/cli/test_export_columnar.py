@@ -46,8 +46,7 @@ def duckdb_records(path: Path, resource: str) -> list[dict[str, Any]]:
 async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
     simulator: Simulator, tmp_path: Path
 ) -> None:
-    """Each collection's Parquet file and DuckDB table hold the JSON lines export's records,
-    record for record (a null field and an absent one alike); a rerun upserts the same table."""
+    """Parquet files and DuckDB tables (upserted twice) read back as the JSON lines export."""
     base = ("export", "--base-url", simulator.url, "--page-size", "30")
     database = tmp_path / "remedy.duckdb"
     for target in (
@@ -69,8 +68,7 @@ async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
 
 
 async def test_a_killed_parquet_export_resumes_exactly(tmp_path: Path) -> None:
-    """SIGKILL after a checkpoint leaves an Arrow stream .part; --resume completes a Parquet
-    file holding every record exactly once, in list order."""
+    """A Parquet export killed after a checkpoint resumes to every record once, in order."""
     slow = SimulatorConfig(
         seed=5, size=20, faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=40)]
     )
@@ -107,8 +105,7 @@ async def _served(url: str) -> Any:
 
 
 async def test_a_stopped_duckdb_export_resumes_from_its_saved_position(tmp_path: Path) -> None:
-    """A failing list leaves the pages upserted and their position in the database; --resume
-    continues from there, and the table holds every id once."""
+    """A DuckDB export stopped by the service resumes from its saved position, each id once."""
     failing = SimulatorConfig(
         seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
     )

@@ -33,8 +33,7 @@ def without_nulls(value: Any) -> Any:
 
 
 async def test_batches_read_back_equal_the_served_records() -> None:
-    """Every collection's batches, read back, are the served records, in order, record for
-    record (unknown fields included, through `extra`)."""
+    """Every collection's batches read back as the served records, in order, record for record."""
     async with (
         Simulator(SimulatorConfig(seed=2, size=25)) as simulator,
         RemedyClient(simulator.url) as client,
@@ -81,8 +80,7 @@ def test_unknown_keys_at_any_depth_are_kept_in_extra() -> None:
 
 
 def test_values_arrow_does_not_take_are_written_as_the_model_reads_them() -> None:
-    """An integer id, `3.0` for an integer and a timestamp without a zone are stored as the
-    model reads them (text id, integer, UTC), the schema unchanged."""
+    """An int id, `3.0` for an int and a zoneless timestamp are stored as the model reads them."""
     record = {"id": 7, "attempts": 3.0, "createdAt": "2024-05-01T10:00:00"}
     batch = record_batch(RemediationTarget, [record])
     assert batch.schema == arrow_schema(RemediationTarget)
@@ -90,8 +88,7 @@ def test_values_arrow_does_not_take_are_written_as_the_model_reads_them() -> Non
 
 
 async def test_batch_rows_cuts_exact_batches_and_resumes_after_the_latest() -> None:
-    """batch_rows=7 gives batches of 7 across pages; the token after the second continues at
-    the fifteenth record."""
+    """batch_rows=7 cuts batches of 7 across pages; the token after two resumes at record 15."""
     async with (
         Simulator(SimulatorConfig(seed=2, size=25)) as simulator,
         RemedyClient(simulator.url) as client,

@@ -69,8 +69,7 @@ async def change_and_remove(simulator: Simulator) -> dict[str, list[str]]:
 
 
 async def test_duckdb_tables_equal_the_dataset_after_changes_and_removals(tmp_path: Path) -> None:
-    """Four collections load into DuckDB; a rerun after records changed and were removed on
-    the service leaves tables equal to the dataset (ids and fields), each id once."""
+    """Loaded, changed and removed on the service, rerun: DuckDB's tables equal the dataset."""
     async with Simulator(SimulatorConfig(seed=SEED, size=SIZE)) as simulator:
         pipeline = duckdb_pipeline(tmp_path)
         await run(pipeline, remedy_source(simulator.url, page_size=40))
@@ -108,8 +107,7 @@ async def test_postgres_tables_equal_the_dataset_after_changes_and_removals(
 async def test_an_interrupted_extract_resumes_where_it_stopped_without_duplicates(
     tmp_path: Path,
 ) -> None:
-    """A run stopped by a failing service loads what it extracted and keeps the resume token
-    in the resource state; the next run extracts only the rest, and every id is there once."""
+    """A run stopped by the service keeps its token; the next extracts only the rest, once."""
     failing = SimulatorConfig(
         seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
     )
@@ -162,8 +160,7 @@ async def test_max_items_advances_a_backfill_run_by_run(tmp_path: Path) -> None:
 
 
 async def test_the_client_runs_on_dlts_own_event_loop(tmp_path: Path) -> None:
-    """Each resource creates its client inside dlt's extraction, on the loop dlt runs in its
-    own thread: never this test's loop."""
+    """Each resource's client runs on the loop dlt drives in its own thread, not the caller's."""
     seen: list[tuple[int, str]] = []
 
     def hook(event: ClientEvent) -> None:
