@@ -224,7 +224,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
         file = await asyncio.to_thread(_open_part, job, checkpoint)
         if isinstance(encoder, ArrowStreamEncoder):
             parquet = ParquetBeside(job.files.final(job.format), encoder.schema)
-            await parquet.start(job.files.part(job.format), checkpoint.length)
+            await asyncio.to_thread(parquet.start, job.files.part(job.format), checkpoint.length)
         with file:
             saver = Checkpointer(file, job.files.checkpoint, lambda: write_checkpoint)
             try:
@@ -250,7 +250,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
             file.flush()
             await asyncio.to_thread(os.fsync, file.fileno())
         if parquet is not None:
-            await parquet.finish()
+            await asyncio.to_thread(parquet.finish)
         final = await asyncio.to_thread(_complete, job)
     except BaseException:
         if parquet is not None:
