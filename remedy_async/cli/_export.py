@@ -54,9 +54,6 @@ from ._settings import open_client
 from ._terminal import ProgressMode, Terminal
 
 DEFAULT_FORMAT = "jsonl"
-EXPORT_PREFETCH = 1
-"""Pages fetched ahead while the latest is checked and written: the service and the disk
-work while this process does."""
 
 
 @frozen
@@ -312,7 +309,6 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
                     page_size=job.start.page_size,
                     resume_token=job.start.resume_token,
                     concurrency=options.concurrency,
-                    prefetch=EXPORT_PREFETCH,
                     extra_params=group_filters(chosen.params),
                     **filters,
                 )
