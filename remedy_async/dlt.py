@@ -45,7 +45,7 @@ from remedy_async._columnar._extras import require
 from remedy_async._columnar._schema import Kind, record_columns
 from remedy_async._errors import RemedyError
 
-__all__ = ["DELETED_COLUMN", "Removals", "remedy_source", "unfinished"]
+__all__ = ["DELETED_COLUMN", "Removals", "column_hints", "remedy_source", "unfinished"]
 
 DELETED_COLUMN = "_remedy_deleted"
 """The column of deletion rows (dlt's `hard_delete` hint): true deletes the row with that id."""
