@@ -89,7 +89,7 @@ class _Plan:
         fields = tuple(arrow_field(child) for child in column.children)
         return cls(column, arrow_type(column), children, fields)
 
-    def array(self, pa: Any, values: list[Any]) -> Any:
+    def array(self, pa: Any, values: Sequence[Any]) -> Any:
         """The column's Arrow array from its values (dicts for a struct; None for null)."""
         kind = self.column.kind
         if kind == "timestamp":
@@ -177,14 +177,16 @@ class BatchBuilder:
         plans = self._plans
         if rows:
             values = self._values
-            columns = [list(column) for column in zip(*[values(row) for row in rows], strict=True)]
+            columns: list[Sequence[Any]] = list(zip(*[values(row) for row in rows], strict=True))
         else:
-            columns = [[] for _ in plans]
+            columns = [() for _ in plans]
         arrays = [plan.array(pa, column) for plan, column in zip(plans, columns, strict=True)]
         arrays.append(pa.array(self._extras(rows, columns), pa.string()))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
-    def _extras(self, rows: Sequence[Mapping[str, Any]], columns: list[list[Any]]) -> list[Any]:
+    def _extras(
+        self, rows: Sequence[Mapping[str, Any]], columns: Sequence[Sequence[Any]]
+    ) -> list[Any]:
         """The `extra` cells: null for a row whose keys (and nested keys) its columns hold."""
         known = self._known
         plain = [row.keys() <= known for row in rows]
