@@ -4,6 +4,8 @@
     ├── ConfigurationError        (also ValueError) bad client settings, found at construction
     ├── ClientClosedError         (also RuntimeError) the client was used after close(), or
     │                             from another event loop than the one it connected in
+    ├── MissingDependencyError    (also ImportError) an optional integration's package (pyarrow,
+    │                             duckdb, dlt) is not installed; has .package and .extra
     └── APIError                  something went wrong talking to the service; has .method, .url
         ├── APIStatusError        the service answered with an error status; has .status,
         │   │                     .request_id, .code, .message, .body_excerpt
@@ -71,6 +73,18 @@ class ConfigurationError(RemedyError, ValueError):
 class ClientClosedError(RemedyError, RuntimeError):
     """The client was used after `close()`, or in an event loop other than the one it opened
     its connections in (a second `asyncio.run()`); create a new client instead."""
+
+
+class MissingDependencyError(RemedyError, ImportError):
+    """An integration needs a package that is not installed; `extra` names what installs it.
+
+    For example Arrow output without pyarrow: `pip install 'remedy-async[arrow]'`.
+    """
+
+    def __init__(self, message: str, *, package: str, extra: str) -> None:
+        super().__init__(message)
+        self.package = package
+        self.extra = extra
 
 
 def public_url(url: URL | str) -> str:

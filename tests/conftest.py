@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
@@ -14,6 +15,8 @@ from aiohttp import web
 from tests.loopback import CANARY, Handler, Serve, serve_app
 
 pytest_plugins = ["remedy_async.testing"]
+
+os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")  # dlt sends nothing anywhere
 
 CASES_PROPERTY = "schemathesis-cases"
 """The user property a contract test records its generated cases in: `(run, count)`."""

@@ -5,7 +5,8 @@
 implies: `url` and an open `client` (a simulator of 30 endpoints), `ids` (a few finding ids),
 `save` and `log` (collectors); `https://api.example.com` is replaced by the simulator's URL.
 A block may `await` at top level; a whole program (`asyncio.run(...)`) runs in a thread with its
-own event loop. Warnings are errors.
+own event loop, and so does a dlt pipeline (`pipeline.run(...)`, which drives the source on a
+loop of its own), with dlt's files in the test's directory. Warnings are errors.
 
 Blocks whose first line names a file (`# conftest.py`, `# test_sync.py`, `# pytest.ini`) are a
 pytest project: each page's are written to a directory, where pytest must pass with warnings as
@@ -113,7 +114,7 @@ async def run_snippet(source: str, namespace: dict[str, Any], filename: str, lin
     """
     padded = "\n" * (line - 1) + source  # so a traceback names the line of the page
     code = compile(padded, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    if "asyncio.run(" in source:
+    if "asyncio.run(" in source or "pipeline.run(" in source:
         await asyncio.to_thread(exec, code, namespace)
         return
     result = eval(code, namespace)
@@ -138,6 +139,7 @@ def _namespace(simulator: Simulator, client: RemedyClient) -> dict[str, Any]:
 async def test_snippet_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The snippet runs as written against the simulator; its line numbers are the page's."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
     async with Simulator(SimulatorConfig(size=30)) as simulator:
         source = block.source.replace("https://api.example.com", simulator.url)
         async with RemedyClient(simulator.url) as client:

@@ -44,10 +44,16 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_import_pays_only_for_what_it_uses() -> None:
-    """`import remedy_async` loads neither cattrs, the TOML parser, the probe nor the paging
-    schemes one pins by hand: each loads on first use."""
+    """`import remedy_async` loads neither cattrs, the TOML parser, the probe, the paging
+    schemes one pins by hand nor the integrations' packages (pyarrow, duckdb, dlt): each loads
+    on first use."""
     later = (
         "cattrs",
+        "pyarrow",
+        "duckdb",
+        "dlt",
+        "remedy_async.columnar",
+        "remedy_async._columnar",
         "tomllib",
         "remedy_async._probe",
         "remedy_async._paging._schemes",
@@ -96,3 +102,12 @@ def test_records_pickle_by_their_public_names() -> None:
     record = remedy_async.from_wire(remedy_async.Endpoint, {"id": "ep-1", "tags": ["a"]})
     assert b"remedy_async\x94\x8c\x08Endpoint" in pickle.dumps(record)
     assert pickle.loads(pickle.dumps(record)) == record
+
+
+def test_the_columnar_module_imports_pyarrow_only_when_a_batch_is_built() -> None:
+    """`import remedy_async.columnar` (what the CLI's export loads) imports no pyarrow."""
+    code = "import sys, remedy_async.columnar; print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert [name for name in done.stdout.split() if name.startswith(("pyarrow", "dlt"))] == []

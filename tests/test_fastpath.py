@@ -19,7 +19,7 @@ from remedy_async import (
     VulnerabilityFinding,
 )
 from remedy_async._wire._codec import cattrs_structure_hook
-from remedy_async._wire._fastpath import STEP_ASIDE_ERRORS, _fast_for, structure_hook
+from remedy_async._wire._fastpath import STEP_ASIDE_ERRORS, _fast_for, check_hook, structure_hook
 from tests.budget import examples
 
 json_scalars = st.one_of(
@@ -109,6 +109,23 @@ def test_structure_hook_matches_cattrs_including_faults(
     assert outcome(structure_hook(model), model, record) == outcome(
         cattrs_structure_hook(model), model, record
     )
+
+
+@pytest.mark.parametrize("model", list(WIRE_KEYS))
+@settings(max_examples=examples(200), deadline=None)
+@given(data=st.data())
+def test_the_check_accepts_and_refuses_what_structuring_does(
+    model: type[Any], data: st.DataObject
+) -> None:
+    """`check_hook` returns the record itself when the model accepts it, else the same error."""
+    record = data.draw(records(model))
+    structured = outcome(structure_hook(model), model, record)
+    checked = outcome(check_hook(model), model, record)
+    if structured[0] == "ok":
+        assert checked == ("ok", record)
+        assert checked[1] is record
+    else:
+        assert checked == structured
 
 
 def test_unknown_keys_land_in_extra_on_the_fast_path() -> None:

@@ -77,9 +77,12 @@ def _builder_of(model: type[Any]) -> type[Any]:
 class _Generator:
     """Writes the source of one model's fast function and collects the names it needs."""
 
-    def __init__(self, fast_for: Callable[[type[Any]], Structure], naming: Naming) -> None:
+    def __init__(
+        self, fast_for: Callable[[type[Any]], Structure], naming: Naming, *, build: bool = True
+    ) -> None:
         self._fast_for = fast_for
         self._naming = naming
+        self._build = build
         self.names: dict[str, Any] = {
             "_STEP_ASIDE": _STEP_ASIDE,
             "_UTC": UTC,
@@ -92,6 +95,8 @@ class _Generator:
     def convert(self, var: str, type_: Any, index: int) -> list[str]:
         """Lines turning the wire value in `var` (maybe None) into the attribute value."""
         enum_type = open_enum_of(type_)
+        if enum_type is not None and not self._build:
+            return [f"if {var}.__class__ is not str and {var} is not None: raise _STEP_ASIDE"]
         if enum_type is not None:
             self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
             return [
@@ -128,7 +133,7 @@ class _Generator:
                     f"    for _item in {var}:",
                     "        if _item.__class__ is not str: raise _STEP_ASIDE",
                 ]
-            return [*lines, f"    {var} = tuple({var})"]
+            return [*lines, f"    {var} = tuple({var})"] if self._build else lines
         if inner is Any:
             return []
         raise TypeError(f"no fast conversion for {type_!r}")
@@ -176,6 +181,9 @@ class _Generator:
                 body.append(f"if v{index}.__class__ is not str: v{index} = _identifier(v{index})")
             else:
                 body += self.convert(f"v{index}", hints[field.name], index)
+        if not self._build:
+            lines = [f"def check_{model.__name__}(data):", *(f"    {line}" for line in body)]
+            return "\n".join([*lines, "    return data"]) + "\n"
         body.append("record = _new(_builder)")
         body += [f"record.{field.name} = v{index}" for index, field in enumerate(fields)]
         body += [
@@ -188,14 +196,21 @@ class _Generator:
 
 
 def build_fast(
-    model: type[Any], fast_for: Callable[[type[Any]], Structure], naming: Naming = "camel"
+    model: type[Any],
+    fast_for: Callable[[type[Any]], Structure],
+    naming: Naming = "camel",
+    *,
+    build: bool = True,
 ) -> Structure:
-    """Compile the fast function of a model (nested models through `fast_for`)."""
-    generator = _Generator(fast_for, naming)
+    """Compile the fast function of a model (nested models through `fast_for`); with
+    `build=False`, a function that checks a record the same way and returns it unchanged."""
+    generator = _Generator(fast_for, naming, build=build)
     source = generator.source(model)
     namespace = dict(generator.names)
-    exec(compile(source, f"<remedy_async fast structure {model.__name__}>", "exec"), namespace)
-    function: Structure = namespace[f"fast_{model.__name__}"]
+    kind = "structure" if build else "check"
+    exec(compile(source, f"<remedy_async fast {kind} {model.__name__}>", "exec"), namespace)
+    prefix = "fast" if build else "check"
+    function: Structure = namespace[f"{prefix}_{model.__name__}"]
     function.__source__ = source  # type: ignore[attr-defined]
     return function
 
@@ -269,6 +284,36 @@ def _lazy_cattrs(model: type[T], naming: Naming) -> Callable[[object, object], T
         return generated[0](data, model)
 
     return structure
+
+
+_CHECKS: dict[type[Any], Structure] = {}
+
+
+def _check_for(model: type[Any]) -> Structure:
+    check = _CHECKS.get(model)
+    if check is None:
+        check = _CHECKS[model] = build_fast(model, _check_for, "camel", build=False)
+    return check
+
+
+def check_hook(model: type[Any]) -> Callable[[object, object], dict[str, Any]]:
+    """Return a function that checks a camelCase record as `structure_hook(model)` would and
+    returns the record itself, unchanged: no model is built for a record that is well formed.
+
+    Anything unusual goes the full way (the structure function, cattrs for faults), so what
+    passes and what fails, with which fault, are the same as for a typed list.
+    """
+    check = _check_for(model)
+    full = structure_hook(model)
+
+    def checked(data: object, _: object = None) -> dict[str, Any]:
+        try:
+            return check(data)  # type: ignore[no-any-return]
+        except STEP_ASIDE_ERRORS:
+            full(data, model)
+            return data  # type: ignore[return-value]  # the model accepted it: a dict
+
+    return checked
 
 
 def from_wire(model: type[T], data: object, *, path: str = "$", naming: Naming = "camel") -> T:

@@ -5,8 +5,9 @@ For each resource, an export in DIR writes:
     <resource>.<format>.part        the records so far (renamed to <resource>.<format> when done)
     <resource>.checkpoint.json      how much of the .part file is good, and where to continue
 
-The checkpoint is JSON, replaced atomically (written beside, fsynced, renamed) after each page,
-and only after the page's bytes were flushed and fsynced to the .part file:
+The checkpoint is JSON, replaced atomically (written beside, fsynced, renamed) as pages arrive
+(the latest page's, at most every 0.2 s: `_durable`), and only after that page's bytes were
+flushed and fsynced to the .part file:
 
     {"version": 1, "resource": "endpoints", "format": "jsonl", "pageSize": 1000,
      "records": 3000, "written": 2990, "bytes": 1234567, "resumeToken": "r1....",
@@ -193,8 +194,10 @@ class ExportFiles:
         return [self.part(name) for name in formats if self.part(name).exists()]
 
     def discard(self, formats: tuple[str, ...]) -> None:
-        """Delete the partial state: every .part file and the checkpoint."""
-        for path in (*self.parts(formats), self.checkpoint, _beside(self.checkpoint)):
+        """Delete the partial state: every .part file, the checkpoint, and a file being
+        written beside them (a Parquet export's `.parquet.tmp`)."""
+        beside = [_beside(self.final(name)) for name in formats]
+        for path in (*self.parts(formats), self.checkpoint, _beside(self.checkpoint), *beside):
             path.unlink(missing_ok=True)
 
 

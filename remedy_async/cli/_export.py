@@ -2,7 +2,10 @@
 
 Resources export concurrently, page by page, in constant memory. See `_checkpoint` for the
 files and the checkpoint; in short, each resource is written to `<name>.<format>.part`,
-checkpointed after every page, and renamed to `<name>.<format>` once complete. `--resume`
+checkpointed as pages arrive (`_durable`), and renamed to `<name>.<format>` once complete (a
+Parquet file is written from the `.part` Arrow stream then, `_parquet`). Records are written
+as the service sent them once their model accepted them (`remedy_async.columnar.
+checked_dicts`), respelt in camelCase when the service spells keys otherwise. `--resume`
 continues an interrupted export exactly; without it, an unfinished export in the directory is
 refused (exit 2) unless `--restart` discards it.
 """
@@ -20,7 +23,15 @@ from typing import Any, BinaryIO
 
 from attrs import evolve, frozen
 
-from remedy_async import RESOURCES, Pager, RemedyError, Resource, ResourceCollection, to_wire
+from remedy_async import (
+    RESOURCES,
+    MissingDependencyError,
+    Pager,
+    RemedyError,
+    Resource,
+    ResourceCollection,
+)
+from remedy_async.columnar import checked_dicts
 
 from ._checkpoint import (
     Checkpoint,
@@ -31,10 +42,12 @@ from ._checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from ._durable import Checkpointer
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
 from ._filters import group_filters
 from ._formats import EXPORT_FORMATS
 from ._meters import Meter, Meters
+from ._parquet import ArrowStreamEncoder, ParquetBeside
 from ._progress import progress
 from ._selection import cutter, export_encoder, kept, selection_of
 from ._settings import open_client
@@ -133,12 +146,26 @@ def plan_jobs(
             jobs.append(Job(resource, files, finished, None))
             continue
         chosen = file_format or DEFAULT_FORMAT
-        header = len(export_encoder(chosen, resource, selection.fields).start())
+        header = len(_encoder(chosen, resource, selection.fields).start())
         start = Checkpoint(
             resource.segment, chosen, page_size, records=0, length=header, selection=selection
         )
         jobs.append(Job(resource, files, chosen, start, fresh=True))
     return jobs
+
+
+def _encoder(file_format: str, resource: Resource[Any], fields: tuple[str, ...]) -> Any:
+    """The export encoder; a usage error when the format cannot be written (Parquet without
+    pyarrow, or with --fields: its schema is fixed, so choose columns when reading it)."""
+    if file_format == "parquet" and fields:
+        raise UsageError(
+            "--fields cannot be used with --format parquet: its columns are fixed per "
+            "collection (select columns when you read the file)"
+        )
+    try:
+        return export_encoder(file_format, resource, fields)
+    except MissingDependencyError as error:
+        raise UsageError(str(error)) from None
 
 
 def _create_part(job: Job, header: bytes) -> None:
@@ -160,7 +187,10 @@ def _open_part(job: Job, checkpoint: Checkpoint) -> BinaryIO:
 
 def _complete(job: Job) -> Path:
     final = job.files.final(job.format)
-    os.replace(job.files.part(job.format), final)
+    if job.format == "parquet":  # the Parquet file is complete beside its stream
+        job.files.part(job.format).unlink()
+    else:
+        os.replace(job.files.part(job.format), final)
     fsync_directory(final.parent)
     job.files.checkpoint.unlink(missing_ok=True)
     return final
@@ -175,40 +205,53 @@ class Exported:
 
 
 async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
-    """Write one resource's records to its .part file, checkpointing each page; rename at end.
+    """Write one resource's records to its .part file, checkpointed as pages arrive; rename it
+    at the end (a Parquet export's file is written beside it, `_parquet`).
 
     A record that --where leaves out still counts as fetched, and the checkpoint's resume token
     moves past it like past any other, so a resume neither repeats nor skips a record."""
     assert job.start is not None
-    encoder = export_encoder(job.format, job.resource, job.start.selection.fields)
+    encoder = _encoder(job.format, job.resource, job.start.selection.fields)
     cut = cutter(job.start.selection, job.format)
     checkpoint = job.start
+    parquet: ParquetBeside | None = None
     try:
         if job.fresh:
             await asyncio.to_thread(_create_part, job, encoder.start())
         file = await asyncio.to_thread(_open_part, job, checkpoint)
+        if isinstance(encoder, ArrowStreamEncoder):
+            parquet = ParquetBeside(job.files.final(job.format), encoder.schema)
+            await asyncio.to_thread(parquet.start, job.files.part(job.format), checkpoint.length)
         with file:
-            async for page in pager.pages():
-                kept = cut([to_wire(record, "camel") for record in page.items])
-                data = encoder.records(kept)
-                file.write(data)
-                file.flush()
-                await asyncio.to_thread(os.fsync, file.fileno())
-                checkpoint = evolve(
-                    checkpoint,
-                    records=checkpoint.records + len(page.items),
-                    written=checkpoint.written + len(kept),
-                    length=checkpoint.length + len(data),
-                    resume_token=page.resume_token,
-                )
-                meter.add(len(page.items))
-                if page.resume_token is not None:
-                    await asyncio.to_thread(write_checkpoint, job.files.checkpoint, checkpoint)
+            saver = Checkpointer(file, job.files.checkpoint, lambda: write_checkpoint)
+            try:
+                async for page in checked_dicts(pager).pages():
+                    kept = cut(list(page.items))
+                    data = encoder.records(kept)
+                    file.write(data)
+                    if parquet is not None and data:
+                        parquet.add(encoder.last_batch)
+                    checkpoint = evolve(
+                        checkpoint,
+                        records=checkpoint.records + len(page.items),
+                        written=checkpoint.written + len(kept),
+                        length=checkpoint.length + len(data),
+                        resume_token=page.resume_token,
+                    )
+                    meter.add(len(page.items))
+                    if page.resume_token is not None:
+                        saver.note(checkpoint)
+            finally:
+                await saver.settle()
             file.write(encoder.end())
             file.flush()
-            os.fsync(file.fileno())
+            await asyncio.to_thread(os.fsync, file.fileno())
+        if parquet is not None:
+            await asyncio.to_thread(parquet.finish)
         final = await asyncio.to_thread(_complete, job)
     except BaseException:
+        if parquet is not None:
+            await asyncio.to_thread(parquet.abandon)
         meter.finish(failed=True)
         raise
     meter.finish()
@@ -241,7 +284,14 @@ def _plan(options: argparse.Namespace) -> list[Job]:
 
 
 async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
-    """Export the chosen collections (all four by default) into --out; see the module doc."""
+    """Export the chosen collections (all four by default) into --out; see the module doc.
+    With `--to duckdb:PATH` instead, they are upserted into a DuckDB file (`_duckdb`)."""
+    if (options.out is None) == (getattr(options, "to", None) is None):
+        raise UsageError("export needs one of --out DIR or --to duckdb:PATH")
+    if options.out is None:
+        from ._duckdb import run_duckdb_export  # noqa: PLC0415 - only for that target
+
+        return await run_duckdb_export(options, terminal)
     meters = Meters()
     client = open_client(options, terminal.env, [meters.on_event])
     jobs = await asyncio.to_thread(_plan, options)

@@ -2,6 +2,8 @@
 
 jsonl   one compact JSON object per line.
 json    one JSON array, written as the records arrive: `[`, then one record per line.
+parquet (export only) one Parquet file per resource, of the fixed Arrow schema of
+        `remedy_async.columnar`; written as an Arrow stream while the export runs (`_parquet`).
 csv     RFC 4180, with a fixed header per resource: the model's wire fields in declaration
         order, then `extra`, a JSON object of any keys the model does not know (empty when
         none). Nested values are compact JSON, booleans `true`/`false`, absent values empty.
@@ -23,9 +25,9 @@ import orjson
 if TYPE_CHECKING:
     from remedy_async import Resource
 
-FormatName = Literal["jsonl", "json", "csv", "table"]
+FormatName = Literal["jsonl", "json", "csv", "table", "parquet"]
 OUTPUT_FORMATS: Final[tuple[FormatName, ...]] = ("jsonl", "json", "csv", "table")
-EXPORT_FORMATS: Final[tuple[FormatName, ...]] = ("jsonl", "csv")
+EXPORT_FORMATS: Final[tuple[FormatName, ...]] = ("jsonl", "csv", "parquet")
 
 EXTRA_COLUMN: Final = "extra"
 
@@ -144,7 +146,12 @@ class CsvEncoder:
 
 
 def encoder_for(name: str, resource: Resource[Any]) -> Encoder:
-    """Return a fresh encoder for a byte format: jsonl, json or csv (rich draws `table`)."""
+    """Return a fresh encoder for a byte format: jsonl, json, csv or parquet (an Arrow stream
+    until the export completes; pyarrow is imported here); rich draws `table`."""
+    if name == "parquet":
+        from ._parquet import ArrowStreamEncoder  # noqa: PLC0415 - pyarrow only when chosen
+
+        return ArrowStreamEncoder(resource)
     if name == "jsonl":
         return JsonLinesEncoder()
     if name == "json":

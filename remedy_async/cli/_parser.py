@@ -117,14 +117,23 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     export = command(
         "export", "write collections to files in a directory, atomically and resumably", parents
     )
-    export.usage = "%(prog)s [RESOURCE ...] --out DIR [options]"
+    export.usage = "%(prog)s [RESOURCE ...] (--out DIR | --to duckdb:PATH) [options]"
     completes_resources(
         export.add_argument(
             "resources", type=RESOURCE, nargs="*", metavar="RESOURCE", help="default: all four"
         )
     )
     export.add_argument(
-        "--out", required=True, metavar="DIR", help="directory of the files (required)"
+        "--out",
+        metavar="DIR",
+        help="directory of the files; this or --to is required (default: none)",
+    )
+    export.add_argument(
+        "--to",
+        metavar="duckdb:PATH",
+        help="upsert the records by id into tables of a DuckDB file instead of writing files "
+        "(needs pip install 'remedy-async[duckdb]'); --resume continues a stopped one "
+        "(default: none)",
     )
     export.add_argument(
         "--page-size",
@@ -147,7 +156,8 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     export.add_argument(
         "--format",
         choices=EXPORT_FORMATS,
-        help="jsonl or csv; a resumed export keeps its own (default: jsonl)",
+        help="jsonl, csv or parquet (needs pip install 'remedy-async[arrow]'); a resumed "
+        "export keeps its own (default: jsonl)",
     )
     add_fields(export.add_argument, plain)
     add_filter_options(export.add_argument, plain)

@@ -79,6 +79,8 @@ class Dataset:
         self._records: SizedLRU[bytes] = SizedLRU(budget // 2, _entry_size)
         self._pages: SizedLRU[bytes] = SizedLRU(budget // 4, _entry_size)
         self._views: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), _view_size)
+        self._changed: dict[tuple[str, int], dict[str, object]] = {}
+        """Fields changed by `update`, by (resource, index)."""
         self._hidden: dict[str, frozenset[int]] = {}
         """Indices hidden from each collection (only collections with some hidden)."""
         self._visible: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), _view_size)
@@ -134,13 +136,29 @@ class Dataset:
 
     def records(self, resource: str, filters: FilterInput | None = None) -> Iterator[Record]:
         """The records of `resource` that pass the filters, in list order."""
-        world = self._world
-        return (build_record(world, resource, i) for i in self._indices(resource, filters))
+        return (self._build(resource, i) for i in self._indices(resource, filters))
 
     def get(self, resource: str, record_id: str) -> Record | None:
         """The record with this id, or None (also when it is hidden)."""
         index = self.index_of(resource, record_id)
-        return None if index is None else build_record(self._world, resource, index)
+        return None if index is None else self._build(resource, index)
+
+    def update(self, resource: str, record_id: str, changes: Mapping[str, object]) -> None:
+        """Change fields of a record from now on (wire names; a None value serves null).
+
+        Lists, gets and `records` serve the changed record; filters still match its seeded
+        values. An id that is no record of `resource` is a ValueError.
+        """
+        (index,) = self._known(resource, [record_id])
+        key = (resource, index)
+        self._changed[key] = {**self._changed.get(key, {}), **changes}
+        self._records.clear()
+        self._pages.clear()
+
+    def _build(self, resource: str, index: int) -> Record:
+        record = build_record(self._world, resource, index)
+        changes = self._changed.get((resource, index))
+        return record if changes is None else {**record, **changes}
 
     def index_of(
         self, resource: str, record_id: str, *, include_hidden: bool = False
@@ -215,7 +233,7 @@ class Dataset:
         body = self._records.get(key)
         if body is None:
             # orjson's result keeps its over-allocated buffer (~4 KiB): keep an exact copy.
-            encoded = orjson.dumps(self._respell(build_record(self._world, resource, index)))
+            encoded = orjson.dumps(self._respell(self._build(resource, index)))
             body = self._records.put(key, bytes(memoryview(encoded)))
         return body
 

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remedy_async.simulator import Dataset
+from remedy_async import RemedyClient
+from remedy_async.simulator import Dataset, Simulator, SimulatorConfig
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 CVSS_BANDS = {"low": (0.1, 3.9), "medium": (4.0, 6.9), "high": (7.0, 8.9), "critical": (9.0, 10.0)}
@@ -275,3 +276,17 @@ def test_null_filter_matches_null_fields() -> None:
         for record in DATASET.records("vulnerability-findings")
         if record["remediationTargetId"] is None
     ]
+
+
+async def test_an_updated_record_is_served_changed_from_then_on() -> None:
+    """Dataset.update changes the record that lists, gets and `records` serve."""
+    async with Simulator(SimulatorConfig(seed=1, size=5)) as simulator:
+        scope = simulator.dataset.id_of("scopes", 2)
+        async with RemedyClient(simulator.url) as client:
+            await client.scopes.list().as_dicts().collect()  # cached pages and records
+            simulator.dataset.update("scopes", scope, {"name": "Renamed", "enabled": None})
+            listed = {r["id"]: r async for r in client.scopes.list().as_dicts()}[scope]
+            got = await client.scopes.get(scope)
+    assert (listed["name"], listed["enabled"]) == ("Renamed", None)
+    assert (got.name, got.enabled) == ("Renamed", None)
+    assert simulator.dataset.get("scopes", scope)["name"] == "Renamed"

@@ -1,0 +1,312 @@
+"""Arrow record batches of a list, with the fixed schema of its resource (see `_schema`).
+
+`ArrowBatches` is what `Pager.as_arrow()` returns: an async iterable of `pyarrow.RecordBatch`,
+one per page as pages arrive (or exactly `batch_rows` rows each), built from checked wire
+dicts (`_checked`), with the resume token of the row after its latest batch. Columns are built
+a column at a time from the page's values; a value the service sent in a form Arrow does not
+take as it is (an integer id, a timestamp without a zone, `3.0` for an integer) is written
+first by `to_wire` as the model reads it, so every batch has the same schema whatever the
+service sends. `records_of(batch)` turns a batch back into wire dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from datetime import datetime
+from operator import itemgetter
+from typing import Any
+
+import orjson
+from attrs import frozen
+
+from remedy_async._paging._pager import Pager
+from remedy_async._wire._codec import format_timestamp, to_wire
+from remedy_async._wire._fastpath import from_wire
+
+from ._checked import WireDict, checked_dicts
+from ._extras import require
+from ._schema import EXTRA_COLUMN, Column, record_columns
+
+PURPOSE = "Arrow output (Pager.as_arrow, export --format parquet)"
+
+
+def _pa() -> Any:
+    return require("pyarrow", PURPOSE)
+
+
+def arrow_type(column: Column) -> Any:
+    """The Arrow type of a column."""
+    pa = _pa()
+    kind = column.kind
+    if kind == "struct":
+        return pa.struct([arrow_field(child) for child in column.children])
+    return {
+        "string": pa.string(),
+        "json": pa.string(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+        "float": pa.float64(),
+        "int": pa.int64(),
+        "bool": pa.bool_(),
+        "strings": pa.list_(pa.string()),
+    }[kind]
+
+
+def arrow_field(column: Column) -> Any:
+    """The Arrow field of a column; only a record's `id` is never null."""
+    return _pa().field(column.name, arrow_type(column), nullable=column.name != "id")
+
+
+_SCHEMAS: dict[type[Any], Any] = {}
+
+
+def arrow_schema(model: type[Any]) -> Any:
+    """The fixed Arrow schema of a resource's records (its model's columns, then `extra`)."""
+    pa = _pa()  # each time: a missing pyarrow is named even when a schema was made before
+    schema = _SCHEMAS.get(model)
+    if schema is None:
+        schema = _SCHEMAS[model] = pa.schema(
+            [arrow_field(column) for column in record_columns(model)]
+        )
+    return schema
+
+
+def _json_text(value: object) -> str | None:
+    return None if value is None else orjson.dumps(value).decode()
+
+
+@frozen
+class _Plan:
+    """How one column's array is built: its kind, its Arrow type, a struct's children."""
+
+    column: Column
+    type: Any
+    children: tuple[_Plan, ...] = ()
+    fields: tuple[Any, ...] = ()
+
+    @classmethod
+    def of(cls, column: Column) -> _Plan:
+        children = tuple(cls.of(child) for child in column.children)
+        fields = tuple(arrow_field(child) for child in column.children)
+        return cls(column, arrow_type(column), children, fields)
+
+    def array(self, pa: Any, values: Sequence[Any]) -> Any:
+        """The column's Arrow array from its values (dicts for a struct; None for null)."""
+        kind = self.column.kind
+        if kind == "timestamp":
+            # Parsed here as the check parsed them (a zoneless one is UTC): as fast as Arrow's
+            # own cast, without importing pyarrow.compute (tens of milliseconds at start-up).
+            parse = datetime.fromisoformat
+            return pa.array([None if v is None else parse(v) for v in values], self.type)
+        if kind == "json":
+            return pa.array([_json_text(value) for value in values], pa.string())
+        if kind == "struct":
+            children = [
+                child.array(pa, [None if v is None else v.get(child.column.name) for v in values])
+                for child in self.children
+            ]
+            # The validity bitmap is a boolean array's bit-packed values (from_arrays with a
+            # mask would import pyarrow.compute to invert it).
+            valid = pa.array([value is not None for value in values], pa.bool_())
+            return pa.Array.from_buffers(
+                self.type, len(values), [valid.buffers()[1]], children=children
+            )
+        return pa.array(values, self.type)
+
+
+Nested = tuple[tuple[str, frozenset[str], tuple[Any, ...]], ...]
+"""The struct columns of a level: name, the keys they hold, and their own struct columns."""
+
+
+def _nested(columns: Sequence[Column]) -> Nested:
+    return tuple(
+        (column.name, column.known, _nested(column.children))
+        for column in columns
+        if column.kind == "struct"
+    )
+
+
+def _unknown(record: Mapping[str, Any], known: frozenset[str], nested: Nested) -> WireDict:
+    """The keys of a record (and of its nested objects) that its columns do not hold."""
+    extra: WireDict = {}
+    if not record.keys() <= known:
+        extra = {key: value for key, value in record.items() if key not in known}
+    for name, inner_known, inner_nested in nested:
+        value = record.get(name)
+        if value.__class__ is dict and not value.keys() <= inner_known:
+            inner = _unknown(value, inner_known, inner_nested)
+            if inner:
+                extra[name] = inner
+    return extra
+
+
+class BatchBuilder:
+    """Builds the record batches of one resource from checked camelCase wire dicts."""
+
+    def __init__(self, model: type[Any]) -> None:
+        self.model = model
+        self.schema = arrow_schema(model)
+        columns = record_columns(model)
+        self._plans = tuple(_Plan.of(column) for column in columns[:-1])
+        self._names = tuple(plan.column.name for plan in self._plans)
+        self._row = itemgetter(*self._names)
+        self._known = frozenset(self._names)
+        self._nested = _nested(columns[:-1])
+        self._structs = tuple(
+            (index, plan.column.known)
+            for index, plan in enumerate(self._plans)
+            if plan.column.kind == "struct"
+        )
+
+    def build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
+        """One RecordBatch of these rows, in the resource's fixed schema."""
+        pa = _pa()
+        try:
+            return self._build(pa, rows)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+            # A value Arrow does not take as served: write each row as the model reads it.
+            model = self.model
+            return self._build(pa, [to_wire(from_wire(model, row), "camel") for row in rows])
+
+    def _values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        try:
+            return self._row(row)  # type: ignore[no-any-return]
+        except KeyError:  # a record without some fields: those are null
+            return tuple(row.get(name) for name in self._names)
+
+    def _build(self, pa: Any, rows: Sequence[Mapping[str, Any]]) -> Any:
+        plans = self._plans
+        if rows:
+            values = self._values
+            columns: list[Sequence[Any]] = list(zip(*[values(row) for row in rows], strict=True))
+        else:
+            columns = [() for _ in plans]
+        arrays = [plan.array(pa, column) for plan, column in zip(plans, columns, strict=True)]
+        arrays.append(pa.array(self._extras(rows, columns), pa.string()))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _extras(
+        self, rows: Sequence[Mapping[str, Any]], columns: Sequence[Sequence[Any]]
+    ) -> list[Any]:
+        """The `extra` cells: null for a row whose keys (and nested keys) its columns hold."""
+        known = self._known
+        plain = [row.keys() <= known for row in rows]
+        for index, inner in self._structs:
+            plain = [
+                ok and (value.__class__ is not dict or value.keys() <= inner)
+                for ok, value in zip(plain, columns[index], strict=True)
+            ]
+        nested = self._nested
+        return [
+            None if ok else _json_text(_unknown(row, known, nested) or None)
+            for ok, row in zip(plain, rows, strict=True)
+        ]
+
+
+class ArrowBatches:
+    """Record batches of a list (`Pager.as_arrow()`): `async for batch in batches: ...`.
+
+    `schema` is the resource's fixed schema; `resume_token` continues the list right after the
+    rows of the latest batch yielded (None once the list is complete), as `Pager.resume_token`
+    does for items.
+    """
+
+    def __init__(self, pager: Pager[Any], batch_rows: int | None = None) -> None:
+        if batch_rows is not None and (
+            isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1
+        ):
+            raise ValueError(f"batch_rows must be an int >= 1 or None, got {batch_rows!r}")
+        self._model: type[Any] = pager._call.reader.model
+        self._rows = checked_dicts(pager)
+        self._batch_rows = batch_rows
+        self._token: str | None = self._rows.resume_token
+        self.schema = arrow_schema(self._model)
+
+    def __repr__(self) -> str:
+        return f"<ArrowBatches {self._model.__name__} batch_rows={self._batch_rows}>"
+
+    @property
+    def resume_token(self) -> str | None:
+        """Continues the list right after the latest batch; None when the list is complete."""
+        return self._token
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._batches()
+
+    async def _batches(self) -> AsyncGenerator[Any, None]:
+        builder = BatchBuilder(self._model)
+        if self._batch_rows is None:
+            async for page in self._rows.pages():
+                if page.items:
+                    batch = builder.build(page.items)
+                    self._token = page.resume_token
+                    yield batch
+                else:
+                    self._token = page.resume_token
+            return
+        rows: list[WireDict] = []
+        async for row in self._rows:
+            rows.append(row)
+            if len(rows) == self._batch_rows:
+                batch = builder.build(rows)
+                rows = []
+                self._token = self._rows.resume_token
+                yield batch
+        if rows:
+            batch = builder.build(rows)
+            self._token = self._rows.resume_token
+            yield batch
+        self._token = self._rows.resume_token
+
+
+def _wire_value(column: Column, value: Any) -> Any:
+    if column.kind == "timestamp" and isinstance(value, datetime):
+        return format_timestamp(value)
+    if column.kind == "json":
+        return orjson.loads(value)
+    if column.kind == "struct":
+        return _wire_row(column.children, value)
+    return value
+
+
+def _wire_row(columns: Sequence[Column], row: dict[str, Any]) -> WireDict:
+    return {
+        column.name: _wire_value(column, row[column.name])
+        for column in columns
+        if row.get(column.name) is not None
+    }
+
+
+def _merge(record: WireDict, extra: WireDict) -> WireDict:
+    for key, value in extra.items():
+        held = record.get(key)
+        if isinstance(held, dict) and isinstance(value, dict):
+            _merge(held, value)
+        else:
+            record[key] = value
+    return record
+
+
+def records_of(batch: Any) -> list[WireDict]:
+    """The wire dicts of a batch in the fixed schema (from `as_arrow`, or read back from a
+    Parquet file or DuckDB table): null fields left out, `extra` merged back in place."""
+    names = set(batch.schema.names)
+    columns = [column for column in record_columns_of(batch) if column.name in names]
+    fields = [column for column in columns if column.name != EXTRA_COLUMN]
+    records = []
+    for row in batch.to_pylist():
+        record = _wire_row(fields, row)
+        extra = row.get(EXTRA_COLUMN)
+        records.append(_merge(record, orjson.loads(extra)) if extra else record)
+    return records
+
+
+def record_columns_of(batch: Any) -> tuple[Column, ...]:
+    """The columns of the resource whose schema a batch has (matched by its field names)."""
+    from remedy_async._models import RECORD_TYPES  # noqa: PLC0415 - models are loaded already
+
+    names = list(batch.schema.names)
+    for model in RECORD_TYPES:
+        columns = record_columns(model)
+        if [column.name for column in columns] == names:
+            return columns
+    raise ValueError(f"not the schema of a resource's records: {names}")

@@ -1,0 +1,89 @@
+"""The fixed columns of each resource, read from its model: what Arrow, Parquet and dlt get.
+
+Every field of the model is a column under its wire (camelCase) name, typed by the contract:
+
+    str, an enum (open: unknown values kept)  -> string
+    datetime                                  -> timestamp[us, UTC]
+    float / int / bool                        -> float64 / int64 / bool
+    tuple[str, ...]                           -> list<string>
+    a nested model (os, package, selector)    -> struct of its own fields, typed the same way
+    anything else (scope rules)               -> string holding the value as JSON
+    keys the model does not know, at any depth -> `extra`: one JSON object of the same shape
+
+The columns depend on the model only, never on the data, so every page (and every resumed
+export) has the same schema. A field that is absent and one that is null are both null.
+"""
+
+from __future__ import annotations
+
+import enum
+import typing
+from datetime import datetime
+from typing import Any, Final, Literal
+
+import attrs
+from attrs import frozen
+
+from remedy_async._wire._codec import open_enum_of, union_members
+from remedy_async._wire._naming import wire_names
+
+Kind = Literal["string", "timestamp", "float", "int", "bool", "strings", "struct", "json"]
+
+EXTRA_COLUMN: Final = "extra"
+"""The column of the keys a model does not know, as a JSON object (null when none)."""
+
+
+@frozen
+class Column:
+    """One column: its wire name, its kind, and for a struct the columns inside it."""
+
+    name: str
+    kind: Kind
+    children: tuple[Column, ...] = ()
+
+    @property
+    def known(self) -> frozenset[str]:
+        """The wire names a struct's fields take (empty for any other kind)."""
+        return frozenset(child.name for child in self.children)
+
+
+def _kind(type_: Any) -> tuple[Kind, tuple[Column, ...]]:
+    """The kind of a field's type (and a nested model's columns)."""
+    if open_enum_of(type_) is not None:
+        return "string", ()
+    members = [m for m in union_members(type_) if m is not type(None)] or [type_]
+    inner = members[0] if len(members) == 1 else type_
+    simple: dict[Any, Kind] = {
+        str: "string",
+        datetime: "timestamp",
+        float: "float",
+        int: "int",
+        bool: "bool",
+    }
+    if inner in simple:
+        return simple[inner], ()
+    if isinstance(inner, type) and issubclass(inner, enum.Enum):
+        return "string", ()
+    if isinstance(inner, type) and attrs.has(inner):
+        return "struct", model_columns(inner)
+    if typing.get_origin(inner) is tuple and typing.get_args(inner)[0] is str:
+        return "strings", ()
+    return "json", ()
+
+
+def model_columns(model: type[Any]) -> tuple[Column, ...]:
+    """The columns of a model's fields (not `extra`), in declaration order."""
+    hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
+    names = wire_names(model)
+    columns = []
+    for attribute in attrs.fields(model):
+        if attribute.name == "extra":
+            continue
+        kind, children = _kind(hints[attribute.name])
+        columns.append(Column(names[attribute.name], kind, children))
+    return tuple(columns)
+
+
+def record_columns(model: type[Any]) -> tuple[Column, ...]:
+    """The columns of a resource's records: its model's fields, then `extra`."""
+    return (*model_columns(model), Column(EXTRA_COLUMN, "json"))

@@ -1,0 +1,55 @@
+"""Records in bulk: checked wire dicts, and Arrow batches of a fixed schema per resource.
+
+    batches = client.vulnerability_findings.list().as_arrow()
+    async for batch in batches:          # a pyarrow.RecordBatch per page
+        writer.write_batch(batch)
+        save(batches.resume_token)
+
+The schema of each resource is fixed by its model, never by the data: every field is a column
+under its wire (camelCase) name; strings and enums (unknown values kept) as `string`,
+timestamps as `timestamp[us, UTC]`, numbers as `float64`/`int64`, booleans as `bool`, lists of
+strings as `list<string>`, nested objects (`os`, `package`, `selector`) as structs of their own
+typed fields, scope `rules` as JSON text; then `extra`, a JSON object of every key the model
+does not know, at any depth, in the shape it arrived (`{"os": {"kernel": "6.1"}}`), null when
+there is none. A null field and an absent one are both null. `records_of(batch)` gives the wire
+dicts back. Arrow needs pyarrow (`pip install 'remedy-async[arrow]'`): without it these raise
+`MissingDependencyError` naming the extra. Importing this module imports no pyarrow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from remedy_async._collection import Resource
+from remedy_async._columnar._arrow import ArrowBatches, BatchBuilder, records_of
+from remedy_async._columnar._arrow import arrow_schema as _arrow_schema
+from remedy_async._columnar._checked import checked_dicts
+
+__all__ = ["ArrowBatches", "arrow_schema", "checked_dicts", "record_batch", "records_of"]
+
+_BUILDERS: dict[type[Any], BatchBuilder] = {}
+
+
+def _model(resource: Resource[Any] | type[Any]) -> type[Any]:
+    return resource.model if isinstance(resource, Resource) else resource
+
+
+def arrow_schema(resource: Resource[Any] | type[Any]) -> Any:
+    """The fixed `pyarrow.Schema` of a resource's records (a `Resource` or its model)."""
+    return _arrow_schema(_model(resource))
+
+
+def record_batch(resource: Resource[Any] | type[Any], rows: Sequence[Mapping[str, Any]]) -> Any:
+    """One `pyarrow.RecordBatch` of a resource's fixed schema from camelCase wire dicts that
+    its model accepts (as `checked_dicts` yields them)."""
+    model = _model(resource)
+    builder = _BUILDERS.get(model)
+    if builder is None:
+        builder = _BUILDERS[model] = BatchBuilder(model)
+    return builder.build(rows)
+
+
+for _name in __all__:
+    globals()[_name].__module__ = __name__
+del _name

@@ -1,0 +1,157 @@
+"""`export --format parquet` and `export --to duckdb:PATH`: the JSON lines export, columnar."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from remedy_async.columnar import records_of
+from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+
+from .conftest import RESOURCES, cli, cli_here, start_cli
+
+pq = pytest.importorskip("pyarrow.parquet", reason="the arrow extra is not installed")
+duckdb = pytest.importorskip("duckdb", reason="the duckdb extra is not installed")
+
+TABLES = {resource: resource.replace("-", "_") for resource in RESOURCES}
+
+
+def without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: without_nulls(item) for key, item in value.items() if item is not None}
+    return value
+
+
+def json_lines(directory: Path, resource: str) -> list[dict[str, Any]]:
+    lines = (directory / f"{resource}.jsonl").read_bytes().splitlines()
+    return [without_nulls(orjson.loads(line)) for line in lines]
+
+
+def parquet_records(directory: Path, resource: str) -> list[dict[str, Any]]:
+    return records_of(pq.read_table(directory / f"{resource}.parquet"))
+
+
+def duckdb_records(path: Path, resource: str) -> list[dict[str, Any]]:
+    with duckdb.connect(str(path)) as connection:
+        table = connection.sql(f"SELECT * FROM {TABLES[resource]} ORDER BY id").to_arrow_table()
+    return records_of(table)
+
+
+async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    """Parquet files and DuckDB tables (upserted twice) read back as the JSON lines export."""
+    base = ("export", "--base-url", simulator.url, "--page-size", "30")
+    database = tmp_path / "remedy.duckdb"
+    for target in (
+        ("--out", str(tmp_path / "jsonl")),
+        ("--out", str(tmp_path / "parquet"), "--format", "parquet"),
+        ("--to", f"duckdb:{database}"),
+        ("--to", f"duckdb:{database}"),
+    ):
+        outcome = await cli_here(*base, *target)
+        assert outcome.code == 0, outcome.stderr
+    for resource in RESOURCES:
+        expected = json_lines(tmp_path / "jsonl", resource)
+        assert [record["id"] for record in expected] == list(simulator.dataset.ids(resource))
+        assert parquet_records(tmp_path / "parquet", resource) == expected, resource
+        by_id = sorted(expected, key=lambda record: record["id"])
+        assert duckdb_records(database, resource) == by_id, resource
+    parquet = pq.ParquetFile(tmp_path / "parquet" / "vulnerability-findings.parquet")
+    assert parquet.metadata.num_row_groups > 1  # a row group per page
+
+
+async def test_a_killed_parquet_export_resumes_exactly(tmp_path: Path) -> None:
+    """A Parquet export killed after a checkpoint resumes to every record once, in order."""
+    slow = SimulatorConfig(
+        seed=5, size=20, faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=40)]
+    )
+    args = ("export", "vulnerability-findings", "--out", str(tmp_path), "--page-size", "10")
+    args += ("--format", "parquet")
+    checkpoint = tmp_path / "vulnerability-findings.checkpoint.json"
+    async with Simulator(slow) as simulator:
+        process = await start_cli(*args, "--base-url", simulator.url)
+        try:
+            while not (checkpoint.exists() and orjson.loads(checkpoint.read_bytes())["records"]):
+                assert process.returncode is None, "the export ended before it was killed"
+                await asyncio.sleep(0.02)
+            process.send_signal(signal.SIGKILL)
+            await asyncio.wait_for(process.wait(), timeout=30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    assert (tmp_path / "vulnerability-findings.parquet.part").exists()
+    async with Simulator(SimulatorConfig(seed=slow.seed, size=slow.size)) as healthy:
+        resumed = await cli(*args, "--base-url", healthy.url, "--resume")
+        assert resumed.code == 0, resumed.stderr
+        served = [record async for record in _served(healthy.url)]
+    assert parquet_records(tmp_path, "vulnerability-findings") == served
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["vulnerability-findings.parquet"]
+
+
+async def _served(url: str) -> Any:
+    from remedy_async import RemedyClient  # noqa: PLC0415
+
+    async with RemedyClient(url) as client:
+        async for record in client.vulnerability_findings.list().as_dicts():
+            yield without_nulls(record)
+
+
+async def test_a_stopped_duckdb_export_resumes_from_its_saved_position(tmp_path: Path) -> None:
+    """A DuckDB export stopped by the service resumes from its saved position, each id once."""
+    failing = SimulatorConfig(
+        seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
+    )
+    database = tmp_path / "remedy.duckdb"
+    args = ("export", "vulnerability-findings", "--to", f"duckdb:{database}", "--page-size", "50")
+    async with Simulator(failing) as simulator:
+        first = await cli_here(*args, "--base-url", simulator.url, "--retries", "0")
+    assert first.code == 3, first.stderr
+    assert len(duckdb_records(database, "vulnerability-findings")) == 150
+    async with Simulator(SimulatorConfig(seed=0, size=30)) as healthy:
+        resumed = await cli_here(*args, "--base-url", healthy.url, "--resume")
+        assert resumed.code == 0, resumed.stderr
+        expected = sorted(healthy.dataset.ids("vulnerability-findings"))
+    ids = [record["id"] for record in duckdb_records(database, "vulnerability-findings")]
+    assert ids == expected
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ("--format", "parquet", "--fields", "id"),
+            "--fields cannot be used with --format parquet",
+        ),
+        (("--to", "duckdb:x.duckdb", "--fields", "id"), "--fields cannot be used with --to duckdb"),
+        (("--to", "sqlite:x.db"), "--to must be duckdb:PATH"),
+        ((), "export needs one of --out DIR or --to duckdb:PATH"),
+    ],
+)
+async def test_columnar_flags_that_cannot_work_are_usage_errors(
+    simulator: Simulator, tmp_path: Path, flags: tuple[str, ...], message: str
+) -> None:
+    """Impossible combinations exit 2 and say why."""
+    out = ("--out", str(tmp_path)) if "--format" in flags else ()
+    outcome = await cli_here("export", "scopes", *out, *flags, "--base-url", simulator.url)
+    assert (outcome.code, message in outcome.stderr) == (2, True), outcome.stderr
+
+
+async def test_parquet_without_pyarrow_is_a_usage_error_naming_the_extra(
+    simulator: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without pyarrow, --format parquet exits 2 naming remedy-async[arrow]."""
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    outcome = await cli_here(
+        "export", "scopes", "--out", str(tmp_path), "--format", "parquet",
+        "--base-url", simulator.url,
+    )  # fmt: skip
+    assert outcome.code == 2
+    assert "pip install 'remedy-async[arrow]'" in outcome.stderr
