@@ -11,6 +11,7 @@ from remedy_async import (
     CONVENTIONS,
     ClientEvent,
     ConfigurationError,
+    OffsetPaginator,
     PaginationError,
     RemedyClient,
 )
@@ -71,12 +72,26 @@ async def test_a_link_differing_only_by_fragment_cannot_loop(serve: Serve) -> No
 
 async def test_a_page_that_repeats_the_previous_one_is_refused(serve: Serve) -> None:
     """A service that ignores the paging parameters (the same page again) fails loudly."""
-    same = {"items": [{"id": "a"}, {"id": "b"}], "offset": 0, "total": 10}
+    same = {"items": [{"id": "a"}, {"id": "b"}], "total": 10}
     url = await serve({"/v1/endpoints": pages(same, same, same)})
-    async with RemedyClient(url) as client:
+    async with RemedyClient(url, paginator=OffsetPaginator()) as client:
         with pytest.raises(PaginationError, match="repeats an id") as caught:
             await client.endpoints.list(page_size=2).collect()
     assert caught.value.items_yielded == 2
+
+
+async def test_an_echoed_offset_other_than_the_one_asked_is_refused(serve: Serve) -> None:
+    """A page echoing offset 0 for a request of offset 2 is refused, not trusted (issue 23)."""
+    same = {"items": [{"id": "a"}, {"id": "b"}], "offset": 0, "total": 10}
+    handler = pages(same, same, same)
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        with pytest.raises(
+            PaginationError, match="echoed offset 0 for a request of offset 2"
+        ) as caught:
+            await client.endpoints.list(page_size=2).collect()
+    assert caught.value.items_yielded == 2
+    assert handler.seen == ["limit=2&pageSize=2", "offset=2&limit=2"]
 
 
 async def test_ids_equal_in_python_but_not_on_the_wire_are_both_delivered(serve: Serve) -> None:
