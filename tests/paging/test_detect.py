@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from yarl import URL
 
 from remedy_async._paging._conventions import CONVENTIONS
@@ -14,7 +16,9 @@ from remedy_async._paging._detect import KEYSET_PARAMS, ROUND_SIZES, Detection, 
 from remedy_async._paging._follow import locate_items
 from remedy_async._paging._protocol import BODY, RESOURCE, PageRequest, PagingFault
 from remedy_async._paging._signals import UnreadSignal
+from remedy_async._paging._vocabulary import param_candidates, spelled
 from remedy_async._wire._faults import WireFault
+from tests.budget import examples
 from tests.paging.responses import LIST_URL, page, records
 
 ITEMS = records(3)
@@ -486,3 +490,71 @@ def test_the_items_placeholder_makes_a_bare_array_path_body() -> None:
     """A bare array composes the body itself as the items path."""
     found = detected(ITEMS, ("X-Next-Cursor", "c"))
     assert found.convention.items[0] == BODY
+
+
+# Any spelling, any depth
+
+TOKEN_PHRASES = [
+    ("next", "cursor"),
+    ("next", "page", "token"),
+    ("next", "token"),
+    ("continuation", "token"),
+    ("next", "marker"),
+    ("next", "start"),
+]
+URL_PHRASES = [("next", "link"), ("next", "page", "url"), ("next", "url"), ("next", "href")]
+ITEM_WORDS = ["items", "data", "results", "values", "records", "entries", "rows", "nodes"]
+PARENTS = ["meta", "pagination", "response_metadata", "additional_data", "page_info"]
+STYLES = ["camelCase", "PascalCase", "snake_case", "kebab-case"]
+
+
+@settings(max_examples=examples(200))
+@given(
+    st.sampled_from(TOKEN_PHRASES + URL_PHRASES),
+    st.sampled_from(STYLES),
+    st.lists(st.sampled_from(PARENTS), max_size=2, unique=True),
+    st.sampled_from(ITEM_WORDS),
+    st.sampled_from(STYLES),
+)
+def test_any_spelling_at_any_depth_composes_its_convention(
+    phrase: tuple[str, ...],
+    style: str,
+    parents: list[str],
+    item_word: str,
+    item_style: str,
+) -> None:
+    """Items under any item word in any spelling, and a continuation phrase in any spelling up
+    to three levels deep, compose a convention reading both exactly there."""
+    key = spelled(list(phrase), style)
+    items_key = spelled([item_word], item_style)
+    is_url = phrase in URL_PHRASES
+    value = NEXT_URL if is_url else "opaque-token"
+    body: Any = value
+    for step in reversed([*parents, key]):
+        body = {step: body}
+    convention = detected({items_key: ITEMS, **body}).convention
+    assert convention.next_at == (*parents, key)
+    assert convention.follow == ("url" if is_url else "token")
+    if not is_url:
+        parent = parents[-1] if parents else None
+        assert convention.param == param_candidates(key, parent)[0]
+    response = page({items_key: ITEMS, **body})
+    assert locate_items(convention, response)[1] == (items_key,)
+
+
+@settings(max_examples=examples(100))
+@given(
+    st.sampled_from([("total",), ("total", "count"), ("total", "results"), ("total", "items")]),
+    st.sampled_from(STYLES),
+    st.lists(st.sampled_from(PARENTS), max_size=2, unique=True),
+)
+def test_a_total_in_any_spelling_at_any_depth_is_read(
+    phrase: tuple[str, ...], style: str, parents: list[str]
+) -> None:
+    """A total spelt any way, up to three levels deep, backs up the end."""
+    body: Any = 9
+    path = (*parents, spelled(list(phrase), style))
+    for step in reversed(path):
+        body = {step: body}
+    convention = detected({"items": ITEMS, "next_cursor": "c", **body}).convention
+    assert convention.total_at == path
