@@ -141,6 +141,50 @@ async def test_the_detected_convention_is_reported_and_can_be_pinned(serve: Serv
     assert first == [record.id for record in again] == ["a", "b"]
 
 
+async def test_links_relative_to_the_base_path_are_followed_once_confirmed(serve: Serve) -> None:
+    """Next links relative to the API's base path (`/v1/...` under `/wiki`) are read against
+    the base URL once page 2 brings new records (the base-path guard used to refuse them)."""
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.path_qs)
+        if "cursor" not in request.query:
+            body = {"data": [{"id": "a"}, {"id": "b"}], "links": {"next": "/v1/endpoints?cursor=x"}}
+            return web.json_response(body)
+        return web.json_response({"data": [{"id": "c"}], "links": {"next": None}})
+
+    url = await serve({"/wiki/v1/endpoints": handler})
+    async with RemedyClient(f"{url}/wiki") as client:
+        pager = client.endpoints.list()
+        found = [record.id async for record in pager]
+    assert found == ["a", "b", "c"]
+    assert seen == ["/wiki/v1/endpoints", "/wiki/v1/endpoints?cursor=x"]
+    assert pager.convention is not None
+    assert pager.convention.links_from == "base"
+
+
+async def test_a_composed_convention_is_reported_and_can_be_pinned(serve: Serve) -> None:
+    """A convention no preset reads (a token two levels deep) is composed, reported on the
+    pager, and lists the same records when pinned."""
+
+    async def handler(request: web.Request) -> web.Response:
+        if request.query.get("cursor") == "c2":
+            return web.json_response({"data": [{"id": "b"}], "meta": {"pagination": {}}})
+        body = {"data": [{"id": "a"}], "meta": {"pagination": {"next_cursor": "c2"}}}
+        return web.json_response(body)
+
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        pager = client.endpoints.list()
+        first = [record.id async for record in pager]
+    composed = pager.convention
+    assert composed is not None
+    assert (composed.next_at, composed.param) == (("meta", "pagination", "next_cursor"), "cursor")
+    async with RemedyClient(url, paginator=composed) as pinned:
+        again = await pinned.endpoints.list().collect()
+    assert first == [record.id for record in again] == ["a", "b"]
+
+
 @pytest.mark.parametrize("origins", [["ftp://x"], ["https://h/path"], "https://h"])
 def test_trusted_origins_must_be_origins(origins: Any) -> None:
     """trusted_origins takes a list of bare http(s) origins."""
