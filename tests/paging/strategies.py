@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import strategies as st
 
 from remedy_async._paging._conventions import CONVENTIONS
@@ -16,7 +18,7 @@ NAMES = st.text(min_size=1, max_size=12)
 def composed_conventions(draw: st.DrawFn) -> Convention:
     """A convention with any value on every axis (most left at their default)."""
     optional_name = st.none() | NAMES
-    fields = {
+    fields: dict[str, Any] = {
         "name": draw(NAMES),
         "follow": draw(st.sampled_from(FOLLOWS)),
         "items": draw(st.lists(PATHS, min_size=1, max_size=3).map(tuple)),

@@ -121,6 +121,28 @@ def test_advice_after_every_guess_failed_names_no_convention_already_tried() -> 
     assert info.value.suggestion not in tried  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(
+    ("body", "headers"),
+    [
+        (ITEMS, (("Link", '<http://[oops/x>; rel="next"'),)),
+        ({"data": ITEMS, "has_more": True, "next_cursor": None}, ()),
+    ],
+    ids=["unusable-link", "more-without-continuation"],
+)
+def test_a_refused_first_page_is_not_advised_the_convention_it_failed(
+    body: Any, headers: tuple[tuple[str, str], ...]
+) -> None:
+    """The auto paginator refusing page 1 does not advise pinning the convention it composed
+    from that page (pinning it fails the same way)."""
+    auto = AutoPaginator()
+    with pytest.raises(PagingFault) as info:
+        auto.read(auto.first(None), page(body, *headers))
+    suggestion = info.value.suggestion  # type: ignore[attr-defined]
+    if suggestion is not None:
+        pinned = ConventionPaginator(suggestion)
+        pinned.read(pinned.first(None), page(body, *headers))
+
+
 # Advice applied reads the page
 
 REFUSED = [

@@ -419,3 +419,9 @@ def test_a_probed_request_resumes_plainly_once_kept() -> None:
     second = auto.read(first.next, page({"data": records(2, start=2), "next_cursor": "c3"}))
     assert second.next is not None
     assert second.next.probe is None
+
+
+def test_an_unusable_link_next_target_is_refused() -> None:
+    """A rel="next" target that is not a URL is refused as a paging fault, not a crash."""
+    with pytest.raises(PagingFault, match="is not a valid URL"):
+        first_page(ITEMS, ("Link", '<http://[oops/x>; rel="next"'))

@@ -82,7 +82,7 @@ def test_paths_convert_from_lists() -> None:
 def test_axes_refuse_unknown_choices(field: str, value: str) -> None:
     """An unknown choice on an axis is refused, naming the choices."""
     with pytest.raises(ValueError, match=f"{field} must be one of"):
-        Convention(**{field: value})
+        Convention(**{field: value})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("value", [3, [1], ("a", 2)])
