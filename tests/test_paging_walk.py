@@ -142,8 +142,7 @@ async def test_the_detected_convention_is_reported_and_can_be_pinned(serve: Serv
 
 
 async def test_links_relative_to_the_base_path_are_followed_once_confirmed(serve: Serve) -> None:
-    """Next links relative to the API's base path (`/v1/...` under `/wiki`) are read against
-    the base URL once page 2 brings new records (the base-path guard used to refuse them)."""
+    """Links relative to the base path are followed once page 2 confirms them."""
     seen: list[str] = []
 
     async def handler(request: web.Request) -> web.Response:
@@ -164,8 +163,7 @@ async def test_links_relative_to_the_base_path_are_followed_once_confirmed(serve
 
 
 async def test_a_composed_convention_is_reported_and_can_be_pinned(serve: Serve) -> None:
-    """A convention no preset reads (a token two levels deep) is composed, reported on the
-    pager, and lists the same records when pinned."""
+    """A composed convention is reported on the pager and lists the same when pinned."""
 
     async def handler(request: web.Request) -> web.Response:
         if request.query.get("cursor") == "c2":

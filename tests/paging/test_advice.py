@@ -106,8 +106,7 @@ def test_a_fault_is_advised_once() -> None:
 
 
 def test_advice_after_every_guess_failed_names_no_convention_already_tried() -> None:
-    """When page 2 answered with page 1 under every parameter tried, the advice does not name
-    a preset sending one of them (pinning it would fail the same way)."""
+    """After every guessed parameter failed, the advice names no convention already tried."""
     auto = AutoPaginator()
     same = {"items": records(2), "nextCursor": "c2"}
     first = auto.read(auto.first(2), page(same)).next
@@ -132,8 +131,7 @@ def test_advice_after_every_guess_failed_names_no_convention_already_tried() -> 
 def test_a_refused_first_page_is_not_advised_the_convention_it_failed(
     body: Any, headers: tuple[tuple[str, str], ...]
 ) -> None:
-    """The auto paginator refusing page 1 does not advise pinning the convention it composed
-    from that page (pinning it fails the same way)."""
+    """A refused page 1 is not advised the very convention it was refused by."""
     auto = AutoPaginator()
     with pytest.raises(PagingFault) as info:
         auto.read(auto.first(None), page(body, *headers))

@@ -60,8 +60,7 @@ def test_items_under_the_resource_name_inside_an_envelope() -> None:
     ids=["data.items", "data.endpoints.nodes"],
 )
 def test_items_nested_under_a_contract_key_are_found(body: dict[str, Any]) -> None:
-    """Items two or three levels under `data` (GraphQL's `data.<resource>.nodes`) are read as
-    the whole list, not a crash on `data` holding an object."""
+    """Items 2-3 levels under `data` (GraphQL's `data.<resource>.nodes`) are read, no crash."""
     found = detected(body)
     assert found.convention.follow == "none"
     assert found.convention.items[0][0] == "data"
@@ -272,8 +271,7 @@ def test_a_page_with_only_a_backward_cursor_is_the_whole_list() -> None:
 
 
 def test_a_link_and_an_agreeing_next_page_header_are_acknowledged() -> None:
-    """Link next and `X-Next-Page` naming the same page: the Link is followed, the header
-    acknowledged (it was refused as unread)."""
+    """Link next and an agreeing `X-Next-Page`: the Link followed, the header acknowledged."""
     found = detected(ITEMS, ("Link", f'<{NEXT_URL}>; rel="next"'), ("X-Next-Page", "2"))
     assert (found.convention.next_header, found.convention.ignore_headers) == (
         "Link",
@@ -289,8 +287,7 @@ def test_a_link_and_a_disagreeing_next_page_header_are_refused() -> None:
 
 @pytest.mark.parametrize(("link_page", "header"), [("12", "2"), ("5", "1")])
 def test_a_header_agrees_with_a_link_only_by_a_query_value(link_page: str, header: str) -> None:
-    """`X-Next-Page: 2` does not agree with a link to page 12 (nor `1` with `/v1/...page=5`)
-    just because its text occurs in the link."""
+    """`X-Next-Page: 2` does not agree with a link to page 12 because `2` occurs in it."""
     link = f'<https://api.example.com/v1/endpoints?page={link_page}>; rel="next"'
     with pytest.raises(PagingFault, match="disagree"):
         detected(ITEMS, ("Link", link), ("X-Next-Page", header))
@@ -352,8 +349,7 @@ def test_an_unknown_continuation_word_is_refused() -> None:
 def test_a_tokens_parameter_is_derived_from_its_key(
     key: str, first: str, others: tuple[str, ...]
 ) -> None:
-    """The token goes back in its key without `next` first; the key itself and `cursor` are
-    the guesses after it."""
+    """A token's parameter is its key without `next`, then the key itself, then `cursor`."""
     found = detected({"data": ITEMS, key: "t"})
     assert found.convention.param == first
     assert [guess.param for guess in found.guesses] == [first, *others]
@@ -368,8 +364,7 @@ def test_a_token_guess_is_refused_with_the_parameters_tried() -> None:
 
 
 def test_a_stripe_shaped_list_guesses_its_keyset_parameter() -> None:
-    """`data` + `has_more: true` reads like Stripe; `starting_after`, `after` and `after_id`
-    are tried in turn (a service reading `after` used to get `starting_after` only)."""
+    """`data` + `has_more` (Stripe) tries `starting_after`, `after`, `after_id` in turn."""
     found = detected({"object": "list", "data": ITEMS, "has_more": True})
     assert found.convention == CONVENTIONS["stripe"]
     assert [guess.param for guess in found.guesses] == list(KEYSET_PARAMS)
@@ -413,8 +408,7 @@ def test_a_page_of_another_size_is_the_whole_list() -> None:
 
 
 def test_a_page_short_of_its_total_is_probed_and_refused_if_nothing_follows() -> None:
-    """A total above the page's count with no way forward is probed; if no guess works, the
-    list is refused rather than ended short."""
+    """A page short of its total with no way on is probed, and refused if no guess works."""
     found = detected({"items": records(7), "total": 20})
     assert found.unannounced
     assert found.refusal is not None
@@ -422,8 +416,7 @@ def test_a_page_short_of_its_total_is_probed_and_refused_if_nothing_follows() ->
 
 
 def test_a_page_that_reaches_its_total_is_not_probed() -> None:
-    """A page holding as many records as its total announces is the whole list, even at the
-    size asked for."""
+    """A page holding its whole announced total is not probed, even at the size asked."""
     request = PageRequest(params=(("limit", "3"), ("pageSize", "3")))
     found = detected({"items": ITEMS, "total": 3}, request=request)
     assert found.guesses == ()
@@ -435,8 +428,7 @@ WIKI = URL("https://wiki.example.com/wiki/v1/endpoints")
 
 
 def test_links_leaving_the_base_path_are_guessed_relative_to_it() -> None:
-    """A root-relative link outside the API's base path is read against the base URL, as a
-    guess (it used to be refused by the base-path guard)."""
+    """A root-relative link leaving the base path is guessed relative to it (was refused)."""
     found = detected({"data": ITEMS, "links": {"next": "/v1/endpoints?cursor=x"}}, url=WIKI)
     assert found.convention.links_from == "base"
     assert found.guesses == (found.convention,)
@@ -523,8 +515,7 @@ def test_any_spelling_at_any_depth_composes_its_convention(
     item_word: str,
     item_style: str,
 ) -> None:
-    """Items under any item word in any spelling, and a continuation phrase in any spelling up
-    to three levels deep, compose a convention reading both exactly there."""
+    """Items and a continuation in any spelling, up to 3 levels deep, are read there."""
     key = spelled(list(phrase), style)
     items_key = spelled([item_word], item_style)
     is_url = phrase in URL_PHRASES

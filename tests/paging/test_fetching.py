@@ -62,8 +62,7 @@ def by_page(request: web.Request) -> object:
 
 
 async def test_a_refused_guess_gives_way_to_the_next(serve: Serve) -> None:
-    """`offset` refused (400), `page=1` answered with page 1: `page=2` brings the rest, and
-    the client says it found the service pages by `page`."""
+    """`offset` refused (400) and `page=1` ignored: `page=2` is kept, with a warning."""
     seen, handler = refusing({"offset"}, by_page)
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
@@ -75,8 +74,7 @@ async def test_a_refused_guess_gives_way_to_the_next(serve: Serve) -> None:
 
 
 async def test_every_guess_refused_on_a_silent_page_ends_the_list(serve: Serve) -> None:
-    """A round page announcing nothing, whose service refuses every paging parameter, is the
-    whole list: it ends after the checks, without an error."""
+    """A silent round page whose service refuses every guess is the whole list."""
     seen, handler = refusing({"offset", "page", "after"}, lambda _: records(100))
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:

@@ -100,8 +100,7 @@ def test_a_live_link_next_is_followed() -> None:
 
 
 def test_an_end_flag_wins_over_a_continuation_left_beside_it() -> None:
-    """`has_more: false` ends the list even with a next cursor still present (it used to be
-    followed through empty pages forever)."""
+    """`has_more: false` ends the list despite a next cursor beside it (it used to loop)."""
     result = read_page(FLAGGED, SIZED, page({"data": ITEMS, "next_cursor": "c", "has_more": False}))
     assert result.next is None
 
@@ -198,8 +197,7 @@ BASED = URL("https://wiki.example.com/wiki/v1/endpoints")
     ],
 )
 def test_root_relative_links_resolve_as_the_convention_says(links_from: Any, expected: str) -> None:
-    """A root-relative link resolves against the API's base path with `links_from="base"`, and
-    against the request URL's root otherwise."""
+    """A root-relative link resolves under the base path with `links_from="base"` only."""
     convention = Convention(
         name="b", follow="url", items=(("data",),), next_at=("next",), links_from=links_from
     )

@@ -120,8 +120,7 @@ def test_offset_read_from_request_params_when_body_is_silent() -> None:
 
 
 def test_offset_echoed_other_than_the_one_asked_is_refused() -> None:
-    """A body echoing another offset than the request's is refused, no longer trusted (issue
-    23: a service echoing the next offset would have the client skip records)."""
+    """An echoed offset other than the one asked is refused (issue 23: it was trusted)."""
     with pytest.raises(PagingFault, match="echoed offset 6 for a request of offset 0"):
         OffsetPaginator().read(
             req(("offset", "0"), ("limit", "2")), page({"items": ITEMS, "offset": 6})
@@ -325,8 +324,7 @@ def test_page_number_page_shorter_than_asked_does_not_end() -> None:
 
 
 def test_page_number_next_asks_for_the_size_served() -> None:
-    """The next page asks for the size the service served, so page boundaries do not move
-    when it did not read the size asked for."""
+    """The next page asks for the size served, so page boundaries stay where they were."""
     result = PageNumberPaginator().read(
         req(("page", "1"), ("pageSize", "100")), page({"items": ITEMS, "page": 1, "pageSize": 2})
     )
@@ -411,15 +409,13 @@ def test_cursor_keeps_the_cursor_verbatim() -> None:
     ids=["null", "absent", "empty"],
 )
 def test_cursor_null_absent_or_empty_next_ends(body: dict[str, Any]) -> None:
-    """A null, absent or empty next cursor ends the list (issue 23: `""` is an end value, no
-    longer refused as "empty, yet not null")."""
+    """A null, absent or `""` next cursor ends the list (issue 23: `""` was refused)."""
     result = CursorPaginator().read(req(("limit", "2")), page(body))
     assert (result.items, result.next) == (ITEMS, None)
 
 
 def test_cursor_blank_next_ends_like_an_empty_one() -> None:
-    """A blank next cursor is not a token to send back: it ends the list, as a blank
-    continuation header does."""
+    """A blank next cursor ends the list, as a blank continuation header does."""
     result = CursorPaginator().read(req(), page({"items": ITEMS, "nextCursor": "   "}))
     assert result.next is None
 
@@ -557,8 +553,7 @@ def test_link_without_next_ends(body: Any, headers: Headers) -> None:
 
 
 def test_link_next_marked_without_results_ends() -> None:
-    """A rel="next" link marked `results="false"` ends the list (issue 23: it used to be
-    followed through empty pages forever)."""
+    """A rel="next" marked `results="false"` ends the list (it was followed forever)."""
     link = '</v1/endpoints?cursor=x>; rel="next"; results="false"'
     assert LinkHeaderPaginator().read(req(), page(ITEMS, ("Link", link))).next is None
 
@@ -633,8 +628,7 @@ def test_envelope_paginator_requires_an_object(paginator: Paginator, body: Any) 
 def test_envelope_without_items_where_pinned_is_refused_with_a_convention(
     paginator: Paginator,
 ) -> None:
-    """An envelope without the pinned item keys is a PagingFault naming the places looked at
-    and advising the composed convention that reads it (it was a bare WireFault)."""
+    """No items where pinned: a PagingFault advising a convention (was a WireFault)."""
     with pytest.raises(PagingFault, match="no array of items at") as info:
         paginator.read(paginator.first(2), page({"rows": ITEMS, "total": 2}))
     suggestion = info.value.suggestion  # type: ignore[attr-defined]

@@ -196,8 +196,7 @@ def test_handed_out_positions_are_not_predicted(name: str) -> None:
 
 
 def test_a_request_without_a_size_parameter_keeps_the_contract_sizes() -> None:
-    """A convention without a size parameter keeps the `limit`/`pageSize` of the first request
-    (and not the list's filters, which the list call adds itself)."""
+    """Without a size parameter of its own, a request keeps the first request's sizes."""
     convention = Convention(name="o", follow="offset", param="start")
     request = asked(("start", "0"), ("limit", "5"), ("pageSize", "5"), ("q", "x"))
     following = with_position(convention, request, 5)

@@ -122,16 +122,14 @@ _POINTS = st.builds(
 @settings(max_examples=examples(300))
 @given(_POINTS)
 def test_round_trip(point: ResumePoint) -> None:
-    """Decoding a point's token for the same list call gives the point back: its composed
-    convention, request headers and probe (with the guesses after it) included."""
+    """A token decodes to its point: composed convention, headers and probe included."""
     assert decode(encode_token(point), point) == point
 
 
 @settings(max_examples=examples(300))
 @given(CONVENTION_VALUES)
 def test_a_conventions_document_reads_back_as_the_convention(convention: Convention) -> None:
-    """The document a token keeps of a convention (a preset's name, or its fields) gives the
-    same convention back."""
+    """A convention's document (a preset's name, or its fields) reads back as it."""
     assert convention_from(convention_document(convention)) == convention
 
 
@@ -343,8 +341,7 @@ def test_json_missing_key_is_malformed(key: str) -> None:
     ],
 )
 def test_wrong_types_are_malformed(key: str, value: Any) -> None:
-    """A token with a value of the wrong type, a negative skip, an unknown convention or a
-    broken probe is malformed."""
+    """A wrong type, negative skip, unknown convention or broken probe is malformed."""
     with pytest.raises(ValueError, match="resume_token is malformed"):
         decode(raw_token(good_document(**{key: value})))
 

@@ -110,8 +110,7 @@ def test_a_body_neither_array_nor_object_is_refused(body: Any) -> None:
 
 
 def test_the_resource_name_becomes_the_placeholder() -> None:
-    """An items path through the resource's own key is written with `{resource}`, so the
-    convention reads every collection's list."""
+    """The resource's own key in an items path is written as `{resource}`."""
     path = ("response", "vulnerability_findings")
     assert general_items_path(path, NAMES) == ("response", RESOURCE)
     assert general_items_path(("data",), NAMES) == ("data",)

@@ -162,8 +162,7 @@ def test_the_followed_urls_own_token_is_acknowledged() -> None:
 
 
 def test_a_token_is_acknowledged_only_as_a_value_of_the_followed_url() -> None:
-    """A token that merely occurs as text in the followed URL (`1` in `/v1/`) is still an
-    unread signal."""
+    """A token occurring only as text in the followed URL (`1` in `/v1/`) is unread."""
     convention = Convention(name="u", follow="url", next_at=("next",))
     following = PageRequest(url=URL("https://api.example.com/v1/endpoints?page=2"))
     with pytest.raises(UnreadSignal, match="next_cursor"):

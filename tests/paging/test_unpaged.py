@@ -66,8 +66,7 @@ def test_items_not_an_array_is_a_wire_fault(value: Any) -> None:
 
 
 def test_object_without_item_key_is_refused_naming_where_it_looked() -> None:
-    """An object with none of the item keys is a PagingFault naming the places looked at
-    (it was a bare WireFault at `$`), with the convention that reads it as advice."""
+    """No item key: a PagingFault naming where it looked (it was a WireFault at `$`)."""
     with pytest.raises(PagingFault, match="no array of items at the body, items, data, results"):
         read({"rows": ITEMS})
 
@@ -108,8 +107,7 @@ def test_envelope_with_next_marker_is_a_paging_fault(marker: str, value: Any) ->
     ids=["meta.pagination", "paging.next.after", "links.pages.next"],
 )
 def test_a_deeply_nested_continuation_is_refused(body: dict[str, Any]) -> None:
-    """A continuation two or three levels deep is refused (issue 23: the old one-level scan
-    let such a list end silently after page 1)."""
+    """A continuation 2-3 levels deep is refused (it used to end the list silently)."""
     with pytest.raises(PagingFault, match="signals a next page"):
         read(body)
 
@@ -192,8 +190,7 @@ def test_link_without_next_is_fine(link: str) -> None:
 
 
 def test_a_link_next_marked_without_results_is_not_a_next_page() -> None:
-    """A rel="next" link marked `results="false"` says the list ended (issue 23), so a
-    convention that does not read the Link header has nothing to refuse."""
+    """A rel="next" marked `results="false"` is an end, not a signal to refuse."""
     link = '<https://api.example.com/v1/scopes?cursor=x>; rel="next"; results="false"'
     assert read(ITEMS, ("Link", link)).items == ITEMS
 

@@ -122,8 +122,7 @@ def test_a_generic_name_alone_is_not_paging() -> None:
 
 @pytest.mark.parametrize("name", ["nxt_tok_x", "nxtPg", "pagingKey", "contTok"])
 def test_unknown_words_about_a_next_page_are_unknown(name: str) -> None:
-    """A name that speaks of a next page in words the vocabulary lacks is `unknown`, to be
-    refused, never guessed at."""
+    """A name speaking of a next page in unknown words is `unknown`, never guessed at."""
     assert role_of(name) == UNKNOWN
 
 
@@ -137,8 +136,7 @@ def test_other_names_are_not_paging(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["updated_after", "createdAfter", "modified_after"])
 def test_filter_echoes_are_not_continuations(name: str) -> None:
-    """A time filter echoed in the envelope (`updated_after`) is not a way to the next page:
-    `after` is a cursor only on its own or under a paging parent."""
+    """A time filter echoed in the envelope (`updated_after`) is not a continuation."""
     assert role_of(name) != "forward"
 
 
@@ -177,8 +175,7 @@ def test_a_tokens_parameter_is_its_key_without_next(key: str, param: str) -> Non
     st.sampled_from(STYLES),
 )
 def test_the_rule_holds_in_any_spelling(said: list[str], style: str) -> None:
-    """For any `next...` key outside the table, the first guess drops `next` and keeps the
-    spelling; the key itself is always among the guesses."""
+    """Any `next...` key's first guess drops `next` in its own spelling; the key follows."""
     key = spell(["next", *said], style)
     found = param_candidates(key)
     assert found[0] == spell(said, style)
