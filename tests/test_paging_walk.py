@@ -86,9 +86,7 @@ async def test_an_echoed_offset_other_than_the_one_asked_is_refused(serve: Serve
     handler = pages(same, same, same)
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
-        with pytest.raises(
-            PaginationError, match="echoed offset 0 for a request of offset 2"
-        ) as caught:
+        with pytest.raises(PaginationError, match="offset") as caught:
             await client.endpoints.list(page_size=2).collect()
     assert caught.value.items_yielded == 2
     assert handler.seen == ["limit=2&pageSize=2", "offset=2&limit=2"]

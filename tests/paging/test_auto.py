@@ -171,7 +171,7 @@ def test_a_guess_is_sent_as_a_probe_with_the_guesses_after_it() -> None:
     assert probe is not None
     assert probe.first_id == "ep-0"
     assert dict(result.next.params)["cursor"] == "c2"
-    assert [dict(other.params).get("next_cursor") for other in probe.others] == ["c2"]
+    assert "c2" in [dict(other.params).get("next_cursor") for other in probe.others]
     assert probe.refusal is not None
 
 

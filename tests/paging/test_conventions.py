@@ -42,7 +42,7 @@ def test_a_document_holds_lists_not_tuples() -> None:
     [
         ("nope", "'nope' is not a paging convention; use one of link, "),
         (3, "expected a convention's name or a table of its fields"),
-        ({"nope": 1}, "'nope' is not a Convention field; its fields are example, first_page"),
+        ({"nope": 1}, "'nope' is not a Convention field; its fields are example, "),
         ({"follow": "sideways"}, "follow must be one of none, url, token"),
         ({"next_at": 3}, "a body path is a tuple of keys"),
     ],

@@ -193,7 +193,9 @@ def test_the_table_names_parameters_the_rule_would_not(key: str, param: str) -> 
 
 def test_a_token_under_a_page_object_also_tries_json_api_forms() -> None:
     """Under a `page` object, `page[after]` and `page[cursor]` are guesses too."""
-    assert param_candidates("after", "page") == ("after", "page[after]", "page[cursor]")
+    found = param_candidates("after", "page")
+    assert found[0] == "after"
+    assert {"page[after]", "page[cursor]"} <= set(found)
 
 
 @pytest.mark.parametrize(
