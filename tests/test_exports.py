@@ -44,9 +44,9 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_import_pays_only_for_what_it_uses() -> None:
-    """`import remedy_async` loads neither cattrs, the TOML parser, the probe, the paging
-    schemes one pins by hand nor the integrations' packages (pyarrow, duckdb, dlt): each loads
-    on first use."""
+    """`import remedy_async` loads neither cattrs, the TOML parser, the probe, the paginators
+    one pins by hand nor the integrations' packages (pyarrow, duckdb, dlt): each loads on first
+    use."""
     later = (
         "cattrs",
         "pyarrow",
@@ -56,7 +56,7 @@ def test_import_pays_only_for_what_it_uses() -> None:
         "remedy_async._columnar",
         "tomllib",
         "remedy_async._probe",
-        "remedy_async._paging._schemes",
+        "remedy_async._paging._pinned",
         "remedy_async._wire._converter",
     )
     code = "import sys, remedy_async; print(' '.join(sorted(sys.modules)))"

@@ -53,13 +53,13 @@ async def test_repeating_or_cycling_cursor_stops_before_resending(
     assert caught.value.resume_token is not None
 
 
-async def test_empty_cursor_is_not_taken_as_more(serve: Serve) -> None:
-    """An empty-string next cursor raises PaginationError instead of being followed."""
+async def test_an_empty_cursor_ends_the_list(serve: Serve) -> None:
+    """An empty-string next cursor is an end value (issue 23): the list ends after its page."""
     received, handler = cursor_server([""])
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
-        with pytest.raises(PaginationError, match="empty"):
-            await client.endpoints.list().collect()
+        records = await client.endpoints.list().collect()
+    assert [record.id for record in records] == ["ep-0"]
     assert received == [None]
 
 

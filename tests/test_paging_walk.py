@@ -11,6 +11,7 @@ from remedy_async import (
     CONVENTIONS,
     ClientEvent,
     ConfigurationError,
+    OffsetPaginator,
     PaginationError,
     RemedyClient,
 )
@@ -71,12 +72,24 @@ async def test_a_link_differing_only_by_fragment_cannot_loop(serve: Serve) -> No
 
 async def test_a_page_that_repeats_the_previous_one_is_refused(serve: Serve) -> None:
     """A service that ignores the paging parameters (the same page again) fails loudly."""
-    same = {"items": [{"id": "a"}, {"id": "b"}], "offset": 0, "total": 10}
+    same = {"items": [{"id": "a"}, {"id": "b"}], "total": 10}
     url = await serve({"/v1/endpoints": pages(same, same, same)})
-    async with RemedyClient(url) as client:
+    async with RemedyClient(url, paginator=OffsetPaginator()) as client:
         with pytest.raises(PaginationError, match="repeats an id") as caught:
             await client.endpoints.list(page_size=2).collect()
     assert caught.value.items_yielded == 2
+
+
+async def test_an_echoed_offset_other_than_the_one_asked_is_refused(serve: Serve) -> None:
+    """A page echoing offset 0 for a request of offset 2 is refused, not trusted (issue 23)."""
+    same = {"items": [{"id": "a"}, {"id": "b"}], "offset": 0, "total": 10}
+    handler = pages(same, same, same)
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        with pytest.raises(PaginationError, match="offset") as caught:
+            await client.endpoints.list(page_size=2).collect()
+    assert caught.value.items_yielded == 2
+    assert handler.seen == ["limit=2&pageSize=2", "offset=2&limit=2"]
 
 
 async def test_ids_equal_in_python_but_not_on_the_wire_are_both_delivered(serve: Serve) -> None:
@@ -122,6 +135,48 @@ async def test_the_detected_convention_is_reported_and_can_be_pinned(serve: Serv
     assert str(pager.convention).startswith("odata: ")
     assert [event.detail for event in events if event.kind == "paging"] == [str(pager.convention)]
     async with RemedyClient(url, paginator=pager.convention) as pinned:
+        again = await pinned.endpoints.list().collect()
+    assert first == [record.id for record in again] == ["a", "b"]
+
+
+async def test_links_relative_to_the_base_path_are_followed_once_confirmed(serve: Serve) -> None:
+    """Links relative to the base path are followed once page 2 confirms them."""
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.path_qs)
+        if "cursor" not in request.query:
+            body = {"data": [{"id": "a"}, {"id": "b"}], "links": {"next": "/v1/endpoints?cursor=x"}}
+            return web.json_response(body)
+        return web.json_response({"data": [{"id": "c"}], "links": {"next": None}})
+
+    url = await serve({"/wiki/v1/endpoints": handler})
+    async with RemedyClient(f"{url}/wiki") as client:
+        pager = client.endpoints.list()
+        found = [record.id async for record in pager]
+    assert found == ["a", "b", "c"]
+    assert seen == ["/wiki/v1/endpoints", "/wiki/v1/endpoints?cursor=x"]
+    assert pager.convention is not None
+    assert pager.convention.links_from == "base"
+
+
+async def test_a_composed_convention_is_reported_and_can_be_pinned(serve: Serve) -> None:
+    """A composed convention is reported on the pager and lists the same when pinned."""
+
+    async def handler(request: web.Request) -> web.Response:
+        if request.query.get("cursor") == "c2":
+            return web.json_response({"data": [{"id": "b"}], "meta": {"pagination": {}}})
+        body = {"data": [{"id": "a"}], "meta": {"pagination": {"next_cursor": "c2"}}}
+        return web.json_response(body)
+
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        pager = client.endpoints.list()
+        first = [record.id async for record in pager]
+    composed = pager.convention
+    assert composed is not None
+    assert (composed.next_at, composed.param) == (("meta", "pagination", "next_cursor"), "cursor")
+    async with RemedyClient(url, paginator=composed) as pinned:
         again = await pinned.endpoints.list().collect()
     assert first == [record.id for record in again] == ["a", "b"]
 

@@ -9,13 +9,15 @@ import string
 from random import Random
 from typing import Any
 
+import attrs
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from yarl import URL
 
-from remedy_async._paging._protocol import PageRequest
+from remedy_async._paging._conventions import CONVENTIONS, convention_document, convention_from
+from remedy_async._paging._protocol import Convention, PageRequest, Probe
 from remedy_async._paging._resume import (
     TOKEN_PREFIX,
     ResumePoint,
@@ -24,12 +26,14 @@ from remedy_async._paging._resume import (
     filters_fingerprint,
 )
 from remedy_async._redact import _SECRET_MARK
+from tests.budget import examples
+from tests.paging.strategies import CONVENTION_VALUES
 
 FILTERS = filters_fingerprint((("severity", "high"), ("status", "open")))
 POINT = ResumePoint(
     collection="vulnerability-findings",
     filters=FILTERS,
-    scheme="CursorPaginator",
+    paginator="CursorPaginator",
     request=PageRequest(params=(("cursor", "c2"), ("limit", "50"))),
     skip=3,
 )
@@ -39,13 +43,21 @@ URL_SAFE = re.compile(r"[A-Za-z0-9_.-]+")
 def decode(token: Any, point: ResumePoint = POINT) -> ResumePoint:
     """Decode a token for the list call `point` was made for."""
     return decode_token(
-        token, collection=point.collection, filters=point.filters, scheme=point.scheme
+        token, collection=point.collection, filters=point.filters, paginator=point.paginator
     )
 
 
 def raw_token(document: Any) -> str:
     """A token whose body is the given JSON document, as encode_token would wrap it."""
     return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
+
+
+def document_of(token: str) -> dict[str, Any]:
+    """The JSON document a token wraps."""
+    body = token[len(TOKEN_PREFIX) :]
+    document = orjson.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    assert isinstance(document, dict)
+    return document
 
 
 def good_document(**changes: Any) -> dict[str, Any]:
@@ -74,24 +86,96 @@ _URLS = st.builds(
     st.lists(st.text(alphabet=string.ascii_letters + string.digits + "-._~", max_size=8)),
     st.lists(st.tuples(st.text(max_size=8), st.text(max_size=8)), max_size=3),
 )
+_PARAMS = st.lists(st.tuples(st.text(), st.text()), max_size=5).map(tuple)
+_PLAIN_REQUESTS = st.builds(
+    PageRequest,
+    params=_PARAMS,
+    url=st.none() | _URLS,
+    convention=st.none() | CONVENTION_VALUES,
+    headers=st.lists(st.tuples(st.text(), st.text()), max_size=2).map(tuple),
+)
+_PROBES = st.builds(
+    Probe,
+    first_id=st.text(),
+    others=st.lists(_PLAIN_REQUESTS, max_size=3).map(tuple),
+    refusal=st.none() | st.text(),
+    unannounced=st.booleans(),
+)
+_REQUESTS = st.builds(
+    PageRequest,
+    params=_PARAMS,
+    url=st.none() | _URLS,
+    convention=st.none() | CONVENTION_VALUES,
+    headers=st.lists(st.tuples(st.text(), st.text()), max_size=2).map(tuple),
+    probe=st.none() | _PROBES,
+)
 _POINTS = st.builds(
     ResumePoint,
     collection=st.text(),
     filters=st.text(),
-    scheme=st.text(),
-    request=st.builds(
-        PageRequest,
-        params=st.lists(st.tuples(st.text(), st.text()), max_size=5).map(tuple),
-        url=st.none() | _URLS,
-    ),
+    paginator=st.text(),
+    request=_REQUESTS,
     skip=st.integers(min_value=0, max_value=2**63 - 1),
 )
 
 
+@settings(max_examples=examples(300))
 @given(_POINTS)
 def test_round_trip(point: ResumePoint) -> None:
-    """Decoding a point's token for the same list call gives the point back."""
+    """A token decodes to its point: composed convention, headers and probe included."""
     assert decode(encode_token(point), point) == point
+
+
+@settings(max_examples=examples(300))
+@given(CONVENTION_VALUES)
+def test_a_conventions_document_reads_back_as_the_convention(convention: Convention) -> None:
+    """A convention's document (a preset's name, or its fields) reads back as it."""
+    assert convention_from(convention_document(convention)) == convention
+
+
+def test_a_token_keeps_a_preset_by_name_and_a_composition_by_fields() -> None:
+    """A preset is stored as its name; a composition as its fields that differ from defaults."""
+    composed = Convention(
+        name="detected", follow="token", items=(("data",),), next_at=("meta", "next"), param="c"
+    )
+    for convention, stored in [
+        (CONVENTIONS["cursor"], "cursor"),
+        (
+            composed,
+            {
+                "name": "detected",
+                "follow": "token",
+                "items": [["data"]],
+                "next_at": ["meta", "next"],
+                "param": "c",
+            },
+        ),
+    ]:
+        point = attrs.evolve(POINT, request=PageRequest(convention=convention))
+        assert document_of(encode_token(point))["v"] == stored
+
+
+def test_a_probe_resumes_with_its_remaining_guesses() -> None:
+    """A token taken while a guess is tried resumes trying it, then the guesses after it."""
+    after = PageRequest(params=(("page", "2"),), convention=CONVENTIONS["page"])
+    probe = Probe("ep-0", (after,), refusal=None, unannounced=True)
+    request = PageRequest(
+        params=(("offset", "100"),), convention=CONVENTIONS["offset"], probe=probe
+    )
+    point = attrs.evolve(POINT, request=request)
+    decoded = decode(encode_token(point), point)
+    assert decoded.request.probe == probe
+    assert decoded.request.probe.next_try() == attrs.evolve(
+        after, probe=Probe("ep-0", unannounced=True)
+    )
+
+
+def test_a_header_continuation_resumes_in_its_header() -> None:
+    """A token sent back as a request header is kept as one."""
+    convention = Convention(name="h", follow="token", param="X-Cursor", param_in="header")
+    request = PageRequest(headers=(("X-Cursor", "c2"),), convention=convention)
+    point = attrs.evolve(POINT, request=request)
+    assert decode(encode_token(point), point).request.headers == (("X-Cursor", "c2"),)
 
 
 @given(_POINTS)
@@ -127,7 +211,7 @@ def test_other_collection_is_refused() -> None:
     """A token made for another collection is refused, naming both collections."""
     with pytest.raises(ValueError, match="'vulnerability-findings', not for 'endpoints'"):
         decode_token(
-            encode_token(POINT), collection="endpoints", filters=FILTERS, scheme=POINT.scheme
+            encode_token(POINT), collection="endpoints", filters=FILTERS, paginator=POINT.paginator
         )
 
 
@@ -136,7 +220,10 @@ def test_other_filters_are_refused() -> None:
     other = filters_fingerprint((("severity", "low"), ("status", "open")))
     with pytest.raises(ValueError, match="other filters"):
         decode_token(
-            encode_token(POINT), collection=POINT.collection, filters=other, scheme=POINT.scheme
+            encode_token(POINT),
+            collection=POINT.collection,
+            filters=other,
+            paginator=POINT.paginator,
         )
 
 
@@ -147,18 +234,18 @@ def test_no_filters_is_other_filters() -> None:
             encode_token(POINT),
             collection=POINT.collection,
             filters=filters_fingerprint(()),
-            scheme=POINT.scheme,
+            paginator=POINT.paginator,
         )
 
 
-def test_other_scheme_is_refused() -> None:
-    """A token made with another paging scheme is refused, naming both schemes."""
+def test_other_paginator_is_refused() -> None:
+    """A token made with another paginator is refused, naming both paginators."""
     with pytest.raises(ValueError, match="CursorPaginator, this list uses OffsetPaginator"):
         decode_token(
             encode_token(POINT),
             collection=POINT.collection,
             filters=FILTERS,
-            scheme="OffsetPaginator",
+            paginator="OffsetPaginator",
         )
 
 
@@ -239,10 +326,22 @@ def test_json_missing_key_is_malformed(key: str) -> None:
         ("k", "3"),
         ("k", True),
         ("k", None),
+        ("v", "nope"),
+        ("v", 3),
+        ("v", {"follow": "sideways"}),
+        ("v", {"bogus": 1}),
+        ("h", 3),
+        ("h", [["X-Cursor"]]),
+        ("q", 3),
+        ("q", {"o": []}),
+        ("q", {"i": 1, "o": []}),
+        ("q", {"i": "ep-0", "o": 3}),
+        ("q", {"i": "ep-0", "o": [3]}),
+        ("q", {"i": "ep-0", "o": [], "r": 3}),
     ],
 )
 def test_wrong_types_are_malformed(key: str, value: Any) -> None:
-    """A token with a value of the wrong type, or a negative skip, is malformed."""
+    """A wrong type, negative skip, unknown convention or broken probe is malformed."""
     with pytest.raises(ValueError, match="resume_token is malformed"):
         decode(raw_token(good_document(**{key: value})))
 
@@ -288,7 +387,7 @@ _JSON = st.recursive(
 )
 
 
-@given(st.fixed_dictionaries({}, optional=dict.fromkeys("cfspuk", _JSON)))
+@given(st.fixed_dictionaries({}, optional=dict.fromkeys("cfspukvhq", _JSON)))
 def test_arbitrary_json_document_is_only_ever_a_value_error(document: dict[str, Any]) -> None:
     """A token of any JSON object decodes or raises ValueError, never another exception."""
     with contextlib.suppress(ValueError):
@@ -344,14 +443,14 @@ def echoing_point(url: str = ECHOED) -> ResumePoint:
     return ResumePoint(
         collection="scopes",
         filters=FILTERS,
-        scheme="AutoPaginator",
+        paginator="AutoPaginator",
         request=PageRequest(params=(("cursor", f"c1.{SECRET}"),), url=URL(url, encoded=True)),
     )
 
 
 def decode_echoing(token: str, secrets: tuple[str, ...]) -> ResumePoint:
     return decode_token(
-        token, collection="scopes", filters=FILTERS, scheme="AutoPaginator", secrets=secrets
+        token, collection="scopes", filters=FILTERS, paginator="AutoPaginator", secrets=secrets
     )
 
 
@@ -362,7 +461,7 @@ def test_an_echoed_secret_is_never_stored_in_a_token(secret: str) -> None:
     point = ResumePoint(
         collection="scopes",
         filters=FILTERS,
-        scheme="AutoPaginator",
+        paginator="AutoPaginator",
         request=PageRequest(params=(("cursor", secret),), url=URL(url, encoded=True)),
     )
     token = encode_token(point, (secret,))
@@ -386,3 +485,17 @@ def test_a_token_with_an_echo_needs_a_client_with_a_secret() -> None:
     token = encode_token(echoing_point(), (SECRET,))
     with pytest.raises(ValueError, match="cannot be used: it holds a credential the service"):
         decode_echoing(token, ())
+
+
+def test_an_echoed_secret_in_a_header_or_a_guess_is_never_stored() -> None:
+    """Request headers and the requests of later guesses conceal an echoed secret too."""
+    guess = PageRequest(params=(("pageToken", f"t.{SECRET}"),), convention=CONVENTIONS["google"])
+    request = PageRequest(
+        headers=(("X-Cursor", f"c.{SECRET}"),),
+        convention=Convention(name="h", follow="token", param="X-Cursor", param_in="header"),
+        probe=Probe("sc-1", (guess,)),
+    )
+    point = attrs.evolve(echoing_point(), request=request)
+    token = encode_token(point, (SECRET,))
+    assert SECRET not in str(document_of(token))
+    assert decode_echoing(token, (SECRET,)) == point

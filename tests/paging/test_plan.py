@@ -14,9 +14,17 @@ from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._envelope import last_page_number, planned_offsets, planned_pages
 from remedy_async._paging._follow import ConventionPaginator
 from remedy_async._paging._pinned import OffsetPaginator, PageNumberPaginator
-from remedy_async._paging._protocol import ListSize, PagePlan, PageRequest, PageResult, Paginator
+from remedy_async._paging._protocol import (
+    ListSize,
+    PagePlan,
+    PageRequest,
+    PageResult,
+    Paginator,
+    Probe,
+)
 
 URL_ = URL("https://api.example.com/v1/endpoints")
+OFFSET = CONVENTIONS["offset"]
 
 
 def items(count: int) -> list[dict[str, str]]:
@@ -68,7 +76,7 @@ def test_the_last_page_number_comes_from_a_count_or_a_total_and_size(
 
 def test_offset_convention_plans_from_the_total() -> None:
     """An offset page of 10 at 0 with total 35 plans offsets 10, 20 and 30, keeping the limit."""
-    paginator = ConventionPaginator(CONVENTIONS["offset"])
+    paginator = ConventionPaginator(OFFSET)
     request = paginator.first(10)
     body = {"items": items(10), "offset": 0, "limit": 10, "total": 35}
     found = plan(paginator, request, body, count=8)
@@ -111,8 +119,8 @@ def test_zero_based_pages_plan_from_their_own_first_page() -> None:
 
 def test_the_last_page_plans_nothing_but_still_states_the_size() -> None:
     """A last page gives an empty plan with its size, so a changed size is still caught."""
-    paginator = ConventionPaginator(CONVENTIONS["offset"])
-    request = PageRequest(params=(("offset", "30"), ("limit", "10")), convention="offset")
+    paginator = ConventionPaginator(OFFSET)
+    request = PageRequest(params=(("offset", "30"), ("limit", "10")), convention=OFFSET)
     body = {"items": items(5), "offset": 30, "limit": 10, "total": 35}
     assert plan(paginator, request, body) == PagePlan((), ListSize(35))
 
@@ -157,3 +165,21 @@ def test_list_size_says_what_was_announced() -> None:
     """A size reads as its items and pages, for the moved-list error."""
     assert str(ListSize(2503, 26)) == "2503 items in 26 pages"
     assert str(ListSize(None, 26)) == "26 pages"
+
+
+def test_a_page_brought_by_a_guess_is_not_planned() -> None:
+    """While a guessed convention is being verified, the auto paginator plans nothing."""
+    paginator = AutoPaginator()
+    probe = Probe("first-page-id")
+    request = PageRequest(
+        params=(("offset", "10"), ("limit", "10")), convention=OFFSET, probe=probe
+    )
+    body = {"items": items(10), "offset": 10, "limit": 10, "total": 35}
+    assert plan(paginator, request, body) is None
+
+
+def test_the_auto_paginator_plans_by_the_convention_it_composed() -> None:
+    """An offset list detected on page 1 plans its later offsets as a pinned one would."""
+    paginator = AutoPaginator()
+    body = {"items": items(10), "offset": 0, "limit": 10, "total": 25}
+    assert [p["offset"] for p in params(plan(paginator, paginator.first(10), body))] == ["10", "20"]

@@ -1,0 +1,101 @@
+"""Over loopback: a first request refused for its page-size names falls back to one name at a
+time; a guess the service refuses (400) gives way to the next; when none is left the list ends,
+or stops with the guess's refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+from aiohttp import web
+
+from remedy_async import BadRequestError, ContractDriftWarning, PaginationError, RemedyClient
+from tests.loopback import Serve
+from tests.paging.responses import records
+
+Handler = Callable[[web.Request], Awaitable[web.Response]]
+
+
+def refusing(names: set[str], answer: Callable[[web.Request], object]) -> tuple[list[str], Handler]:
+    """A list answering 400 to a request carrying any of `names`, else `answer(request)`;
+    records every query string."""
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.query_string)
+        if names & set(request.query):
+            return web.json_response({"error": {"code": "bad", "message": "unknown"}}, status=400)
+        return web.json_response(answer(request))
+
+    return seen, handler
+
+
+async def test_a_first_request_refused_for_a_size_name_is_sent_with_limit_alone(
+    serve: Serve,
+) -> None:
+    """A 400 for `pageSize` is met by asking with `limit` alone, told as a drift warning."""
+    seen, handler = refusing({"pageSize"}, lambda _: {"items": records(3)})
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        with pytest.warns(ContractDriftWarning, match="pageSize"):
+            found = await client.endpoints.list(page_size=5).collect()
+    assert [record.id for record in found] == ["ep-0", "ep-1", "ep-2"]
+    assert seen == ["limit=5&pageSize=5", "limit=5"]
+
+
+async def test_a_first_request_refused_under_every_size_name_raises_the_first_refusal(
+    serve: Serve,
+) -> None:
+    """A service refusing `limit` and `pageSize` alike fails with its first 400."""
+    seen, handler = refusing({"pageSize", "limit"}, lambda _: {"items": []})
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        with pytest.raises(BadRequestError):
+            await client.endpoints.list(page_size=5).collect()
+    assert seen == ["limit=5&pageSize=5", "limit=5", "pageSize=5"]
+
+
+def by_page(request: web.Request) -> object:
+    """A list of 150 records capped at 100 a page, paged by a one-based `page` only."""
+    number = int(request.query.get("page", "1"))
+    return {1: records(100), 2: records(50, start=100)}.get(max(number, 1), [])
+
+
+async def test_a_refused_guess_gives_way_to_the_next(serve: Serve) -> None:
+    """`offset` refused (400) and `page=1` ignored: `page=2` is kept, with a warning."""
+    seen, handler = refusing({"offset"}, by_page)
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        with pytest.warns(ContractDriftWarning, match="announced no paging.*'page'"):
+            found = await client.endpoints.list().as_dicts().collect()
+    assert len(found) == 150
+    assert len({record["id"] for record in found}) == 150
+    assert seen[:2] == ["", "offset=100"]
+    assert "page=2" in seen
+
+
+async def test_every_guess_refused_on_a_silent_page_ends_the_list(serve: Serve) -> None:
+    """A silent round page whose service refuses every guess is the whole list."""
+    seen, handler = refusing({"offset", "page", "after"}, lambda _: records(100))
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        found = await client.endpoints.list().as_dicts().collect()
+    assert len(found) == 100
+    assert seen[:2] == ["", "offset=100"]
+    assert len(seen) <= 6  # one check per paging parameter, never a loop
+
+
+async def test_every_guess_refused_after_a_continuation_is_a_pagination_error(
+    serve: Serve,
+) -> None:
+    """A token handed out whose every parameter is refused stops the list loudly."""
+    seen, handler = refusing(
+        {"cursor", "next_cursor"}, lambda _: {"data": records(2), "next_cursor": "c2"}
+    )
+    url = await serve({"/v1/endpoints": handler})
+    async with RemedyClient(url) as client:
+        with pytest.raises(PaginationError, match="each parameter tried") as caught:
+            await client.endpoints.list().as_dicts().collect()
+    assert caught.value.items_yielded == 2
+    assert seen[:2] == ["", "cursor=c2"]
+    assert "next_cursor=c2" in seen

@@ -1,0 +1,231 @@
+"""Positions the client computes: offsets, page numbers, last ids and page sizes; an echoed
+position must be the one asked for (issue 23: it used to be trusted, and skipped records)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._positions import (
+    check_echo,
+    first_request,
+    int_at,
+    int_param,
+    keyset_next,
+    next_position,
+    predict_next,
+    requested_size,
+    with_position,
+)
+from remedy_async._paging._protocol import Convention, PageRequest, PagingFault
+from remedy_async._wire._faults import WireFault
+
+OFFSET = CONVENTIONS["offset"]
+PAGE = CONVENTIONS["page"]
+SPRING = CONVENTIONS["spring"]
+POSITIONS = st.integers(min_value=0, max_value=10**6)
+
+
+def asked(*params: tuple[str, str]) -> PageRequest:
+    return PageRequest(params=params)
+
+
+# First requests
+
+
+@pytest.mark.parametrize(
+    ("convention", "params"),
+    [
+        (OFFSET, (("offset", "0"), ("limit", "10"))),
+        (PAGE, (("page", "1"), ("pageSize", "10"))),
+        (SPRING, (("page", "0"), ("size", "10"))),
+        (CONVENTIONS["cursor"], (("limit", "10"),)),
+    ],
+    ids=["offset", "page", "spring", "cursor"],
+)
+def test_a_first_request_starts_at_the_conventions_start(
+    convention: Convention, params: tuple[tuple[str, str], ...]
+) -> None:
+    """Offsets start at 0, pages at `first_page`, with the size in the size parameter."""
+    request = first_request(convention, 10)
+    assert (request.params, request.convention) == (params, convention)
+
+
+def test_a_first_request_without_a_size_asks_for_none() -> None:
+    """Without a page size, only the start position is sent."""
+    assert first_request(OFFSET, None).params == (("offset", "0"),)
+
+
+# Echoes
+
+
+@given(POSITIONS, POSITIONS)
+def test_an_echoed_offset_must_be_the_one_asked(requested: int, echoed: int) -> None:
+    """Any echoed offset other than the requested one is refused; the same one is followed."""
+    request = asked(("offset", str(requested)), ("limit", "2"))
+    body = {"items": [1, 2], "offset": echoed}
+    if echoed == requested:
+        following = next_position(OFFSET, request, body, 2, None)
+        assert following is not None
+        assert dict(following.params)["offset"] == str(requested + 2)
+    else:
+        with pytest.raises(PagingFault, match=f"echoed offset {echoed} for a request of offset"):
+            next_position(OFFSET, request, body, 2, None)
+
+
+@given(st.integers(min_value=1, max_value=10**6), st.integers(min_value=1, max_value=10**6))
+def test_an_echoed_page_must_be_the_one_asked(requested: int, echoed: int) -> None:
+    """Any echoed page number other than the requested one is refused."""
+    request = asked(("page", str(requested)))
+    body = {"items": [1], "page": echoed}
+    if echoed == requested:
+        following = next_position(PAGE, request, body, 1, None)
+        assert following is not None
+        assert dict(following.params)["page"] == str(requested + 1)
+    else:
+        with pytest.raises(PagingFault, match=f"echoed page {echoed} for a request of page"):
+            next_position(PAGE, request, body, 1, None)
+
+
+def test_a_first_page_without_its_number_is_the_conventions_first() -> None:
+    """A request without a page number asked for the first page: a zero-based echo of 0 fits."""
+    following = next_position(SPRING, asked(), {"content": [1], "number": 0}, 1, None)
+    assert following is not None
+    assert dict(following.params)["page"] == "1"
+
+
+def test_a_zero_based_echo_of_another_page_is_refused() -> None:
+    """Spring echoing page 0 for a request of page 1 is refused (the list moved)."""
+    with pytest.raises(PagingFault, match="echoed number 0 for a request of page 1"):
+        next_position(SPRING, asked(("page", "1")), {"content": [1], "number": 0}, 1, None)
+
+
+def test_no_echo_is_not_checked() -> None:
+    """A body that echoes no position is read by the request's own."""
+    check_echo(OFFSET, {"items": []}, 40)
+
+
+def test_an_echo_message_shows_no_values_but_positions() -> None:
+    """The refusal names the echo's place and the two positions, nothing else of the body."""
+    with pytest.raises(PagingFault) as info:
+        check_echo(OFFSET, {"offset": 12, "secret": "s3cr3t"}, 10)
+    assert "s3cr3t" not in str(info.value)
+    assert "echoed offset 12 for a request of offset 10" in str(info.value)
+
+
+# Ends and next positions
+
+
+def test_an_offset_list_ends_at_its_total() -> None:
+    """Offset + count reaching the total ends the list."""
+    assert next_position(OFFSET, asked(("offset", "8")), {"offset": 8}, 2, 10) is None
+
+
+def test_a_page_list_ends_at_its_page_count() -> None:
+    """The page numbered as the page count is the last."""
+    assert next_position(PAGE, asked(("page", "4")), {"page": 4, "totalPages": 4}, 5, None) is None
+
+
+def test_a_page_list_ends_at_its_total() -> None:
+    """Pages before this one plus this page's items reaching the total end the list."""
+    request = asked(("page", "3"), ("pageSize", "10"))
+    assert next_position(PAGE, request, {"page": 3}, 5, 25) is None
+
+
+def test_the_next_page_asks_for_the_size_served() -> None:
+    """Page boundaries follow the size the service served, not the one asked for."""
+    request = asked(("page", "1"), ("pageSize", "100"))
+    following = next_position(PAGE, request, {"page": 1, "pageSize": 20}, 20, None)
+    assert following is not None
+    assert following.params == (("page", "2"), ("pageSize", "20"))
+
+
+def test_a_keyset_request_carries_the_last_id() -> None:
+    """The next keyset request continues after the page's last id, keeping the size."""
+    convention = Convention(name="k", follow="keyset", param="after", size_param="limit")
+    following = keyset_next(convention, asked(("limit", "2")), [{"id": "a"}, {"id": 7}])
+    assert following.params == (("after", "7"), ("limit", "2"))
+
+
+@pytest.mark.parametrize("last", [{"id": None}, {"id": True}, {"name": "x"}, "a"])
+def test_a_keyset_page_without_a_last_id_is_refused(last: Any) -> None:
+    """No usable id on the last item: the list cannot continue after it."""
+    convention = Convention(name="k", follow="keyset", param="after")
+    with pytest.raises(PagingFault, match="no id to continue after"):
+        keyset_next(convention, asked(), [last])
+
+
+# Predictions (for fetching ahead)
+
+
+@given(POSITIONS, st.integers(min_value=1, max_value=1000))
+def test_an_offset_prediction_steps_by_the_size_asked(offset: int, size: int) -> None:
+    """The page after offset N with limit M starts at N + M."""
+    request = asked(("offset", str(offset)), ("limit", str(size)))
+    following = predict_next(OFFSET, request)
+    assert following is not None
+    assert following.params == (("offset", str(offset + size)), ("limit", str(size)))
+
+
+def test_an_offset_without_a_size_is_not_predicted() -> None:
+    """Without a size asked, where the next page starts is unknown."""
+    assert predict_next(OFFSET, asked(("offset", "20"))) is None
+
+
+def test_a_page_prediction_is_the_next_number() -> None:
+    """The page after page N is N + 1 (the first page when none was asked)."""
+    following = predict_next(PAGE, asked(("page", "3"), ("pageSize", "10")))
+    assert following is not None
+    assert following.params == (("page", "4"), ("pageSize", "10"))
+    first = predict_next(SPRING, asked())
+    assert first is not None
+    assert first.params == (("page", "1"),)
+
+
+@pytest.mark.parametrize("name", ["cursor", "link", "stripe", "none"])
+def test_handed_out_positions_are_not_predicted(name: str) -> None:
+    """Cursor, link, keyset and whole lists name their next page only in the page itself."""
+    assert predict_next(CONVENTIONS[name], asked(("limit", "10"))) is None
+
+
+# Sizes and parameters
+
+
+def test_a_request_without_a_size_parameter_keeps_the_contract_sizes() -> None:
+    """Without a size parameter of its own, a request keeps the first request's sizes."""
+    convention = Convention(name="o", follow="offset", param="start")
+    request = asked(("start", "0"), ("limit", "5"), ("pageSize", "5"), ("q", "x"))
+    following = with_position(convention, request, 5)
+    assert following.params == (("start", "5"), ("limit", "5"), ("pageSize", "5"))
+
+
+def test_page_numbers_count_only_their_own_size_parameter() -> None:
+    """A contract `limit` the page-number service did not read does not set its page size."""
+    assert requested_size(PAGE, asked(("limit", "5"))) is None
+    assert requested_size(OFFSET, asked(("pageSize", "5"))) == 5
+
+
+@pytest.mark.parametrize(("text", "number"), [("12", 12), ("-1", None), ("x", None), ("", None)])
+def test_integer_parameters(text: str, number: int | None) -> None:
+    """A parameter is a position only when it is digits."""
+    assert int_param({"offset": text}, "offset") == number
+    assert int_param({}, "offset") is None
+
+
+@pytest.mark.parametrize("value", ["3", 3.0, True, [3]])
+def test_an_echo_that_is_not_an_integer_is_a_wire_fault(value: Any) -> None:
+    """A position in the body that is not an integer is a WireFault at its path."""
+    with pytest.raises(WireFault) as info:
+        int_at({"meta": {"offset": value}}, ("meta", "offset"))
+    assert info.value.path == "$.meta.offset"
+
+
+def test_an_absent_or_null_echo_is_none() -> None:
+    """An absent or null integer is unknown, as is one read at no path."""
+    assert int_at({"offset": None}, ("offset",)) is None
+    assert int_at({}, ("offset",)) is None
+    assert int_at({"offset": 3}, ()) is None
