@@ -70,4 +70,7 @@ def advised(fault: PagingFault, request: PageRequest, response: JSONResponse) ->
 
 
 def _first_clause(fault: Exception) -> str:
-    return str(fault).split("; ", 1)[0]
+    """A fault's reason without advice another module appended to it."""
+    advice = getattr(fault, "advice", None)
+    text = str(fault)
+    return text[: -len(advice) - 2] if advice and text.endswith(advice) else text

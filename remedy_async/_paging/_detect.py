@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
-from urllib.parse import unquote
 
 import attrs
 from yarl import URL
@@ -27,7 +26,7 @@ from remedy_async._http import JSONResponse
 from ._alike import preset_alike
 from ._envelope import dig
 from ._follow import base_path, resource_names
-from ._links import resolve
+from ._links import carries, resolve
 from ._positions import int_param
 from ._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from ._scan import (
@@ -176,7 +175,7 @@ def _follow_url(
                 _resolved(response.url, other.value, True),
             }
             if other.kind == "url"
-            else str(other.value) in unquote(target)
+            else carries(target, str(other.value))
         )
         if not agrees:
             raise PagingFault(

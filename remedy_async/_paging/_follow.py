@@ -260,7 +260,7 @@ def continuation(convention: Convention, response: JSONResponse) -> str | None:
         value = response.headers.get(header)
         return value.strip() or None if value is not None else None
     value = dig(response.body, convention.next_at)
-    if value is MISSING or value is None or value == "":
+    if value is MISSING or value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, int) and not isinstance(value, bool) and convention.follow == "token":
         return str(value)

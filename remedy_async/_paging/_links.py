@@ -105,6 +105,16 @@ def next_link(header_values: Iterable[str], base: URL) -> URL | None:
     return None
 
 
+def carries(url: str, token: str) -> bool:
+    """Whether a URL carries a token as a whole query value or path segment (not merely as a
+    substring: `1` is not carried by `/v1/x?page=12`)."""
+    try:
+        parsed = URL(url)
+    except (ValueError, TypeError):
+        return False
+    return token in parsed.query.values() or token in parsed.path.split("/")
+
+
 def resolve(base: URL, target: str) -> URL:
     """Resolve a link target against the URL it came from; ValueError if it is not a URL."""
     try:

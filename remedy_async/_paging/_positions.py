@@ -41,9 +41,10 @@ def next_position(
     if convention.follow == "offset":
         offset = convention.first_offset if requested is None else requested
         check_echo(convention, body, offset)
-        if total is not None and offset - convention.first_offset + count >= total:
-            return None
-        if served is not None and count < served:
+        if total is not None:  # the total decides, whatever the page's length
+            if offset - convention.first_offset + count >= total:
+                return None
+        elif served is not None and count < served:
             return None
         return with_position(convention, request, offset + count)
     page = convention.first_page if requested is None else requested
@@ -53,9 +54,10 @@ def next_position(
     if pages is not None and number >= pages:
         return None
     size = served if served is not None else requested_size(convention, request)
-    if total is not None and size is not None and (number - 1) * size + count >= total:
-        return None
-    if served is not None and count < served:
+    if total is not None and size is not None:  # the total decides, whatever the page's length
+        if (number - 1) * size + count >= total:
+            return None
+    elif pages is None and served is not None and count < served:
         return None
     # Page boundaries depend on the size: ask for the size the service served, which differs
     # from the one asked when it did not read the first request's size parameter.
@@ -135,7 +137,10 @@ def plan_pages(
         start = int_param(dict(result.next.params), convention.param) or convention.first_page
         positions = planned_pages(start, last, count)
     following = result.next
-    return PagePlan(tuple(with_position(convention, following, at) for at in positions), size)
+    planned = [with_position(convention, following, at) for at in positions]
+    if planned:  # the first is exactly the next request the page named (a guess's probe too)
+        planned[0] = following
+    return PagePlan(tuple(planned), size)
 
 
 def with_position(

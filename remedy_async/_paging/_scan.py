@@ -143,8 +143,10 @@ def _link_signals(headers: Mapping[str, str]) -> list[Signal]:
     for value in link_values(headers):
         for link in parse_link_header(value):
             if "next" in link.rels:
-                ended = link.params.get("results", "").lower() == "false"
-                found.append(Signal((), "Link", "forward", "null" if ended else "url", link.target))
+                if link.params.get("results", "").lower() == "false":
+                    found.append(Signal((), "Link", "forward", "null", None))  # marked: no more
+                else:
+                    found.append(Signal((), "Link", "forward", "url", link.target))
             elif link.rels & {"prev", "previous", "first", "last", "self"}:
                 found.append(Signal((), "Link", "backward", "url", link.target))
     return found

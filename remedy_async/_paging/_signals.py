@@ -14,6 +14,7 @@ from urllib.parse import unquote
 
 from remedy_async._http import JSONResponse
 
+from ._links import carries
 from ._protocol import Convention, PageRequest, PagingFault, Path
 from ._scan import Signal, body_signals, header_signals
 from ._vocabulary import UNKNOWN
@@ -41,7 +42,7 @@ def refuse_unread_signals(
     """Raise UnreadSignal for the first signal of the page the convention does not account for."""
     read_paths = {*convention.signal_paths, *convention.ignore}
     read_headers = {name.lower() for name in (*convention.read_headers, *convention.ignore_headers)}
-    followed = "" if following is None or following.url is None else unquote(str(following.url))
+    followed = "" if following is None or following.url is None else str(following.url)
     signals = [*body_signals(response.body, items_path), *header_signals(response.headers)]
     for signal in signals:
         if signal.role == "backward" or not _says_more(signal, following is not None):
@@ -71,6 +72,11 @@ def _says_more(signal: Signal, going_on: bool) -> bool:
 
 
 def _within(signal: Signal, followed: str) -> bool:
-    """Whether a continuation is the followed URL, or a token found inside it."""
+    """Whether a continuation is the followed URL itself, or a token it carries."""
     text = str(signal.value)
-    return bool(text) and (unquote(text) in followed or followed.endswith(unquote(text)))
+    if not text:
+        return False
+    if signal.kind == "url":
+        shown = unquote(followed)
+        return unquote(text) == shown or shown.endswith(unquote(text))
+    return carries(followed, text)

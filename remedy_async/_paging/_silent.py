@@ -40,7 +40,8 @@ def unannounced(
     short_of_total = (bool(total) and _total(convention, response) not in (None, count)) or (
         bool(pages) and (_pages(convention, response) or 0) > 1
     )
-    if not items or not (count in asked or count in ROUND_SIZES or short_of_total):
+    complete = bool(total) and _total(convention, response) == count
+    if not items or complete or not (count in asked or count in ROUND_SIZES or short_of_total):
         if not total and reads_alike_whole(response, found.path):
             return Detection(CONVENTIONS["none"])
         return Detection(attrs.evolve(convention, name="none" if not total else "detected"))

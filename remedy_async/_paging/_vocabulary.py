@@ -39,6 +39,10 @@ _GENERIC = frozenset(
     {"href", "link", "url", "uri", "path", "value", "offset", "page", "start", "cursor",
      "token", "after", "before", "starting", "id"}
 )  # fmt: skip
+_TIME_WORDS = frozenset(
+    {"created", "updated", "modified", "changed", "deleted", "date", "time", "timestamp", "since"}
+)
+"""Words of a time filter: a name with one speaks of when, not of the next page."""
 _SPEAKS = ("nxt", "tok", "continu", "cursor", "marker", "next", "more", "after", "paging")
 """Stems that make a name speak of a next page even outside the vocabulary."""
 
@@ -82,6 +86,8 @@ def role_of(name: str, parent: str | None = None) -> Role | Literal["unknown"] |
         return "total"
     if "more" in said or said in {("has", "next"), ("has", "next", "page")} or "truncated" in said:
         return "more"
+    if set(said) & _TIME_WORDS:
+        return None  # `updated_after`, `createdBefore`: a filter's echo, not a cursor
     own = _direction(said)
     if own is not None:
         return own

@@ -68,8 +68,8 @@ def test_parameter_names_are_the_conventions(paginator: OffsetPaginator) -> None
 @pytest.mark.parametrize(
     ("paginator", "size_none", "size_50"),
     [
-        (OffsetPaginator(), (("offset", "0"),), (("offset", "0"), ("limit", "50"))),
-        (PageNumberPaginator(), (("page", "1"),), (("page", "1"), ("pageSize", "50"))),
+        (OffsetPaginator(), (), (("limit", "50"),)),
+        (PageNumberPaginator(), (), (("pageSize", "50"),)),
         (CursorPaginator(), (), (("limit", "50"),)),
         (LinkHeaderPaginator(), (), (("limit", "50"),)),
         (UnpagedPaginator(), (), ()),
@@ -77,21 +77,21 @@ def test_parameter_names_are_the_conventions(paginator: OffsetPaginator) -> None
     ids=["offset", "page-number", "cursor", "link", "unpaged"],
 )
 def test_first_params(paginator: Paginator, size_none: Headers, size_50: Headers) -> None:
-    """first() adds the convention's start parameters, and the page size only when given."""
+    """first() names no start position (every service starts there), and the page size only
+    when given."""
     assert paginator.first(None).params == size_none
     assert paginator.first(50).params == size_50
     assert paginator.first(50).url is None
 
 
 def test_first_uses_custom_parameter_names() -> None:
-    """first() uses the configured parameter names and first page number."""
+    """first() uses the configured size parameter names (and no position)."""
     assert OffsetPaginator(offset_param="skip", limit_param="take").first(5).params == (
-        ("skip", "0"),
         ("take", "5"),
     )
     assert PageNumberPaginator(page_param="p", size_param="per_page", first_page=0).first(
         5
-    ).params == (("p", "0"), ("per_page", "5"))
+    ).params == (("per_page", "5"),)
     assert CursorPaginator(limit_param="max").first(5).params == (("max", "5"),)
     assert LinkHeaderPaginator(page_size_param="per_page").first(5).params == (("per_page", "5"),)
 
@@ -678,7 +678,7 @@ def test_items_path_names_the_item_key(paginator: Paginator, key: str) -> None:
             OffsetPaginator(),
             [({"items": [1, 2]}, ()), ({"items": [3, 4]}, ()), ({"items": []}, ())],
             [
-                (("offset", "0"), ("limit", "2")),
+                (("limit", "2"),),
                 (("offset", "2"), ("limit", "2")),
                 (("offset", "4"), ("limit", "2")),
             ],
@@ -687,7 +687,7 @@ def test_items_path_names_the_item_key(paginator: Paginator, key: str) -> None:
             PageNumberPaginator(),
             [({"items": [1, 2]}, ()), ({"items": [3]}, ()), ({"items": []}, ())],
             [
-                (("page", "1"), ("pageSize", "2")),
+                (("pageSize", "2"),),
                 (("page", "2"), ("pageSize", "2")),
                 (("page", "3"), ("pageSize", "2")),
             ],

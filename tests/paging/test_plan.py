@@ -167,15 +167,25 @@ def test_list_size_says_what_was_announced() -> None:
     assert str(ListSize(None, 26)) == "26 pages"
 
 
-def test_a_page_brought_by_a_guess_is_not_planned() -> None:
-    """While a guessed convention is being verified, the auto paginator plans nothing."""
+def test_a_guess_the_service_ignored_plans_nothing() -> None:
+    """A page that answered a guess with the list's first page again plans nothing."""
     paginator = AutoPaginator()
-    probe = Probe("first-page-id")
+    probe = Probe(items(1)[0]["id"])
     request = PageRequest(
         params=(("offset", "10"), ("limit", "10")), convention=OFFSET, probe=probe
     )
     body = {"items": items(10), "offset": 10, "limit": 10, "total": 35}
     assert plan(paginator, request, body) is None
+
+
+def test_a_guess_the_service_took_plans_as_usual() -> None:
+    """A page that confirms a guess plans the later pages like any page of its convention."""
+    paginator = AutoPaginator()
+    request = PageRequest(
+        params=(("offset", "10"), ("limit", "10")), convention=OFFSET, probe=Probe("other-id")
+    )
+    body = {"items": items(10), "offset": 10, "limit": 10, "total": 35}
+    assert [p["offset"] for p in params(plan(paginator, request, body))] == ["20", "30"]
 
 
 def test_the_auto_paginator_plans_by_the_convention_it_composed() -> None:

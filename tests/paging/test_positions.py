@@ -40,9 +40,9 @@ def asked(*params: tuple[str, str]) -> PageRequest:
 @pytest.mark.parametrize(
     ("convention", "params"),
     [
-        (OFFSET, (("offset", "0"), ("limit", "10"))),
-        (PAGE, (("page", "1"), ("pageSize", "10"))),
-        (SPRING, (("page", "0"), ("size", "10"))),
+        (OFFSET, (("limit", "10"),)),
+        (PAGE, (("pageSize", "10"),)),
+        (SPRING, (("size", "10"),)),
         (CONVENTIONS["cursor"], (("limit", "10"),)),
     ],
     ids=["offset", "page", "spring", "cursor"],
@@ -50,14 +50,15 @@ def asked(*params: tuple[str, str]) -> PageRequest:
 def test_a_first_request_starts_at_the_conventions_start(
     convention: Convention, params: tuple[tuple[str, str], ...]
 ) -> None:
-    """Offsets start at 0, pages at `first_page`, with the size in the size parameter."""
+    """A first request names no position (offsets and pages start where every service starts
+    them), only the size in the size parameter."""
     request = first_request(convention, 10)
     assert (request.params, request.convention) == (params, convention)
 
 
 def test_a_first_request_without_a_size_asks_for_none() -> None:
-    """Without a page size, only the start position is sent."""
-    assert first_request(OFFSET, None).params == (("offset", "0"),)
+    """Without a page size, a first request sends no parameter at all."""
+    assert first_request(OFFSET, None).params == ()
 
 
 # Echoes
