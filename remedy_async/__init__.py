@@ -70,6 +70,7 @@ from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
+from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
 from ._version import VERSION as _VERSION
@@ -150,6 +151,7 @@ __all__ = [
     "PagingFault",
     "PermissionDeniedError",
     "ProbeReport",
+    "RateLimit",
     "RateLimitError",
     "RemediationAction",
     "RemediationStatus",

@@ -24,7 +24,14 @@ from ._collection import (
     Resource,
     ResourceCollection,
 )
-from ._download import Destination, DownloadResult, check_destination, receive, retry_for
+from ._download import (
+    Destination,
+    DownloadResult,
+    check_destination,
+    entity_tag,
+    receive,
+    retry_for,
+)
 from ._errors import ClientClosedError
 from ._http import AttemptTimeout, JSONResponse, Request, Response
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
@@ -33,6 +40,8 @@ from ._paging._auto import AutoPaginator
 from ._paging._follow import as_paginator
 from ._paging._protocol import Convention, Paginator
 from ._profiles import read_profile
+from ._redact import shown_url
+from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate
 from ._sending._headers import default_headers
@@ -61,8 +70,11 @@ class RemedyClient:
     otherwise (`auth_header="X-API-Key", auth_scheme=None` sends the bare token). An injected
     `session` is used as given and never closed by the client.
 
-    Every request goes through one gate per client: at most `max_in_flight` at once, and none
-    while the service has asked everyone to wait (429, or no rate-limit budget left). Failed
+    Every request goes through one gate per client: at most `max_in_flight` at once, none
+    while the service has asked everyone to wait (429, or no rate-limit budget left), and, with
+    `rate_limit=RateLimit(requests=..., per=...)`, no more than that budget allows, shared by
+    every task; waits for the pause, a slot or a turn count against the attempt's timeout and
+    the call's deadline. Failed
     attempts are retried by `retry` (see RetryPolicy); `clock` (monotonic seconds) and `sleep`
     (default asyncio.sleep) can be replaced so tests never wait. Lists detect the service's
     paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
@@ -96,6 +108,7 @@ class RemedyClient:
         trace_configs: Sequence[aiohttp.TraceConfig] = (),
         health_path: str = config.HEALTH_PATH,
         agent_configuration_path: str = config.AGENT_CONFIGURATION_PATH,
+        rate_limit: RateLimit | str | None = None,
         paginator: Paginator | Convention | None = None,
         paginators: Mapping[str, Paginator | Convention] | None = None,
         trusted_origins: Sequence[str] = (),
@@ -124,6 +137,7 @@ class RemedyClient:
             config.positive_count(max_in_flight, "max_in_flight"),
             clock,
             max_pause=retry.max_retry_after,
+            budget=config.budget(rate_limit),
         )
         credential_headers = frozenset({auth_header.lower(), "authorization", "cookie"})
         self._credential_headers = credential_headers
@@ -303,16 +317,33 @@ class RemedyClient:
         query = encode_extra_params(params) + (options.extra_params if options else ())
         if query:
             url = url.extend_query(query)
+        return await self._traced("get_json", url, self._get_json(url, options))
+
+    async def _get_json(self, url: URL, options: RequestOptions | None) -> JSONResponse:
         response = await self._send(Request("GET", url), options)
         return decode_json(response, secrets=self._secrets)
 
     async def health(self, *, options: RequestOptions | None = None) -> HealthStatus:
         """Ask the service whether it is healthy; an error status raises, any 2xx answer returns."""
+        return await self._traced("health", self._health_url, self._health(options))
+
+    async def _health(self, options: RequestOptions | None) -> HealthStatus:
         response = await self._send(Request("GET", self._health_url), options)
         return record_from(HealthStatus, response, secrets=self._secrets)
 
+    async def _traced(self, operation: str, url: URL, work: Awaitable[T]) -> T:
+        """Await `work` as one logical call of the events (when anyone listens)."""
+        if not self._events.active:
+            return await work
+        shown = shown_url(url, self._secrets, query=True)
+        return await self._events.call(operation, "GET", shown, work)
+
     async def download_agent_configuration(
-        self, destination: Destination, *, options: RequestOptions | None = None
+        self,
+        destination: Destination,
+        *,
+        etag: str | None = None,
+        options: RequestOptions | None = None,
     ) -> DownloadResult:
         """Download the agent configuration, streaming it in chunks.
 
@@ -322,13 +353,21 @@ class RemedyClient:
         file object (written as received, not closed). A failed download to a path is retried
         under the retry policy; one to a file object is not, since written bytes cannot be
         taken back.
+
+        `etag` (a previous result's `etag`) makes the download conditional: it is sent as
+        `If-None-Match`, and when the service answers 304 Not Modified nothing is written (the
+        file, directory or file object is left as it was) and the result says
+        `not_modified=True`. A bare value is quoted (`abc` is sent as `"abc"`).
         """
         check_destination(destination)
         sender = self._open_sender()
         headers, timeout, policy = self._settings(options)
         headers = {**headers, "Accept": DOWNLOAD_ACCEPT}
+        if etag is not None:
+            headers["If-None-Match"] = entity_tag(etag)
         request = Request("GET", self._agent_configuration_url)
-        read_body = partial(receive, destination)
-        return await sender.stream(
+        read_body = partial(receive, destination, etag)
+        download = sender.stream(
             request, headers, timeout, retry_for(destination, policy), read_body
         )
+        return await self._traced("download_agent_configuration", request.url, download)

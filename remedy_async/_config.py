@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from yarl import URL
 
 from ._errors import ConfigurationError
+from ._sending._budget import RateLimit, RequestBudget
 
 V = TypeVar("V")
 
@@ -106,6 +107,20 @@ def positive_count(value: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigurationError(f"{name} must be an int >= 1, got {value!r}")
     return value
+
+
+def budget(limit: RateLimit | str | None) -> RequestBudget | None:
+    """The shared budget for a `rate_limit` setting (a RateLimit, or text such as `10/s`)."""
+    if limit is None:
+        return None
+    if isinstance(limit, str):
+        try:
+            limit = RateLimit.parse(limit)
+        except ValueError as error:
+            raise ConfigurationError(f"rate_limit: {error}") from None
+    if not isinstance(limit, RateLimit):
+        raise ConfigurationError(f"rate_limit must be a RateLimit, got {limit!r}")
+    return RequestBudget(limit)
 
 
 def closest(name: str, choices: Iterable[str]) -> str:

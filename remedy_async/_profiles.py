@@ -38,6 +38,7 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "auth_scheme": (str,),
     "timeout": (int, float),
     "max_in_flight": (int,),
+    "rate_limit": (str,),
     "max_response_bytes": (int,),
     "follow_redirects": (bool,),
     "allow_insecure_http": (bool,),
