@@ -70,6 +70,13 @@ class RemedyClient:
     otherwise (`auth_header="X-API-Key", auth_scheme=None` sends the bare token). An injected
     `session` is used as given and never closed by the client.
 
+    Requests go straight to the service unless `proxy="http://host:port"` (or `https://`)
+    names a forward proxy: https requests tunnel through it (CONNECT), so it sees only the
+    host and port; credentials for it come from its URL (`http://user:password@host:port`) or
+    `proxy_auth=(user, password)` and go to the proxy alone. `trust_env=True` also reads
+    exactly `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (and their lower-case forms) when the
+    client is built; never `~/.netrc`, the system's proxy settings or any other variable.
+
     Every request goes through one gate per client: at most `max_in_flight` at once, none
     while the service has asked everyone to wait (429, or no rate-limit budget left), and, with
     `rate_limit=RateLimit(requests=..., per=...)`, no more than that budget allows, shared by
@@ -103,6 +110,9 @@ class RemedyClient:
         follow_redirects: bool = False,
         allow_insecure_http: bool = False,
         ssl_context: ssl.SSLContext | None = None,
+        proxy: str | URL | None = None,
+        proxy_auth: tuple[str, str] | None = None,
+        trust_env: bool = False,
         session: aiohttp.ClientSession | None = None,
         event_hooks: Sequence[EventHook] = (),
         trace_configs: Sequence[aiohttp.TraceConfig] = (),
@@ -130,6 +140,8 @@ class RemedyClient:
         self._max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
         self._follow_redirects = follow_redirects
         self._ssl_context = ssl_context
+        self._proxies = config.proxies(proxy, proxy_auth, trust_env)
+        config.check_proxied_http(self._proxies, self.base_url, self._token, allow_insecure_http)
         self._trace_configs = list(trace_configs)
         self._clock = clock
         self._sleep = sleep if sleep is not None else asyncio.sleep
@@ -139,7 +151,9 @@ class RemedyClient:
             max_pause=retry.max_retry_after,
             budget=config.budget(rate_limit),
         )
-        credential_headers = frozenset({auth_header.lower(), "authorization", "cookie"})
+        credential_headers = frozenset(
+            {auth_header.lower(), "authorization", "cookie", "proxy-authorization"}
+        )
         self._credential_headers = credential_headers
         self._events = Events(event_hooks, credential_headers, self._secrets)
         self._health_url = URL(str(self.base_url) + config.api_path(health_path, "health_path"))
@@ -213,7 +227,9 @@ class RemedyClient:
         self, session: aiohttp.ClientSession, session_headers: Mapping[str, str] | None = None
     ) -> Sender:
         return Sender(
-            transport=AiohttpTransport(session, session_headers=session_headers),
+            transport=AiohttpTransport(
+                session, session_headers=session_headers, proxies=self._proxies
+            ),
             gate=self._gate,
             events=self._events,
             secrets=self._secrets,

@@ -11,6 +11,7 @@ from yarl import URL
 
 from ._errors import ConfigurationError
 from ._sending._budget import RateLimit, RequestBudget
+from ._sending._proxies import ProxyRoutes
 
 V = TypeVar("V")
 
@@ -121,6 +122,36 @@ def budget(limit: RateLimit | str | None) -> RequestBudget | None:
     if not isinstance(limit, RateLimit):
         raise ConfigurationError(f"rate_limit must be a RateLimit, got {limit!r}")
     return RequestBudget(limit)
+
+
+def proxies(
+    proxy: str | URL | None,
+    proxy_auth: tuple[str, str] | None,
+    trust_env: bool,
+    environ: Mapping[str, str] | None = None,
+) -> ProxyRoutes | None:
+    """The proxy routes for the proxy settings (the environment read now, if trusted)."""
+    try:
+        routes = ProxyRoutes.from_settings(
+            proxy, proxy_auth, trust_env, os.environ if environ is None else environ
+        )
+    except ValueError as error:
+        raise ConfigurationError(str(error)) from None
+    return routes
+
+
+def check_proxied_http(
+    routes: ProxyRoutes | None, base: URL, token: str | None, allow_insecure_http: bool
+) -> None:
+    """Refuse to send a token in clear through a proxy (an http base URL that is proxied)."""
+    if routes is None or base.scheme != "http" or not token or allow_insecure_http:
+        return
+    proxy = routes.for_url(base)
+    if proxy is not None:
+        raise ConfigurationError(
+            f"refusing plain http through the proxy {proxy.shown}: the token would cross it "
+            "unencrypted; use https, bypass the proxy (NO_PROXY), or pass allow_insecure_http=True"
+        )
 
 
 def closest(name: str, choices: Iterable[str]) -> str:

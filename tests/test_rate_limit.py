@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -293,3 +294,12 @@ def test_text_that_is_no_rate_is_refused_saying_what_is(text: str) -> None:
     """Anything else is a ValueError naming the grammar (or the bad value)."""
     with pytest.raises(ValueError, match=r"rate is N/s|RateLimit"):
         RateLimit.parse(text)
+
+
+def test_a_configuration_file_sets_the_rate_limit(tmp_path: Path) -> None:
+    """`rate_limit = "600/min"` in a profile is the client's budget."""
+    config = tmp_path / "remedy.toml"
+    config.write_text('[default]\nbase_url = "https://api.test"\nrate_limit = "600/min"\n')
+    client = RemedyClient.from_config(config)
+    assert client._gate.budget is not None
+    assert client._gate.budget.limit == RateLimit(600, per=60)

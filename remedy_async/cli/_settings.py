@@ -13,7 +13,14 @@ from typing import Any
 from remedy_async import ClientEvent, RemedyClient, RetryPolicy
 
 from ._errors import UsageError
-from ._options import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
+from ._options import (
+    AUTH_HEADER_ENV,
+    BASE_URL_ENV,
+    CONFIG_ENV,
+    NO_PROXY_WORDS,
+    PROXY_ENV,
+    TOKEN_ENV,
+)
 
 EventHook = Callable[[ClientEvent], None]
 
@@ -26,14 +33,26 @@ def open_client(
     config = getattr(options, "config", None) or env.get(CONFIG_ENV) or None
     if "config" not in options:
         config = None  # a command without --config (probe) ignores REMEDY_CONFIG too
+    routes = proxy_settings(options, env)
     if config is None:
-        return RemedyClient(**client_settings(options, env), event_hooks=event_hooks)
+        settings = client_settings(options, env)
+        return RemedyClient(**settings, **routes, event_hooks=event_hooks)
     # The file's settings stand for arguments, so only flags override them; the environment
     # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only).
     given = client_settings(options, {}, base_url_required=False)
     return RemedyClient.from_config(
-        config, profile=options.profile, environ=env, **given, event_hooks=event_hooks
+        config, profile=options.profile, environ=env, **given, **routes, event_hooks=event_hooks
     )
+
+
+def proxy_settings(options: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
+    """The client's proxy arguments: --proxy, else $REMEDY_PROXY, else the standard proxy
+    variables (the client reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY itself, as gh does);
+    `none` or `direct` ignores them all."""
+    proxy = getattr(options, "proxy", None) or env.get(PROXY_ENV) or None
+    if proxy is not None and proxy.strip().lower() in NO_PROXY_WORDS:
+        return {"trust_env": False}
+    return {"trust_env": True} if proxy is None else {"proxy": proxy, "trust_env": True}
 
 
 def client_settings(
@@ -63,6 +82,8 @@ def client_settings(
         settings["timeout"] = options.timeout
     if options.max_in_flight is not None:
         settings["max_in_flight"] = options.max_in_flight
+    if getattr(options, "rate", None) is not None:
+        settings["rate_limit"] = options.rate
     if options.allow_insecure_http:
         settings["allow_insecure_http"] = True
     return settings
