@@ -74,6 +74,7 @@ from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, P
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
+from ._telemetry import Telemetry
 from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
 from ._wire._error_bodies import ERROR_SHAPES
@@ -173,6 +174,7 @@ __all__ = [
     "ScopeSelector",
     "ServerError",
     "Severity",
+    "Telemetry",
     "UnpagedPaginator",
     "UnprocessableEntityError",
     "VulnerabilityFinding",

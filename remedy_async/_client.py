@@ -40,7 +40,6 @@ from ._paging._auto import AutoPaginator
 from ._paging._follow import as_paginator
 from ._paging._protocol import Convention, Paginator
 from ._profiles import read_profile
-from ._redact import shown_url
 from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate
@@ -48,6 +47,7 @@ from ._sending._headers import default_headers
 from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
 from ._sending._transport import AiohttpTransport, attempt_timeout_of, open_session
+from ._telemetry import Telemetry, telemetry_for
 from ._wire._json import decode_json
 from ._wire._query import ExtraParams, encode_extra_params
 from ._wire._reader import record_from
@@ -69,6 +69,10 @@ class RemedyClient:
     The token goes in `Authorization: Bearer <token>` unless `auth_header`/`auth_scheme` say
     otherwise (`auth_header="X-API-Key", auth_scheme=None` sends the bare token). An injected
     `session` is used as given and never closed by the client.
+
+    With OpenTelemetry installed (the `otel` extra), each call is a span, each attempt a child
+    span, with request-duration, retry, 429 and wait metrics, once an SDK sets the global
+    providers (or `telemetry=Telemetry(...)` names some); `telemetry=False` turns it off.
 
     Requests go straight to the service unless `proxy="http://host:port"` (or `https://`)
     names a forward proxy: https requests tunnel through it (CONNECT), so it sees only the
@@ -115,6 +119,7 @@ class RemedyClient:
         trust_env: bool = False,
         session: aiohttp.ClientSession | None = None,
         event_hooks: Sequence[EventHook] = (),
+        telemetry: bool | Telemetry = True,
         trace_configs: Sequence[aiohttp.TraceConfig] = (),
         health_path: str = config.HEALTH_PATH,
         agent_configuration_path: str = config.AGENT_CONFIGURATION_PATH,
@@ -140,8 +145,9 @@ class RemedyClient:
         self._max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
         self._follow_redirects = follow_redirects
         self._ssl_context = ssl_context
-        self._proxies = config.proxies(proxy, proxy_auth, trust_env)
-        config.check_proxied_http(self._proxies, self.base_url, self._token, allow_insecure_http)
+        self._proxies = config.proxies(
+            proxy, proxy_auth, trust_env, self.base_url, self._token, allow_insecure_http
+        )
         self._trace_configs = list(trace_configs)
         self._clock = clock
         self._sleep = sleep if sleep is not None else asyncio.sleep
@@ -155,7 +161,13 @@ class RemedyClient:
             {auth_header.lower(), "authorization", "cookie", "proxy-authorization"}
         )
         self._credential_headers = credential_headers
-        self._events = Events(event_hooks, credential_headers, self._secrets)
+        self._events = Events(
+            event_hooks,
+            credential_headers,
+            self._secrets,
+            telemetry=telemetry_for(telemetry, clock),
+            clock=clock,
+        )
         self._health_url = URL(str(self.base_url) + config.api_path(health_path, "health_path"))
         self._agent_configuration_url = URL(
             str(self.base_url)
@@ -333,7 +345,7 @@ class RemedyClient:
         query = encode_extra_params(params) + (options.extra_params if options else ())
         if query:
             url = url.extend_query(query)
-        return await self._traced("get_json", url, self._get_json(url, options))
+        return await self._events.traced("get_json", url, self._get_json(url, options))
 
     async def _get_json(self, url: URL, options: RequestOptions | None) -> JSONResponse:
         response = await self._send(Request("GET", url), options)
@@ -341,18 +353,11 @@ class RemedyClient:
 
     async def health(self, *, options: RequestOptions | None = None) -> HealthStatus:
         """Ask the service whether it is healthy; an error status raises, any 2xx answer returns."""
-        return await self._traced("health", self._health_url, self._health(options))
+        return await self._events.traced("health", self._health_url, self._health(options))
 
     async def _health(self, options: RequestOptions | None) -> HealthStatus:
         response = await self._send(Request("GET", self._health_url), options)
         return record_from(HealthStatus, response, secrets=self._secrets)
-
-    async def _traced(self, operation: str, url: URL, work: Awaitable[T]) -> T:
-        """Await `work` as one logical call of the events (when anyone listens)."""
-        if not self._events.active:
-            return await work
-        shown = shown_url(url, self._secrets, query=True)
-        return await self._events.call(operation, "GET", shown, work)
 
     async def download_agent_configuration(
         self,
@@ -386,4 +391,4 @@ class RemedyClient:
         download = sender.stream(
             request, headers, timeout, retry_for(destination, policy), read_body
         )
-        return await self._traced("download_agent_configuration", request.url, download)
+        return await self._events.traced("download_agent_configuration", request.url, download)

@@ -128,30 +128,27 @@ def proxies(
     proxy: str | URL | None,
     proxy_auth: tuple[str, str] | None,
     trust_env: bool,
-    environ: Mapping[str, str] | None = None,
+    base: URL,
+    token: str | None,
+    allow_insecure_http: bool,
 ) -> ProxyRoutes | None:
-    """The proxy routes for the proxy settings (the environment read now, if trusted)."""
+    """The proxy routes for the proxy settings (the environment read now, if trusted).
+
+    A token is not sent in clear through a proxy: an http base URL that would be proxied is
+    refused unless allow_insecure_http is set."""
     try:
-        routes = ProxyRoutes.from_settings(
-            proxy, proxy_auth, trust_env, os.environ if environ is None else environ
-        )
+        routes = ProxyRoutes.from_settings(proxy, proxy_auth, trust_env, os.environ)
     except ValueError as error:
         raise ConfigurationError(str(error)) from None
-    return routes
-
-
-def check_proxied_http(
-    routes: ProxyRoutes | None, base: URL, token: str | None, allow_insecure_http: bool
-) -> None:
-    """Refuse to send a token in clear through a proxy (an http base URL that is proxied)."""
     if routes is None or base.scheme != "http" or not token or allow_insecure_http:
-        return
-    proxy = routes.for_url(base)
-    if proxy is not None:
+        return routes
+    through = routes.for_url(base)
+    if through is not None:
         raise ConfigurationError(
-            f"refusing plain http through the proxy {proxy.shown}: the token would cross it "
+            f"refusing plain http through the proxy {through.shown}: the token would cross it "
             "unencrypted; use https, bypass the proxy (NO_PROXY), or pass allow_insecure_http=True"
         )
+    return routes
 
 
 def closest(name: str, choices: Iterable[str]) -> str:

@@ -12,6 +12,7 @@ import pytest
 from aiohttp import web
 
 from tests.loopback import CANARY, Handler, Serve, serve_app
+from tests.otel import Otel
 
 pytest_plugins = ["remedy_async.testing"]
 
@@ -90,6 +91,21 @@ def library_logging(request: pytest.FixtureRequest) -> Iterator[str]:
         yield str(request.param)
     finally:
         library.setLevel(previous)
+
+
+@pytest.fixture
+def otel(request: pytest.FixtureRequest) -> Iterator[Otel]:
+    """OpenTelemetry providers exporting in memory: pass `otel.telemetry` to a client.
+
+    Every span and metric they exported is watched for the canary token, as logs are."""
+    exported = Otel()
+    try:
+        yield exported
+    finally:
+        for text in exported.exported_text():
+            if CANARY in text:
+                CANARY_WATCH.leaks.append(f"telemetry of {request.node.nodeid}: {text[:300]}")
+        exported.shutdown()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -44,9 +44,11 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_import_pays_only_for_what_it_uses() -> None:
-    """`import remedy_async` loads neither cattrs, the TOML parser, the probe nor the paging
-    schemes one pins by hand: each loads on first use."""
+    """`import remedy_async` loads neither cattrs, the TOML parser, the probe, the paging
+    schemes one pins by hand nor OpenTelemetry (installed here): each loads on first use."""
     later = (
+        "opentelemetry",
+        "remedy_async._otel",
         "cattrs",
         "tomllib",
         "remedy_async._probe",

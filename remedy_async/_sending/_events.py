@@ -22,8 +22,9 @@ from contextvars import ContextVar
 from typing import Literal, Protocol, TypeVar
 
 from attrs import evolve, frozen
+from yarl import URL
 
-from remedy_async._redact import REDACTED, redact
+from remedy_async._redact import REDACTED, redact, shown_url
 
 LOGGER = logging.getLogger("remedy_async")
 
@@ -116,6 +117,13 @@ class Events:
             or LOGGER.isEnabledFor(logging.DEBUG)
             or (self._telemetry is not None and self._telemetry.listening)
         )
+
+    async def traced(self, operation: str, url: URL, work: Awaitable[R]) -> R:
+        """Await `work` (a GET of `url`), as one logical call when anyone listens."""
+        if not self.active:
+            return await work
+        shown = shown_url(url, self._secrets, query=True)
+        return await self.call(operation, "GET", shown, work)
 
     async def call(self, operation: str, method: str, url: str, work: Awaitable[R]) -> R:
         """Run `work` as one logical call: framed by call and end events, its own events
