@@ -22,6 +22,7 @@ No request header, hence no credential, is ever read here.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 from typing import Any
@@ -41,6 +42,8 @@ except ImportError:  # pragma: no cover - an API without it
     _UnsetMeters = metrics.NoOpMeterProvider  # type: ignore[misc,assignment]
 
 SCOPE = "remedy_async"
+RECHECK_SECONDS = 1.0
+"""How often a bridge without an SDK asks again whether one has been set up."""
 DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10)
 """The semantic conventions' advised boundaries for `http.client.request.duration`."""
 
@@ -70,7 +73,8 @@ class OpenTelemetryBridge:
     def __init__(
         self, tracer_provider: Any, meter_provider: Any, clock: Callable[[], float]
     ) -> None:
-        self._explicit = tracer_provider is not None or meter_provider is not None
+        self._listening = tracer_provider is not None or meter_provider is not None
+        self._ask_again_at = 0.0
         self._tracer = trace.get_tracer(SCOPE, VERSION, tracer_provider=tracer_provider)
         meter = metrics.get_meter(SCOPE, VERSION, meter_provider=meter_provider)
         self._duration = meter.create_histogram(
@@ -100,13 +104,23 @@ class OpenTelemetryBridge:
 
     @property
     def listening(self) -> bool:
-        """Whether spans or metrics go anywhere: providers given, or set globally by an SDK."""
-        if self._explicit:
+        """Whether spans or metrics go anywhere: providers given, or set globally by an SDK.
+
+        Global providers are set once per process, so a yes is kept; a no is asked again at
+        most once a second (an SDK set up after the client counts from then on)."""
+        if self._listening:
             return True
+        now = time.monotonic()
+        if now < self._ask_again_at:
+            return False
+        self._ask_again_at = now + RECHECK_SECONDS
         tracers = trace.get_tracer_provider()
         unset = isinstance(tracers, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
         meters = metrics.get_meter_provider()
-        return not (unset and isinstance(meters, _UnsetMeters | metrics.NoOpMeterProvider))
+        self._listening = not (
+            unset and isinstance(meters, _UnsetMeters | metrics.NoOpMeterProvider)
+        )
+        return self._listening
 
     def __call__(self, event: ClientEvent) -> None:
         handle = _HANDLERS.get(event.kind)
