@@ -220,18 +220,18 @@ class Sender:
     ) -> float:
         """Wait until the gate lets an attempt go, holding one of its slots on return; the time.
 
-        A shared pause that would end after `ends_at` (or is longer than the policy accepts)
-        fails the attempt at once with RateLimitError carrying the pause as `retry_after`; a
-        slot that does not come free before `ends_at`, or a turn under the client's rate limit
-        that would come after it, with APITimeoutError. A slot is held while waiting for the
-        turn, so requests leave in the order of their turns.
+        A shared pause that would end at or after `ends_at` (leaving the exchange no time), or
+        is longer than the policy accepts, fails the attempt at once with RateLimitError
+        carrying the pause as `retry_after`; a slot that does not come free before `ends_at`,
+        or a turn under the client's rate limit that would come after it, with APITimeoutError.
+        A slot is held while waiting for the turn, so requests leave in the order of turns.
         """
         gate, clock = self.gate, self._clock
         while True:
             now = clock()
             pause = gate.pause_left()
             if pause > 0:
-                if pause > policy.max_retry_after or now + pause > ends_at:
+                if pause > policy.max_retry_after or now + pause >= ends_at:
                     raise RateLimitError(
                         f"the service asked every request to wait {pause:.1f} s, longer than "
                         "this attempt's timeout, the call's deadline or max_retry_after leave",
