@@ -50,6 +50,18 @@ def _no_real_sleeps(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(asyncio, "sleep", guarded_sleep)
 
 
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "REMEDY_PROXY")
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy_from_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests set the proxy variables they need: none comes from the machine running them (the
+    command line reads them by default)."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
 class CanaryWatch(logging.Handler):
     """Collects every log record (formatted, with any traceback) that shows the canary token."""
 
