@@ -9,6 +9,7 @@ subcommands below it (see `_tree`), else `plain`.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
@@ -59,9 +60,7 @@ def whole(minimum: int) -> Callable[[str], int]:
 
 
 def rate(text: str) -> str:
-    """A --rate value, checked here by the grammar the client reads (`RateLimit.parse`)."""
-    import re  # noqa: PLC0415 - the grammar alone; the client checks the numbers
-
+    """A --rate value, checked here for its shape; the client reads it (`RateLimit.parse`)."""
     if not re.fullmatch(r"\s*\d+\s*/\s*[0-9.e+-]*\s*[a-z]+\s*", text.lower()):
         raise ValueError(f"a rate is N/s, N/min, N/h or N/Xs, got {text!r}")
     return text
