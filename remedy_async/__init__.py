@@ -35,6 +35,7 @@ from ._errors import (
     NotFoundError,
     PaginationError,
     PermissionDeniedError,
+    ProxyError,
     RateLimitError,
     RemedyError,
     RemedyWarning,
@@ -71,8 +72,10 @@ from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
+from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
+from ._telemetry import Telemetry
 from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
 from ._wire._error_bodies import ERROR_SHAPES
@@ -152,6 +155,8 @@ __all__ = [
     "PagingFault",
     "PermissionDeniedError",
     "ProbeReport",
+    "ProxyError",
+    "RateLimit",
     "RateLimitError",
     "RemediationAction",
     "RemediationStatus",
@@ -171,6 +176,7 @@ __all__ = [
     "ScopeSelector",
     "ServerError",
     "Severity",
+    "Telemetry",
     "UnpagedPaginator",
     "UnprocessableEntityError",
     "VulnerabilityFinding",

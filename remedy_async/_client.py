@@ -24,7 +24,14 @@ from ._collection import (
     Resource,
     ResourceCollection,
 )
-from ._download import Destination, DownloadResult, check_destination, receive, retry_for
+from ._download import (
+    Destination,
+    DownloadResult,
+    check_destination,
+    entity_tag,
+    receive,
+    retry_for,
+)
 from ._errors import ClientClosedError
 from ._http import AttemptTimeout, JSONResponse, Request, Response
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
@@ -33,12 +40,14 @@ from ._paging._auto import AutoPaginator
 from ._paging._follow import as_paginator
 from ._paging._protocol import Convention, Paginator
 from ._profiles import read_profile
+from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate
 from ._sending._headers import default_headers
 from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
 from ._sending._transport import AiohttpTransport, attempt_timeout_of, open_session
+from ._telemetry import Telemetry, telemetry_for
 from ._wire._json import decode_json
 from ._wire._query import ExtraParams, encode_extra_params
 from ._wire._reader import record_from
@@ -61,8 +70,22 @@ class RemedyClient:
     otherwise (`auth_header="X-API-Key", auth_scheme=None` sends the bare token). An injected
     `session` is used as given and never closed by the client.
 
-    Every request goes through one gate per client: at most `max_in_flight` at once, and none
-    while the service has asked everyone to wait (429, or no rate-limit budget left). Failed
+    With OpenTelemetry installed (the `otel` extra), each call is a span, each attempt a child
+    span, with request-duration, retry, 429 and wait metrics, once an SDK sets the global
+    providers (or `telemetry=Telemetry(...)` names some); `telemetry=False` turns it off.
+
+    Requests go straight to the service unless `proxy="http://host:port"` (or `https://`)
+    names a forward proxy: https requests tunnel through it (CONNECT), so it sees only the
+    host and port; credentials for it come from its URL (`http://user:password@host:port`) or
+    `proxy_auth=(user, password)` and go to the proxy alone. `trust_env=True` also reads
+    exactly `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (and their lower-case forms) when the
+    client is built; never `~/.netrc`, the system's proxy settings or any other variable.
+
+    Every request goes through one gate per client: at most `max_in_flight` at once, none
+    while the service has asked everyone to wait (429, or no rate-limit budget left), and, with
+    `rate_limit=RateLimit(requests=..., per=...)`, no more than that budget allows, shared by
+    every task; waits for the pause, a slot or a turn count against the attempt's timeout and
+    the call's deadline. Failed
     attempts are retried by `retry` (see RetryPolicy); `clock` (monotonic seconds) and `sleep`
     (default asyncio.sleep) can be replaced so tests never wait. Lists detect the service's
     paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
@@ -91,11 +114,16 @@ class RemedyClient:
         follow_redirects: bool = False,
         allow_insecure_http: bool = False,
         ssl_context: ssl.SSLContext | None = None,
+        proxy: str | URL | None = None,
+        proxy_auth: tuple[str, str] | None = None,
+        trust_env: bool = False,
         session: aiohttp.ClientSession | None = None,
         event_hooks: Sequence[EventHook] = (),
+        telemetry: bool | Telemetry = True,
         trace_configs: Sequence[aiohttp.TraceConfig] = (),
         health_path: str = config.HEALTH_PATH,
         agent_configuration_path: str = config.AGENT_CONFIGURATION_PATH,
+        rate_limit: RateLimit | str | None = None,
         paginator: Paginator | Convention | None = None,
         paginators: Mapping[str, Paginator | Convention] | None = None,
         trusted_origins: Sequence[str] = (),
@@ -117,6 +145,9 @@ class RemedyClient:
         self._max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
         self._follow_redirects = follow_redirects
         self._ssl_context = ssl_context
+        self._proxies = config.proxies(
+            proxy, proxy_auth, trust_env, self.base_url, self._token, allow_insecure_http
+        )
         self._trace_configs = list(trace_configs)
         self._clock = clock
         self._sleep = sleep if sleep is not None else asyncio.sleep
@@ -124,10 +155,19 @@ class RemedyClient:
             config.positive_count(max_in_flight, "max_in_flight"),
             clock,
             max_pause=retry.max_retry_after,
+            budget=config.budget(rate_limit),
         )
-        credential_headers = frozenset({auth_header.lower(), "authorization", "cookie"})
+        credential_headers = frozenset(
+            {auth_header.lower(), "authorization", "cookie", "proxy-authorization"}
+        )
         self._credential_headers = credential_headers
-        self._events = Events(event_hooks, credential_headers, self._secrets)
+        self._events = Events(
+            event_hooks,
+            credential_headers,
+            self._secrets,
+            telemetry=telemetry_for(telemetry, clock),
+            clock=clock,
+        )
         self._health_url = URL(str(self.base_url) + config.api_path(health_path, "health_path"))
         self._agent_configuration_url = URL(
             str(self.base_url)
@@ -199,7 +239,9 @@ class RemedyClient:
         self, session: aiohttp.ClientSession, session_headers: Mapping[str, str] | None = None
     ) -> Sender:
         return Sender(
-            transport=AiohttpTransport(session, session_headers=session_headers),
+            transport=AiohttpTransport(
+                session, session_headers=session_headers, proxies=self._proxies
+            ),
             gate=self._gate,
             events=self._events,
             secrets=self._secrets,
@@ -303,16 +345,26 @@ class RemedyClient:
         query = encode_extra_params(params) + (options.extra_params if options else ())
         if query:
             url = url.extend_query(query)
+        return await self._events.traced("get_json", url, self._get_json(url, options))
+
+    async def _get_json(self, url: URL, options: RequestOptions | None) -> JSONResponse:
         response = await self._send(Request("GET", url), options)
         return decode_json(response, secrets=self._secrets)
 
     async def health(self, *, options: RequestOptions | None = None) -> HealthStatus:
         """Ask the service whether it is healthy; an error status raises, any 2xx answer returns."""
+        return await self._events.traced("health", self._health_url, self._health(options))
+
+    async def _health(self, options: RequestOptions | None) -> HealthStatus:
         response = await self._send(Request("GET", self._health_url), options)
         return record_from(HealthStatus, response, secrets=self._secrets)
 
     async def download_agent_configuration(
-        self, destination: Destination, *, options: RequestOptions | None = None
+        self,
+        destination: Destination,
+        *,
+        etag: str | None = None,
+        options: RequestOptions | None = None,
     ) -> DownloadResult:
         """Download the agent configuration, streaming it in chunks.
 
@@ -322,13 +374,21 @@ class RemedyClient:
         file object (written as received, not closed). A failed download to a path is retried
         under the retry policy; one to a file object is not, since written bytes cannot be
         taken back.
+
+        `etag` (a previous result's `etag`) makes the download conditional: it is sent as
+        `If-None-Match`, and when the service answers 304 Not Modified nothing is written (the
+        file, directory or file object is left as it was) and the result says
+        `not_modified=True`. A bare value is quoted (`abc` is sent as `"abc"`).
         """
         check_destination(destination)
         sender = self._open_sender()
         headers, timeout, policy = self._settings(options)
         headers = {**headers, "Accept": DOWNLOAD_ACCEPT}
+        if etag is not None:
+            headers["If-None-Match"] = entity_tag(etag)
         request = Request("GET", self._agent_configuration_url)
-        read_body = partial(receive, destination)
-        return await sender.stream(
+        read_body = partial(receive, destination, etag)
+        download = sender.stream(
             request, headers, timeout, retry_for(destination, policy), read_body
         )
+        return await self._events.traced("download_agent_configuration", request.url, download)

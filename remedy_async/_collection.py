@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any, Generic, TypeVar, Unpack, overload
 
@@ -28,6 +28,7 @@ from ._paging._follow import paginator_name
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
+from ._redact import shown_url
 from ._sending._events import ClientEvent, Events
 from ._wire._ids import id_segment
 from ._wire._json import decode_json
@@ -118,6 +119,9 @@ class ResourceCollection(Generic[T]):
         self._events = events
         self._trusted_origins = trusted_origins
         self._reader = RecordReader(resource.model, naming, resource.attribute)
+        self._get_name = f"{resource.attribute}.get"
+        self._list_name = f"{resource.attribute}.list"
+        self._page_name = f"{resource.attribute}.page"
 
     @property
     def naming(self) -> Naming:
@@ -137,10 +141,25 @@ class ResourceCollection(Generic[T]):
         url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
         if options is not None and options.extra_params:
             url = url.extend_query(options.extra_params)
+        events = self._events
+        if events is not None and events.active:
+            return await events.call(
+                self._get_name, "GET", self._shown(url), self._read(url, options)
+            )
+        response = await self._send(Request("GET", url), options)  # as _read, one frame less
+        return record_from(
+            self.resource.model, response, secrets=self._secrets, read=self._reader.read
+        )
+
+    async def _read(self, url: URL, options: RequestOptions | None) -> T:
+        """A get's request and the record it answers with."""
         response = await self._send(Request("GET", url), options)
         return record_from(
             self.resource.model, response, secrets=self._secrets, read=self._reader.read
         )
+
+    def _shown(self, url: URL) -> str:
+        return shown_url(url, self._secrets, query=True)
 
     def get_many(
         self,
@@ -167,7 +186,12 @@ class ResourceCollection(Generic[T]):
             concurrency=concurrency,
             dedupe_window=dedupe_window,
         )
-        return bulk.ordered() if ordered else bulk.as_completed()
+        results = bulk.ordered() if ordered else bulk.as_completed()
+        events = self._events
+        if events is not None and events.active:
+            name = f"{self.resource.attribute}.get_many"
+            return events.iteration(name, "GET", self._url_text, results)
+        return results
 
     @overload
     def list(
@@ -282,13 +306,20 @@ class ResourceCollection(Generic[T]):
                 secrets=self._secrets,
             )
 
+        async def read(url: URL, sent: RequestOptions | None) -> JSONResponse:
+            response = await self._send(Request("GET", url), sent)
+            return decode_json(response, secrets=self._secrets)
+
         async def fetch(page: PageRequest) -> JSONResponse:
             if page.url is not None:
                 url = page.url
             else:
                 url = self.url.with_query(filter_params + page.params)
             sent = options if not page.headers else _with_headers(options, page.headers)
-            response = await self._send(Request("GET", url), sent)
+            events = self._events
+            if events is not None and events.active:
+                return await events.call(self._page_name, "GET", self._shown(url), read(url, sent))
+            response = await self._send(Request("GET", url), sent)  # as read, one frame less
             return decode_json(response, secrets=self._secrets)
 
         return Pager(
@@ -304,8 +335,16 @@ class ResourceCollection(Generic[T]):
                 trusted_origins=self._trusted_origins,
                 secrets=self._secrets,
                 on_convention=self._announce_convention,
+                observe=self._observe,
             )
         )
+
+    def _observe(self, steps: AsyncGenerator[Any, None]) -> AsyncGenerator[Any, None]:
+        """A list's iteration, as one logical call when anyone listens to the events."""
+        events = self._events
+        if events is None or not events.active:
+            return steps
+        return events.iteration(self._list_name, "GET", self._url_text, steps)
 
     def _announce_convention(self, convention: Convention, url: str) -> None:
         """Tell the DEBUG log and the event hooks which convention a list follows."""

@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 from yarl import URL
 
 from ._errors import ConfigurationError
+from ._sending._budget import RateLimit, RequestBudget
+from ._sending._proxies import ProxyRoutes
 
 V = TypeVar("V")
 
@@ -114,6 +116,47 @@ def positive_count(value: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigurationError(f"{name} must be an int >= 1, got {value!r}")
     return value
+
+
+def budget(limit: RateLimit | str | None) -> RequestBudget | None:
+    """The shared budget for a `rate_limit` setting (a RateLimit, or text such as `10/s`)."""
+    if limit is None:
+        return None
+    if isinstance(limit, str):
+        try:
+            limit = RateLimit.parse(limit)
+        except ValueError as error:
+            raise ConfigurationError(f"rate_limit: {error}") from None
+    if not isinstance(limit, RateLimit):
+        raise ConfigurationError(f"rate_limit must be a RateLimit, got {limit!r}")
+    return RequestBudget(limit)
+
+
+def proxies(
+    proxy: str | URL | None,
+    proxy_auth: tuple[str, str] | None,
+    trust_env: bool,
+    base: URL,
+    token: str | None,
+    allow_insecure_http: bool,
+) -> ProxyRoutes | None:
+    """The proxy routes for the proxy settings (the environment read now, if trusted).
+
+    A token is not sent in clear through a proxy: an http base URL that would be proxied is
+    refused unless allow_insecure_http is set."""
+    try:
+        routes = ProxyRoutes.from_settings(proxy, proxy_auth, trust_env, os.environ)
+    except ValueError as error:
+        raise ConfigurationError(str(error)) from None
+    if routes is None or base.scheme != "http" or not token or allow_insecure_http:
+        return routes
+    through = routes.for_url(base)
+    if through is not None:
+        raise ConfigurationError(
+            f"refusing plain http through the proxy {through.shown}: the token would cross it "
+            "unencrypted; use https, bypass the proxy (NO_PROXY), or pass allow_insecure_http=True"
+        )
+    return routes
 
 
 def closest(name: str, choices: Iterable[str]) -> str:

@@ -18,7 +18,10 @@ from typing import BinaryIO
 import aiohttp
 from attrs import evolve, frozen
 
+from ._errors import APIStatusError
+from ._http import REQUEST_ID_HEADER
 from ._sending._retry import RetryPolicy
+from ._sending._sender import NOT_MODIFIED
 from ._sending._transport import StreamedResponse
 
 CHUNK_SIZE = 64 * 1024
@@ -42,8 +45,14 @@ class DownloadResult:
     filename: str | None
     """The file name from Content-Disposition, as the service sent it."""
     etag: str | None
+    """The service's ETag for the file: pass it as `etag=` next time to download only a change."""
     sha256: str
-    """Hex SHA-256 of the bytes written, to compare with a published checksum."""
+    """Hex SHA-256 of the bytes written, to compare with a published checksum ("" when
+    `not_modified`: nothing was written)."""
+    not_modified: bool = False
+    """True when the download was conditional (`etag=`) and the service answered 304 Not
+    Modified: nothing was written, the destination is as it was (`path` is the file a path
+    destination names, None for a directory or a file object)."""
 
 
 def safe_filename(name: str | None, fallback: str) -> str:
@@ -114,8 +123,25 @@ def retry_for(destination: Destination, policy: RetryPolicy) -> RetryPolicy:
     return evolve(policy, attempts=1)
 
 
-async def receive(destination: Destination, response: StreamedResponse) -> DownloadResult:
-    """Write a 2xx response's body to the destination and say what was written."""
+def entity_tag(etag: str) -> str:
+    """An ETag as `If-None-Match` sends it: quoted (a bare value gets quotes), checked."""
+    if any(char in etag for char in "\r\n\0") or not etag.strip():
+        raise ValueError(f"etag must be one entity tag on one line, got {etag!r}")
+    etag = etag.strip()
+    if etag == "*" or (etag.endswith('"') and etag.startswith(('"', 'W/"')) and len(etag) > 1):
+        return etag
+    if '"' in etag:
+        raise ValueError(f"etag is neither quoted nor bare (it holds a quote): {etag!r}")
+    return f'"{etag}"'
+
+
+async def receive(
+    destination: Destination, etag: str | None, response: StreamedResponse
+) -> DownloadResult:
+    """Write a 2xx response's body to the destination and say what was written; for a 304 to
+    a conditional request (`etag` sent), write nothing and say so."""
+    if response.status == NOT_MODIFIED:
+        return _not_modified(destination, etag, response)
     filename = _disposition_filename(response.headers.get("Content-Disposition"))
     chunks = response.chunks(CHUNK_SIZE)
     if isinstance(destination, str | os.PathLike):
@@ -132,6 +158,30 @@ async def receive(destination: Destination, response: StreamedResponse) -> Downl
         filename=filename,
         etag=response.headers.get("ETag"),
         sha256=digest,
+    )
+
+
+def _not_modified(
+    destination: Destination, etag: str | None, response: StreamedResponse
+) -> DownloadResult:
+    if etag is None:
+        raise APIStatusError(
+            "the service answered 304 Not Modified to a download that was not conditional",
+            method=response.request.method,
+            url=response.request.url,
+            status=NOT_MODIFIED,
+            request_id=response.headers.get(REQUEST_ID_HEADER),
+            headers=response.headers,
+        )
+    unchanged = Path(destination) if isinstance(destination, str | os.PathLike) else None
+    return DownloadResult(
+        path=None if unchanged is None or unchanged.is_dir() else unchanged,
+        bytes_written=0,
+        content_type=None,
+        filename=None,
+        etag=response.headers.get("ETag") or etag,
+        sha256="",
+        not_modified=True,
     )
 
 

@@ -18,7 +18,9 @@
         │   ├── RateLimitError              429, has .retry_after
         │   └── ServerError                 5xx
         ├── APIConnectionError    no complete response: refused, reset, truncated body
-        │   └── APITimeoutError   the attempt ran out of time
+        │   ├── APITimeoutError   the attempt ran out of time
+        │   └── ProxyError        the proxy could not be reached, wants credentials (407)
+        │                         or refused the tunnel; has .proxy, .status
         ├── DecodeError           a complete body that is not the JSON expected; has .path
         ├── ResponseTooLargeError a body over max_response_bytes (checked while reading)
         └── PaginationError       the service's page sequence cannot be followed safely
@@ -229,6 +231,20 @@ class APIConnectionError(APIError):
 
 class APITimeoutError(APIConnectionError):
     """The request took longer than its timeout."""
+
+
+class ProxyError(APIConnectionError):
+    """The proxy failed the request: it could not be reached, asked for credentials (407) or
+    refused to open a tunnel. `proxy` is its URL (never with credentials), `status` its answer
+    (None when it could not be reached). Retried only when it could not be reached or answered
+    502, 503 or 504."""
+
+    def __init__(
+        self, message: str, *, method: str, url: URL | str, proxy: str, status: int | None = None
+    ) -> None:
+        super().__init__(message, method=method, url=url)
+        self.proxy = public_url(proxy)
+        self.status = status
 
 
 class DecodeError(APIError):

@@ -209,15 +209,19 @@ async def probe(
 
     client = RemedyClient(base_url, event_hooks=[record], **settings)
     seen: dict[str, str] = {}
+
+    async def survey() -> tuple[list[ResourceProbe], Any, Any]:
+        resources = [
+            await _probe_resource(client, resource, page_size, missing_id, seen)
+            for resource in RESOURCES
+        ]
+        return resources, await _probe_health(client), await _probe_download(client)
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RemedyWarning)
         async with client:
-            resources = [
-                await _probe_resource(client, resource, page_size, missing_id, seen)
-                for resource in RESOURCES
-            ]
-            health, health_problems = await _probe_health(client)
-            download, download_problems = await _probe_download(client)
+            surveyed = await client._events.traced("probe", client.base_url, survey())
+    resources, (health, health_problems), (download, download_problems) = surveyed
     said = [
         f"{warning.category.__name__}: {warning.message}"
         for warning in caught

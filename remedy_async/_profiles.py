@@ -45,9 +45,12 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "auth_scheme": (str,),
     "timeout": (int, float),
     "max_in_flight": (int,),
+    "rate_limit": (str,),
     "max_response_bytes": (int,),
     "follow_redirects": (bool,),
     "allow_insecure_http": (bool,),
+    "proxy": (str,),
+    "trust_env": (bool,),
     "health_path": (str,),
     "agent_configuration_path": (str,),
     "naming": (str,),
@@ -119,6 +122,11 @@ def _settings(table: Mapping[str, Any], where: str, env: Mapping[str, str]) -> d
         if key in _TABLES_OF_STRINGS or key == "trusted_origins":
             _check_strings(value, f"{where}: {key}")
         settings[key] = value
+    if "@" in settings.get("proxy", "").partition("://")[2].partition("/")[0]:
+        raise ConfigurationError(
+            f"{where}: proxy credentials do not belong in a file; put the proxy URL with them "
+            "in HTTPS_PROXY (and set trust_env = true) or pass proxy_auth"
+        )
     if "token_env" in settings:
         name = settings.pop("token_env")
         if not env.get(name):

@@ -13,6 +13,7 @@ import pytest
 from aiohttp import web
 
 from tests.loopback import CANARY, Handler, Serve, serve_app
+from tests.otel import Otel
 
 pytest_plugins = ["remedy_async.testing"]
 
@@ -50,6 +51,18 @@ def _no_real_sleeps(monkeypatch: pytest.MonkeyPatch) -> None:
         return await real_sleep(delay, result)
 
     monkeypatch.setattr(asyncio, "sleep", guarded_sleep)
+
+
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "REMEDY_PROXY")
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy_from_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests set the proxy variables they need: none comes from the machine running them (the
+    command line reads them by default)."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
 
 
 class CanaryWatch(logging.Handler):
@@ -93,6 +106,21 @@ def library_logging(request: pytest.FixtureRequest) -> Iterator[str]:
         yield str(request.param)
     finally:
         library.setLevel(previous)
+
+
+@pytest.fixture
+def otel(request: pytest.FixtureRequest) -> Iterator[Otel]:
+    """OpenTelemetry providers exporting in memory: pass `otel.telemetry` to a client.
+
+    Every span and metric they exported is watched for the canary token, as logs are."""
+    exported = Otel()
+    try:
+        yield exported
+    finally:
+        for text in exported.exported_text():
+            if CANARY in text:
+                CANARY_WATCH.leaks.append(f"telemetry of {request.node.nodeid}: {text[:300]}")
+        exported.shutdown()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

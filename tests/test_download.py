@@ -197,17 +197,21 @@ async def test_cut_download_to_a_file_object_is_not_retried() -> None:
 
 
 async def test_download_tells_event_hooks_of_each_exchange(serve: Serve) -> None:
-    """A download emits request and response events like any other call, for metrics."""
+    """A download is one call framing its request and response events, like any other call."""
     url = await serve({"/v1/agent-configuration": config_handler()})
     events: list[ClientEvent] = []
     async with RemedyClient(url, event_hooks=[events.append]) as client:
         await client.download_agent_configuration(io.BytesIO())
     assert [(event.kind, event.status) for event in events] == [
+        ("call", None),
         ("request", None),
         ("response", 200),
+        ("end", None),
     ]
-    assert events[1].url.endswith("/v1/agent-configuration")
-    assert events[1].elapsed is not None
+    assert events[0].operation == events[3].operation == "download_agent_configuration"
+    assert {event.call_id for event in events} == {events[0].call_id}
+    assert events[2].url.endswith("/v1/agent-configuration")
+    assert events[2].elapsed is not None
 
 
 async def test_download_accepts_any_file_type(serve: Serve) -> None:

@@ -45,9 +45,11 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 def test_import_pays_only_for_what_it_uses() -> None:
     """`import remedy_async` loads neither cattrs, the TOML parser, the probe, the paginators
-    one pins by hand nor the integrations' packages (pyarrow, duckdb, dlt): each loads on first
-    use."""
+    one pins by hand, the integrations' packages (pyarrow, duckdb, dlt) nor OpenTelemetry
+    (installed here): each loads on first use."""
     later = (
+        "opentelemetry",
+        "remedy_async._otel",
         "cattrs",
         "pyarrow",
         "duckdb",

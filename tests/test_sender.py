@@ -27,7 +27,7 @@ from remedy_async import (
     RetryPolicy,
     ServerError,
 )
-from remedy_async._sending._sender import MAX_REDIRECTS
+from remedy_async._sending._redirects import MAX_REDIRECTS
 from remedy_async._sending._transport import TLS_FAILURES, safe_cause
 from tests.fakes import FakeTime
 from tests.loopback import ScriptedServer, Serve, http_response
@@ -375,7 +375,8 @@ async def test_debug_log_records_requests_and_redacts_the_token(
 async def test_event_hooks_see_retries_and_a_failing_hook_is_contained(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Hooks receive request, response and retry events; a hook that raises is only logged."""
+    """Hooks receive a call's request, response and retry events framed by its call and end
+    events; a hook that raises is only logged."""
     time = FakeTime()
     events: list[ClientEvent] = []
 
@@ -387,9 +388,13 @@ async def test_event_hooks_see_retries_and_a_failing_hook_is_contained(
         client_for(server.url, time, event_hooks=[events.append, broken]) as client,
     ):
         await client.endpoints.get("ep-1")
-    assert [e.kind for e in events] == ["request", "response", "retry", "request", "response"]
-    assert events[2].status == 503
-    assert events[2].wait == time.waits[0]
+    assert [e.kind for e in events] == [
+        "call", "request", "response", "retry", "request", "response", "end"
+    ]  # fmt: skip
+    assert events[3].status == 503
+    assert events[3].wait == time.waits[0]
+    assert events[0].operation == "endpoints.get"
+    assert events[-1].error is None
     assert "event hook" in caplog.text
 
 

@@ -8,7 +8,7 @@ differs in one respect is the same value with that field replaced (`ListCall.rea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
@@ -24,6 +24,9 @@ from ._resume import ResumePoint
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 U = TypeVar("U")
+
+Observe = Callable[[AsyncGenerator[Any, None]], AsyncGenerator[Any, None]]
+"""Wraps an iteration of a list call, yielding what it yields (`ListCall.observe`)."""
 
 Structure = Callable[[object, object], T]
 """Builds one item from its raw JSON value (cattrs' structure-hook signature)."""
@@ -115,6 +118,9 @@ class ListCall(Generic[T]):
     trusted_origins: frozenset[str] = frozenset()
     secrets: tuple[str, ...] = attrs.field(default=(), repr=False)
     on_convention: Callable[[Convention, str], None] | None = attrs.field(default=None, repr=False)
+    observe: Observe | None = attrs.field(default=None, repr=False)
+    """Wraps each iteration (items or pages) of the call, from its first step to its end: the
+    hook the client's events (and so its telemetry) see a whole list through; None: none."""
 
     @property
     def from_start(self) -> bool:

@@ -10,7 +10,7 @@ nothing lost and nothing repeated.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from attrs import field, frozen
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from remedy_async._columnar._arrow import ArrowBatches
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 @frozen
@@ -130,7 +131,12 @@ class Pager(Generic[T]):
         return None if point is None else encode_token(point, self._call.secrets)
 
     def __aiter__(self) -> AsyncIterator[T]:
-        return self._iterate_items()
+        return self._observed(self._iterate_items())
+
+    def _observed(self, steps: AsyncGenerator[U, None]) -> AsyncGenerator[U, None]:
+        """An iteration as the call's `observe` hook (if any) wraps it."""
+        observe = self._call.observe
+        return steps if observe is None else cast(AsyncGenerator[U, None], observe(steps))
 
     async def _iterate_items(self) -> AsyncGenerator[T, None]:
         # Records are built one at a time as they are handed over rather than a page at a
@@ -165,8 +171,11 @@ class Pager(Generic[T]):
             self._mark(error, delivered + self._at_count)
             raise
 
-    async def pages(self) -> AsyncGenerator[Page[T], None]:
+    def pages(self) -> AsyncGenerator[Page[T], None]:
         """Yield the list page by page; the last page is cut short when max_items is reached."""
+        return self._observed(self._iterate_pages())
+
+    async def _iterate_pages(self) -> AsyncGenerator[Page[T], None]:
         self._at_page, self._at_count = None, 0
         secrets = self._call.secrets
         yielded = 0
@@ -198,7 +207,7 @@ class Pager(Generic[T]):
 
     async def first(self) -> T | None:
         """Return the first item, or None when the list is empty; fetches one page at most."""
-        iterator = self._iterate_items()
+        iterator = self._observed(self._iterate_items())
         try:
             async for item in iterator:
                 return item

@@ -1,8 +1,10 @@
 """Sending: one request out and one complete response back, with everything around an attempt.
 
 In: a `Request`, headers, an `AttemptTimeout` and a `RetryPolicy`. Out: a 2xx `Response` (or a
-streamed body), else the typed error of the last attempt. Modules: `_sender` (attempts and
-redirects), `_retry` (when and how long to wait), `_gate` and `_limiter` (in-flight cap, shared
-rate-limit pauses), `_events` (hooks, DEBUG log), `_headers`, `_status` (status to error) and
-`_transport`, the only module that calls aiohttp.
+streamed body), else the typed error of the last attempt. Modules: `_sender` (attempts),
+`_redirects` (which redirects to follow), `_retry` (when and how long to wait), `_gate` and
+`_limiter` (in-flight cap, shared rate-limit pauses), `_budget` (the client's own rate limit),
+`_proxies` (which proxy a request goes through), `_events` (hooks, DEBUG log, the start and
+end of each logical call), `_headers`, `_status` (status to error) and `_transport`, the only
+module that calls aiohttp.
 """

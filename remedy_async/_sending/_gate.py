@@ -1,4 +1,5 @@
-"""One gate per client: caps requests in flight and pauses every task when the service says so.
+"""One gate per client: caps requests in flight, paces them under the client's own rate limit
+(`_budget`), and pauses every task when the service says so.
 
 When a response asks for a pause (see `_limiter`), all of the client's requests wait until
 then, so concurrent workers do not each rediscover the limit.
@@ -12,6 +13,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 
+from ._budget import RequestBudget
 from ._limiter import pause_asked
 
 
@@ -69,12 +71,18 @@ class InFlightSlots:
 
 
 class RequestGate:
-    """Admits a client's requests: at most `max_in_flight` at once, none during a pause."""
+    """Admits a client's requests: at most `max_in_flight` at once, none during a pause, and
+    no faster than its `budget` (the client's rate limit, if any) allows."""
 
     def __init__(
-        self, max_in_flight: int, clock: Callable[[], float], max_pause: float = math.inf
+        self,
+        max_in_flight: int,
+        clock: Callable[[], float],
+        max_pause: float = math.inf,
+        budget: RequestBudget | None = None,
     ) -> None:
         self.max_in_flight = max_in_flight
+        self.budget = budget
         self.max_pause = max_pause
         """The longest pause one response can impose on everyone (an absurd hint is capped)."""
         self.slots = InFlightSlots(max_in_flight)
@@ -83,7 +91,11 @@ class RequestGate:
         self._clock = clock
 
     def __repr__(self) -> str:
-        return f"<RequestGate max_in_flight={self.max_in_flight} pause={self.pause_left():.2f}s>"
+        budget = "" if self.budget is None else f" rate_limit={self.budget.limit}"
+        return (
+            f"<RequestGate max_in_flight={self.max_in_flight}{budget} "
+            f"pause={self.pause_left():.2f}s>"
+        )
 
     def pause_left(self) -> float:
         """Seconds until requests may go out again (0 when there is no pause)."""

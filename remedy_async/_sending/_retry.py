@@ -19,6 +19,7 @@ from remedy_async._errors import (
     APIConnectionError,
     APIError,
     APIStatusError,
+    ProxyError,
     RateLimitError,
     RemedyError,
 )
@@ -26,6 +27,9 @@ from remedy_async._errors import (
 from ._transport import TLS_FAILURES
 
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+PROXY_RETRY_STATUSES = frozenset({None, 502, 503, 504})
+"""A proxy that could not be reached (None) or could not reach the service is tried again; one
+that wants credentials or refuses the tunnel is not."""
 
 
 def _positive(_: object, attribute: object, value: float) -> None:
@@ -74,11 +78,14 @@ class RetryPolicy:
         """Whether a failed attempt may be tried again.
 
         Yes for connection failures, timeouts and bodies cut short, and for the statuses in
-        `retry_statuses`; no for TLS failures, other statuses, bodies that arrived whole but
-        are not the JSON expected, and anything that is not a RemedyError (cancellation too).
+        `retry_statuses`; no for TLS failures, a proxy's refusal (407, 403), other statuses,
+        bodies that arrived whole but are not the JSON expected, and anything that is not a
+        RemedyError (cancellation too).
         """
         if isinstance(error, APIStatusError):
             return error.status in self.retry_statuses
+        if isinstance(error, ProxyError):
+            return error.status in PROXY_RETRY_STATUSES
         if isinstance(error, APIConnectionError):
             return not isinstance(error.__cause__, TLS_FAILURES)
         return False

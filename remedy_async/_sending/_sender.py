@@ -24,14 +24,13 @@ from remedy_async._errors import (
     APITimeoutError,
     RateLimitError,
     RemedyError,
-    excerpt,
 )
 from remedy_async._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
-from remedy_async._redact import redact, scrub_error, shown_url
-from remedy_async._wire._urls import url_problem
+from remedy_async._redact import scrub_error, shown_url
 
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
+from ._redirects import MAX_REDIRECTS, redirect_target
 from ._retry import RetryPolicy, retry_after_seconds
 from ._status import status_error
 from ._transport import StreamedResponse, Transport
@@ -42,8 +41,8 @@ Sleep = Callable[[float], Awaitable[None]]
 Attempt = Callable[[Request, Mapping[str, str], AttemptTimeout, int], Awaitable[R]]
 ReadBody = Callable[[StreamedResponse], Awaitable[R]]
 
-MAX_REDIRECTS = 5
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+NOT_MODIFIED = 304
+"""Passed to a stream's `read_body`, which alone knows whether its request was conditional."""
 ERROR_BODY_LIMIT = 64 * 1024
 """Bytes of a streamed response's error body read for the error's message and excerpt."""
 
@@ -108,11 +107,11 @@ class Sender:
         policy: RetryPolicy,
         read_body: ReadBody[R],
     ) -> R:
-        """Stream a 2xx response's body into `read_body`, under the same rules as `send`.
+        """Stream a 2xx (or 304) response's body into `read_body`, under the rules of `send`.
 
-        Each attempt opens the response, lets the gate see it, raises the typed error of a
-        non-2xx status (from the first 64 KiB of its body) and otherwise returns what
-        `read_body` made of the body. Redirects are not followed.
+        Each attempt opens the response, lets the gate see it, raises the typed error of
+        another status (from the first 64 KiB of its body) and otherwise returns what
+        `read_body` made of the response. Redirects are not followed.
         """
 
         events = self._events
@@ -124,20 +123,27 @@ class Sender:
             if url:
                 events.emit(ClientEvent("request", request.method, url, number), headers)
             started = self._clock()
-            async with self.transport.stream(request, headers, timeout) as response:
-                if url:
-                    events.emit(
-                        ClientEvent(
-                            "response", request.method, url, number, status=response.status,
-                            request_id=response.headers.get(REQUEST_ID_HEADER),
-                            elapsed=self._clock() - started,
-                        )
-                    )  # fmt: skip
-                self.gate.observe(response.status, response.headers)
-                if not 200 <= response.status < 300:
-                    body = await response.read(ERROR_BODY_LIMIT)
-                    raise status_error(body, secrets=self._secrets)
-                return await read_body(response)
+            responded = False
+            try:
+                async with self.transport.stream(request, headers, timeout) as response:
+                    responded = True
+                    if url:
+                        events.emit(
+                            ClientEvent(
+                                "response", request.method, url, number, status=response.status,
+                                request_id=response.headers.get(REQUEST_ID_HEADER),
+                                elapsed=self._clock() - started,
+                            )
+                        )  # fmt: skip
+                    self.gate.observe(response.status, response.headers)
+                    if not (200 <= response.status < 300 or response.status == NOT_MODIFIED):
+                        body = await response.read(ERROR_BODY_LIMIT)
+                        raise status_error(body, secrets=self._secrets)
+                    return await read_body(response)
+            except BaseException as error:
+                if url and not responded:
+                    self._lost(request, url, number, started, error)
+                raise
 
         return await self.run(request, headers, timeout, policy, attempt)
 
@@ -166,7 +172,7 @@ class Sender:
             # or for an in-flight slot counts against its timeout, as against the deadline.
             ends_at = deadline_at if total is None else min(deadline_at, now + total)
             try:
-                if gate.resume_at > now or not gate.slots.take():
+                if gate.resume_at > now or gate.budget is not None or not gate.slots.take():
                     now = await self._admitted(request, number, policy, ends_at)
                 sent += 1
                 try:
@@ -214,16 +220,18 @@ class Sender:
     ) -> float:
         """Wait until the gate lets an attempt go, holding one of its slots on return; the time.
 
-        A shared pause that would end after `ends_at` (or is longer than the policy accepts)
-        fails the attempt at once with RateLimitError carrying the pause as `retry_after`; a
-        slot that does not come free before `ends_at`, with APITimeoutError.
+        A shared pause that would end at or after `ends_at` (leaving the exchange no time), or
+        is longer than the policy accepts, fails the attempt at once with RateLimitError
+        carrying the pause as `retry_after`; a slot that does not come free before `ends_at`,
+        or a turn under the client's rate limit that would come after it, with APITimeoutError.
+        A slot is held while waiting for the turn, so requests leave in the order of turns.
         """
         gate, clock = self.gate, self._clock
         while True:
             now = clock()
             pause = gate.pause_left()
             if pause > 0:
-                if pause > policy.max_retry_after or now + pause > ends_at:
+                if pause > policy.max_retry_after or now + pause >= ends_at:
                     raise RateLimitError(
                         f"the service asked every request to wait {pause:.1f} s, longer than "
                         "this attempt's timeout, the call's deadline or max_retry_after leave",
@@ -231,20 +239,62 @@ class Sender:
                         url=self._shown(request.url),
                         retry_after=pause,
                     )
-                if self._events.active:
-                    self._events.emit(
-                        ClientEvent(
-                            "wait", request.method, self._shown(request.url), number, wait=pause
-                        )
-                    )
+                self._waiting(request, number, pause, "pause")
                 await self._sleep(pause)
                 continue
-            if gate.slots.take():
-                return now
-            await self._free_slot(request, ends_at)
+            if not gate.slots.take():
+                await self._free_slot(request, ends_at)
+                now = clock()
+            if gate.budget is not None and gate.pause_left() <= 0:
+                try:
+                    now = await self._turn(request, number, ends_at)
+                except BaseException:
+                    gate.slots.give_back()
+                    raise
             if gate.pause_left() <= 0:
-                return clock()
+                return now
             gate.slots.give_back()  # a pause began while this attempt queued: wait it out
+
+    async def _turn(self, request: Request, number: int, ends_at: float) -> float:
+        """Book this attempt's turn under the client's rate limit and wait for it; the time.
+
+        A turn after `ends_at` is not booked: the attempt fails at once with APITimeoutError."""
+        budget, now = self.gate.budget, self._clock()
+        assert budget is not None
+        at = budget.next_at(now)
+        if at > ends_at:
+            raise APITimeoutError(
+                f"the client's rate limit ({budget.limit}) would hold this attempt "
+                f"{at - now:.1f} s, past its timeout or the call's deadline (fewer tasks at "
+                "once, or a longer timeout, let every request wait its turn)",
+                method=request.method,
+                url=self._shown(request.url),
+            )
+        budget.book(now)
+        if at > now:
+            self._waiting(request, number, at - now, "rate limit")
+            await self._sleep(at - now)
+            return self._clock()
+        return now
+
+    def _lost(
+        self, request: Request, url: str, number: int, started: float, error: BaseException
+    ) -> None:
+        """Tell the hooks an exchange ended without a response, and why."""
+        self._events.emit(
+            ClientEvent(
+                "error", request.method, url, number, elapsed=self._clock() - started,
+                error=type(error).__name__,
+            )
+        )  # fmt: skip
+
+    def _waiting(self, request: Request, number: int, seconds: float, reason: str) -> None:
+        """Tell the hooks an attempt waits `seconds` before it may go, and why."""
+        if self._events.active:
+            url = self._shown(request.url)
+            self._events.emit(
+                ClientEvent("wait", request.method, url, number, wait=seconds, detail=reason)
+            )
 
     async def _free_slot(self, request: Request, ends_at: float) -> None:
         """Queue for an in-flight slot until `ends_at` (held on return); APITimeoutError if
@@ -299,9 +349,14 @@ class Sender:
             url = self._shown(request.url) if events.active else ""
             if url:
                 events.emit(ClientEvent("request", request.method, url, number), headers)
-            response = await self.transport.send(
-                request, headers, timeout, self._max_response_bytes
-            )
+            try:
+                response = await self.transport.send(
+                    request, headers, timeout, self._max_response_bytes
+                )
+            except BaseException as error:
+                if url:
+                    self._lost(request, url, number, started, error)
+                raise
             if url:
                 elapsed = self._clock() - started
                 events.emit(
@@ -310,7 +365,7 @@ class Sender:
                         request_id=response.request_id, elapsed=elapsed,
                     )
                 )  # fmt: skip
-            target = self._redirect_target(response)
+            target = redirect_target(response, self._secrets) if self._follow_redirects else None
             if target is None:
                 return self._checked(response)
             self.gate.observe(response.status, response.headers)
@@ -325,31 +380,6 @@ class Sender:
         """A request's URL as events and errors show it: without user information or fragment,
         any secret the service echoed into it (a cursor, a next link, a redirect) redacted."""
         return shown_url(url, self._secrets, query=True)
-
-    def _redirect_target(self, response: Response) -> URL | None:
-        """Where a redirect leads, when it is to be followed; None when it is not a redirect
-        (or following is off). A Location that cannot be followed safely is the response's
-        status error, saying why: never a bare error from aiohttp, never a credential sent."""
-        if not self._follow_redirects or response.status not in REDIRECT_STATUSES:
-            return None
-        location = response.headers.get("Location")
-        if not location:
-            return None
-        try:
-            target = response.request.url.join(URL(location))
-        except (ValueError, TypeError, UnicodeError):
-            problem: str | None = "is not a usable URL"
-            shown = redact(location, self._secrets)
-        else:
-            problem = url_problem(target)
-            shown = shown_url(target, self._secrets, query=True)
-        if problem is None:
-            return target
-        error = status_error(response, secrets=self._secrets)
-        shown = excerpt(shown, 120)
-        error.message = f"redirect to {shown!r} not followed: the target {problem}"
-        error.args = (error.message,)
-        raise error
 
 
 def _hint(error: RemedyError) -> float | None:

@@ -11,14 +11,22 @@ import asyncio
 import ssl
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Protocol
+from types import MappingProxyType
+from typing import Any, Protocol
 
 import aiohttp
 from attrs import frozen
 from multidict import CIMultiDict
 
-from remedy_async._errors import APIConnectionError, APITimeoutError, ResponseTooLargeError
+from remedy_async._errors import (
+    APIConnectionError,
+    APITimeoutError,
+    ProxyError,
+    ResponseTooLargeError,
+)
 from remedy_async._http import AttemptTimeout, Request, Response
+
+from ._proxies import Proxy, ProxyRoutes
 
 
 class Transport(Protocol):
@@ -125,9 +133,26 @@ def safe_cause(exc: BaseException) -> BaseException:
     return TransportFailure(f"{type(exc).__name__}: {status} {message}".strip())
 
 
-def transport_error(request: Request, exc: BaseException) -> APIConnectionError:
-    """The library's error for an aiohttp or timeout failure of a request."""
+def transport_error(
+    request: Request, exc: BaseException, proxy: Proxy | None = None
+) -> APIConnectionError:
+    """The library's error for an aiohttp or timeout failure of a request (through `proxy`)."""
     method, url = request.method, request.url
+    if proxy is not None and isinstance(exc, aiohttp.ClientHttpProxyError):
+        return ProxyError(
+            f"the proxy {proxy.shown} refused the tunnel: {exc.status} {exc.message}".rstrip(),
+            method=method,
+            url=url,
+            proxy=proxy.shown,
+            status=exc.status,
+        )
+    if proxy is not None and isinstance(exc, aiohttp.ClientProxyConnectionError):
+        return ProxyError(
+            f"cannot connect to the proxy {proxy.shown}: {exc.os_error or exc}",
+            method=method,
+            url=url,
+            proxy=proxy.shown,
+        )
     if isinstance(exc, asyncio.TimeoutError | aiohttp.ServerTimeoutError):
         return APITimeoutError("the request timed out", method=method, url=url)
     if isinstance(exc, aiohttp.ClientPayloadError):
@@ -158,6 +183,41 @@ def _too_large(request: Request, seen: str, limit: int) -> ResponseTooLargeError
     )
 
 
+NO_PROXY: Mapping[str, Any] = MappingProxyType({})
+PROXY_AUTHENTICATION_REQUIRED = 407
+
+
+def _through(
+    proxy: Proxy, request: Request, own_headers: CIMultiDict[str] | None
+) -> tuple[CIMultiDict[str] | None, Mapping[str, Any]]:
+    """The request's own headers and aiohttp's further arguments, to go through a proxy.
+
+    An https request tunnels (CONNECT): the proxy's credentials go on the CONNECT request only
+    (`proxy_headers`) and the proxy sees nothing else in clear. An http request goes to the
+    proxy whole (absolute-form), so its credentials go in that request's own headers.
+    """
+    if proxy.authorization is None:
+        return own_headers, {"proxy": proxy.url}
+    if request.url.scheme == "https":
+        credentials = {"Proxy-Authorization": proxy.authorization}
+        return own_headers, {"proxy": proxy.url, "proxy_headers": credentials}
+    headers = CIMultiDict(own_headers or {})
+    headers["Proxy-Authorization"] = proxy.authorization
+    return headers, {"proxy": proxy.url}
+
+
+def _proxy_refused(request: Request, proxy: Proxy) -> ProxyError:
+    wanted = "rejected the credentials" if proxy.authorization else "wants credentials"
+    return ProxyError(
+        f"the proxy {proxy.shown} {wanted} (407 Proxy Authentication Required); give them in "
+        "the proxy URL (http://user:password@host:port) or as proxy_auth",
+        method=request.method,
+        url=request.url,
+        proxy=proxy.shown,
+        status=PROXY_AUTHENTICATION_REQUIRED,
+    )
+
+
 class AiohttpTransport:
     """Sends requests through an aiohttp.ClientSession, without following redirects.
 
@@ -166,9 +226,14 @@ class AiohttpTransport:
     """
 
     def __init__(
-        self, session: aiohttp.ClientSession, *, session_headers: Mapping[str, str] | None = None
+        self,
+        session: aiohttp.ClientSession,
+        *,
+        session_headers: Mapping[str, str] | None = None,
+        proxies: ProxyRoutes | None = None,
     ) -> None:
         self.session = session
+        self.proxies = proxies
         self._session_headers = CIMultiDict(session_headers or {})
         self._headers_for: tuple[Mapping[str, str], CIMultiDict[str] | None] | None = None
         self._timeout_for: tuple[AttemptTimeout, aiohttp.ClientTimeout] | None = None
@@ -195,6 +260,17 @@ class AiohttpTransport:
         self._headers_for = (headers, result)
         return result
 
+    def _route(
+        self, request: Request, own_headers: CIMultiDict[str] | None
+    ) -> tuple[CIMultiDict[str] | None, Proxy | None, Mapping[str, Any]]:
+        """The request's own headers, its proxy (if any) and aiohttp's arguments for it."""
+        assert self.proxies is not None
+        proxy = self.proxies.for_url(request.url)
+        if proxy is None:
+            return own_headers, None, NO_PROXY
+        own_headers, through = _through(proxy, request, own_headers)
+        return own_headers, proxy, through
+
     def __repr__(self) -> str:
         return f"<AiohttpTransport session={'closed' if self.session.closed else 'open'}>"
 
@@ -211,6 +287,9 @@ class AiohttpTransport:
         before reading when it can be, otherwise counted while streaming (after decompression).
         """
         own_headers = self._request_headers(headers)
+        proxy, through = None, NO_PROXY
+        if self.proxies is not None:
+            own_headers, proxy, through = self._route(request, own_headers)
         try:
             async with self.session.request(
                 request.method,
@@ -218,7 +297,10 @@ class AiohttpTransport:
                 headers=own_headers,
                 timeout=self._aiohttp_timeout(timeout),
                 allow_redirects=False,
+                **through,
             ) as response:
+                if proxy is not None and response.status == PROXY_AUTHENTICATION_REQUIRED:
+                    raise _proxy_refused(request, proxy)
                 length = response.content_length
                 if length is not None and length > max_body:
                     raise _too_large(request, f"Content-Length {length}", max_body)
@@ -232,23 +314,31 @@ class AiohttpTransport:
                     request=request, status=response.status, headers=response.headers, body=body
                 )
         except TRANSPORT_FAILURES as exc:
-            raise transport_error(request, exc) from safe_cause(exc)
+            raise transport_error(request, exc, proxy) from safe_cause(exc)
 
     @asynccontextmanager
     async def stream(
         self, request: Request, headers: Mapping[str, str], timeout: AttemptTimeout
     ) -> AsyncIterator[StreamedResponse]:
         """Open a response whose body is read in chunks; it is released on exit."""
+        own_headers = self._request_headers(headers)
+        proxy, through = None, NO_PROXY
+        if self.proxies is not None:
+            own_headers, proxy, through = self._route(request, own_headers)
         try:
             response = await self.session.request(
                 request.method,
                 request.url,
-                headers=self._request_headers(headers),
+                headers=own_headers,
                 timeout=self._aiohttp_timeout(timeout),
                 allow_redirects=False,
+                **through,
             )
         except TRANSPORT_FAILURES as exc:
-            raise transport_error(request, exc) from safe_cause(exc)
+            raise transport_error(request, exc, proxy) from safe_cause(exc)
+        if proxy is not None and response.status == PROXY_AUTHENTICATION_REQUIRED:
+            response.release()
+            raise _proxy_refused(request, proxy)
         try:
             yield StreamedResponse(
                 request=request, status=response.status, headers=response.headers, response=response

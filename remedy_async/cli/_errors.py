@@ -40,6 +40,7 @@ ARGUMENT_FLAGS: Final = {
         "--auth-scheme must be one word such as 'Bearer', or 'none'"
     ),
     "max_in_flight": "--max-in-flight",
+    "rate_limit: ": "--rate: ",
     "use page_size instead": "use --page-size instead",
 }
 """The library's words for its arguments, and the flags a command-line user typed instead."""

@@ -9,6 +9,7 @@ subcommands below it (see `_tree`), else `plain`.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
@@ -24,6 +25,9 @@ BASE_URL_ENV: Final = "REMEDY_BASE_URL"
 TOKEN_ENV: Final = "REMEDY_API_TOKEN"
 AUTH_HEADER_ENV: Final = "REMEDY_AUTH_HEADER"
 CONFIG_ENV: Final = "REMEDY_CONFIG"
+PROXY_ENV: Final = "REMEDY_PROXY"
+NO_PROXY_WORDS: Final = frozenset({"none", "direct"})
+"""--proxy values that connect straight to the service, ignoring the proxy variables."""
 """The environment the library reads too (see RemedyClient), named here for help and messages."""
 
 CLIENT_TIMEOUT: Final = 30.0
@@ -53,6 +57,13 @@ def whole(minimum: int) -> Callable[[str], int]:
         return value
 
     return argument_type(read, f"integer >= {minimum}")
+
+
+def rate(text: str) -> str:
+    """A --rate value, checked here for its shape; the client reads it (`RateLimit.parse`)."""
+    if not re.fullmatch(r"\s*\d+\s*/\s*[0-9.e+-]*\s*[a-z]+\s*", text.lower()):
+        raise ValueError(f"a rate is N/s, N/min, N/h or N/Xs, got {text!r}")
+    return text
 
 
 def seconds(text: str) -> float:
@@ -134,6 +145,22 @@ def connection_options() -> Parser:
         type=whole(1),
         metavar="N",
         help=f"requests at once (default: {CLIENT_MAX_IN_FLIGHT})",
+    )
+    add_shared(
+        add,
+        "--rate",
+        type=argument_type(rate, "rate"),
+        metavar="N/UNIT",
+        help="at most N requests per second, minute or hour, shared by every request of the "
+        "command: 10/s, 600/min, 5000/h, 100/10s (default: no limit but the service's)",
+    )
+    add_shared(
+        add,
+        "--proxy",
+        metavar="URL",
+        help="forward proxy, http://[user:password@]host:port (https:// too); 'none' connects "
+        f"directly, ignoring HTTPS_PROXY and HTTP_PROXY (default: ${PROXY_ENV}, else "
+        "HTTPS_PROXY/HTTP_PROXY with NO_PROXY, as gh and curl read them)",
     )
     add_shared(
         add,

@@ -296,6 +296,20 @@ def build_parser() -> Parser:
         metavar="PATH",
         help="file, existing directory, or - for stdout (required)",
     )
+    download.add_argument(
+        "--etag",
+        metavar="ETAG",
+        help="download only if the file changed since the download that reported this ETag "
+        "(sent as If-None-Match); unchanged, nothing is written and the summary says "
+        "notModified (default: always download)",
+    )
+    download.add_argument(
+        "--etag-file",
+        metavar="FILE",
+        help="keep the ETag in FILE: send the one saved there, if any (unless --etag), and "
+        "save the new one after a download, as curl's --etag-compare/--etag-save do "
+        "(default: none)",
+    )
     return parser
 
 

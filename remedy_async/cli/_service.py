@@ -40,7 +40,25 @@ def _summary(result: DownloadResult) -> dict[str, Any]:
         "contentType": result.content_type,
         "filename": result.filename,
         "etag": result.etag,
+        "notModified": result.not_modified,
     }
+
+
+def _read_etag(path: str | None) -> str | None:
+    """The ETag an --etag-file holds (None when there is no such file or it is empty)."""
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read --etag-file {path}: {error}") from None
+
+
+def _save_etag(path: str | None, result: DownloadResult) -> None:
+    if path is not None and result.etag and not result.not_modified:
+        Path(path).write_text(result.etag + "\n", encoding="utf-8")
 
 
 def _check_destination(path: Path) -> None:
@@ -52,17 +70,25 @@ async def run_agent_config_download(options: argparse.Namespace, terminal: Termi
     """Download the agent configuration to a file (atomically) or stdout.
 
     To a file, a JSON summary (path, bytes, sha256, ...) goes to stdout; to stdout (`--out -`),
-    the file's bytes do and a one-line summary goes to stderr.
+    the file's bytes do and a one-line summary goes to stderr. With `--etag` (or an
+    `--etag-file` holding one) the download is conditional: unchanged, nothing is written.
     """
     out = options.out
     if out != "-":
         await asyncio.to_thread(_check_destination, Path(out))
+    etag_file = getattr(options, "etag_file", None)
+    etag = getattr(options, "etag", None) or await asyncio.to_thread(_read_etag, etag_file)
     async with open_client(options, terminal.env) as client:
         if out == "-":
-            result = await client.download_agent_configuration(terminal.stdout)
+            result = await client.download_agent_configuration(terminal.stdout, etag=etag)
             terminal.stdout.flush()
-            terminal.note(f"wrote {result.bytes_written:,} bytes, sha256 {result.sha256}")
-            return EXIT_OK
-        result = await client.download_agent_configuration(out)
-    _write_json(terminal, _summary(result))
+            if result.not_modified:
+                terminal.note(f"not modified (ETag {result.etag}): nothing written")
+            else:
+                terminal.note(f"wrote {result.bytes_written:,} bytes, sha256 {result.sha256}")
+        else:
+            result = await client.download_agent_configuration(out, etag=etag)
+    await asyncio.to_thread(_save_etag, etag_file, result)
+    if out != "-":
+        _write_json(terminal, _summary(result))
     return EXIT_OK

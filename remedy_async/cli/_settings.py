@@ -13,7 +13,14 @@ from typing import Any
 from remedy_async import ClientEvent, RemedyClient, RetryPolicy
 
 from ._errors import TOKEN_SENT, UsageError
-from ._options import AUTH_HEADER_ENV, BASE_URL_ENV, CONFIG_ENV, TOKEN_ENV
+from ._options import (
+    AUTH_HEADER_ENV,
+    BASE_URL_ENV,
+    CONFIG_ENV,
+    NO_PROXY_WORDS,
+    PROXY_ENV,
+    TOKEN_ENV,
+)
 
 EventHook = Callable[[ClientEvent], None]
 
@@ -24,15 +31,16 @@ def open_client(
     """Return a client (not yet entered) configured by the options, else `--config`, else the
     environment; notes on the options whether it sends a token (`TOKEN_SENT`)."""
     config = config_file(options, env)
+    routes = proxy_settings(options, env)
     if config is None:
         settings = client_settings(options, env)
         setattr(options, TOKEN_SENT, "token" in settings)
-        return RemedyClient(**settings, event_hooks=event_hooks)
+        return RemedyClient(**settings, **routes, event_hooks=event_hooks)
     # The file's settings stand for arguments, so only flags override them; the environment
     # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only).
     given = client_settings(options, {}, base_url_required=False)
     client = RemedyClient.from_config(
-        config, profile=options.profile, environ=env, **given, event_hooks=event_hooks
+        config, profile=options.profile, environ=env, **given, **routes, event_hooks=event_hooks
     )
     sent = "token" in given or "token_env" in profile(config, options.profile)
     setattr(options, TOKEN_SENT, sent or bool(env.get(TOKEN_ENV)))
@@ -51,6 +59,16 @@ def profile(config: str, name: str) -> dict[str, Any]:
 
     with open(config, "rb") as file:
         return dict(tomllib.load(file)[name])
+
+
+def proxy_settings(options: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
+    """The client's proxy arguments: --proxy, else $REMEDY_PROXY, else the standard proxy
+    variables (the client reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY itself, as gh does);
+    `none` or `direct` ignores them all."""
+    proxy = getattr(options, "proxy", None) or env.get(PROXY_ENV) or None
+    if proxy is not None and proxy.strip().lower() in NO_PROXY_WORDS:
+        return {"trust_env": False}
+    return {"trust_env": True} if proxy is None else {"proxy": proxy, "trust_env": True}
 
 
 def client_settings(
@@ -80,6 +98,8 @@ def client_settings(
         settings["timeout"] = options.timeout
     if options.max_in_flight is not None:
         settings["max_in_flight"] = options.max_in_flight
+    if getattr(options, "rate", None) is not None:
+        settings["rate_limit"] = options.rate
     if options.allow_insecure_http:
         settings["allow_insecure_http"] = True
     return settings

@@ -37,6 +37,8 @@ NOT_FOR_PARSING = (
     "remedy_async.columnar",
     "remedy_async.cli._parquet",
     "remedy_async.cli._duckdb",
+    "opentelemetry",
+    "remedy_async._otel",
     "remedy_async._probe",
     "remedy_async.simulator._server",
     "remedy_async.simulator._app",
@@ -52,10 +54,10 @@ NOT_FOR_PARSING = (
     "remedy_async.cli._settings",
 )
 """What the commands use and the grammar does not: the simulator's server and its data, rich,
-cattrs, argcomplete, pyarrow, duckdb and dlt, and the modules that run commands (these and those
-below them), but for `_completion`, whose `complete_if_asked` runs first (argcomplete stands for
-it here). The client and aiohttp.client are not listed: `import remedy_async` itself loads them
-today."""
+cattrs, argcomplete, pyarrow, duckdb and dlt, OpenTelemetry (imported by the first client), and
+the modules that run commands (these and those below them), but for `_completion`, whose
+`complete_if_asked` runs first (argcomplete stands for it here). The client and aiohttp.client
+are not listed: `import remedy_async` itself loads them today."""
 
 _PROGRAM = """
 import json, sys

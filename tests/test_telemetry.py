@@ -1,0 +1,346 @@
+"""OpenTelemetry spans and metrics over loopback, read back from the SDK's in-memory exporters:
+one span per logical call, one child span per attempt (HTTP client semantic conventions), and
+the parent/child relations across tasks, abandoned lists, cancellation and failures."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+from aiohttp import web
+from opentelemetry.instrumentation.aiohttp_client import create_trace_config
+from opentelemetry.trace import SpanKind, StatusCode
+
+from remedy_async import (
+    ConfigurationError,
+    NotFoundError,
+    RemedyClient,
+    Telemetry,
+    probe,
+)
+from remedy_async.simulator import Simulator, SimulatorConfig
+from tests.fakes import FakeTime
+from tests.loopback import ScriptedServer, Serve, http_response
+from tests.otel import Otel
+
+RECORD = b'{"id": "ep-1"}'
+JSON = {"Content-Type": "application/json"}
+
+
+def ok() -> bytes:
+    return http_response(200, RECORD, headers=JSON)
+
+
+@pytest.fixture
+async def simulator_url() -> AsyncIterator[str]:
+    """A simulator of 30 endpoints."""
+    async with Simulator(SimulatorConfig(size=30)) as simulator:
+        yield simulator.url
+
+
+def client_of(url: str, otel: Otel, **settings: object) -> RemedyClient:
+    time = FakeTime()
+    return RemedyClient(
+        url,
+        telemetry=otel.telemetry,
+        clock=time.clock,
+        sleep=time.sleep,
+        **settings,  # type: ignore[arg-type]
+    )
+
+
+async def test_a_get_is_one_call_span_with_one_attempt_span(otel: Otel) -> None:
+    """`endpoints.get` is an internal span whose child is the attempt: a CLIENT span named
+    for its method, with the semantic conventions' attributes."""
+    async with ScriptedServer([ok()]) as server, client_of(server.url, otel) as client:
+        await client.endpoints.get("ep-1")
+        url = server.url
+    call = otel.span("endpoints.get")
+    (attempt,) = otel.children(call)
+    host, port = url.removeprefix("http://").split(":")
+    assert call.kind is SpanKind.INTERNAL
+    assert (attempt.name, attempt.kind) == ("GET", SpanKind.CLIENT)
+    assert dict(attempt.attributes or {}) == {
+        "http.request.method": "GET",
+        "url.full": f"{url}/v1/endpoints/ep-1",
+        "server.address": host,
+        "server.port": int(port),
+        "http.response.status_code": 200,
+        "remedy.operation": "endpoints.get",
+    }
+    assert attempt.status.status_code is StatusCode.UNSET
+
+
+async def test_a_retried_get_has_an_attempt_span_per_try(otel: Otel) -> None:
+    """A 503 then a 200: two attempt spans (the first an error, the second a resend), a retry
+    event on the call span, and the retry counted."""
+    busy = http_response(503, b"{}", headers=JSON)
+    async with ScriptedServer([busy, ok()]) as server, client_of(server.url, otel) as client:
+        await client.endpoints.get("ep-1")
+    call = otel.span("endpoints.get")
+    first, second = otel.children(call)
+    assert (first.attributes or {})["error.type"] == "503"
+    assert first.status.status_code is StatusCode.ERROR
+    assert (second.attributes or {})["http.request.resend_count"] == 1
+    assert [event.name for event in call.events] == ["remedy.retry"]
+    (retries,) = otel.points("remedy.client.retries")
+    assert retries.value == 1
+    assert retries.attributes["error.type"] == "ServerError"
+
+
+async def test_a_429_is_counted_as_rate_limited(otel: Otel) -> None:
+    """A 429 response is counted in `remedy.client.rate_limited`, with the operation."""
+    limited = http_response(429, b"{}", headers={**JSON, "Retry-After": "2"})
+    async with ScriptedServer([limited, ok()]) as server, client_of(server.url, otel) as client:
+        await client.endpoints.get("ep-1")
+    (limited_count,) = otel.points("remedy.client.rate_limited")
+    assert limited_count.value == 1
+    assert limited_count.attributes["remedy.operation"] == "endpoints.get"
+
+
+async def test_a_wait_on_the_pause_is_a_span_event_and_counted(otel: Otel) -> None:
+    """A call that waits out the service's pause has a `remedy.wait` span event saying how
+    long and why, and the seconds are counted."""
+    async with ScriptedServer([ok()]) as server, client_of(server.url, otel) as client:
+        client._gate.pause_for(3.0)
+        await client.endpoints.get("ep-1")
+    (event,) = otel.span("endpoints.get").events
+    assert (event.name, dict(event.attributes or {})) == (
+        "remedy.wait",
+        {"remedy.wait.seconds": 3.0, "remedy.wait.reason": "pause"},
+    )
+    (waited,) = otel.points("remedy.client.wait.duration")
+    assert (waited.value, waited.attributes["remedy.wait.reason"]) == (3.0, "pause")
+
+
+async def test_a_list_span_spans_every_page(otel: Otel, simulator_url: str) -> None:
+    """`endpoints.list` is the parent of one `endpoints.page` span a page, each the parent of
+    its attempt; it records the convention and how many pages it took."""
+    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+        items = await client.endpoints.list(page_size=10).collect()
+    listed = otel.span("endpoints.list")
+    pages = otel.children(listed)
+    assert len(items) == 30
+    assert {page.name for page in pages} == {"endpoints.page"}
+    assert len(pages) == 3
+    assert all(len(otel.children(page)) == 1 for page in pages)
+    assert (listed.attributes or {})["remedy.calls"] == 3
+    assert [event.name for event in listed.events] == ["remedy.paging"]
+
+
+async def test_parallel_pages_are_children_of_their_list_across_tasks(
+    otel: Otel, serve: Serve
+) -> None:
+    """Pages fetched at once in their own tasks still name the list's span as their parent."""
+
+    async def offset_pages(request: web.Request) -> web.Response:
+        offset = int(request.query.get("offset", "0"))
+        items = [{"id": f"ep-{n}"} for n in range(offset, min(offset + 5, 40))]
+        return web.json_response({"items": items, "total": 40, "offset": offset, "limit": 5})
+
+    url = await serve({"/v1/endpoints": offset_pages})
+    async with RemedyClient(url, telemetry=otel.telemetry) as client:
+        items = await client.endpoints.list(page_size=5, concurrency=4).collect()
+    listed = otel.span("endpoints.list")
+    assert len(items) == 40
+    assert len(otel.children(listed)) == len(otel.spans("endpoints.page")) == 8
+
+
+async def test_a_list_abandoned_after_a_page_ends_its_span(otel: Otel, simulator_url: str) -> None:
+    """Closing a list's iteration early ends its span, marked closed early, not an error."""
+    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+        pages = client.endpoints.list(page_size=10).pages()
+        await anext(pages)
+        await pages.aclose()
+        listed = otel.span("endpoints.list")
+    assert (listed.attributes or {})["remedy.closed_early"] is True
+    assert listed.status.status_code is StatusCode.UNSET
+
+
+async def test_a_list_left_by_break_ends_its_span_when_dropped(
+    otel: Otel, simulator_url: str
+) -> None:
+    """`break` out of `async for` and drop the pager: the span ends once the iteration is
+    finalized, without an error."""
+    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+        async for _ in client.endpoints.list(page_size=10):
+            break
+        for _ in range(10):
+            await asyncio.sleep(0)
+        listed = otel.span("endpoints.list")
+    assert (listed.attributes or {})["remedy.closed_early"] is True
+
+
+async def test_a_failing_list_span_records_the_error(otel: Otel, serve: Serve) -> None:
+    """A list whose page fails ends its span with the error's type and an error status."""
+
+    async def missing(request: web.Request) -> web.Response:
+        return web.json_response({"error": {"code": "nope", "message": "no"}}, status=404)
+
+    url = await serve({"/v1/endpoints": missing})
+    async with RemedyClient(url, telemetry=otel.telemetry) as client:
+        with pytest.raises(NotFoundError):
+            await client.endpoints.list().collect()
+    listed = otel.span("endpoints.list")
+    assert (listed.attributes or {})["error.type"] == "NotFoundError"
+    assert listed.status.status_code is StatusCode.ERROR
+    assert otel.span("endpoints.page").status.status_code is StatusCode.ERROR
+
+
+async def test_a_cancelled_list_ends_its_span_and_its_attempt(otel: Otel, serve: Serve) -> None:
+    """Cancelling a list mid-request ends the list, page and attempt spans as cancelled."""
+    arrived, released = asyncio.Event(), asyncio.Event()
+
+    async def stalls(request: web.Request) -> web.Response:
+        arrived.set()
+        await released.wait()
+        return web.json_response([])
+
+    url = await serve({"/v1/endpoints": stalls})
+    async with RemedyClient(url, telemetry=otel.telemetry) as client:
+        task = asyncio.create_task(client.endpoints.list().collect())
+        await arrived.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        released.set()
+    for name in ("endpoints.list", "endpoints.page", "GET"):
+        assert (otel.span(name).attributes or {})["error.type"] == "CancelledError", name
+
+
+async def test_get_many_is_the_parent_of_each_get(otel: Otel, simulator_url: str) -> None:
+    """`endpoints.get_many` is the parent of one `endpoints.get` span per id, across tasks."""
+    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+        ids = [endpoint.id for endpoint in await client.endpoints.list(max_items=5).collect()]
+        results = [result async for result in client.endpoints.get_many(ids, concurrency=3)]
+    bulk = otel.span("endpoints.get_many")
+    assert len(results) == 5
+    assert sorted(span.name for span in otel.children(bulk)) == ["endpoints.get"] * 5
+
+
+async def test_download_and_probe_are_call_spans(otel: Otel, simulator_url: str) -> None:
+    """A download is a span with its attempt; a probe is the parent of every call it made."""
+    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+        await client.download_agent_configuration(io.BytesIO())
+    (attempt,) = otel.children(otel.span("download_agent_configuration"))
+    assert (attempt.attributes or {})["http.response.status_code"] == 200
+    await probe(simulator_url, telemetry=otel.telemetry)
+    names = {span.name for span in otel.children(otel.span("probe"))}
+    assert {"endpoints.list", "health", "download_agent_configuration"} <= names
+
+
+async def test_the_request_duration_histogram_follows_the_conventions(
+    otel: Otel, simulator_url: str
+) -> None:
+    """`http.client.request.duration` is recorded per attempt with the conventions' attributes
+    (and the operation), never the URL."""
+    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+        await client.health()
+        await client.health()
+    (point,) = otel.points("http.client.request.duration")
+    assert point.count == 2
+    assert set(point.attributes) == {
+        "http.request.method",
+        "server.address",
+        "server.port",
+        "http.response.status_code",
+        "remedy.operation",
+    }
+    assert point.attributes["remedy.operation"] == "health"
+
+
+async def test_aiohttp_instrumentation_nests_under_the_attempt(otel: Otel, serve: Serve) -> None:
+    """With aiohttp's own instrumentation in `trace_configs`, its span is a child of the
+    attempt span, and the traceparent it sends names it."""
+    seen: list[str] = []
+
+    async def record(request: web.Request) -> web.Response:
+        seen.append(request.headers.get("traceparent", ""))
+        return web.json_response({"id": "ep-1"})
+
+    url = await serve({"/v1/endpoints/{id}": record})
+    config = create_trace_config(tracer_provider=otel.tracer_provider)
+    async with RemedyClient(url, telemetry=otel.telemetry, trace_configs=[config]) as client:
+        await client.endpoints.get("ep-1")
+    (attempt,) = otel.children(otel.span("endpoints.get"))
+    (transport,) = otel.children(attempt)
+    assert transport.kind is SpanKind.CLIENT
+    assert transport.context is not None
+    context = transport.context
+    expected = f"00-{context.trace_id:032x}-{context.span_id:016x}"
+    assert [header[:-3] for header in seen] == [expected]
+
+
+def test_telemetry_false_makes_no_bridge() -> None:
+    """`telemetry=False` turns OpenTelemetry off for the client, whatever is installed."""
+    client = RemedyClient("http://127.0.0.1:9", telemetry=False)
+    assert client._events._telemetry is None
+
+
+def test_a_telemetry_setting_of_the_wrong_type_is_refused() -> None:
+    """telemetry takes True, False or a Telemetry."""
+    with pytest.raises(ConfigurationError, match="telemetry must be"):
+        RemedyClient("http://127.0.0.1:9", telemetry="yes")  # type: ignore[arg-type]
+
+
+_IMPORTS = """
+import json, sys
+import remedy_async
+before = sorted(m for m in sys.modules if m.startswith("opentelemetry"))
+client = remedy_async.RemedyClient("http://127.0.0.1:9")
+after = sorted(m for m in sys.modules if m.startswith("opentelemetry"))
+print(json.dumps({"before": before, "after": bool(after), "active": client._events.active}))
+"""
+
+_WITHOUT = """
+import json, sys
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "opentelemetry":
+            raise ImportError(name)
+sys.meta_path.insert(0, Missing())
+import remedy_async
+clients = [remedy_async.RemedyClient("http://127.0.0.1:9") for _ in range(3)]
+try:
+    remedy_async.RemedyClient("http://127.0.0.1:9", telemetry=remedy_async.Telemetry())
+    refused = False
+except remedy_async.ConfigurationError:
+    refused = True
+print(json.dumps({
+    "loaded": [m for m in sys.modules if m.startswith("opentelemetry")],
+    "bridges": [c._events._telemetry for c in clients],
+    "refused": refused,
+}, default=str))
+"""
+
+
+def _run(program: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
+    )
+    result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def test_import_never_loads_opentelemetry_the_first_client_does() -> None:
+    """`import remedy_async` imports no OpenTelemetry even when it is installed; the first
+    client does, and with no SDK configured builds no events for it."""
+    result = _run(_IMPORTS)
+    assert result == {"before": [], "after": True, "active": False}
+
+
+def test_without_opentelemetry_clients_carry_no_bridge() -> None:
+    """With OpenTelemetry not importable, clients work without it (no bridge, nothing
+    loaded); asking for it explicitly says what to install."""
+    result = _run(_WITHOUT)
+    assert result == {"loaded": [], "bridges": [None, None, None], "refused": True}
+
+
+def test_telemetry_names_the_providers() -> None:
+    """A Telemetry value holds the providers it was given (None: the global ones)."""
+    assert Telemetry() == Telemetry(None, None)
