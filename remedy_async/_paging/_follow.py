@@ -30,6 +30,7 @@ from ._envelope import MISSING, dig, link_values
 from ._guards import request_identity
 from ._links import next_link, resolve
 from ._positions import (
+    check_position,
     first_request,
     int_at,
     keyset_next,
@@ -226,6 +227,8 @@ def _next_request(
                 url=link_target(convention, response.url, value), convention=convention
             )
         return with_position(convention, request, value)
+    if follow in ("offset", "page"):
+        check_position(convention, request, body)  # on every page: an empty one too
     if ends or not items:
         return None
     if follow == "keyset":

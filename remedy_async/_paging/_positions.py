@@ -64,6 +64,17 @@ def next_position(
     return with_position(convention, request, page + 1, size)
 
 
+def check_position(convention: Convention, request: PageRequest, body: Any) -> None:
+    """Refuse a page whose echoed offset or page number is not the one `request` asked for."""
+    assert convention.param is not None
+    requested = int_param(dict(request.params), convention.param)
+    if requested is None:
+        requested = (
+            convention.first_offset if convention.follow == "offset" else convention.first_page
+        )
+    check_echo(convention, body, requested)
+
+
 def check_echo(convention: Convention, body: Any, requested: int) -> None:
     """Refuse a page whose echoed position is not the one asked for."""
     echoed = int_at(body, convention.position_at)

@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from remedy_async import (
@@ -115,6 +115,13 @@ def assert_exact_or_refused(listing: Listing, expected: list[str], what: str) ->
     composition=compositions(),
     resource=st.sampled_from(RESOURCES),
     page_size=SIZES,
+)
+@example(  # a zero-based list echoing the next page: the lie shows on the empty page
+    composition=Composition.parse(
+        "compose:follow=page,param=page,first=0,position=page,position-shows=next,default=50"
+    ),
+    resource="remediation-targets",
+    page_size=None,
 )
 @settings(
     max_examples=examples(400),
