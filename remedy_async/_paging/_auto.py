@@ -16,9 +16,7 @@ from attrs import field, frozen
 
 from remedy_async._http import JSONResponse
 
-from ._advice import advised
 from ._conventions import CONVENTIONS
-from ._detect import detect
 from ._follow import locate_items, read_page
 from ._positions import CONTRACT_SIZE_PARAMS, plan_pages, predict_next, with_position
 from ._protocol import (
@@ -88,6 +86,8 @@ class AutoPaginator:
                 return attrs.evolve(result, notice=_notice(request.convention))
             return result
         except PagingFault as fault:
+            from ._advice import advised  # noqa: PLC0415 - only a refused page needs advice
+
             raise advised(fault, request, response) from None
 
     def predict_next(self, request: PageRequest) -> PageRequest | None:
@@ -112,6 +112,8 @@ class AutoPaginator:
         raise PagingFault(f"this list was started with the {name!r} convention, unknown here")
 
     def _first_page(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        from ._detect import detect  # noqa: PLC0415 - loaded by a list's first page, not import
+
         found = detect(request, response)
         result = read_page(found.convention, request, response, READER)
         first_id = _id_of(result.items[0]) if result.items else None

@@ -24,7 +24,6 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._advice import advised
 from ._conventions import convention_document
 from ._envelope import MISSING, dig, link_values
 from ._guards import request_identity
@@ -50,7 +49,6 @@ from ._protocol import (
     PagingFault,
     Path,
 )
-from ._signals import refuse_unread_signals
 
 API_PREFIX = "/v1/"
 """Where the API's own paths start under the client's base URL."""
@@ -76,6 +74,8 @@ class ConventionPaginator:
         try:
             return read_page(self.convention, request, response)
         except PagingFault as fault:
+            from ._advice import advised  # noqa: PLC0415 - only a refused page needs advice
+
             raise advised(fault, request, response) from None
 
     def predict_next(self, request: PageRequest) -> PageRequest | None:
@@ -120,6 +120,8 @@ def read_page(
     following = _next_request(convention, request, response, items, total)
     if following is not None and not items and _same_place(following, request, response):
         following = None  # an empty page naming itself as the next: nothing lies beyond it
+    from ._signals import refuse_unread_signals  # noqa: PLC0415 - loaded by a first page
+
     refuse_unread_signals(convention, response, items_path, following, reader)
     path = "$" + "".join(f".{key}" for key in items_path)
     return PageResult(
