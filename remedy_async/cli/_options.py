@@ -81,9 +81,21 @@ def record_id(text: str) -> str:
     return text
 
 
+def export_directory(text: str) -> str:
+    """An export's --out, refused when it says stdout (`-`): export writes files, whose
+    checkpoints make it resumable, and `list` is what writes records to stdout."""
+    if text == "-":
+        raise ValueError(
+            "export writes files into a directory, not to stdout; to write records to stdout "
+            "use 'remedy-async list RESOURCE' (a directory named - is ./-)"
+        )
+    return text
+
+
 RESOURCE = argument_type(resource_named, "resource")
 FILTER = argument_type(parse_filter, "filter")
 RECORD_ID = argument_type(record_id, "id")
+EXPORT_DIRECTORY = argument_type(export_directory, "directory")
 RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
 
 
