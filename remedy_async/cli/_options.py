@@ -278,15 +278,20 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
     )
 
 
-def add_output_options(add_argument: Adder, add: Adder) -> None:
-    """--format (of list and get) and --fields."""
+def add_output_options(add_argument: Adder, add: Adder, *, table_on_terminal: bool = False) -> None:
+    """--format (of list and get) and --fields. With `table_on_terminal` the default format is
+    None: a table when stdout is a terminal, else jsonl (`_output.format_for`)."""
     add(
         add_argument,
         "--format",
         choices=OUTPUT_FORMATS,
-        default="jsonl",
+        default=None if table_on_terminal else "jsonl",
         help="jsonl, json (one array, valid even if the command fails), csv, or table "
-        "(default: jsonl)",
+        + (
+            "(default: table when stdout is a terminal, as gh does; jsonl into a pipe or --output)"
+            if table_on_terminal
+            else "(default: jsonl)"
+        ),
     )
     add_fields(add_argument, add)
 
@@ -321,7 +326,7 @@ def list_options() -> Parser:
     )
     add_concurrency(parent.add_argument, add_shared)
     group = parent.add_argument_group("output")
-    add_output_options(group.add_argument, add_shared)
+    add_output_options(group.add_argument, add_shared, table_on_terminal=True)
     add_output_file(group.add_argument, add_shared)
     return parent
 

@@ -38,7 +38,10 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
         except (TypeError, ValueError) as error:
             raise UsageError(in_flags(str(error))) from None
         meter = meters.add(resource.segment, (resource.segment, "list"))
-        with shown(meters, options, terminal), output(options, resource, terminal.stdout) as sink:
+        with (
+            shown(meters, options, terminal),
+            output(options, resource, terminal.stdout, stdout_tty=terminal.stdout_tty) as sink,
+        ):
             try:
                 async for page in pager.pages():
                     records = [to_wire(record, "camel") for record in page.items]
