@@ -315,7 +315,8 @@ def list_options() -> Parser:
         "--max-items",
         type=whole(0),
         metavar="N",
-        help="stop after fetching this many records (default: all)",
+        help="write at most N records, as gh's --limit and aws's --max-items cap their "
+        "output: with --where, pages are fetched until N records met it (default: all)",
     )
     add_shared(
         parent.add_argument,
