@@ -243,7 +243,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
                         length=checkpoint.length + len(data),
                         resume_token=page.resume_token,
                     )
-                    meter.add(len(page.items))
+                    meter.add(len(page.items), total=page.total)
                     if page.resume_token is not None:
                         saver.note(checkpoint)
             finally:
@@ -297,7 +297,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
         from ._duckdb import run_duckdb_export  # noqa: PLC0415 - only for that target
 
         return await run_duckdb_export(options, terminal)
-    meters = Meters()
+    meters = Meters(terminal.clock)
     client = open_client(options, terminal.env, [meters.on_event])
     jobs = await asyncio.to_thread(_plan, options)
     async with client:

@@ -28,7 +28,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     """
     resource = options.resource
     check_conditions(resource, options.where)
-    meters = Meters()
+    meters = Meters(terminal.clock)
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
         filters: dict[str, Any] = resource_filters(resource, options.filter, options.filter_flags)
@@ -56,6 +56,15 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     return EXIT_OK
 
 
+def _expected(total: int | None, where: Sequence[Condition], max_items: int | None) -> int | None:
+    """How many records a list will fetch, when its total is known: all of them, or
+    `--max-items` when fewer and nothing is left out (with `--where`, the cap counts only
+    the records meeting it, so the whole list is the most it may fetch)."""
+    if total is None or max_items is None or where:
+        return total
+    return min(total, max_items)
+
+
 async def _write_pages(
     pager: Pager[Any],
     sink: Sink,
@@ -64,7 +73,7 @@ async def _write_pages(
     max_items: int | None,
 ) -> None:
     """Write the records of each page meeting `where` until `max_items` are written; the meter
-    counts the records fetched."""
+    counts the records fetched, and learns the list's size when a page announces it."""
     if max_items == 0:
         return
     written = 0
@@ -76,7 +85,7 @@ async def _write_pages(
                 kept = kept[: max_items - written]
             sink.write(kept)
             written += len(kept)
-            meter.add(len(page.items))
+            meter.add(len(page.items), total=_expected(page.total, where, max_items))
             if max_items is not None and written >= max_items:
                 return
 
@@ -110,7 +119,7 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
     """
     resource = options.resource
     ids = _stdin_ids(terminal.stdin) if options.ids == ["-"] else options.ids
-    meters = Meters()
+    meters = Meters(terminal.clock)
     failures = 0
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
