@@ -12,7 +12,7 @@ flushed and fsynced to the .part file:
     {"version": 1, "resource": "endpoints", "format": "jsonl", "pageSize": 1000,
      "records": 3000, "written": 2990, "bytes": 1234567, "resumeToken": "r1....",
      "filters": [["status", "online"]], "params": [], "where": ["os.family=linux"],
-     "fields": ["id", "hostname"]}
+     "fields": ["id", "hostname"], "lineEnd": "\n"}
 
 `bytes` is the length of the .part file the checkpoint covers: a resumed export truncates the
 file to it (dropping whatever a crash left after the last checkpoint) and continues the list
@@ -20,7 +20,9 @@ from `resumeToken` (null: from the start), so every record ends up in the file e
 `records` counts the records fetched, `written` those in the file (fewer under `--where`: a
 record it leaves out still moves the resume token on). The selection (`filters` by keyword
 name, `params` from --param, `where`, `fields`) is fixed when the export starts and kept by a
-resume; a checkpoint without it (written before it existed) selected everything.
+resume; a checkpoint without it (written before it existed) selected everything. `lineEnd` is
+how the CSV rows of the file end; a checkpoint without it began when they ended in `\r\n`, so
+a resume goes on with that.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from typing import Any, BinaryIO, Final
 
 import orjson
 from attrs import frozen
+
+from ._formats import LINE_END, LINE_ENDS, LineEnd
 
 CHECKPOINT_VERSION: Final = 1
 PART_SUFFIX: Final = ".part"
@@ -93,6 +97,8 @@ class Checkpoint:
     written: int = 0
     """Records in the file."""
     selection: Selection = Selection()
+    line_end: LineEnd = LINE_END
+    """How the file's CSV rows end: `\n`, or `\r\n` for an export begun before that."""
 
     def to_json(self) -> bytes:
         """Return the checkpoint file's content."""
@@ -107,6 +113,7 @@ class Checkpoint:
                 "bytes": self.length,
                 "resumeToken": self.resume_token,
                 **self.selection.to_json(),
+                "lineEnd": self.line_end,
             },
             option=orjson.OPT_APPEND_NEWLINE,
         )
@@ -135,7 +142,16 @@ class Checkpoint:
             resume_token=token,
             written=_count(document, "written", 0) if "written" in document else records,
             selection=Selection.from_json(document),
+            line_end=_line_end(document),
         )
+
+
+def _line_end(document: dict[str, Any]) -> LineEnd:
+    value = document.get("lineEnd", "\r\n")  # written before rows ended in \n
+    for line_end in LINE_ENDS:
+        if value == line_end:
+            return line_end
+    raise CheckpointError('lineEnd must be "\\n" or "\\r\\n"')
 
 
 def _text(document: dict[str, Any], key: str) -> str:

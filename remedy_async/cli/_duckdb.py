@@ -131,7 +131,7 @@ async def _export(
         written += len(kept)
         state = (resource.segment, page.resume_token, records)
         await asyncio.to_thread(_upsert, connection, resource.attribute, batch, state)
-        meter.add(len(page.items))
+        meter.add(len(page.items), total=page.total)
     return written
 
 
@@ -142,7 +142,7 @@ async def run_duckdb_export(options: argparse.Namespace, terminal: Terminal) -> 
     if getattr(options, "fields", None):
         raise UsageError("--fields cannot be used with --to duckdb: its columns are fixed")
     connection = await asyncio.to_thread(_connect, path)
-    meters = Meters()
+    meters = Meters(terminal.clock)
     failed = False
     try:
         for resource in resources:

@@ -45,7 +45,7 @@ from ._checkpoint import (
 from ._durable import Checkpointer
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
 from ._filters import group_filters
-from ._formats import EXPORT_FORMATS
+from ._formats import EXPORT_FORMATS, LINE_END, LineEnd
 from ._meters import Meter, Meters
 from ._parquet import ArrowStreamEncoder, ParquetBeside
 from ._progress import progress
@@ -154,7 +154,12 @@ def plan_jobs(
     return jobs
 
 
-def _encoder(file_format: str, resource: Resource[Any], fields: tuple[str, ...]) -> Any:
+def _encoder(
+    file_format: str,
+    resource: Resource[Any],
+    fields: tuple[str, ...],
+    line_end: LineEnd = LINE_END,
+) -> Any:
     """The export encoder; a usage error when the format cannot be written (Parquet without
     pyarrow, or with --fields: its schema is fixed, so choose columns when reading it)."""
     if file_format == "parquet" and fields:
@@ -163,7 +168,7 @@ def _encoder(file_format: str, resource: Resource[Any], fields: tuple[str, ...])
             "collection (select columns when you read the file)"
         )
     try:
-        return export_encoder(file_format, resource, fields)
+        return export_encoder(file_format, resource, fields, line_end)
     except MissingDependencyError as error:
         raise UsageError(str(error)) from None
 
@@ -211,7 +216,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
     A record that --where leaves out still counts as fetched, and the checkpoint's resume token
     moves past it like past any other, so a resume neither repeats nor skips a record."""
     assert job.start is not None
-    encoder = _encoder(job.format, job.resource, job.start.selection.fields)
+    encoder = _encoder(job.format, job.resource, job.start.selection.fields, job.start.line_end)
     cut = cutter(job.start.selection, job.format)
     checkpoint = job.start
     parquet: ParquetBeside | None = None
@@ -238,7 +243,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
                         length=checkpoint.length + len(data),
                         resume_token=page.resume_token,
                     )
-                    meter.add(len(page.items))
+                    meter.add(len(page.items), total=page.total)
                     if page.resume_token is not None:
                         saver.note(checkpoint)
             finally:
@@ -292,7 +297,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
         from ._duckdb import run_duckdb_export  # noqa: PLC0415 - only for that target
 
         return await run_duckdb_export(options, terminal)
-    meters = Meters()
+    meters = Meters(terminal.clock)
     client = open_client(options, terminal.env, [meters.on_event])
     jobs = await asyncio.to_thread(_plan, options)
     async with client:

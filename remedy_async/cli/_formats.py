@@ -4,10 +4,12 @@ jsonl   one compact JSON object per line.
 json    one JSON array, written as the records arrive: `[`, then one record per line.
 parquet (export only) one Parquet file per resource, of the fixed Arrow schema of
         `remedy_async.columnar`; written as an Arrow stream while the export runs (`_parquet`).
-csv     RFC 4180, with a fixed header per resource: the model's wire fields in declaration
-        order, then `extra`, a JSON object of any keys the model does not know (empty when
-        none). Nested values are compact JSON, booleans `true`/`false`, absent values empty.
-        The header does not depend on the data, so pages and resumed exports line up.
+csv     RFC 4180 quoting, rows ending in `\n` (as `cut`, `awk` and spreadsheets read them;
+        RFC 4180's `\r\n` only where a resumed export began with it), with a fixed header per
+        resource: the model's wire fields in declaration order, then `extra`, a JSON object
+        of any keys the model does not know (empty when none). Nested values are compact
+        JSON, booleans `true`/`false`, absent values empty. The header does not depend on
+        the data, so pages and resumed exports line up.
 
 Every encoder is pure: it returns bytes and never writes, so a caller can count and checkpoint
 exactly what it wrote.
@@ -16,7 +18,6 @@ exactly what it wrote.
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
@@ -121,16 +122,29 @@ class JsonArrayEncoder:
         return b"\n]\n" if self._count else b"]\n"
 
 
-class CsvEncoder:
-    """RFC 4180 CSV with a fixed header (see `csv_columns`)."""
+LineEnd = Literal["\n", "\r\n"]
+LINE_END: Final[LineEnd] = "\n"
+"""How CSV rows end unless a resumed export began otherwise."""
+LINE_ENDS: Final[tuple[LineEnd, ...]] = ("\n", "\r\n")
 
-    def __init__(self, columns: Sequence[str]) -> None:
+
+class CsvEncoder:
+    """CSV with a fixed header (see `csv_columns`): RFC 4180 quoting, rows ending in
+    `line_end` (`\n` unless a resumed export began with `\r\n`)."""
+
+    def __init__(self, columns: Sequence[str], line_end: LineEnd = LINE_END) -> None:
         self.columns = tuple(columns)
+        self.line_end = line_end
 
     def _rows(self, rows: Iterable[Sequence[str]]) -> bytes:
-        text = io.StringIO()
-        csv.writer(text).writerows(rows)
-        return text.getvalue().encode()
+        # The writer ends rows in \r\n so that it quotes a cell holding either character (with
+        # \n alone, Python before 3.13 leaves a lone \r unquoted, which readers take for a
+        # line end); each row is written by one call, so its own end is its last two.
+        lines: list[str] = []
+        csv.writer(_Lines(lines), lineterminator="\r\n").writerows(rows)
+        if self.line_end == "\r\n":
+            return "".join(lines).encode()
+        return "".join(line[:-2] + "\n" for line in lines).encode()
 
     def start(self) -> bytes:
         """The header line."""
@@ -143,6 +157,13 @@ class CsvEncoder:
     def end(self) -> bytes:
         """Nothing: CSV has no footer."""
         return b""
+
+
+class _Lines:
+    """A file for `csv.writer` that keeps each row it writes as a string of `lines`."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.write = lines.append
 
 
 def encoder_for(name: str, resource: Resource[Any]) -> Encoder:

@@ -65,10 +65,14 @@ class Meter:
             f"retries={self.retries} errors={self.errors}>"
         )
 
-    def add(self, records: int, *, pages: int = 1) -> None:
-        """Count records (and pages) that arrived."""
+    def add(self, records: int, *, pages: int = 1, total: int | None = None) -> None:
+        """Count records (and pages) that arrived; `total` is the list's size as a page
+        announced it (`Page.total`), which progress shows as a share and an ETA. None keeps
+        what is known."""
         self.records += records
         self.pages += pages
+        if total is not None:
+            self.total = total
 
     def finish(self, *, failed: bool = False) -> None:
         """Stop the clock; `failed` marks a job that ended with an error."""

@@ -81,9 +81,21 @@ def record_id(text: str) -> str:
     return text
 
 
+def export_directory(text: str) -> str:
+    """An export's --out, refused when it says stdout (`-`): export writes files, whose
+    checkpoints make it resumable, and `list` is what writes records to stdout."""
+    if text == "-":
+        raise ValueError(
+            "export writes files into a directory, not to stdout; to write records to stdout "
+            "use 'remedy-async list RESOURCE' (a directory named - is ./-)"
+        )
+    return text
+
+
 RESOURCE = argument_type(resource_named, "resource")
 FILTER = argument_type(parse_filter, "filter")
 RECORD_ID = argument_type(record_id, "id")
+EXPORT_DIRECTORY = argument_type(export_directory, "directory")
 RESOURCE_HELP = f"one of {', '.join(RESOURCE_NAMES)} (snake_case accepted)"
 
 
@@ -266,15 +278,20 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
     )
 
 
-def add_output_options(add_argument: Adder, add: Adder) -> None:
-    """--format (of list and get) and --fields."""
+def add_output_options(add_argument: Adder, add: Adder, *, table_on_terminal: bool = False) -> None:
+    """--format (of list and get) and --fields. With `table_on_terminal` the default format is
+    None: a table when stdout is a terminal, else jsonl (`_output.format_for`)."""
     add(
         add_argument,
         "--format",
         choices=OUTPUT_FORMATS,
-        default="jsonl",
+        default=None if table_on_terminal else "jsonl",
         help="jsonl, json (one array, valid even if the command fails), csv, or table "
-        "(default: jsonl)",
+        + (
+            "(default: table when stdout is a terminal, as gh does; jsonl into a pipe or --output)"
+            if table_on_terminal
+            else "(default: jsonl)"
+        ),
     )
     add_fields(add_argument, add)
 
@@ -298,7 +315,8 @@ def list_options() -> Parser:
         "--max-items",
         type=whole(0),
         metavar="N",
-        help="stop after fetching this many records (default: all)",
+        help="write at most N records, as gh's --limit and aws's --max-items cap their "
+        "output: with --where, pages are fetched until N records met it (default: all)",
     )
     add_shared(
         parent.add_argument,
@@ -309,7 +327,7 @@ def list_options() -> Parser:
     )
     add_concurrency(parent.add_argument, add_shared)
     group = parent.add_argument_group("output")
-    add_output_options(group.add_argument, add_shared)
+    add_output_options(group.add_argument, add_shared, table_on_terminal=True)
     add_output_file(group.add_argument, add_shared)
     return parent
 

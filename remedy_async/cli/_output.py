@@ -14,7 +14,7 @@ from remedy_async import Resource
 from ._checkpoint import atomic_file
 from ._errors import UsageError
 from ._fields import Fields, parse_fields, select
-from ._formats import WireRecord
+from ._formats import FormatName, WireRecord
 from ._sinks import Sink, finished, open_sink
 
 
@@ -39,19 +39,35 @@ class FieldsSink:
         self._sink.abort()
 
 
+def format_for(options: argparse.Namespace, *, stdout_tty: bool) -> FormatName:
+    """The format to write: `--format` when given; else (`list`) a table for a person reading
+    a terminal, as gh does, and JSON lines for a program (a pipe, a file, `--output FILE`)."""
+    if options.format is not None:
+        chosen: FormatName = options.format
+        return chosen
+    on_terminal = stdout_tty and options.output in (None, "-")
+    return "table" if on_terminal else "jsonl"
+
+
 @contextlib.contextmanager
 def output(
-    options: argparse.Namespace, resource: Resource[Any], stdout: BinaryIO
+    options: argparse.Namespace,
+    resource: Resource[Any],
+    stdout: BinaryIO,
+    *,
+    stdout_tty: bool = False,
 ) -> Iterator[Sink]:
-    """The sink of the command's output, closed after the block.
+    """The sink of the command's output, closed after the block; in the format `format_for`
+    chooses (`stdout_tty`: whether stdout is a terminal).
 
     If the block fails, what was written stays well-formed (a JSON array closed, or nothing at
     all) and the error goes on; `--output FILE` appears only once complete, never half-written.
     """
     fields = parse_fields(options.fields, resource) if options.fields else None
-    tabular = options.format in ("csv", "table")
+    name = format_for(options, stdout_tty=stdout_tty)
+    tabular = name in ("csv", "table")
     with _destination(options.output, stdout) as stream:
-        sink = open_sink(options.format, resource, stream, fields if tabular else None)
+        sink = open_sink(name, resource, stream, fields if tabular else None)
         if fields is not None:
             sink = FieldsSink(sink, fields, flatten=tabular)
         with finished(sink):

@@ -19,6 +19,7 @@ from ._errors import UsageError
 from ._filter_flags import add_filter_flags
 from ._formats import EXPORT_FORMATS
 from ._options import (
+    EXPORT_DIRECTORY,
     FILTER,
     RECORD_ID,
     RESOURCE,
@@ -125,8 +126,10 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     )
     export.add_argument(
         "--out",
+        type=EXPORT_DIRECTORY,
         metavar="DIR",
-        help="directory of the files; this or --to is required (default: none)",
+        help="directory of the files (created if missing; export writes files, never stdout: "
+        "use list for that); this or --to is required (default: none)",
     )
     export.add_argument(
         "--to",

@@ -54,7 +54,7 @@ def progress(
 
 async def _lines(meters: Meters, terminal: Terminal, every: float) -> None:
     while True:
-        await asyncio.sleep(every)
+        await terminal.sleep(every)
         for meter in meters:
             if not meter.finished:
                 terminal.say(progress_line(meter))

@@ -3,34 +3,41 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, aclosing
 from typing import Any, TextIO
 
-from remedy_async import ResourceCollection, to_wire
+from remedy_async import Pager, ResourceCollection, to_wire
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe, in_flags
 from ._filters import group_filters, resource_filters
-from ._meters import Meters
+from ._meters import Meter, Meters
 from ._output import output
 from ._progress import Say, progress
 from ._settings import open_client
+from ._sinks import Sink
 from ._terminal import Terminal
-from ._where import check_conditions, keep
+from ._where import Condition, check_conditions, keep
 
 
 async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
-    """Stream the records matching the filters to stdout, page by page."""
+    """Stream the records matching the filters to stdout, page by page.
+
+    `--max-items N` caps the records written, as `gh --limit` and `aws --max-items` cap their
+    output: with `--where`, pages are fetched until N records met it (or the list ended).
+    """
     resource = options.resource
     check_conditions(resource, options.where)
-    meters = Meters()
+    meters = Meters(terminal.clock)
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
         filters: dict[str, Any] = resource_filters(resource, options.filter, options.filter_flags)
         try:
             pager = collection.list(
                 page_size=options.page_size,
-                max_items=options.max_items,
+                # Without --where, every record fetched is written: the pager stops fetching
+                # at the cap. With it, only the records written count (`_write_pages`).
+                max_items=None if options.where else options.max_items,
                 concurrency=options.concurrency,
                 extra_params=group_filters(options.param),
                 **filters,
@@ -38,15 +45,49 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
         except (TypeError, ValueError) as error:
             raise UsageError(in_flags(str(error))) from None
         meter = meters.add(resource.segment, (resource.segment, "list"))
-        with shown(meters, options, terminal), output(options, resource, terminal.stdout) as sink:
+        with (
+            shown(meters, options, terminal),
+            output(options, resource, terminal.stdout, stdout_tty=terminal.stdout_tty) as sink,
+        ):
             try:
-                async for page in pager.pages():
-                    records = [to_wire(record, "camel") for record in page.items]
-                    sink.write(keep(records, options.where) if options.where else records)
-                    meter.add(len(page.items))
+                await _write_pages(pager, sink, meter, options.where, options.max_items)
             finally:
                 meter.finish()
     return EXIT_OK
+
+
+def _expected(total: int | None, where: Sequence[Condition], max_items: int | None) -> int | None:
+    """How many records a list will fetch, when its total is known: all of them, or
+    `--max-items` when fewer and nothing is left out (with `--where`, the cap counts only
+    the records meeting it, so the whole list is the most it may fetch)."""
+    if total is None or max_items is None or where:
+        return total
+    return min(total, max_items)
+
+
+async def _write_pages(
+    pager: Pager[Any],
+    sink: Sink,
+    meter: Meter,
+    where: Sequence[Condition],
+    max_items: int | None,
+) -> None:
+    """Write the records of each page meeting `where` until `max_items` are written; the meter
+    counts the records fetched, and learns the list's size when a page announces it."""
+    if max_items == 0:
+        return
+    written = 0
+    async with aclosing(pager.pages()) as pages:
+        async for page in pages:
+            records = [to_wire(record, "camel") for record in page.items]
+            kept = keep(records, where) if where else records
+            if max_items is not None:
+                kept = kept[: max_items - written]
+            sink.write(kept)
+            written += len(kept)
+            meter.add(len(page.items), total=_expected(page.total, where, max_items))
+            if max_items is not None and written >= max_items:
+                return
 
 
 def shown(
@@ -78,7 +119,7 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
     """
     resource = options.resource
     ids = _stdin_ids(terminal.stdin) if options.ids == ["-"] else options.ids
-    meters = Meters()
+    meters = Meters(terminal.clock)
     failures = 0
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)

@@ -19,14 +19,20 @@ from ._checkpoint import Selection
 from ._errors import UsageError
 from ._fields import parse_fields, select
 from ._filters import filter_flag, filter_pairs
-from ._formats import CsvEncoder, Encoder, WireRecord, encoder_for
+from ._formats import LINE_END, CsvEncoder, Encoder, LineEnd, WireRecord, csv_columns, encoder_for
 from ._where import check_conditions, keep, parse_where
 
 
-def export_encoder(file_format: str, resource: Resource[Any], fields: Sequence[str]) -> Encoder:
-    """The encoder of an export's file: CSV columns are the `--fields` when chosen."""
-    if file_format == "csv" and fields:
-        return CsvEncoder(tuple(fields))
+def export_encoder(
+    file_format: str,
+    resource: Resource[Any],
+    fields: Sequence[str],
+    line_end: LineEnd = LINE_END,
+) -> Encoder:
+    """The encoder of an export's file: CSV columns are the `--fields` when chosen, and its
+    rows end as the export began (`Checkpoint.line_end`)."""
+    if file_format == "csv":
+        return CsvEncoder(tuple(fields) or csv_columns(resource), line_end)
     return encoder_for(file_format, resource)
 
 

@@ -7,9 +7,11 @@ a table or a progress display is actually drawn.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Awaitable, Callable, Mapping
 from typing import BinaryIO, Literal, TextIO
 
 from attrs import frozen
@@ -37,6 +39,10 @@ class Terminal:
     stderr_tty: bool = False
     quiet: bool = False
     """Whether only errors go to stderr (`--quiet`): no progress, no `note`."""
+    clock: Callable[[], float] = time.perf_counter
+    """Where progress reads the time (rates, ETAs): a test passes its own clock."""
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    """How progress waits between its lines: a test passes one that waits no real time."""
 
     @classmethod
     def of_process(cls) -> Terminal:

@@ -71,11 +71,14 @@ async def cli(*args: str, env: dict[str, str] | None = None, stdin: bytes = b"")
     return Outcome(process.returncode, stdout, stderr.decode())
 
 
-async def cli_here(*args: str, env: dict[str, str] | None = None, stdin: str = "") -> Outcome:
-    """Run the command line in this process and event loop, with captured streams."""
+async def cli_here(
+    *args: str, env: dict[str, str] | None = None, stdin: str = "", **terminal: Any
+) -> Outcome:
+    """Run the command line in this process and event loop, with captured streams; `terminal`
+    sets the rest of its `Terminal` (`stdout_tty=True`: stdout is a terminal)."""
     stdout, stderr = io.BytesIO(), io.StringIO()
-    terminal = Terminal(stdout=stdout, stderr=stderr, stdin=io.StringIO(stdin), env=env or {})
-    code = await run(args, terminal)
+    streams = Terminal(stdout=stdout, stderr=stderr, stdin=io.StringIO(stdin), env=env or {})
+    code = await run(args, attrs.evolve(streams, **terminal))
     return Outcome(code, stdout.getvalue(), stderr.getvalue())
 
 

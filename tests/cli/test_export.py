@@ -8,10 +8,11 @@ import signal
 from pathlib import Path
 
 import orjson
+import pytest
 
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
-from .conftest import RESOURCES, Outcome, cli, start_cli
+from .conftest import RESOURCES, Outcome, cli, cli_here, start_cli
 
 FAILING = SimulatorConfig(
     seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
@@ -182,3 +183,15 @@ async def test_quiet_export_says_nothing_but_errors(simulator: Simulator, tmp_pa
     assert stopped.code == 3
     assert "vulnerability-findings: stopped after 150 records: ServerError: 500" in stopped.stderr
     assert "--resume" in stopped.stderr.splitlines()[-1]
+
+
+async def test_export_to_stdout_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--out -` exits 2 saying export writes files (list writes stdout); nothing is created."""
+    monkeypatch.chdir(tmp_path)
+    refused = await cli_here("export", "--out", "-", "--base-url", "http://127.0.0.1:9")
+    assert refused.code == 2
+    assert "export writes files into a directory" in refused.stderr
+    assert "remedy-async list RESOURCE" in refused.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -108,7 +108,8 @@ def test_unset_options_take_their_defaults() -> None:
     """Options given nowhere get the defaults the help states."""
     options = parse_command_line(["list", "endpoints"])
     assert (options.base_url, options.retries, options.debug) == (None, None, False)
-    assert (options.profile, options.progress, options.format) == ("default", "auto", "jsonl")
+    assert (options.profile, options.progress) == ("default", "auto")
+    assert options.format is None  # chosen by where stdout goes: a table on a terminal
     assert (options.filter, options.where, options.filter_flags) == ([], [], [])
     assert options.concurrency == 1
 

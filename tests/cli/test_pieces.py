@@ -113,11 +113,12 @@ def test_csv_rows_put_unknown_keys_in_the_extra_column() -> None:
     assert csv_row({"id": "sc-2", "name": "n"}, columns) == ["sc-2", "n", ""]
 
 
-def test_csv_encoder_writes_a_header_and_rfc4180_rows() -> None:
-    """The CSV encoder's start is the header; rows quote commas, quotes and line breaks."""
+def test_csv_encoder_writes_a_header_and_rfc4180_quoted_rows_ending_in_a_line_feed() -> None:
+    """The CSV encoder's start is the header; rows quote commas, quotes and line breaks, and
+    end in `\\n` (not RFC 4180's `\\r\\n`, which `cut` and `awk` keep in the last column)."""
     encoder = CsvEncoder(("id", "title", "extra"))
     data = encoder.start() + encoder.records([{"id": "a", "title": 'x, "y"\nz'}]) + encoder.end()
-    assert data == b'id,title,extra\r\na,"x, ""y""\nz",\r\n'
+    assert data == b'id,title,extra\na,"x, ""y""\nz",\n'
 
 
 def test_json_array_encoder_streams_one_valid_array() -> None:

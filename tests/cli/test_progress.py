@@ -1,0 +1,179 @@
+"""Progress with totals: a share and an ETA when the list announces its size (offset and page
+lists do), nothing more when it does not (cursor lists), on time that passes only as pages are
+asked for."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from remedy_async.cli._meters import Meters
+from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+
+from .conftest import cli_here
+
+SHARE = re.compile(r", \d+% of [\d,]+, ETA \d+:\d\d:\d\d$")
+
+
+class PageTime:
+    """Time that moves one second each time the service is asked for a page, and a wait for
+    the progress lines that ends then: a line a page, at once, the meters as the page before
+    left them (pages are asked for one after the other)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._asked = asyncio.Event()
+
+    def clock(self) -> float:
+        """The seconds passed: as many as pages asked for."""
+        return self.now
+
+    async def serve(self, seconds: float) -> None:
+        """The simulator's wait before answering a page (a latency fault): move time on."""
+        self.now += 1.0
+        self._asked.set()
+
+    async def wait(self, seconds: float) -> None:
+        """The progress lines' wait: until the next page is asked for."""
+        await self._asked.wait()
+        self._asked.clear()
+
+
+def _paced(paging: str) -> tuple[SimulatorConfig, PageTime]:
+    """A simulator of 20 endpoints in `paging`, every list request paced by a PageTime."""
+    config = SimulatorConfig(
+        seed=3,
+        size=20,
+        paging=paging,
+        faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=1)],
+    )
+    return config, PageTime()
+
+
+def _progress_lines(stderr: str, name: str) -> list[str]:
+    """The progress lines of `name` on stderr (not its summary), without their prefix."""
+    prefix = f"remedy-async: {name}: "
+    return [
+        line.removeprefix(prefix)
+        for line in stderr.splitlines()
+        if line.startswith(prefix) and " records, " in line
+    ]
+
+
+def test_a_meter_keeps_the_total_a_page_announced() -> None:
+    """A page's total sets the meter's; a page announcing none keeps it."""
+    meter = Meters(clock=lambda: 0.0).add("endpoints", None)
+    meter.add(5, total=20)
+    meter.add(5)
+    assert (meter.records, meter.total) == (10, 20)
+
+
+DUCKDB = pytest.mark.skipif(
+    importlib.util.find_spec("duckdb") is None, reason="the duckdb extra is not installed"
+)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [("--out", "{dir}"), pytest.param(("--to", "duckdb:{dir}/remedy.duckdb"), marks=DUCKDB)],
+    ids=["files", "duckdb"],
+)
+async def test_export_shows_share_and_eta_when_the_list_announces_its_total(
+    tmp_path: Path, target: tuple[str, str]
+) -> None:
+    """An offset list announces its size: each progress line after the first page has the
+    share done and the time left, whether the export writes files or DuckDB tables."""
+    config, time = _paced("offset")
+    flag, value = target
+    async with Simulator(config, sleep=time.serve) as simulator:
+        outcome = await cli_here(
+            "export", "endpoints", flag, value.format(dir=tmp_path), "--page-size", "5",
+            "--base-url", simulator.url, clock=time.clock, sleep=time.wait,
+        )  # fmt: skip
+    assert outcome.code == 0, outcome.stderr
+    lines = _progress_lines(outcome.stderr, "endpoints")
+    assert lines[0] == "0 records, 0/s"
+    assert lines[1:] == [
+        "5 records, 2/s, 25% of 20, ETA 0:00:06",
+        "10 records, 3/s, 50% of 20, ETA 0:00:03",
+        "15 records, 4/s, 75% of 20, ETA 0:00:01",
+    ]
+
+
+async def test_export_shows_no_share_when_the_list_announces_no_total(tmp_path: Path) -> None:
+    """A cursor list announces no size: the progress lines have the count and rate only."""
+    config, time = _paced("cursor")
+    async with Simulator(config, sleep=time.serve) as simulator:
+        outcome = await cli_here(
+            "export", "endpoints", "--out", str(tmp_path), "--page-size", "5",
+            "--base-url", simulator.url, clock=time.clock, sleep=time.wait,
+        )  # fmt: skip
+    assert outcome.code == 0, outcome.stderr
+    lines = _progress_lines(outcome.stderr, "endpoints")
+    assert len(lines) >= 4
+    assert all(line.endswith("/s") for line in lines)
+
+
+async def test_a_resumed_export_shows_its_share_of_the_whole_list(tmp_path: Path) -> None:
+    """A resumed export counts the records of its first run in the share, and its ETA reads
+    the rate of this run."""
+    config, time = _paced("offset")
+    base = ("export", "endpoints", "--out", str(tmp_path), "--page-size", "5", "--retries", "0")
+    async with Simulator(config, sleep=_failing_from(3, time)) as simulator:
+        stopped = await cli_here(*base, "--base-url", simulator.url, "--progress", "never")
+    assert stopped.code == 3, stopped.stderr
+    config, time = _paced("offset")
+    async with Simulator(config, sleep=time.serve) as simulator:
+        resumed = await cli_here(
+            *base, "--resume", "--base-url", simulator.url, clock=time.clock, sleep=time.wait
+        )
+    assert resumed.code == 0, resumed.stderr
+    lines = _progress_lines(resumed.stderr, "endpoints")
+    assert lines == ["10 records, 0/s", "15 records, 2/s, 75% of 20, ETA 0:00:02"]
+
+
+def _failing_from(count: int, time: PageTime) -> Callable[[float], Awaitable[None]]:
+    """The simulator's wait of `time`, failing the `count`th page request and every later one
+    (the service answers 500)."""
+    asked = 0
+
+    async def serve(seconds: float) -> None:
+        nonlocal asked
+        asked += 1
+        if asked >= count:
+            raise RuntimeError("the service fails from here on")
+        await time.serve(seconds)
+
+    return serve
+
+
+@pytest.mark.parametrize(
+    ("paging", "max_items", "shares"),
+    [
+        ("offset", None, ["25% of 20", "50% of 20", "75% of 20"]),
+        ("offset", "12", ["42% of 12", "83% of 12"]),
+        ("cursor", None, []),
+    ],
+    ids=["offset", "offset-capped", "cursor"],
+)
+async def test_list_progress_lines_show_a_share_only_when_the_total_is_known(
+    paging: str, max_items: str | None, shares: list[str]
+) -> None:
+    """`list` (data into a pipe, progress into a log) shows the share of the list's total,
+    or of `--max-items` when fewer; nothing when the list announces no total."""
+    config, time = _paced(paging)
+    cap = ("--max-items", max_items) if max_items else ()
+    async with Simulator(config, sleep=time.serve) as simulator:
+        outcome = await cli_here(
+            "list", "endpoints", "--page-size", "5", *cap, "--base-url", simulator.url,
+            clock=time.clock, sleep=time.wait,
+        )  # fmt: skip
+    assert outcome.code == 0, outcome.stderr
+    lines = _progress_lines(outcome.stderr, "endpoints")
+    found = [SHARE.search(line) for line in lines]
+    assert [match.group(0).split(", ")[1] for match in found if match] == shares
