@@ -9,6 +9,7 @@ import pytest
 from aiohttp import web
 
 from remedy_async import (
+    ClientEvent,
     DecodeError,
     Endpoint,
     JSONResponse,
@@ -303,26 +304,30 @@ async def test_as_dicts_still_rejects_items_that_are_not_objects(serve: Serve) -
 
 
 class RememberingPaginator(PageNumberPaginator):
-    """Page-number paging that notes, at each page, whether the previous response still lives."""
+    """Page-number paging that notes, as each later page's request is sent, whether the
+    previous page's response still lives."""
 
     def __init__(self) -> None:
         self.previous: weakref.ref[JSONResponse] | None = None
         self.previous_alive: list[bool] = []
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
-        if self.previous is not None:
-            self.previous_alive.append(self.previous() is not None)
         self.previous = weakref.ref(response)
         return super().read(request, response)
+
+    def on_event(self, event: ClientEvent) -> None:
+        if event.kind == "request" and self.previous is not None:
+            self.previous_alive.append(self.previous() is not None)
 
 
 @pytest.mark.parametrize("mode", ["items", "dicts", "pages"])
 async def test_a_page_is_let_go_before_the_next_one_is_read(serve: Serve, mode: str) -> None:
-    """Only one page's response is alive at a time, so memory holds one page, not two."""
+    """Only one page's response is alive at a time: it is freed before the next page is
+    requested, so memory (and the garbage collector's work) holds one page, not two."""
     handler = Scopes()
     url = await serve({"/v1/scopes": handler.handle})
     paginator = RememberingPaginator()
-    async with RemedyClient(url, paginator=paginator) as client:
+    async with RemedyClient(url, paginator=paginator, event_hooks=[paginator.on_event]) as client:
         pager = client.scopes.list(page_size=10)
         if mode == "pages":
             async for page in pager.pages():

@@ -203,10 +203,9 @@ class PageWalk:
         recent = RecentIds()
         while True:
             self._check_target(request)
-            request, fetched = await self._fetched(fetch, request)
-            if fetched is None:  # every guess was refused, and nothing announced more
+            request, response = await self._fetched(fetch, request)
+            if response is None:  # every guess was refused, and nothing announced more
                 return
-            response = fetched
             result = self._read(request, response)
             if result.notice is not None:
                 warnings.warn(ContractDriftWarning(self._redacted(result.notice)), stacklevel=3)
