@@ -50,8 +50,8 @@ from ._sending._transport import AiohttpTransport, attempt_timeout_of, open_sess
 from ._telemetry import Telemetry, telemetry_for
 from ._wire._json import decode_json
 from ._wire._query import ExtraParams, encode_extra_params
-from ._wire._reader import record_from
-from ._wire._records import NAMING_SETTINGS, NamingSetting
+from ._wire._record_reader import NAMING_SETTINGS, NamingSetting
+from ._wire._to_model import record_from
 
 T = TypeVar("T")
 

@@ -34,8 +34,8 @@ from ._wire._ids import id_segment
 from ._wire._json import decode_json
 from ._wire._naming import Naming, wire_names
 from ._wire._query import ExtraParams, FilterValue, encode_extra_params, encode_filters
-from ._wire._reader import record_from
-from ._wire._records import NamingSetting, RecordReader
+from ._wire._record_reader import NamingSetting, RecordReader
+from ._wire._to_model import record_from
 
 T = TypeVar("T")
 

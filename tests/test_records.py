@@ -21,7 +21,7 @@ from remedy_async import (
     to_wire,
 )
 from remedy_async._wire._naming import _READ_IN, detect_naming, spell
-from remedy_async._wire._records import RecordReader
+from remedy_async._wire._record_reader import RecordReader
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import Serve
 

@@ -20,8 +20,9 @@ import orjson
 from attrs import frozen
 
 from remedy_async._paging._pager import Pager
-from remedy_async._wire._codec import format_timestamp, to_wire
+from remedy_async._wire._codec import to_wire
 from remedy_async._wire._fastpath import from_wire
+from remedy_async._wire._types import format_timestamp
 
 from ._checked import WireDict, checked_dicts
 from ._extras import require

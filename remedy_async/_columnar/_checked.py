@@ -21,7 +21,7 @@ from remedy_async._paging._pager import Pager
 from remedy_async._wire._codec import to_wire
 from remedy_async._wire._fastpath import check_hook
 from remedy_async._wire._faults import WireFault
-from remedy_async._wire._records import RecordReader
+from remedy_async._wire._record_reader import RecordReader
 
 T = TypeVar("T")
 

@@ -24,8 +24,8 @@ from typing import Any, Final, Literal
 import attrs
 from attrs import frozen
 
-from remedy_async._wire._codec import open_enum_of, union_members
 from remedy_async._wire._naming import wire_names
+from remedy_async._wire._types import open_enum_of, union_members
 
 Kind = Literal["string", "timestamp", "float", "int", "bool", "strings", "struct", "json"]
 

@@ -12,6 +12,7 @@ composition amounts to), `_follow` (read a page by one),
 read), `_advice` (what to pin instead), `_auto` (detect, verify guesses, follow), `_pinned`
 (the paginators pinned by hand), `_envelope` and `_links` (where signals sit), `_walk` and
 `_guards` (fetch, trim and check each page), `_fetching` (a guess or first request the service
-refuses), `_lookahead` (prefetch), `_dedupe` (repeated ids), `_resume` (tokens), `_call` (the
-list call as one value), `_pager` (what the caller iterates).
+refuses), `_ahead` (pages fetched ahead: prefetch and planned pages), `_dedupe` (repeated
+ids), `_resume` (tokens), `_call` (the list call as one value), `_pager` (what the caller
+iterates).
 """

@@ -17,7 +17,7 @@ from yarl import URL
 
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._lookahead import FetchPage
+from ._ahead import FetchPage
 from ._protocol import Convention, PageRequest, Paginator
 from ._resume import ResumePoint
 

@@ -15,7 +15,7 @@ from remedy_async._errors import BadRequestError, ContractDriftWarning, Paginati
 from remedy_async._http import JSONResponse
 from remedy_async._redact import scrub_error
 
-from ._lookahead import FetchPage
+from ._ahead import FetchPage
 from ._protocol import PageRequest
 
 

@@ -24,13 +24,13 @@ from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, Pag
 from remedy_async._http import JSONResponse
 from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._faults import WireFault
-from remedy_async._wire._reader import wire_fault_error
+from remedy_async._wire._to_model import wire_fault_error
 
+from ._ahead import FetchPage, PagesAhead, Prefetch
 from ._call import ListCall
 from ._dedupe import RecentIds
 from ._fetching import fetch_first, fetch_guess
 from ._guards import declared_total, request_identity, target_problem
-from ._lookahead import FetchPage, LookAhead, PagesAhead
 from ._protocol import (
     Convention,
     ListSize,
@@ -143,16 +143,16 @@ class PageWalk:
         queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
         slots = asyncio.Semaphore(self.prefetch)
         predict = getattr(self.paginator, "predict_next", None)
-        look_ahead = None
+        prefetching = None
         if planned is None and predict is not None and self.max_items is None:
-            look_ahead = LookAhead(
+            prefetching = Prefetch(
                 self.fetch, predict, lambda: max(0, self.prefetch - queue.qsize() - 1)
             )
         fetch = self.fetch
         if planned is not None:
             fetch = planned.ahead.fetch
-        elif look_ahead is not None:
-            fetch = look_ahead.fetch
+        elif prefetching is not None:
+            fetch = prefetching.fetch
         pages = self._pages_from(fetch, planned)
 
         async def produce() -> None:
@@ -174,8 +174,8 @@ class PageWalk:
                 if isinstance(got, BaseException):
                     raise got
                 slots.release()
-                if look_ahead is not None:
-                    look_ahead.refill()
+                if prefetching is not None:
+                    prefetching.refill()
                 yield got
                 del got
 
@@ -186,8 +186,8 @@ class PageWalk:
             producer.cancel()
             with suppress(asyncio.CancelledError):
                 await producer
-            if look_ahead is not None:
-                await look_ahead.close()
+            if prefetching is not None:
+                await prefetching.close()
 
     async def _pages_from(
         self, fetch: FetchPage, planned: _Planned | None = None

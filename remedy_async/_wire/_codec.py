@@ -1,4 +1,4 @@
-"""Turns wire JSON into models and back: the wire rules, and the cattrs converter's front door.
+"""Turns wire JSON into models and back: the cattrs converter's front door, and `to_wire`.
 
 The converter itself (`_converter`: strict scalars, open enums, timestamps, models with their
 unknown keys in `extra`) is built the first time one is needed, one per naming, and kept; so
@@ -8,11 +8,7 @@ unknown keys in `extra`) is built the first time one is needed, one per naming, 
 
 from __future__ import annotations
 
-import enum
-import types
-import typing
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -20,31 +16,12 @@ import attrs
 
 from ._faults import WireFault
 from ._naming import NAMINGS, Naming, naming_of, wire_names
+from ._types import union_members
 
 if TYPE_CHECKING:
     import cattrs
 
 T = TypeVar("T")
-
-
-def format_timestamp(value: datetime) -> str:
-    """Write a datetime as ISO 8601, with `Z` for UTC as the service does."""
-    text = value.isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def union_members(type_: Any) -> tuple[Any, ...]:
-    """The members of a `X | Y` union type; () for any other type."""
-    return typing.get_args(type_) if isinstance(type_, types.UnionType) else ()
-
-
-def open_enum_of(type_: Any) -> type[enum.Enum] | None:
-    """Return E for `E | str` or `E | str | None` (an enum open to unknown values), else None."""
-    members = [member for member in union_members(type_) if member is not type(None)]
-    enums = [m for m in members if isinstance(m, type) and issubclass(m, enum.Enum)]
-    if len(members) == 2 and len(enums) == 1 and str in members:
-        return enums[0]
-    return None
 
 
 @cache

@@ -23,9 +23,9 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from remedy_async._models import MODEL_TYPES
 
-from ._codec import format_timestamp, open_enum_of, union_members
 from ._faults import json_type_name
 from ._naming import Naming, wire_names
+from ._types import format_timestamp, open_enum_of, union_members
 
 T = TypeVar("T")
 

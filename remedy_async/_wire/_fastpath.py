@@ -17,8 +17,9 @@ from typing import Any, TypeVar
 
 import attrs
 
-from ._codec import cattrs_structure_hook, fault_from, open_enum_of
+from ._codec import cattrs_structure_hook, fault_from
 from ._naming import Naming, remember_naming, wire_names
+from ._types import open_enum_of
 
 T = TypeVar("T")
 

@@ -7,8 +7,8 @@ import math
 from collections.abc import Iterable, Mapping, Set
 from datetime import date, datetime
 
-from ._codec import format_timestamp
 from ._naming import to_camel
+from ._types import format_timestamp
 
 QueryParams = tuple[tuple[str, str], ...]
 

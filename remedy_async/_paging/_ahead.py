@@ -68,8 +68,9 @@ class PagesAhead:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-class LookAhead:
-    """For prefetch: fetches predicted next pages in parallel, as far as `room()` allows."""
+class Prefetch:
+    """The `prefetch=` guesser: fetches the predicted next pages through `PagesAhead`, as many
+    as `room()` allows."""
 
     def __init__(
         self,

@@ -1,0 +1,31 @@
+"""The wire's rules for types the models use: timestamps as the service writes them, `X | Y`
+unions, and enums open to unknown values. Shared by the converter, the fast path, the query
+encoder and the Arrow schema, and importing nothing of theirs."""
+
+from __future__ import annotations
+
+import enum
+import types
+import typing
+from datetime import datetime
+from typing import Any
+
+
+def format_timestamp(value: datetime) -> str:
+    """Write a datetime as ISO 8601, with `Z` for UTC as the service does."""
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def union_members(type_: Any) -> tuple[Any, ...]:
+    """The members of a `X | Y` union type; () for any other type."""
+    return typing.get_args(type_) if isinstance(type_, types.UnionType) else ()
+
+
+def open_enum_of(type_: Any) -> type[enum.Enum] | None:
+    """Return E for `E | str` or `E | str | None` (an enum open to unknown values), else None."""
+    members = [member for member in union_members(type_) if member is not type(None)]
+    enums = [m for m in members if isinstance(m, type) and issubclass(m, enum.Enum)]
+    if len(members) == 2 and len(enums) == 1 and str in members:
+        return enums[0]
+    return None
