@@ -74,7 +74,9 @@ from ._paging._pager import Page, Pager
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
+from ._sending._mock import MockRequest, MockResponse, MockTransport
 from ._sending._retry import RetryPolicy
+from ._sending._transport import Transport
 from ._telemetry import Telemetry
 from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
@@ -140,6 +142,9 @@ __all__ = [
     "JSONResponse",
     "LinkHeaderPaginator",
     "MissingDependencyError",
+    "MockRequest",
+    "MockResponse",
+    "MockTransport",
     "NotFoundError",
     "OffsetPaginator",
     "OperatingSystem",
@@ -177,6 +182,7 @@ __all__ = [
     "ServerError",
     "Severity",
     "Telemetry",
+    "Transport",
     "UnpagedPaginator",
     "UnprocessableEntityError",
     "VulnerabilityFinding",

@@ -42,11 +42,11 @@ from ._paging._protocol import Convention, Paginator
 from ._profiles import read_profile
 from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
-from ._sending._gate import RequestGate
+from ._sending._gate import RequestGate, wall_clock_of
 from ._sending._headers import default_headers
 from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
-from ._sending._transport import AiohttpTransport, attempt_timeout_of, open_session
+from ._sending._transport import AiohttpTransport, Transport, attempt_timeout_of, open_session
 from ._telemetry import Telemetry, telemetry_for
 from ._wire._json import decode_json
 from ._wire._query import ExtraParams, encode_extra_params
@@ -68,7 +68,9 @@ class RemedyClient:
     Settings absent from the arguments come from `REMEDY_BASE_URL` and `REMEDY_API_TOKEN`.
     The token goes in `Authorization: Bearer <token>` unless `auth_header`/`auth_scheme` say
     otherwise (`auth_header="X-API-Key", auth_scheme=None` sends the bare token). An injected
-    `session` is used as given and never closed by the client.
+    `session` is used as given and never closed by the client. `transport=` sends every request
+    through a `Transport` instead of aiohttp (`MockTransport(handler)` in unit tests): no
+    session is opened, everything else applies as usual, and the transport is never closed.
 
     With OpenTelemetry installed (the `otel` extra), each call is a span, each attempt a child
     span, with request-duration, retry, 429 and wait metrics, once an SDK sets the global
@@ -85,9 +87,10 @@ class RemedyClient:
     while the service has asked everyone to wait (429, or no rate-limit budget left), and, with
     `rate_limit=RateLimit(requests=..., per=...)`, no more than that budget allows, shared by
     every task; waits for the pause, a slot or a turn count against the attempt's timeout and
-    the call's deadline. Failed
-    attempts are retried by `retry` (see RetryPolicy); `clock` (monotonic seconds) and `sleep`
-    (default asyncio.sleep) can be replaced so tests never wait. Lists detect the service's
+    the call's deadline. Failed attempts are retried by `retry` (see RetryPolicy); `clock`
+    (monotonic seconds) and `sleep` (default asyncio.sleep) can be replaced so tests never wait
+    (an injected clock also dates the service's Retry-After and X-RateLimit-Reset, counting
+    from the real time when the client is made). Lists detect the service's
     paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
     `paginators={"scopes": ...}` for some; likewise record key naming, detected unless `naming=`
     or `namings={"scopes": "snake"}` pins it. `RemedyClient.from_config(path)` reads all of these
@@ -118,6 +121,7 @@ class RemedyClient:
         proxy_auth: tuple[str, str] | None = None,
         trust_env: bool = False,
         session: aiohttp.ClientSession | None = None,
+        transport: Transport | None = None,
         event_hooks: Sequence[EventHook] = (),
         telemetry: bool | Telemetry = True,
         trace_configs: Sequence[aiohttp.TraceConfig] = (),
@@ -145,6 +149,10 @@ class RemedyClient:
         self._max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
         self._follow_redirects = follow_redirects
         self._ssl_context = ssl_context
+        config.one_way_out(
+            transport, session=session, proxy=proxy, proxy_auth=proxy_auth, trust_env=trust_env,
+            ssl_context=ssl_context, trace_configs=trace_configs,
+        )  # fmt: skip
         self._proxies = config.proxies(
             proxy, proxy_auth, trust_env, self.base_url, self._token, allow_insecure_http
         )
@@ -156,6 +164,7 @@ class RemedyClient:
             clock,
             max_pause=retry.max_retry_after,
             budget=config.budget(rate_limit),
+            wall=wall_clock_of(clock),
         )
         credential_headers = frozenset(
             {auth_header.lower(), "authorization", "cookie", "proxy-authorization"}
@@ -173,7 +182,9 @@ class RemedyClient:
             str(self.base_url)
             + config.api_path(agent_configuration_path, "agent_configuration_path")
         )
-        self._sender: Sender | None = None if session is None else self._make_sender(session)
+        if session is not None:
+            transport = AiohttpTransport(session, proxies=self._proxies)
+        self._sender = None if transport is None else self._make_sender(transport)
         self._trusted_origins = config.origins(trusted_origins, "trusted_origins")
         self._naming = config.one_of(naming, NAMING_SETTINGS, "naming")
         self._namings = config.per_collection(
@@ -235,13 +246,9 @@ class RemedyClient:
         self.scopes = collection(SCOPES)
         self.vulnerability_findings = collection(VULNERABILITY_FINDINGS)
 
-    def _make_sender(
-        self, session: aiohttp.ClientSession, session_headers: Mapping[str, str] | None = None
-    ) -> Sender:
+    def _make_sender(self, transport: Transport) -> Sender:
         return Sender(
-            transport=AiohttpTransport(
-                session, session_headers=session_headers, proxies=self._proxies
-            ),
+            transport=transport,
             gate=self._gate,
             events=self._events,
             secrets=self._secrets,
@@ -291,22 +298,17 @@ class RemedyClient:
                 "asyncio.run() (or loop) that uses it, with 'async with', once per loop"
             )
         if self._sender is None:
-            # Headers every request carries live in the session, so aiohttp does not merge them
-            # per request; credentials stay per request, to be dropped on a redirect elsewhere.
-            session_headers = {
-                name: value
-                for name, value in self._headers.items()
-                if name.lower() not in self._credential_headers
-            }
             self._owned_loop = asyncio.get_running_loop()
-            self._owned_session = open_session(
+            self._owned_session, transport = open_session(
                 max_connections=self._gate.max_in_flight,
                 ssl_context=self._ssl_context,
-                headers=session_headers,
+                headers=self._headers,
+                credential_headers=self._credential_headers,
                 timeout=self._timeout,
                 trace_configs=self._trace_configs,
+                proxies=self._proxies,
             )
-            self._sender = self._make_sender(self._owned_session, session_headers)
+            self._sender = self._make_sender(transport)
         return self._sender
 
     def _settings(

@@ -159,6 +159,16 @@ def proxies(
     return routes
 
 
+def one_way_out(transport: object, **session_settings: object) -> None:
+    """Refuse settings of the aiohttp session given beside a `transport` that replaces it."""
+    given = [f"{name}=" for name, value in session_settings.items() if value]
+    if transport is not None and given:
+        raise ConfigurationError(
+            f"transport= sends every request itself, so {', '.join(given)} cannot apply: "
+            "give them to the transport, or leave transport= out"
+        )
+
+
 def closest(name: str, choices: Iterable[str]) -> str:
     """` (did you mean 'x'?)` for the choice closest to a misspelt name, else an empty string."""
     import difflib  # noqa: PLC0415 - only a mistake pays for it

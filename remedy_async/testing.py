@@ -11,11 +11,12 @@ Then:
         endpoints = await remedy_client.endpoints.list().collect()
         assert len(endpoints) == remedy_simulator.dataset.count("endpoints")
 
-The marker takes any SimulatorConfig field. `paging` is the name of any paging convention of
-`remedy_async.CONVENTIONS` (`"cursor"` by default; `"odata"`, `"stripe"`, `"header-page"`, ...);
-`disguise_paging=True` renames that convention's continuation signals to names no client knows
-(`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a next-page header), for tests that a client
-fails loudly on a service it cannot follow:
+The marker takes any SimulatorConfig field, checked: an unknown name or a bad value fails the
+test with a message naming it (and the closest field). `paging` is the name of any paging
+convention of `remedy_async.CONVENTIONS` (`"cursor"` by default; `"odata"`, `"stripe"`,
+`"header-page"`, ...); `disguise_paging=True` renames that convention's continuation signals
+to names no client knows (`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a next-page header),
+for tests that a client fails loudly on a service it cannot follow:
 
     @pytest.mark.remedy_simulator(paging="odata", disguise_paging=True)
     async def test_an_unknown_convention_fails_loudly(remedy_client):
@@ -26,29 +27,76 @@ Fixtures:
 - `remedy_simulator_config`: a SimulatorConfig on a free loopback port, with the keyword
   arguments of the nearest `remedy_simulator` marks applied (closest wins); override the
   fixture to build your own.
+- `remedy_clock`: a `FakeClock`, the time of `remedy_client` and of the simulator: the real
+  time plus every wait skipped. The client's waits (retry backoff, 429 pauses, the service's
+  rate limit) return at once and are recorded in `remedy_clock.waits`.
 - `remedy_simulator_sleep`, `remedy_simulator_clock`: what the simulator waits and tells time
-  with (asyncio.sleep, time.time); override them to make latency and stall faults instant.
+  with (asyncio.sleep, `remedy_clock.time`); override the sleep to make latency and stall
+  faults instant.
 - `remedy_simulator`: a running Simulator, stopped after the test.
-- `remedy_client`: a RemedyClient connected to it, with the simulator's auth settings.
+- `remedy_client`: a RemedyClient connected to it, with the simulator's auth settings, waiting
+  on `remedy_clock`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import pytest
 import pytest_asyncio
 
+from ._config import closest
 from .simulator import Simulator, SimulatorConfig
 
 if TYPE_CHECKING:
     from . import RemedyClient
 
+__all__ = ["FakeClock", "configured"]
+
 MARKER = "remedy_simulator"
+
+
+class FakeClock:
+    """A clock whose waits return at once: the real time, plus every wait it skipped.
+
+    `time()` is Unix seconds and `await sleep(seconds)` moves the clock on by `seconds` after
+    one turn of the event loop, without waiting; tasks that sleep at the same time overlap, as
+    real sleeps do (two 1 s sleeps from the same moment move the clock 1 s, not 2). `waits` is
+    every wait asked for, in order, and `skipped` their total once overlaps are counted.
+    """
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+        self.skipped = 0.0
+
+    def __repr__(self) -> str:
+        return f"<FakeClock waits={len(self.waits)} skipped={self.skipped:g}s>"
+
+    @property
+    def now(self) -> float:
+        """The time now, in Unix seconds (the same as `time()`)."""
+        return self.time()
+
+    def time(self) -> float:
+        """The time now, in Unix seconds: the real time plus the waits skipped."""
+        return time.time() + self.skipped
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock on by `seconds`, as if they had passed (a simulator's rate limit
+        refills, health reports a later time)."""
+        self.skipped += max(seconds, 0.0)
+
+    async def sleep(self, seconds: float) -> None:
+        """Record a wait of `seconds` and return after one turn of the event loop, the clock
+        moved on to the end of the wait (if no other wait has moved it further)."""
+        self.waits.append(seconds)
+        wake_at = self.time() + max(seconds, 0.0)
+        await asyncio.sleep(0)
+        self.skipped += max(wake_at - self.time(), 0.0)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,15 +107,58 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def configured(base: SimulatorConfig, overrides: Mapping[str, Any]) -> SimulatorConfig:
+    """Return `base` with `overrides` applied, as the marker applies its arguments.
+
+    An unknown name raises TypeError naming it and the closest SimulatorConfig field; a bad
+    value raises the field's own error (ValueError or TypeError), prefixed with `name=value`.
+    """
+    fields = attrs.fields_dict(SimulatorConfig)
+    for name in overrides:
+        if name not in fields:
+            raise TypeError(
+                f"unknown argument {name!r}{closest(name, fields)}; the arguments are "
+                f"SimulatorConfig's fields: {', '.join(fields)}"
+            )
+    try:
+        return attrs.evolve(base, **overrides)
+    except (TypeError, ValueError) as error:
+        alone = (name for name, value in overrides.items() if _refused(base, name, value))
+        culprit = next(alone, None)
+        if culprit is None:  # only together (page_size over max_page_size): name them all
+            where = ", ".join(f"{name}={value!r}" for name, value in overrides.items())
+        else:
+            where = f"{culprit}={overrides[culprit]!r}"
+        raise type(error)(f"{where}: {error}") from None
+
+
+def _refused(base: SimulatorConfig, name: str, value: Any) -> bool:
+    try:
+        attrs.evolve(base, **{name: value})
+    except (TypeError, ValueError):
+        return True
+    return False
+
+
 @pytest.fixture
 def remedy_simulator_config(request: pytest.FixtureRequest) -> SimulatorConfig:
     """The simulator's configuration: defaults on 127.0.0.1:0, plus the marks' overrides."""
     overrides: dict[str, Any] = {}
     for marker in reversed(list(request.node.iter_markers(MARKER))):
         if marker.args:
-            raise pytest.UsageError(f"@pytest.mark.{MARKER} takes keyword arguments only")
+            pytest.fail(f"@pytest.mark.{MARKER} takes keyword arguments only", pytrace=False)
         overrides.update(marker.kwargs)
-    return attrs.evolve(SimulatorConfig(host="127.0.0.1", port=0), **overrides)
+    try:
+        return configured(SimulatorConfig(host="127.0.0.1", port=0), overrides)
+    except (TypeError, ValueError) as error:
+        problem = str(error)
+    pytest.fail(f"@pytest.mark.{MARKER}: {problem}", pytrace=False)
+
+
+@pytest.fixture
+def remedy_clock() -> FakeClock:
+    """The time of `remedy_client` and of the simulator: their waits return at once."""
+    return FakeClock()
 
 
 @pytest.fixture
@@ -77,9 +168,9 @@ def remedy_simulator_sleep() -> Callable[[float], Any]:
 
 
 @pytest.fixture
-def remedy_simulator_clock() -> Callable[[], float]:
-    """How the simulator tells time (health, rate limit); time.time by default."""
-    return time.time
+def remedy_simulator_clock(remedy_clock: FakeClock) -> Callable[[], float]:
+    """How the simulator tells time (its `now`, health, rate limit); `remedy_clock.time`."""
+    return remedy_clock.time
 
 
 @pytest_asyncio.fixture
@@ -97,8 +188,11 @@ async def remedy_simulator(
 
 
 @pytest_asyncio.fixture
-async def remedy_client(remedy_simulator: Simulator) -> AsyncIterator[RemedyClient]:
-    """A RemedyClient pointed at the simulator, with its token and auth header settings."""
+async def remedy_client(
+    remedy_simulator: Simulator, remedy_clock: FakeClock
+) -> AsyncIterator[RemedyClient]:
+    """A RemedyClient pointed at the simulator, with its token and auth header settings, whose
+    waits (retries, pauses, rate limits) return at once on `remedy_clock`."""
     from . import RemedyClient  # noqa: PLC0415 - the client is optional for simulator-only users
 
     config = remedy_simulator.config
@@ -109,6 +203,8 @@ async def remedy_client(remedy_simulator: Simulator) -> AsyncIterator[RemedyClie
         auth_scheme=config.auth_scheme,
         health_path=config.health_path,
         agent_configuration_path=config.agent_configuration_path,
+        clock=remedy_clock.time,
+        sleep=remedy_clock.sleep,
     )
     async with client:
         yield client

@@ -5,6 +5,7 @@ streamed body), else the typed error of the last attempt. Modules: `_sender` (at
 `_redirects` (which redirects to follow), `_retry` (when and how long to wait), `_gate` and
 `_limiter` (in-flight cap, shared rate-limit pauses), `_budget` (the client's own rate limit),
 `_proxies` (which proxy a request goes through), `_events` (hooks, DEBUG log, the start and
-end of each logical call), `_headers`, `_status` (status to error) and `_transport`, the only
-module that calls aiohttp.
+end of each logical call), `_headers`, `_status` (status to error), `_transport`, the only
+module that calls aiohttp, and `_mock` (`MockTransport`: a transport that answers from a
+function, for tests).
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from contextlib import suppress
@@ -70,9 +71,20 @@ class InFlightSlots:
         self.give_back()
 
 
+def wall_clock_of(clock: Callable[[], float]) -> Callable[[], float]:
+    """The Unix time as `clock` tells it: the real one beside the real monotonic clock; beside
+    an injected clock, the real time when first asked, moved on by `clock` alone (so a test's
+    fake clock and a simulator on it agree on the dates of Retry-After and X-RateLimit-Reset)."""
+    if clock is time.monotonic:
+        return time.time
+    offset = time.time() - clock()
+    return lambda: offset + clock()
+
+
 class RequestGate:
     """Admits a client's requests: at most `max_in_flight` at once, none during a pause, and
-    no faster than its `budget` (the client's rate limit, if any) allows."""
+    no faster than its `budget` (the client's rate limit, if any) allows. `wall` tells the
+    Unix time, for the service's hints given as dates."""
 
     def __init__(
         self,
@@ -80,6 +92,7 @@ class RequestGate:
         clock: Callable[[], float],
         max_pause: float = math.inf,
         budget: RequestBudget | None = None,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.max_in_flight = max_in_flight
         self.budget = budget
@@ -89,6 +102,7 @@ class RequestGate:
         self.resume_at = 0.0
         """When requests may go out again, on the gate's clock (in the past when not paused)."""
         self._clock = clock
+        self.wall = wall
 
     def __repr__(self) -> str:
         budget = "" if self.budget is None else f" rate_limit={self.budget.limit}"
@@ -112,7 +126,7 @@ class RequestGate:
 
     def observe(self, status: int, headers: Mapping[str, str]) -> float | None:
         """Pause as a response asks (429 hint, or no requests remaining); return the pause."""
-        pause = pause_asked(status, headers)
+        pause = pause_asked(status, headers, self.wall)
         if pause:
             pause = min(pause, self.max_pause)
             self.pause_for(pause)

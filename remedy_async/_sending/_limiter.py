@@ -7,7 +7,7 @@ A 429 with a wait hint (`Retry-After`, `retry-after-ms`), or `X-RateLimit-Remain
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ._retry import retry_after_seconds
 
@@ -15,8 +15,11 @@ EPOCH_THRESHOLD = 1_000_000_000
 """An `X-RateLimit-Reset` at or above this is a Unix time; below it, seconds from now."""
 
 
-def reset_delay(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds until the rate-limit window resets, when the response says none remain."""
+def reset_delay(
+    headers: Mapping[str, str], *, now: float | None = None, wall: Callable[[], float] = time.time
+) -> float | None:
+    """Seconds until the rate-limit window resets, when the response says none remain (a Unix
+    time counts from `now`, else from what `wall` says is the Unix time)."""
     if headers.get("X-RateLimit-Remaining", "").strip() != "0":
         return None
     try:
@@ -26,13 +29,16 @@ def reset_delay(headers: Mapping[str, str], *, now: float | None = None) -> floa
     if not reset >= 0 or reset == float("inf"):
         return None
     if reset >= EPOCH_THRESHOLD:
-        return max(0.0, reset - (time.time() if now is None else now))
+        return max(0.0, reset - (wall() if now is None else now))
     return reset
 
 
-def pause_asked(status: int, headers: Mapping[str, str]) -> float | None:
-    """Seconds a response asks the whole client to wait (429 hint, or no budget left)."""
-    pause = retry_after_seconds(headers) if status == 429 else None
+def pause_asked(
+    status: int, headers: Mapping[str, str], wall: Callable[[], float] = time.time
+) -> float | None:
+    """Seconds a response asks the whole client to wait (429 hint, or no budget left); `wall`
+    tells the Unix time, for a hint given as a date."""
+    pause = retry_after_seconds(headers, wall=wall) if status == 429 else None
     if pause is None:
-        pause = reset_delay(headers)
+        pause = reset_delay(headers, wall=wall)
     return pause

@@ -15,10 +15,16 @@ from __future__ import annotations
 import base64
 import ipaddress
 from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
 from urllib.parse import unquote
 
 from attrs import field, frozen
+from multidict import CIMultiDict
 from yarl import URL
+
+from remedy_async._errors import ProxyError
+from remedy_async._http import Request
 
 PROXY_SCHEMES = frozenset({"http", "https"})
 
@@ -182,3 +188,38 @@ def _matches(host: str, entry: str) -> bool:
             return False
     name = entry.lstrip("*").lstrip(".").rstrip(".")
     return bool(name) and (host == name or host.endswith("." + name))
+
+
+NO_PROXY: Mapping[str, Any] = MappingProxyType({})
+PROXY_AUTHENTICATION_REQUIRED = 407
+
+
+def through(
+    proxy: Proxy, request: Request, own_headers: CIMultiDict[str] | None
+) -> tuple[CIMultiDict[str] | None, Mapping[str, Any]]:
+    """The request's own headers and aiohttp's further arguments, to go through a proxy.
+
+    An https request tunnels (CONNECT): the proxy's credentials go on the CONNECT request only
+    (`proxy_headers`) and the proxy sees nothing else in clear. An http request goes to the
+    proxy whole (absolute-form), so its credentials go in that request's own headers.
+    """
+    if proxy.authorization is None:
+        return own_headers, {"proxy": proxy.url}
+    if request.url.scheme == "https":
+        credentials = {"Proxy-Authorization": proxy.authorization}
+        return own_headers, {"proxy": proxy.url, "proxy_headers": credentials}
+    headers = CIMultiDict(own_headers or {})
+    headers["Proxy-Authorization"] = proxy.authorization
+    return headers, {"proxy": proxy.url}
+
+
+def proxy_refused(request: Request, proxy: Proxy) -> ProxyError:
+    wanted = "rejected the credentials" if proxy.authorization else "wants credentials"
+    return ProxyError(
+        f"the proxy {proxy.shown} {wanted} (407 Proxy Authentication Required); give them in "
+        "the proxy URL (http://user:password@host:port) or as proxy_auth",
+        method=request.method,
+        url=request.url,
+        proxy=proxy.shown,
+        status=PROXY_AUTHENTICATION_REQUIRED,
+    )

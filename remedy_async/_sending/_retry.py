@@ -129,11 +129,17 @@ def _too_long(error: APIError, hint: float, cap: float) -> RateLimitError:
     return limited
 
 
-def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+def retry_after_seconds(
+    headers: Mapping[str, str],
+    *,
+    now: float | None = None,
+    wall: Callable[[], float] = time.time,
+) -> float | None:
     """Return the wait the service asked for, in seconds, or None when absent or unusable.
 
-    Reads `retry-after-ms`, then `Retry-After` as seconds or as an HTTP date. A negative,
-    non-finite or unparseable hint counts as absent.
+    Reads `retry-after-ms`, then `Retry-After` as seconds or as an HTTP date (counted from
+    `now`, else from what `wall` says is the Unix time). A negative, non-finite or unparseable
+    hint counts as absent.
     """
     milliseconds = _finite(headers.get("retry-after-ms"))
     if milliseconds is not None and milliseconds >= 0:
@@ -150,7 +156,7 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
         return None
     if when.tzinfo is None:
         return None
-    wait = when.timestamp() - (time.time() if now is None else now)
+    wait = when.timestamp() - (wall() if now is None else now)
     return max(wait, 0.0)
 
 

@@ -185,7 +185,7 @@ class Sender:
             except RemedyError as error:
                 if isinstance(error, APIError):
                     scrub_error(error, self._secrets)
-                hint = _hint(error)
+                hint = _hint(error, gate.wall)
                 try:
                     wait = policy.decide(
                         error,
@@ -382,10 +382,10 @@ class Sender:
         return shown_url(url, self._secrets, query=True)
 
 
-def _hint(error: RemedyError) -> float | None:
+def _hint(error: RemedyError, wall: Callable[[], float]) -> float | None:
     """The wait the service asked for: its headers' hint, or a pause the gate imposed."""
     if isinstance(error, APIStatusError):
-        hint = retry_after_seconds(error.headers)
+        hint = retry_after_seconds(error.headers, wall=wall)
         if hint is None and isinstance(error, RateLimitError):
             return error.retry_after
         return hint

@@ -1,8 +1,9 @@
 """The thin aiohttp layer: sends a Request and returns a complete Response or a typed error.
 
-This is the one place aiohttp is called for requests, so it is the one seam a test replaces.
-aiohttp's own types (sessions, timeouts, responses) do not leave this module; the rest of the
-library speaks `Request`, `Response` and `AttemptTimeout`.
+This is the one place aiohttp is called for requests, so it is the one seam a test replaces:
+`RemedyClient(transport=...)` takes any `Transport` instead (`MockTransport`, in `_mock`, answers
+from a function). aiohttp's own types (sessions, timeouts, responses) do not leave this module;
+the rest of the library speaks `Request`, `Response` and `AttemptTimeout`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import asyncio
 import ssl
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from types import MappingProxyType
 from typing import Any, Protocol
 
 import aiohttp
@@ -26,11 +26,27 @@ from remedy_async._errors import (
 )
 from remedy_async._http import AttemptTimeout, Request, Response
 
-from ._proxies import Proxy, ProxyRoutes
+from ._proxies import (
+    NO_PROXY,
+    PROXY_AUTHENTICATION_REQUIRED,
+    Proxy,
+    ProxyRoutes,
+    proxy_refused,
+    through,
+)
 
 
 class Transport(Protocol):
-    """Sends requests; the client's only way out to the network."""
+    """What sends the client's requests: `RemedyClient(transport=...)` takes any object with
+    these two methods instead of its aiohttp session.
+
+    `MockTransport` is the one to use in tests; the default sends through aiohttp. Both are
+    given each attempt after the client's gate, and what they return goes through the same
+    retries, redirects, status errors, events and paging as any response. The arguments are the
+    library's own values (the request's method and URL, its headers, the attempt's timeout, the
+    most body bytes to accept): they may gain fields in a minor release, so prefer a
+    MockTransport handler to a transport of your own.
+    """
 
     async def send(
         self,
@@ -49,6 +65,18 @@ class Transport(Protocol):
         ...
 
 
+class BodySource(Protocol):
+    """Where a streamed response's body comes from: the network, or a test's bytes."""
+
+    def chunks(self, size: int) -> AsyncIterator[bytes]:
+        """Yield the body in chunks of at most `size` bytes."""
+        ...
+
+    async def read(self, limit: int) -> bytes:
+        """Return at most the first `limit` bytes of the body."""
+        ...
+
+
 @frozen
 class StreamedResponse:
     """A response whose body has not been read yet; read it with `chunks()` or `read()`."""
@@ -56,23 +84,37 @@ class StreamedResponse:
     request: Request
     status: int
     headers: Mapping[str, str]
-    _response: aiohttp.ClientResponse
+    _body: BodySource
+
+    def chunks(self, size: int) -> AsyncIterator[bytes]:
+        """Yield the body in chunks of at most `size` bytes; a cut body is APIConnectionError."""
+        return self._body.chunks(size)
+
+    async def read(self, limit: int) -> Response:
+        """Read at most `limit` bytes of the body into a complete Response (for error reports)."""
+        body = await self._body.read(limit)
+        return Response(request=self.request, status=self.status, headers=self.headers, body=body)
+
+
+@frozen
+class _AiohttpBody:
+    """An aiohttp response's body, its failures raised as the library's errors."""
+
+    request: Request
+    response: aiohttp.ClientResponse
 
     async def chunks(self, size: int) -> AsyncIterator[bytes]:
-        """Yield the body in chunks of at most `size` bytes; a cut body is APIConnectionError."""
         try:
-            async for chunk in self._response.content.iter_chunked(size):
+            async for chunk in self.response.content.iter_chunked(size):
                 yield chunk
         except TRANSPORT_FAILURES as exc:
             raise transport_error(self.request, exc) from safe_cause(exc)
 
-    async def read(self, limit: int) -> Response:
-        """Read at most `limit` bytes of the body into a complete Response (for error reports)."""
+    async def read(self, limit: int) -> bytes:
         try:
-            body = await self._response.content.read(limit)
+            return await self.response.content.read(limit)
         except TRANSPORT_FAILURES as exc:
             raise transport_error(self.request, exc) from safe_cause(exc)
-        return Response(request=self.request, status=self.status, headers=self.headers, body=body)
 
 
 _TIMEOUT_FIELDS = ("total", "connect", "sock_connect", "sock_read", "ceil_threshold")
@@ -93,20 +135,30 @@ def open_session(
     max_connections: int,
     ssl_context: ssl.SSLContext | None,
     headers: Mapping[str, str],
+    credential_headers: frozenset[str],
     timeout: AttemptTimeout,
     trace_configs: Sequence[aiohttp.TraceConfig],
-) -> aiohttp.ClientSession:
-    """Open the session a client owns: its own pool, no environment proxies, no cookies."""
-    return aiohttp.ClientSession(
+    proxies: ProxyRoutes | None,
+) -> tuple[aiohttp.ClientSession, AiohttpTransport]:
+    """Open the session a client owns (its own pool, no environment proxies, no cookies) and
+    the transport that sends through it.
+
+    Headers every request carries live in the session, so aiohttp does not merge them per
+    request; credentials (`credential_headers`, lower-case) stay per request, to be dropped on
+    a redirect elsewhere.
+    """
+    shared = {k: v for k, v in headers.items() if k.lower() not in credential_headers}
+    session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(
             limit=max_connections, ssl=ssl_context if ssl_context is not None else True
         ),
         timeout=_client_timeout(timeout),
-        headers=headers,
+        headers=shared,
         trust_env=False,
         cookie_jar=aiohttp.DummyCookieJar(),
         trace_configs=list(trace_configs) or None,
     )
+    return session, AiohttpTransport(session, session_headers=shared, proxies=proxies)
 
 
 TLS_FAILURES = (ssl.SSLError, aiohttp.ClientSSLError)
@@ -170,51 +222,16 @@ async def _read_counted(request: Request, response: aiohttp.ClientResponse, limi
     async for chunk in response.content.iter_any():
         size += len(chunk)
         if size > limit:
-            raise _too_large(request, f"over {size} bytes decoded", limit)
+            raise too_large(request, f"over {size} bytes decoded", limit)
         chunks.append(chunk)
     return b"".join(chunks)
 
 
-def _too_large(request: Request, seen: str, limit: int) -> ResponseTooLargeError:
+def too_large(request: Request, seen: str, limit: int) -> ResponseTooLargeError:
     return ResponseTooLargeError(
         f"response body too large ({seen}; max_response_bytes is {limit})",
         method=request.method,
         url=request.url,
-    )
-
-
-NO_PROXY: Mapping[str, Any] = MappingProxyType({})
-PROXY_AUTHENTICATION_REQUIRED = 407
-
-
-def _through(
-    proxy: Proxy, request: Request, own_headers: CIMultiDict[str] | None
-) -> tuple[CIMultiDict[str] | None, Mapping[str, Any]]:
-    """The request's own headers and aiohttp's further arguments, to go through a proxy.
-
-    An https request tunnels (CONNECT): the proxy's credentials go on the CONNECT request only
-    (`proxy_headers`) and the proxy sees nothing else in clear. An http request goes to the
-    proxy whole (absolute-form), so its credentials go in that request's own headers.
-    """
-    if proxy.authorization is None:
-        return own_headers, {"proxy": proxy.url}
-    if request.url.scheme == "https":
-        credentials = {"Proxy-Authorization": proxy.authorization}
-        return own_headers, {"proxy": proxy.url, "proxy_headers": credentials}
-    headers = CIMultiDict(own_headers or {})
-    headers["Proxy-Authorization"] = proxy.authorization
-    return headers, {"proxy": proxy.url}
-
-
-def _proxy_refused(request: Request, proxy: Proxy) -> ProxyError:
-    wanted = "rejected the credentials" if proxy.authorization else "wants credentials"
-    return ProxyError(
-        f"the proxy {proxy.shown} {wanted} (407 Proxy Authentication Required); give them in "
-        "the proxy URL (http://user:password@host:port) or as proxy_auth",
-        method=request.method,
-        url=request.url,
-        proxy=proxy.shown,
-        status=PROXY_AUTHENTICATION_REQUIRED,
     )
 
 
@@ -268,8 +285,8 @@ class AiohttpTransport:
         proxy = self.proxies.for_url(request.url)
         if proxy is None:
             return own_headers, None, NO_PROXY
-        own_headers, through = _through(proxy, request, own_headers)
-        return own_headers, proxy, through
+        own_headers, arguments = through(proxy, request, own_headers)
+        return own_headers, proxy, arguments
 
     def __repr__(self) -> str:
         return f"<AiohttpTransport session={'closed' if self.session.closed else 'open'}>"
@@ -300,10 +317,10 @@ class AiohttpTransport:
                 **through,
             ) as response:
                 if proxy is not None and response.status == PROXY_AUTHENTICATION_REQUIRED:
-                    raise _proxy_refused(request, proxy)
+                    raise proxy_refused(request, proxy)
                 length = response.content_length
                 if length is not None and length > max_body:
-                    raise _too_large(request, f"Content-Length {length}", max_body)
+                    raise too_large(request, f"Content-Length {length}", max_body)
                 # Without Content-Encoding, aiohttp reads exactly Content-Length bytes; a
                 # compressed body's decoded size is only known by counting it.
                 if length is not None and "Content-Encoding" not in response.headers:
@@ -338,10 +355,10 @@ class AiohttpTransport:
             raise transport_error(request, exc, proxy) from safe_cause(exc)
         if proxy is not None and response.status == PROXY_AUTHENTICATION_REQUIRED:
             response.release()
-            raise _proxy_refused(request, proxy)
+            raise proxy_refused(request, proxy)
         try:
             yield StreamedResponse(
-                request=request, status=response.status, headers=response.headers, response=response
+                request, response.status, response.headers, _AiohttpBody(request, response)
             )
         finally:
             response.release()

@@ -55,6 +55,7 @@ from ._config import (
     RESOURCES,
     ROUTE_NAMES,
     FaultKind,
+    FaultKindName,
     FaultSpec,
     SimulatorConfig,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "Composition",
     "Dataset",
     "FaultKind",
+    "FaultKindName",
     "FaultSpec",
     "Simulator",
     "SimulatorConfig",

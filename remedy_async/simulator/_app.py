@@ -81,7 +81,10 @@ class SimulatorApp:
         *,
         sleep: Sleep,
         clock: Callable[[], float],
+        started: float,
     ) -> None:
+        assert config.now is not None, "the Simulator fills in now"
+        self._shift = config.now.timestamp() - started  # health: now + the time since then
         self._config = config
         self._dataset = dataset
         self._counters = counters
@@ -306,9 +309,8 @@ class SimulatorApp:
         echo: str | None,
     ) -> Payload:
         if route == "health":
-            return json_payload(
-                {"status": "ok", "version": self._version, "time": iso(self._clock())}
-            )
+            time = iso(self._clock() + self._shift)
+            return json_payload({"status": "ok", "version": self._version, "time": time})
         if route == "agent-configuration":
             return await self._agent_configuration_payload(request)
         assert resource is not None

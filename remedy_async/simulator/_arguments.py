@@ -67,6 +67,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default = getattr(defaults, flag[2:].replace("-", "_"))
         add(flag, type=kind, default=default, help=f"{text} (default: %(default)s)")
     add(
+        "--now",
+        metavar="TIME",
+        help="the simulator's present, an ISO 8601 time such as 2024-06-01T00:00:00Z (UTC "
+        "without an offset): records are dated before it (default: when it starts)",
+    )
+    add(
         "--paging",
         type=_paging,
         default=_DEFAULTS.paging,
@@ -261,6 +267,7 @@ def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         port=ns.port,
         seed=ns.seed,
         size=ns.size,
+        now=ns.now,
         paging=ns.paging,
         disguise_paging=ns.disguise_paging,
         items_key=ns.items_key,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import enum
 import fnmatch
 import re
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 import attrs
@@ -82,6 +84,40 @@ class FaultKind(enum.StrEnum):
     """Answer 410 `cursor_expired` to a list request that carries a cursor."""
 
 
+FaultKindName = Literal[
+    "latency",
+    "http-500",
+    "http-502",
+    "http-503",
+    "http-504",
+    "http-429",
+    "reset",
+    "truncate",
+    "malformed",
+    "stall",
+    "wrong-content-type",
+    "cursor-expired",
+]
+"""The value of each `FaultKind`, as a type: `FaultSpec("http-5003", ...)` fails mypy."""
+
+
+def kind_of(name: str) -> FaultKind:
+    """The fault kind of a name; a ValueError lists the kinds (and the closest to `name`)."""
+    try:
+        return FaultKind(name)
+    except ValueError:
+        known = [kind.value for kind in FaultKind]
+        close = difflib.get_close_matches(str(name), known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(
+            f"unknown kind {name!r}{hint}; fault kinds are {', '.join(known)}"
+        ) from None
+
+
+def _to_kind(value: FaultKind | FaultKindName) -> FaultKind:
+    return kind_of(value)
+
+
 def _to_routes(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
@@ -130,7 +166,7 @@ class FaultSpec:
     `routes` holds route names or shell-style patterns (`list:*`); None means every route.
     """
 
-    kind: FaultKind = attrs.field(converter=FaultKind)
+    kind: FaultKind = attrs.field(converter=_to_kind)
     rate: float = attrs.field(converter=float, validator=_fraction)
     routes: tuple[str, ...] | None = attrs.field(
         default=None, converter=_to_routes, validator=_check_routes
@@ -160,17 +196,23 @@ class FaultSpec:
         if not separator:
             raise ValueError(f"fault {text!r} must look like KIND:RATE[:ROUTE]")
         rate, _, routes = rest.partition(":")
-        if kind not in {member.value for member in FaultKind}:
-            known = ", ".join(member.value for member in FaultKind)
-            raise ValueError(f"fault {text!r}: unknown kind {kind!r}; kinds are {known}")
+        try:
+            fault_kind = kind_of(kind)
+        except ValueError as error:
+            raise ValueError(f"fault {text!r}: {error}") from None
         try:
             rate_value = float(rate)
         except ValueError:
             raise ValueError(f"fault {text!r}: rate {rate!r} is not a number") from None
         try:
-            return cls(kind, rate_value, routes or None, **options)
+            return cls(fault_kind, rate_value, routes or None, **options)
         except ValueError as error:
             raise ValueError(f"fault {text!r}: {error}") from None
+
+
+def _integer(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{attribute.name} must be an int, got {value!r}")
 
 
 def _check_size(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
@@ -234,6 +276,27 @@ def _check_base_path(_: object, attribute: attrs.Attribute[Any], value: str) -> 
         )
 
 
+def _to_now(value: datetime | str | None) -> datetime | None:
+    """`now` in UTC: an aware datetime, or an ISO 8601 string (read as UTC without an offset)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"now must be an ISO 8601 date-time such as 2024-06-01T00:00:00Z, got {value!r}"
+            ) from None
+        value = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    if not isinstance(value, datetime):
+        raise TypeError(f"now must be a datetime (or an ISO 8601 string), got {value!r}")
+    if value.tzinfo is None:
+        raise ValueError(
+            f"now must be timezone-aware, such as datetime(2024, 6, 1, tzinfo=UTC); got {value!r}"
+        )
+    return value.astimezone(UTC)
+
+
 def _mask_token(token: str | None) -> str:
     return "None" if token is None else "'***'"
 
@@ -252,10 +315,16 @@ def _check_faults(_: object, attribute: attrs.Attribute[Any], value: tuple[Fault
 class SimulatorConfig:
     """Everything that shapes one simulator run; the defaults are the assumed service contract.
 
-    The data set is a pure function of `seed` and `size` (the number of endpoints; findings,
-    remediation targets and scopes scale with it). `paging` picks the run's paging convention,
-    any name of `remedy_async.CONVENTIONS` or a composed mode `compose:...` (see `Composition`;
-    a request may override it with the `X-Simulator-Paging` header); `disguise_paging` renames
+    The data set is a pure function of `seed`, `size` (the number of endpoints; findings,
+    remediation targets and scopes scale with it) and `now`, the simulator's present (UTC):
+    every record's timestamps lie a seeded distance before it, and health reports it (plus the
+    time since the simulator was made). `now=None`, the default, is the simulator's clock when
+    it is made (`Simulator.config.now` then says which time that was); pin it (a datetime, or
+    an ISO 8601 string read as UTC without an offset) to get the same records on every run.
+
+    `paging` picks the run's paging convention, any name of `remedy_async.CONVENTIONS` or a
+    composed mode `compose:...` (see `Composition`; a request may override it with the
+    `X-Simulator-Paging` header); `disguise_paging` renames
     a named convention's continuation signals to names no client knows (`nxt_tok_x`, ... in the
     body, `Nxt-Tok-X` for a header), to prove that clients fail loudly on a service they cannot
     follow. With `token` set, every route but health needs
@@ -272,15 +341,16 @@ class SimulatorConfig:
     """
 
     host: str = "127.0.0.1"
-    port: int = attrs.field(default=0, validator=_check_port)
-    seed: int = 0
-    size: int = attrs.field(default=100, validator=_check_size)
+    port: int = attrs.field(default=0, validator=[_integer, _check_port])
+    seed: int = attrs.field(default=0, validator=_integer)
+    size: int = attrs.field(default=100, validator=[_integer, _check_size])
+    now: datetime | None = attrs.field(default=None, converter=_to_now)
     paging: PagingScheme = attrs.field(default="cursor", validator=_check_paging)
     disguise_paging: bool = False
     items_key: ItemsKey = attrs.field(default="items", validator=_one_of(ITEMS_KEYS))
     naming: str = attrs.field(default="camel", validator=_one_of(NAMINGS))
-    page_size: int = attrs.field(default=100, validator=_positive)
-    max_page_size: int = attrs.field(default=1000, validator=_positive)
+    page_size: int = attrs.field(default=100, validator=[_integer, _positive])
+    max_page_size: int = attrs.field(default=1000, validator=[_integer, _positive])
     token: str | None = attrs.field(default=None, validator=_check_token, repr=_mask_token)
     auth_header: str = attrs.field(default="Authorization", validator=_check_header)
     auth_scheme: str | None = attrs.field(default="Bearer", validator=_check_scheme)
@@ -293,8 +363,10 @@ class SimulatorConfig:
         default=(), converter=_to_faults, validator=_check_faults
     )
     cache: bool = True
-    cache_bytes: int = attrs.field(default=DEFAULT_CACHE_BYTES, validator=_positive)
-    agent_configuration_size: int = attrs.field(default=64 * 1024, validator=_non_negative)
+    cache_bytes: int = attrs.field(default=DEFAULT_CACHE_BYTES, validator=[_integer, _positive])
+    agent_configuration_size: int = attrs.field(
+        default=64 * 1024, validator=[_integer, _non_negative]
+    )
     extra_fields_rate: float = attrs.field(default=0.1, validator=_fraction)
     id_prefix: str = ""
     health_path: str = attrs.field(default="/v1/health", validator=_check_path)

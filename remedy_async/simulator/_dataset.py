@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import time
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 
 import orjson
 
@@ -30,9 +33,10 @@ def _view_size(view: Sequence[int]) -> int:
 class Dataset:
     """The seeded records of a run: counts, ids in order, records by id, and filtering.
 
-    Records are generated on demand from (seed, resource, index), so any size costs little
-    memory; encoded records and pages are kept in bounded caches. Filters use the same wire
-    names and string values as a list request, e.g. `{"severity": ["high", "critical"]}`.
+    Records are generated on demand from (seed, resource, index), dated a seeded distance
+    before `now` (default: the real time when it is made), so any size costs little memory;
+    encoded records and pages are kept in bounded caches. Filters use the same wire names and
+    string values as a list request, e.g. `{"severity": ["high", "critical"]}`.
 
     A test can make a list move while it is being listed: `hide(resource, ids)` takes records
     out of their collection and `show(resource, ids)` puts them back where they stood (a list
@@ -53,14 +57,20 @@ class Dataset:
         *,
         seed: int = 0,
         size: int = 100,
+        now: datetime | None = None,
         id_prefix: str = "",
         extra_fields_rate: float = 0.1,
         naming: str = "camel",
         cache: bool = True,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
+        moment = time.time() if now is None else now.timestamp()
         self._world = World(
-            seed=seed, size=size, id_prefix=id_prefix, extra_fields_rate=extra_fields_rate
+            seed=seed,
+            size=size,
+            now=math.floor(moment),
+            id_prefix=id_prefix,
+            extra_fields_rate=extra_fields_rate,
         )
         self._fields = filter_fields(self._world)
         self._respell = respeller(naming)
@@ -92,6 +102,7 @@ class Dataset:
         return cls(
             seed=config.seed,
             size=config.size,
+            now=config.now,
             id_prefix=config.id_prefix,
             extra_fields_rate=config.extra_fields_rate,
             naming=config.naming,
@@ -107,6 +118,11 @@ class Dataset:
     def seed(self) -> int:
         """The seed the records derive from."""
         return self._world.seed
+
+    @property
+    def now(self) -> datetime:
+        """The data set's present, to the second: every timestamp lies before it."""
+        return datetime.fromtimestamp(self._world.now, UTC)
 
     @property
     def size(self) -> int:

@@ -30,7 +30,7 @@ from ._vocab import (
     WINDOWS_SERVER_ROLES,
     WINDOWS_SERVERS,
 )
-from ._world import DAY, HOUR, REFERENCE_TIME, World
+from ._world import DAY, HOUR, World
 
 Record = dict[str, Any]
 
@@ -105,11 +105,11 @@ def build_endpoint(world: World, index: int) -> Record:
     status = world.endpoint_status(index)
     enrolled = world.endpoint_enrolled(index)
     if status == 0:
-        last_seen = REFERENCE_TIME - stream.below(900)
+        last_seen = world.now - stream.below(900)
     elif status == 1:
-        last_seen = REFERENCE_TIME - HOUR - stream.below(30 * DAY)
+        last_seen = world.now - HOUR - stream.below(30 * DAY)
     else:
-        last_seen = enrolled + stream.below(REFERENCE_TIME - 30 * DAY - enrolled + 1)
+        last_seen = enrolled + stream.below(world.now - 30 * DAY - enrolled + 1)
     tags = stream.sample(TAGS, stream.below(5))
     record: Record = {
         "id": world.make_id("endpoints", index),
@@ -172,7 +172,7 @@ def build_scope(world: World, index: int) -> Record:
     """The scope `index`: a standing policy selecting endpoints by tag or id."""
     stream = Stream(world.keys.records["scopes"] ^ index)
     name, description = scope_name(index)
-    created = REFERENCE_TIME - 400 * DAY + stream.below(300 * DAY)
+    created = world.now - 400 * DAY + stream.below(300 * DAY)
     endpoint_ids = [
         world.make_id("endpoints", stream.below(world.size))
         for _ in range(stream.below(4) if world.size else 0)
@@ -197,7 +197,7 @@ def build_scope(world: World, index: int) -> Record:
         "selector": {"tags": stream.sample(TAGS, 1 + stream.below(2)), "endpointIds": endpoint_ids},
         "rules": rules,
         "createdAt": iso(created),
-        "updatedAt": iso(created + stream.below(REFERENCE_TIME - created + 1)),
+        "updatedAt": iso(created + stream.below(world.now - created + 1)),
     }
     if world.has_extra_fields("scopes", index):
         record["labels"] = {"owner": stream.pick(TEAMS)}

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from types import TracebackType
 from typing import Final, Self
 
+import attrs
 from aiohttp import web
 
 from ._app import SimulatorApp
@@ -28,7 +30,8 @@ class Simulator:
             ...  # point a client at sim.url; check sim.counters and sim.dataset
 
     `sleep` and `clock` (Unix seconds) are injectable so tests of latency, stalls and rate
-    limits never really wait.
+    limits never really wait. `config.now` left None becomes `clock()` when the simulator is
+    made: `config` holds the time the records are dated from.
     """
 
     def __init__(
@@ -38,11 +41,15 @@ class Simulator:
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.config = config if config is not None else SimulatorConfig()
-        self.dataset = Dataset.from_config(self.config)
+        started = clock()
+        config = config if config is not None else SimulatorConfig()
+        if config.now is None:
+            config = attrs.evolve(config, now=datetime.fromtimestamp(started, UTC))
+        self.config = config
+        self.dataset = Dataset.from_config(config)
         self._counters = CounterState()
         self._app = SimulatorApp(
-            self.config, self.dataset, self._counters, sleep=sleep, clock=clock
+            config, self.dataset, self._counters, sleep=sleep, clock=clock, started=started
         )
         self._runner: web.ServerRunner | None = None
         self._url: str | None = None

@@ -30,8 +30,6 @@ ID_PREFIXES: Final = {
     "scopes": "sc-",
     "vulnerability-findings": "vf-",
 }
-REFERENCE_TIME: Final = 1_717_200_000
-"""2024-06-01T00:00:00Z: the data set's "now", fixed so records never depend on the wall clock."""
 HOUR: Final = 3600
 DAY: Final = 86_400
 MAX_SCOPES: Final = 200
@@ -47,13 +45,24 @@ _FINDING_STATUS_OF_TARGET: Final = (_REMEDIATING, _REMEDIATING, _RESOLVED, _OPEN
 
 
 class World:
-    """Ids, relations and cheap facts of the data set of one (seed, size)."""
+    """Ids, relations and cheap facts of the data set of one (seed, size), dated before `now`.
+
+    `now` (Unix seconds) is the data set's present: every timestamp lies a seeded distance
+    before it, so the same seed and `now` give the same records.
+    """
 
     def __init__(
-        self, *, seed: int, size: int, id_prefix: str = "", extra_fields_rate: float = 0.1
+        self,
+        *,
+        seed: int,
+        size: int,
+        now: int,
+        id_prefix: str = "",
+        extra_fields_rate: float = 0.1,
     ) -> None:
         self.seed = seed
         self.size = size
+        self.now = now
         self.id_prefix = id_prefix
         self.extra_fields_rate = extra_fields_rate
         self.catalog = build_catalog(seed)
@@ -76,7 +85,7 @@ class World:
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{name}={count}" for name, count in self.counts.items())
-        return f"World(seed={self.seed}, size={self.size}, {counts})"
+        return f"World(seed={self.seed}, size={self.size}, now={self.now}, {counts})"
 
     # ids -------------------------------------------------------------------------------------
 
@@ -150,7 +159,7 @@ class World:
         endpoint = self.finding_endpoint(finding)
         target = self._finding_target(finding, endpoint)
         enrolled = self.endpoint_enrolled(endpoint)
-        detected = enrolled + draw(self.keys.detected, finding) % (REFERENCE_TIME - enrolled + 1)
+        detected = enrolled + draw(self.keys.detected, finding) % (self.now - enrolled + 1)
         return FindingFacts(
             endpoint=endpoint,
             catalog=self._catalog_walk(endpoint)(finding - self.finding_starts[endpoint]),
@@ -174,8 +183,8 @@ class World:
         return weighted(draw(self.keys.agent, endpoint), AGENT_VERSION_WEIGHTS)
 
     def endpoint_enrolled(self, endpoint: int) -> int:
-        """Enrolment time (Unix seconds): between 3 years and 30 days before the reference time."""
-        return REFERENCE_TIME - 30 * DAY - draw(self.keys.enrolled, endpoint) % (3 * 365 * DAY)
+        """Enrolment time (Unix seconds): between 3 years and 30 days before `now`."""
+        return self.now - 30 * DAY - draw(self.keys.enrolled, endpoint) % (3 * 365 * DAY)
 
     def target_status(self, target: int) -> int:
         """Position in TARGET_STATUSES."""
@@ -200,9 +209,9 @@ class World:
     def target_times(self, target: int) -> tuple[int, int, int | None]:
         """(createdAt, updatedAt, completedAt or None), in Unix seconds."""
         enrolled = self.endpoint_enrolled(self.target_endpoint(target))
-        span = min(120 * DAY, REFERENCE_TIME - HOUR - enrolled)
-        created = REFERENCE_TIME - HOUR - draw(self.keys.target_created, target) % (span + 1)
-        updated = created + draw(self.keys.target_updated, target) % (REFERENCE_TIME - created + 1)
+        span = min(120 * DAY, self.now - HOUR - enrolled)
+        created = self.now - HOUR - draw(self.keys.target_created, target) % (span + 1)
+        updated = created + draw(self.keys.target_updated, target) % (self.now - created + 1)
         completed = updated if self.target_status(target) in _TERMINAL else None
         return created, updated, completed
 
@@ -237,7 +246,7 @@ class World:
     def finding_detected(self, finding: int) -> int:
         """Detection time (Unix seconds), after the endpoint's enrolment."""
         enrolled = self.endpoint_enrolled(self.finding_endpoint(finding))
-        return enrolled + draw(self.keys.detected, finding) % (REFERENCE_TIME - enrolled + 1)
+        return enrolled + draw(self.keys.detected, finding) % (self.now - enrolled + 1)
 
     def has_extra_fields(self, resource: str, index: int) -> bool:
         """Whether the record carries fields the client's models do not know."""

@@ -70,7 +70,10 @@ async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
 async def test_a_killed_parquet_export_resumes_exactly(tmp_path: Path) -> None:
     """A Parquet export killed after a checkpoint resumes to every record once, in order."""
     slow = SimulatorConfig(
-        seed=5, size=20, faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=40)]
+        seed=5,
+        size=20,
+        now="2024-06-01T00:00:00Z",  # the two runs below serve the same records
+        faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=40)],
     )
     args = ("export", "vulnerability-findings", "--out", str(tmp_path), "--page-size", "10")
     args += ("--format", "parquet")
@@ -88,7 +91,8 @@ async def test_a_killed_parquet_export_resumes_exactly(tmp_path: Path) -> None:
                 process.kill()
                 await process.wait()
     assert (tmp_path / "vulnerability-findings.parquet.part").exists()
-    async with Simulator(SimulatorConfig(seed=slow.seed, size=slow.size)) as healthy:
+    healthy_config = SimulatorConfig(seed=slow.seed, size=slow.size, now=slow.now)
+    async with Simulator(healthy_config) as healthy:
         resumed = await cli(*args, "--base-url", healthy.url, "--resume")
         assert resumed.code == 0, resumed.stderr
         served = [record async for record in _served(healthy.url)]

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 import aiohttp
 import pytest
@@ -56,6 +57,18 @@ def test_every_option_reaches_the_configuration() -> None:
     assert (config.error_format, config.rate_limit, config.cache) == ("problem", 20, False)
     assert (config.agent_configuration_size, config.id_prefix) == (1024, "p:")
     assert (config.health_path, config.agent_configuration_path) == ("/healthz", "/agent")
+
+
+def test_now_sets_the_simulators_present() -> None:
+    """--now takes an ISO 8601 time (UTC without an offset) for SimulatorConfig.now."""
+    assert parse("--now", "2024-06-01T02:00:00+02:00").now == datetime(2024, 6, 1, tzinfo=UTC)
+    assert parse("--now", "2024-06-01").now == datetime(2024, 6, 1, tzinfo=UTC)
+
+
+def test_a_bad_now_names_the_option() -> None:
+    """An unreadable --now is a ValueError naming the option."""
+    with pytest.raises(ValueError, match="--now must be an ISO 8601"):
+        parse("--now", "soon")
 
 
 def test_faults_are_repeatable_and_take_the_fault_options() -> None:

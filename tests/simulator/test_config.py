@@ -1,11 +1,22 @@
-"""SimulatorConfig and FaultSpec: defaults, validation, parsing, repr."""
+"""SimulatorConfig and FaultSpec: defaults, validation, parsing, repr, typed fault kinds."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import get_args
+
 import attrs
 import pytest
+from mypy import api as mypy_api
 
-from remedy_async.simulator import ROUTE_NAMES, FaultKind, FaultSpec, SimulatorConfig
+from remedy_async.simulator import (
+    ROUTE_NAMES,
+    FaultKind,
+    FaultKindName,
+    FaultSpec,
+    SimulatorConfig,
+)
 
 
 def test_defaults_are_the_assumed_contract() -> None:
@@ -108,3 +119,70 @@ def test_fault_spec_refuses_bad_retry_after_format() -> None:
     """Retry-After is given as seconds or as an HTTP date, nothing else."""
     with pytest.raises(ValueError, match="retry_after_format"):
         FaultSpec("http-429", 1, retry_after_format="minutes")  # type: ignore[arg-type]
+
+
+def test_an_unknown_fault_kind_lists_the_kinds_and_the_closest() -> None:
+    """A misspelt kind is a ValueError suggesting the closest kind and listing them all."""
+    with pytest.raises(ValueError, match="did you mean 'http-503'") as caught:
+        FaultSpec("http-5003", 0.1)  # type: ignore[arg-type]
+    assert all(kind.value in str(caught.value) for kind in FaultKind)
+
+
+def test_the_kind_names_are_the_kinds_values() -> None:
+    """FaultKindName, the type of `kind`, holds exactly the value of every FaultKind."""
+    assert get_args(FaultKindName) == tuple(kind.value for kind in FaultKind)
+
+
+def test_a_misspelt_fault_kind_fails_type_checking(tmp_path: Path) -> None:
+    """mypy refuses a kind that is no FaultKind's value, and accepts names and members."""
+    source = tmp_path / "faults.py"
+    source.write_text(
+        "from remedy_async.simulator import FaultKind, FaultSpec\n\n"
+        'FaultSpec("http-503", 0.1)\n'
+        "FaultSpec(FaultKind.RESET, 0.1)\n"
+        'FaultSpec("http-5003", 0.1)\n'
+    )
+    out, _, status = mypy_api.run(
+        ["--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), str(source)]
+    )
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert status == 1
+    assert len(errors) == 1, out
+    assert errors[0].startswith(f"{source}:5:")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2024-06-01T00:00:00Z",
+        "2024-06-01T00:00:00",
+        "2024-06-01",
+        "2024-06-01T02:00:00+02:00",
+        datetime(2024, 6, 1, 2, tzinfo=timezone(timedelta(hours=2))),
+    ],
+)
+def test_now_is_read_as_utc(value: datetime | str) -> None:
+    """`now` takes an aware datetime or an ISO 8601 string (UTC without an offset), in UTC."""
+    now = SimulatorConfig(now=value).now
+    assert now == datetime(2024, 6, 1, tzinfo=UTC)
+    assert now is not None
+    assert now.tzinfo is UTC
+
+
+def test_now_defaults_to_none() -> None:
+    """Unset, `now` is None: the simulator fills in its clock's time when it is made."""
+    assert SimulatorConfig().now is None
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (datetime(2024, 6, 1), ValueError, "now must be timezone-aware"),
+        ("June 1st", ValueError, "now must be an ISO 8601 date-time"),
+        (1_717_200_000, TypeError, "now must be a datetime"),
+    ],
+)
+def test_a_bad_now_is_refused(value: object, error: type[Exception], message: str) -> None:
+    """A naive datetime, an unreadable string or a number is refused, naming `now`."""
+    with pytest.raises(error, match=message):
+        SimulatorConfig(now=value)  # type: ignore[arg-type]

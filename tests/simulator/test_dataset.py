@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -42,7 +43,9 @@ FIELDS = {
     },
 }  # fmt: skip
 
-DATASET = Dataset(seed=3, size=40)
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+"""Pinned, so data sets made at different times compare equal."""
+DATASET = Dataset(seed=3, size=40, now=NOW)
 
 
 def all_records(dataset: Dataset, resource: str) -> list[dict[str, Any]]:
@@ -51,7 +54,7 @@ def all_records(dataset: Dataset, resource: str) -> list[dict[str, Any]]:
 
 def test_same_seed_gives_the_same_records() -> None:
     """Two data sets of one seed and size are identical."""
-    again = Dataset(seed=3, size=40)
+    again = Dataset(seed=3, size=40, now=NOW)
     for resource in DATASET.resources:
         assert all_records(again, resource) == all_records(DATASET, resource)
 
@@ -290,3 +293,38 @@ async def test_an_updated_record_is_served_changed_from_then_on() -> None:
     assert (listed["name"], listed["enabled"]) == ("Renamed", None)
     assert (got.name, got.enabled) == ("Renamed", None)
     assert simulator.dataset.get("scopes", scope)["name"] == "Renamed"
+
+
+TIME_FIELDS = ("lastSeenAt", "enrolledAt", "createdAt", "updatedAt", "completedAt", "detectedAt")
+
+
+def timestamps(dataset: Dataset) -> list[datetime]:
+    """Every timestamp of every record, in a fixed order."""
+    found = []
+    for resource in dataset.resources:
+        for record in dataset.records(resource):
+            for name in TIME_FIELDS:
+                if record.get(name) is not None:
+                    found.append(datetime.fromisoformat(record[name]))
+    return found
+
+
+def test_every_timestamp_lies_before_now() -> None:
+    """Records are dated up to `now`, the data set's present, and never after it."""
+    now = datetime(2031, 3, 4, 5, 6, 7, tzinfo=UTC)
+    moments = timestamps(Dataset(seed=3, size=40, now=now))
+    assert max(moments) <= now
+    assert now - max(moments) < timedelta(hours=1)
+
+
+def test_a_later_now_shifts_every_timestamp_by_as_much() -> None:
+    """The records' distances from `now` come from the seed alone: move `now`, move them all."""
+    later = NOW + timedelta(days=400, seconds=7)
+    shifted = timestamps(Dataset(seed=3, size=40, now=later))
+    assert shifted == [moment + (later - NOW) for moment in timestamps(DATASET)]
+
+
+def test_now_defaults_to_the_real_time() -> None:
+    """Without `now`, a data set's present is the time it is made, to the second."""
+    before = datetime.now(UTC).replace(microsecond=0)
+    assert before <= Dataset(seed=3, size=2).now <= datetime.now(UTC)

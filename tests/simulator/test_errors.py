@@ -1,13 +1,16 @@
-"""Error bodies and request ids: JSON errors, problem+json, routes and methods."""
+"""Error bodies and request ids: JSON errors, problem+json, routes and methods; health and
+the simulator's `now`."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import aiohttp
 import orjson
 
-from remedy_async.simulator import Simulator
+from remedy_async.simulator import Simulator, SimulatorConfig
 
-from .helpers import StartSimulator, get_json, record_url
+from .helpers import FakeClock, StartSimulator, get_json, record_url
 
 
 async def test_errors_are_json_with_code_and_message(
@@ -79,6 +82,28 @@ async def test_health_reports_ok_version_and_time(
     assert body["status"] == "ok"
     assert body["version"]
     assert body["time"] == "2024-06-01T00:00:00Z"
+
+
+async def test_health_reports_the_configured_now_as_time_passes(
+    serve: StartSimulator, session: aiohttp.ClientSession, clock: FakeClock
+) -> None:
+    """With `now` pinned, health reports it, then it plus the time passed on the clock."""
+    simulator = await serve(now="2030-01-01T00:00:00Z")
+    assert (await get_json(session, f"{simulator.url}/v1/health"))[1]["time"] == (
+        "2030-01-01T00:00:00Z"
+    )
+    clock.advance(90)
+    assert (await get_json(session, f"{simulator.url}/v1/health"))[1]["time"] == (
+        "2030-01-01T00:01:30Z"
+    )
+
+
+def test_the_simulator_fills_in_now_from_its_clock(clock: FakeClock) -> None:
+    """Left None, `now` becomes the simulator's clock when it is made, and dates its data."""
+    simulator = Simulator(SimulatorConfig(size=2), clock=clock)
+    expected = datetime.fromtimestamp(clock.now, UTC)
+    assert simulator.config.now == expected
+    assert simulator.dataset.now == expected
 
 
 async def test_health_and_agent_paths_are_configurable(

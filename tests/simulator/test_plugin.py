@@ -1,18 +1,23 @@
-"""The pytest plugin: marker, fixtures, overrides, and opting in from a user's conftest."""
+"""The pytest plugin: marker (checked), fixtures, the fake clock, overrides, and opting in from
+a user's conftest."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import aiohttp
 import pytest
 
-from remedy_async import RemedyClient
+from remedy_async import EndpointStatus, RateLimitError, RemedyClient
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+from remedy_async.testing import FakeClock, configured
 
 from .helpers import RecordingSleep, get_json
 
@@ -91,16 +96,144 @@ async def test_sleep_fixture_can_be_overridden(
     assert remedy_simulator_sleep.calls == [0.5]
 
 
+@pytest.mark.remedy_simulator(faults=[FaultSpec("http-429", 1.0, "health", retry_after=2)])
+async def test_the_clients_waits_are_on_the_clock(
+    remedy_client: RemedyClient, remedy_clock: FakeClock
+) -> None:
+    """A 429 on every attempt: remedy_client's waits are recorded on remedy_clock, not slept."""
+    with pytest.raises(RateLimitError):
+        await remedy_client.health()
+    assert sum(remedy_clock.waits) >= 4
+    assert remedy_clock.skipped > 3.5  # less the little real time that passed meanwhile
+
+
+@pytest.mark.remedy_simulator(size=50, faults=[FaultSpec("http-429", 0.1, "list:*")])
+async def test_a_ten_percent_429_fault_costs_no_time(
+    remedy_client: RemedyClient, remedy_simulator: Simulator, remedy_clock: FakeClock
+) -> None:
+    """A list through 10% of 429s gets every record, each pause skipped on the clock."""
+    findings = await remedy_client.vulnerability_findings.list(page_size=50).collect()
+    assert len(findings) == remedy_simulator.dataset.count("vulnerability-findings")
+    assert remedy_simulator.counters.faults["http-429"] > 0
+    assert remedy_clock.waits
+
+
+@pytest.mark.remedy_simulator(size=30, rate_limit=2)
+async def test_the_services_rate_limit_refills_on_the_clock(
+    remedy_client: RemedyClient, remedy_clock: FakeClock
+) -> None:
+    """Ten pages against 2 requests a second: the client waits on remedy_clock, the
+    simulator's bucket refills on it, and the list completes."""
+    endpoints = await remedy_client.endpoints.list(page_size=3).collect()
+    assert len(endpoints) == 30
+    assert remedy_clock.skipped >= 3
+
+
+async def test_concurrent_waits_overlap() -> None:
+    """Two tasks waiting 1 s at once move the clock 1 s, as real sleeps would."""
+    clock = FakeClock()
+    await asyncio.gather(clock.sleep(1.0), clock.sleep(1.0))
+    assert clock.waits == [1.0, 1.0]
+    assert clock.skipped == pytest.approx(1.0, abs=0.05)
+
+
+def test_the_clock_is_the_real_time_plus_what_it_skipped() -> None:
+    """`time()` starts at the real time; `advance` moves it on."""
+    clock = FakeClock()
+    assert abs(clock.time() - time.time()) < 1
+    clock.advance(3600)
+    assert abs(clock.now - time.time() - 3600) < 1
+
+
+@pytest.mark.remedy_simulator(now="2030-01-01T00:00:00Z")
+async def test_health_reports_the_simulators_now(
+    remedy_client: RemedyClient, remedy_clock: FakeClock
+) -> None:
+    """The marker's `now` is the simulator's present; health moves on with remedy_clock."""
+    assert (await remedy_client.health()).extra["time"] == "2030-01-01T00:00:00Z"
+    remedy_clock.advance(3600)
+    assert (await remedy_client.health()).extra["time"] == "2030-01-01T01:00:00Z"
+
+
+@pytest.mark.remedy_simulator(size=20)
+async def test_records_are_recent_by_default(remedy_client: RemedyClient) -> None:
+    """Without `now`, the data is dated up to the real time: online endpoints were seen in the
+    last 15 minutes."""
+    endpoints = await remedy_client.endpoints.list().collect()
+    seen = [e.last_seen_at for e in endpoints if e.status == EndpointStatus.ONLINE]
+    assert seen
+    assert all(
+        timedelta(0) <= datetime.now(UTC) - moment < timedelta(minutes=16)
+        for moment in seen
+        if moment is not None
+    )
+
+
+def test_an_unknown_marker_argument_names_the_closest_field() -> None:
+    """`sizee=50` is refused, naming the argument and suggesting `size`."""
+    with pytest.raises(TypeError, match=r"unknown argument 'sizee' \(did you mean 'size'\?\)"):
+        configured(SimulatorConfig(), {"sizee": 50})
+
+
+@pytest.mark.parametrize(
+    ("overrides", "named"),
+    [
+        ({"size": "5"}, "size='5': "),
+        ({"size": -1}, "size=-1: "),
+        ({"paging": "offest"}, "paging='offest': "),
+        ({"seed": 1, "now": "soon"}, "now='soon': "),
+    ],
+)
+def test_a_bad_marker_value_names_its_field(overrides: dict[str, object], named: str) -> None:
+    """A value its field refuses is reported as `field=value: why`."""
+    with pytest.raises((TypeError, ValueError)) as caught:
+        configured(SimulatorConfig(), overrides)
+    assert str(caught.value).startswith(named)
+
+
+def test_values_refused_only_together_are_all_named() -> None:
+    """Two paths fine alone but equal together are both named."""
+    overrides = {"health_path": "/v1/x", "agent_configuration_path": "/v1/x"}
+    with pytest.raises(ValueError, match="health_path='/v1/x', agent_configuration_path="):
+        configured(SimulatorConfig(), overrides)
+
+
+def test_marker_mistakes_fail_with_a_clear_message(tmp_path: Path) -> None:
+    """In a user's project, a misspelt marker argument fails its test naming the argument and
+    the closest field; a misspelt fault kind fails collection listing the kinds."""
+    write_project(
+        tmp_path,
+        test_typo="""
+            import pytest
+
+            @pytest.mark.remedy_simulator(sizee=50)
+            async def test_typo(remedy_client):
+                pass
+            """,
+        test_kind="""
+            import pytest
+            from remedy_async.simulator import FaultSpec
+
+            @pytest.mark.remedy_simulator(faults=[FaultSpec("http-5003", 0.1)])
+            async def test_kind(remedy_client):
+                pass
+            """,
+    )
+    result = run_pytest(tmp_path)
+    assert result.returncode != 0
+    assert (
+        "@pytest.mark.remedy_simulator: unknown argument 'sizee' (did you mean 'size'?)"
+        in result.stdout
+    )
+    assert "unknown kind 'http-5003' (did you mean 'http-503'?)" in result.stdout
+    assert "evolve()" not in result.stdout
+
+
 def test_a_user_project_can_opt_in(tmp_path: Path) -> None:
     """A project with `pytest_plugins = ["remedy_async.testing"]` gets the marker and fixtures."""
-    (tmp_path / "pytest.ini").write_text(
-        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
-        "filterwarnings = error\naddopts = --strict-markers -p no:cacheprovider\n"
-    )
-    (tmp_path / "conftest.py").write_text('pytest_plugins = ["remedy_async.testing"]\n')
-    (tmp_path / "test_user.py").write_text(
-        textwrap.dedent(
-            """
+    write_project(
+        tmp_path,
+        test_user="""
             import pytest
 
             @pytest.mark.remedy_simulator(size=5, token="t")
@@ -110,16 +243,31 @@ def test_a_user_project_can_opt_in(tmp_path: Path) -> None:
 
             async def test_health(remedy_client):
                 assert (await remedy_client.health()).status == "ok"
-            """
-        )
+            """,
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", str(tmp_path)],
-        cwd=tmp_path,
+    result = run_pytest(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 passed" in result.stdout
+
+
+def write_project(root: Path, **tests: str) -> None:
+    """A user's project opting in to the plugin, with test modules named by the keywords."""
+    (root / "pytest.ini").write_text(
+        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
+        "filterwarnings = error\naddopts = --strict-markers -p no:cacheprovider\n"
+    )
+    (root / "conftest.py").write_text('pytest_plugins = ["remedy_async.testing"]\n')
+    for name, source in tests.items():
+        (root / f"{name}.py").write_text(textwrap.dedent(source))
+
+
+def run_pytest(root: Path) -> subprocess.CompletedProcess[str]:
+    """Run pytest in a user's project, as its developer would."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--continue-on-collection-errors", str(root)],
+        cwd=root,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 passed" in result.stdout
