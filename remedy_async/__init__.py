@@ -25,6 +25,7 @@ from ._errors import (
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
+    ChangeStateError,
     ClientClosedError,
     ConfigurationError,
     ConflictError,
@@ -39,6 +40,8 @@ from ._errors import (
     RemedyWarning,
     ResponseTooLargeError,
     ServerError,
+    StateInUseError,
+    StateVersionError,
     UnprocessableEntityError,
 )
 from ._filters import (
@@ -78,6 +81,9 @@ from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 
 if _typing.TYPE_CHECKING:
+    from ._changes._feed import ChangeFeed
+    from ._changes._state import ChangeState
+    from ._changes._values import Change, ChangeKind, PassResult
     from ._paging._pinned import (
         CursorPaginator,
         LinkHeaderPaginator,
@@ -90,6 +96,9 @@ if _typing.TYPE_CHECKING:
 __version__ = _VERSION
 
 _LAZY = {
+    **dict.fromkeys(("Change", "ChangeKind", "PassResult"), "._changes._values"),
+    "ChangeFeed": "._changes._feed",
+    "ChangeState": "._changes._state",
     **dict.fromkeys(("ProbeReport", "ResourceProbe", "probe"), "._probe"),
     **dict.fromkeys(
         (
@@ -102,8 +111,9 @@ _LAZY = {
         "._paging._pinned",
     ),
 }
-"""Public names whose module is imported on first use (PEP 562): the probe, and the paging
-schemes one pins by hand, which a program that lets the client detect its paging never needs."""
+"""Public names whose module is imported on first use (PEP 562): the probe, the paging
+schemes one pins by hand, which a program that lets the client detect its paging never needs,
+and the change feed (with sqlite3)."""
 
 __all__ = [
     "CONVENTIONS",
@@ -116,6 +126,11 @@ __all__ = [
     "AuthenticationError",
     "AutoPaginator",
     "BadRequestError",
+    "Change",
+    "ChangeFeed",
+    "ChangeKind",
+    "ChangeState",
+    "ChangeStateError",
     "ClientClosedError",
     "ClientEvent",
     "ConfigurationError",
@@ -148,6 +163,7 @@ __all__ = [
     "PaginationError",
     "Paginator",
     "PagingFault",
+    "PassResult",
     "PermissionDeniedError",
     "ProbeReport",
     "RateLimitError",
@@ -169,6 +185,8 @@ __all__ = [
     "ScopeSelector",
     "ServerError",
     "Severity",
+    "StateInUseError",
+    "StateVersionError",
     "UnpagedPaginator",
     "UnprocessableEntityError",
     "VulnerabilityFinding",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from functools import partial
-from typing import Any, Generic, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 
 import attrs
 from attrs import frozen
@@ -35,6 +36,10 @@ from ._wire._naming import Naming, wire_names
 from ._wire._query import ExtraParams, FilterValue, encode_extra_params, encode_filters
 from ._wire._reader import record_from
 from ._wire._records import NamingSetting, RecordReader
+
+if TYPE_CHECKING:
+    from ._changes._feed import ChangeFeed, StateArg
+    from ._changes._values import PassResult
 
 T = TypeVar("T")
 
@@ -107,8 +112,11 @@ class ResourceCollection(Generic[T]):
         events: Events | None = None,
         trusted_origins: frozenset[str] = frozenset(),
         naming: NamingSetting = "auto",
+        since_filter: str | None = None,
     ) -> None:
         self.resource = resource
+        self.since_filter = since_filter
+        """The update-time range filter `changes()` narrows passes with (None: full passes)."""
         self.url = base_url.joinpath("v1", resource.segment)
         self._url_text = str(self.url)
         self._base_url = base_url
@@ -306,6 +314,70 @@ class ResourceCollection(Generic[T]):
                 on_convention=self._announce_convention,
             )
         )
+
+    def changes(
+        self,
+        state: StateArg,
+        *,
+        keep_records: bool | None = None,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: FilterValue,
+    ) -> ChangeFeed[T]:
+        """Return one pass of the change feed: what was added, modified and removed since
+        the previous pass on `state` (a `ChangeState` or the path of its SQLite file).
+
+        The pass relists the collection (with these filters and list keywords) and diffs it
+        against the state, page by page; a first pass yields every record as added. Removals
+        come only after a list read to its end without error; a pass that fails reports none
+        and the next one continues it from where it stopped. `keep_records=True` (when the
+        state is created) keeps records for `Change.previous`. With `since_filter` (default:
+        the client's `since_filters` setting), a query parameter taking an RFC 3339 time, such
+        as `updatedAt[gte]`, passes ask only for records changed since the previous pass began
+        less `overlap` seconds, and a full pass still runs every `resync` seconds to find
+        removals. `wall_clock` (Unix seconds) times passes. See "Reacting to changes".
+        """
+        given = dict(locals())  # the arguments, before the import below adds a name
+        from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
+
+        return feed_of(self, given)
+
+    def watch(
+        self,
+        state: StateArg,
+        *,
+        interval: float = 60.0,
+        jitter: float = 0.1,
+        max_failures: int = 3,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        on_pass: Callable[[PassResult], None] | None = None,
+        keep_records: bool | None = None,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: FilterValue,
+    ) -> ChangeFeed[T]:
+        """Return the change feed as `changes()` does, its passes repeated every `interval`
+        seconds (give or take `jitter`, a share of it) until the iteration is cancelled or
+        left: cleanly, mid-pass too. A failed pass is retried after the interval, continuing
+        where it stopped; more than `max_failures` in a row raise the last error. `sleep`
+        (default asyncio.sleep) waits between passes; `on_pass` hears how each pass went.
+        """
+        given = dict(locals())  # the arguments, before the import below adds a name
+        from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
+
+        return feed_of(self, given)
 
     def _announce_convention(self, convention: Convention, url: str) -> None:
         """Tell the DEBUG log and the event hooks which convention a list follows."""

@@ -1,0 +1,260 @@
+"""One pass of a change feed: relist the collection, diff it page by page against the state,
+and, once the whole list was read without error, report what it no longer holds.
+
+Each page runs in one transaction: its ids are marked listed by this pass (and their stored
+fingerprints read back), its changes are handed out as one batch, and only when the caller
+asks for the next batch are the changed records and the pass's resume token written and
+committed. A pass stopped anywhere (error, cancellation, crash) keeps what was committed and
+continues from its resume token next time; what was handed out but not committed is handed
+out again. A full pass that listed everything goes on to its removals, in batches committed
+the same way, and a pass stopped there finishes them first next time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+import orjson
+
+from remedy_async._errors import APIStatusError, ChangeStateError, DecodeError, RemedyError
+
+from ._fingerprint import canonical, changed_fields, field_sums, fingerprints, record_id
+from ._settings import FeedSettings, FeedSource, Params
+from ._state import ChangeState, Row, StoredRecord
+from ._values import Change, ChangeKind, PassKind, PassResult
+
+T = TypeVar("T")
+
+REMOVALS_PER_BATCH = 1000
+TOKEN_REFUSALS = frozenset({400, 404, 409, 410, 422})
+"""Statuses that, answering the first request of a resumed list, say its cursor is refused:
+the pass then lists again from the start."""
+
+Batch = tuple[Change[T], ...]
+
+
+def rfc3339(seconds: float) -> str:
+    """A time as an RFC 3339 UTC date-time to the second (`2024-06-01T00:00:00Z`)."""
+    return datetime.fromtimestamp(int(seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Pass(Generic[T]):
+    """Runs one pass of a feed over a state; `result` says how it went once it stops."""
+
+    def __init__(
+        self,
+        source: FeedSource[T],
+        state: ChangeState,
+        settings: FeedSettings,
+        make: Callable[[dict[str, Any]], T],
+    ) -> None:
+        self.source = source
+        self.state = state
+        self.settings = settings
+        self._make = make
+        self.result: PassResult | None = None
+        self._counts = dict.fromkeys(ChangeKind, 0)
+        self._listed = 0
+
+    def _plan(self) -> bool:
+        """Start a new pass, full or narrowed, unless one is in progress; True if resumed."""
+        state, settings = self.state, self.settings
+        state.bind(self.source.collection, self.source.filters)
+        feed = state.feed
+        if feed.phase != "done":
+            return True
+        now = settings.wall_clock()
+        kind: PassKind = "full"
+        since = None
+        if (
+            settings.since_filter is not None
+            and feed.full_started_at is not None
+            and feed.last_started_at is not None
+            and now - feed.full_started_at < settings.resync
+        ):
+            kind = "since"
+            value = rfc3339(feed.last_started_at - settings.overlap)
+            since = orjson.dumps([settings.since_filter, value]).decode()
+        state.start_pass(kind, now, since)
+        return False
+
+    def _finish(self, resumed: bool, error: RemedyError | None = None) -> PassResult:
+        feed, counts = self.state.feed, self._counts
+        self.result = PassResult(
+            number=feed.pass_number,
+            kind=feed.pass_kind,
+            complete=error is None,
+            listed=self._listed,
+            added=counts[ChangeKind.ADDED],
+            modified=counts[ChangeKind.MODIFIED],
+            removed=counts[ChangeKind.REMOVED],
+            resumed=resumed,
+            error=error,
+        )
+        return self.result
+
+    async def batches(self) -> AsyncGenerator[Batch[T], None]:
+        """Run the pass, yielding each page's changes (then the removals) as a batch."""
+        state = self.state
+        resumed = self._plan()
+        try:
+            if state.feed.phase == "listing":
+                async for batch in self._listing():
+                    yield batch
+            if state.feed.phase == "removing":
+                async for batch in self._removals():
+                    yield batch
+        except RemedyError as error:
+            state.rollback()
+            if not isinstance(error, ChangeStateError):
+                state.failed()
+                self._finish(resumed, error)
+            raise
+        except BaseException:
+            state.rollback()
+            raise
+        self._finish(resumed)
+
+    def _params(self) -> Params:
+        since = self.state.feed.since
+        if self.state.feed.pass_kind != "since" or since is None:
+            return ()
+        name, value = orjson.loads(since)
+        return ((name, value),)
+
+    async def _listing(self) -> AsyncGenerator[Batch[T], None]:
+        state = self.state
+        token = state.feed.resume_token
+        try:
+            pager = self.source.open_list(token, self._params())
+        except ValueError:
+            if token is None:
+                raise
+            state.restart_listing()  # a token this client cannot read: list from the start
+            pager = self.source.open_list(None, self._params())
+        try:
+            async for batch in self._pages(pager):
+                yield batch
+        except APIStatusError as error:
+            if token is None or self._listed or error.status not in TOKEN_REFUSALS:
+                raise
+            state.rollback()
+            state.restart_listing()  # the service refused the resumed cursor
+            async for batch in self._pages(self.source.open_list(None, self._params())):
+                yield batch
+
+    async def _pages(self, pager: Any) -> AsyncGenerator[Batch[T], None]:
+        state = self.state
+        held: tuple[list[Row], str | None] | None = None
+        pages = pager.pages()
+        try:
+            async for page in pages:
+                if held is not None:  # a page after one that said it was the last
+                    state.commit_page(*held, last=False)
+                    held = None
+                items: Sequence[dict[str, Any]] = page.items
+                self._listed += len(items)
+                changes, rows = self._diff(items, page.url) if items else ((), [])
+                if changes:
+                    yield changes
+                if page.resume_token is None:
+                    held = (rows, None)  # committed once the list has ended without error
+                else:
+                    state.commit_page(rows, page.resume_token, last=False)
+        finally:
+            await pages.aclose()
+        rows, token = held if held is not None else ([], None)
+        state.commit_page(rows, token, last=True)
+
+    def _diff(self, items: Sequence[dict[str, Any]], url: str) -> tuple[Batch[T], list[Row]]:
+        """A page's changes and the rows to write for them (the transaction is left open)."""
+        records = canonical(items, self.source.model)
+        ids: list[str] = []
+        for index, record in enumerate(records):
+            found = record_id(record)
+            if found is None:
+                raise DecodeError(
+                    "a record without an id (a string or an integer) cannot be followed by a "
+                    "change feed",
+                    method="GET",
+                    url=url,
+                    path=f"$.items[{index}].id",
+                )
+            ids.append(found)
+        digests = fingerprints(records)
+        state = self.state
+        known = state.mark_listed(ids)
+        if len(known) == len(ids) and all(known[i] == d for i, d in zip(ids, digests, strict=True)):
+            return (), []  # the common case of an unchanged page, at C speed
+        moved = [i for i, d in zip(ids, digests, strict=True) if known.get(i, d) != d]
+        stored = state.stored(moved) if moved else {}
+        number, keep = state.feed.pass_number, state.keep_records
+        changes: list[Change[T]] = []
+        rows: list[Row] = []
+        for index, (raw, record, id_, digest) in enumerate(
+            zip(items, records, ids, digests, strict=True)
+        ):
+            old = known.get(id_)
+            if old == digest:
+                continue
+            sums = field_sums(record)
+            kept = orjson.dumps(raw) if keep else None
+            built = self._build(raw, url, f"$.items[{index}]")
+            if old is None:
+                change = Change(ChangeKind.ADDED, id_, built, None, (), digest.hex(), number)
+            else:
+                before = stored.get(id_)
+                previous = None if before is None else before.record
+                change = Change(
+                    ChangeKind.MODIFIED,
+                    id_,
+                    built,
+                    None if previous is None else self._build(orjson.loads(previous), url),
+                    changed_fields(None if before is None else before.fields, sums),
+                    digest.hex(),
+                    number,
+                )
+            changes.append(change)
+            self._counts[change.kind] += 1
+            rows.append((id_, digest, sums, kept, number))
+            known[id_] = digest  # an id repeated later in the page compares with this
+            stored[id_] = StoredRecord(digest, sums, kept)
+        return tuple(changes), rows
+
+    def _build(self, raw: dict[str, Any], url: str, path: str = "$") -> T:
+        """The record as the feed hands it out; DecodeError when it does not fit its model."""
+        try:
+            return self._make(raw)
+        except Exception as error:
+            raise DecodeError(
+                f"a record does not fit {self.source.model.__name__}: {error}",
+                method="GET",
+                url=url,
+                path=path,
+            ) from error
+
+    async def _removals(self) -> AsyncGenerator[Batch[T], None]:
+        state = self.state
+        after = ""
+        while True:
+            unlisted = state.unlisted(after, REMOVALS_PER_BATCH)
+            if not unlisted:
+                state.forget([], last=True)
+                return
+            number = state.feed.pass_number
+            batch = tuple(
+                Change(
+                    ChangeKind.REMOVED,
+                    id_,
+                    None,
+                    None if kept is None else self._build(orjson.loads(kept), state.path),
+                    pass_number=number,
+                )
+                for id_, kept in unlisted
+            )
+            self._counts[ChangeKind.REMOVED] += len(batch)
+            yield batch
+            after = unlisted[-1][0]
+            state.forget([id_ for id_, _ in unlisted], last=False)
