@@ -24,6 +24,7 @@ from urllib.parse import quote, unquote
 from aiohttp import web
 
 from ._agentconf import CONTENT_TYPE, FILENAME, AgentConfiguration
+from ._churn import Churner
 from ._composed import ListPaging, list_paging
 from ._config import (
     DOCUMENT_PATH,
@@ -98,6 +99,7 @@ class SimulatorApp:
         )
         self._echo = config.echo_token
         self._faults = FaultInjector(config.faults, config.seed)
+        self._churner = Churner(dataset, config.churn, config.churn_every, clock)
         self._bucket = None if config.rate_limit is None else TokenBucket(config.rate_limit, clock)
         self._agent_configuration = AgentConfiguration(config.seed, config.agent_configuration_size)
         self._request_ids = itertools.count(1)
@@ -319,6 +321,7 @@ class SimulatorApp:
         return self._get(resource, raw_id)
 
     def _list(self, request: web.BaseRequest, resource: str, echo: str | None) -> Payload:
+        self._churner.list_requested(resource)
         convention, composition, query = self._paging(request)
         params: Iterable[tuple[str, str]] = query.items()
         if composition is not None:

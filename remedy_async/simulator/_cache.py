@@ -57,6 +57,12 @@ class SizedLRU(Generic[V]):
             self._size -= self._size_of(dropped)
         return value
 
+    def discard(self, key: Hashable) -> None:
+        """Drop the value under `key`, if any."""
+        value = self._entries.pop(key, None)
+        if value is not None:
+            self._size -= self._size_of(value)
+
     def clear(self) -> None:
         """Drop everything."""
         self._entries.clear()

@@ -268,7 +268,12 @@ class SimulatorConfig:
     clients against services that differ only in spelling. `rate_limit` turns on a token
     bucket of that many requests per second. `base_path` mounts every route under a path
     (`/wiki/rest/api`: lists at `/wiki/rest/api/v1/endpoints`, and `Simulator.url` ends with
-    it). The token never appears in the repr.
+    it). `churn` makes the data set change as a service's does: every `churn_every` list
+    requests of a collection, a `churn` share of its records is removed, as many modified and
+    as many added (from a `churn_reserve` share held back at the start, or removed before),
+    chosen by seed (see `Dataset.churn`). `range_filters` lets lists take `FIELD[gte]=TIME`
+    on timestamp fields and `updatedAt` (the filter a change feed narrows its passes with).
+    The token never appears in the repr.
     """
 
     host: str = "127.0.0.1"
@@ -302,6 +307,10 @@ class SimulatorConfig:
         default="/v1/agent-configuration", validator=_check_path
     )
     base_path: str = attrs.field(default="", validator=_check_base_path)
+    churn: float = attrs.field(default=0.0, validator=_fraction)
+    churn_every: int = attrs.field(default=10, validator=_positive)
+    churn_reserve: float = attrs.field(default=0.2, validator=_fraction)
+    range_filters: bool = False
 
     def __attrs_post_init__(self) -> None:
         if self.page_size > self.max_page_size:
