@@ -18,7 +18,13 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from remedy_async._errors import APIStatusError, ChangeStateError, DecodeError, RemedyError
+from remedy_async._errors import (
+    APIStatusError,
+    ChangeStateError,
+    DecodeError,
+    PaginationError,
+    RemedyError,
+)
 
 from ._fingerprint import canonical, changed_fields, field_sums, fingerprints, record_id
 from ._settings import FeedSettings, FeedSource, Params
@@ -29,8 +35,9 @@ T = TypeVar("T")
 
 REMOVALS_PER_BATCH = 1000
 TOKEN_REFUSALS = frozenset({400, 404, 409, 410, 422})
-"""Statuses that, answering the first request of a resumed list, say its cursor is refused:
-the pass then lists again from the start."""
+"""Statuses that, answering the first request of a resumed list, say its cursor is refused
+(as does a PaginationError there): the pass then lists again from the start. Other errors
+(a 503, a lost connection) keep the resume token for the next attempt."""
 
 Batch = tuple[Change[T], ...]
 
@@ -55,6 +62,8 @@ class Pass(Generic[T]):
         self.settings = settings
         self._make = make
         self.result: PassResult | None = None
+        self.live = True
+        """Whether the pass may still touch the state (see `detach`)."""
         self._counts = dict.fromkeys(ChangeKind, 0)
         self._listed = 0
 
@@ -107,15 +116,22 @@ class Pass(Generic[T]):
                 async for batch in self._removals():
                     yield batch
         except RemedyError as error:
-            state.rollback()
-            if not isinstance(error, ChangeStateError):
-                state.failed()
-                self._finish(resumed, error)
+            if self.live:
+                state.rollback()
+                if not isinstance(error, ChangeStateError):
+                    state.failed()
+                    self._finish(resumed, error)
             raise
         except BaseException:
-            state.rollback()
+            if self.live:
+                state.rollback()
             raise
         self._finish(resumed)
+
+    def detach(self) -> None:
+        """Leave the state alone from now on: the pass's iteration was dropped (its generator
+        is closed later, when the state may serve another pass), and it was rolled back."""
+        self.live = False
 
     def _params(self) -> Params:
         since = self.state.feed.since
@@ -137,8 +153,9 @@ class Pass(Generic[T]):
         try:
             async for batch in self._pages(pager):
                 yield batch
-        except APIStatusError as error:
-            if token is None or self._listed or error.status not in TOKEN_REFUSALS:
+        except (APIStatusError, PaginationError) as error:
+            refused = isinstance(error, PaginationError) or error.status in TOKEN_REFUSALS
+            if token is None or self._listed or not refused:
                 raise
             state.rollback()
             state.restart_listing()  # the service refused the resumed cursor
