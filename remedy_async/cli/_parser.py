@@ -28,12 +28,14 @@ from ._options import (
     add_filter_options,
     add_output_file,
     add_output_options,
+    argument_type,
     common_options,
     completes_resources,
     connection_options,
     list_options,
     plain,
     progress_options,
+    seconds,
     whole,
 )
 from ._tree import (
@@ -53,8 +55,8 @@ download the agent configuration; or run the demo and the simulator of the servi
 Connection settings come from the options, else from REMEDY_BASE_URL and REMEDY_API_TOKEN;
 they and --debug go before or after the command. Data goes to stdout, progress and messages to
 stderr. Exit status: 0 success, 1 API or network error (or an id not found), 2 usage or
-configuration error, 3 export stopped (resumable with --resume), 130 interrupted (Ctrl-C), 143
-terminated (SIGTERM, but an export exits 3).
+configuration error, 3 export stopped (resumable with --resume) or watch stopped (run again to
+continue), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, but an export or a watch exits 3).
 """
 
 
@@ -156,6 +158,86 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     )
 
 
+def _add_watch(command: Command, parents: list[Parser]) -> None:
+    watch = command(
+        "watch",
+        "write a collection's changes (added, modified, removed) as JSON lines, pass after "
+        "pass, remembering what was listed in a state file",
+        parents,
+    )
+    watch.usage = "%(prog)s RESOURCE --state FILE [--interval S] [--once] [options]"
+    completes_resources(
+        watch.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=RESOURCE_HELP)
+    )
+    add = watch.add_argument
+    add("--state", required=True, metavar="FILE", help="the state file, SQLite (required)")
+    add("--once", action="store_true", help="run one pass, then exit")
+    add(
+        "--interval",
+        type=argument_type(seconds, "seconds"),
+        default=60.0,
+        metavar="S",
+        help="seconds between passes, give or take a tenth (default: %(default)g)",
+    )
+    add(
+        "--max-failures",
+        type=whole(0),
+        default=3,
+        metavar="N",
+        help="failed passes in a row before exiting 3; each is retried (default: %(default)s)",
+    )
+    add(
+        "--page-size",
+        type=whole(1),
+        metavar="N",
+        help="records per page request (default: the service's)",
+    )
+    add(
+        "--keep-records",
+        action="store_true",
+        help="keep whole records in a new state, to write each change's previous record",
+    )
+    add(
+        "--since-filter",
+        metavar="PARAM",
+        help="a query parameter taking an RFC 3339 time, e.g. 'updatedAt[gte]': passes between "
+        "resyncs ask only for records changed since the last (default: none, full passes)",
+    )
+    add(
+        "--overlap",
+        type=argument_type(seconds, "seconds"),
+        default=300.0,
+        metavar="S",
+        help="seconds a narrowed pass reaches back past the last one's start "
+        "(default: %(default)g)",
+    )
+    add(
+        "--resync",
+        type=argument_type(seconds, "seconds"),
+        default=3600.0,
+        metavar="S",
+        help="seconds between full passes, which find removals (default: %(default)g)",
+    )
+    add(
+        "--filter",
+        "-f",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="server-side filter, repeatable (default: none)",
+    )
+    add(
+        "--param",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a query parameter sent as is, repeatable (default: none)",
+    )
+    add_filter_flags(watch, RESOURCES, "filters (each must be a filter of RESOURCE)")
+
+
 def _add_demo(command: Command, parents: list[Parser]) -> None:
     demo = command(
         "demo",
@@ -255,6 +337,7 @@ def build_parser() -> Parser:
     _add_list(command, [*client, progress])
     _add_get(command, [*client, progress])
     _add_export(command, [*client, progress])
+    _add_watch(command, [*client, progress])
     command("health", "check the service's health; exit 1 unless it reports ok", client)
     _add_api_arguments(
         command(
