@@ -67,8 +67,10 @@ class RemedyClient:
     (default asyncio.sleep) can be replaced so tests never wait. Lists detect the service's
     paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
     `paginators={"scopes": ...}` for some; likewise record key naming, detected unless `naming=`
-    or `namings={"scopes": "snake"}` pins it. `RemedyClient.from_config(path)` reads all of these
-    from a file, such as the one `remedy-async probe --emit-config` writes.
+    or `namings={"scopes": "snake"}` pins it. `since_filters={"scopes": "updatedAt[gte]"}` names
+    the update-time range filter a collection's change feed narrows its passes with.
+    `RemedyClient.from_config(path)` reads all of these from a file, such as the one
+    `remedy-async probe --emit-config` writes.
     """
 
     endpoints: ResourceCollection[Endpoint]
@@ -101,6 +103,7 @@ class RemedyClient:
         trusted_origins: Sequence[str] = (),
         naming: NamingSetting = "auto",
         namings: Mapping[str, NamingSetting] | None = None,
+        since_filters: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
@@ -141,6 +144,9 @@ class RemedyClient:
             "namings",
             COLLECTION_NAMES,
             lambda value, name: config.one_of(value, NAMING_SETTINGS, name),
+        )
+        self._since_filters = config.per_collection(
+            since_filters or {}, "since_filters", COLLECTION_NAMES, config.parameter_name
         )
         self._build_collections(
             paginator, config.per_collection(paginators or {}, "paginators", COLLECTION_NAMES)
@@ -188,6 +194,7 @@ class RemedyClient:
                 events=self._events,
                 trusted_origins=self._trusted_origins,
                 naming=self._namings.get(resource.attribute, self._naming),
+                since_filter=self._since_filters.get(resource.attribute),
             )
 
         self.endpoints = collection(ENDPOINTS)

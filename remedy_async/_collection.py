@@ -320,6 +320,7 @@ class ResourceCollection(Generic[T]):
         state: StateArg,
         *,
         keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
         since_filter: str | None = None,
         overlap: float = 300.0,
         resync: float = 3600.0,
@@ -331,17 +332,17 @@ class ResourceCollection(Generic[T]):
         **filters: FilterValue,
     ) -> ChangeFeed[T]:
         """Return one pass of the change feed: what was added, modified and removed since
-        the previous pass on `state` (a `ChangeState` or the path of its SQLite file).
+        the previous pass on `state` (a `ChangeState` or its SQLite file's path).
 
-        The pass relists the collection (with these filters and list keywords) and diffs it
-        against the state, page by page; a first pass yields every record as added. Removals
-        come only after a list read to its end without error; a pass that fails reports none
-        and the next one continues it from where it stopped. `keep_records=True` (when the
-        state is created) keeps records for `Change.previous`. With `since_filter` (default:
-        the client's `since_filters` setting), a query parameter taking an RFC 3339 time, such
-        as `updatedAt[gte]`, passes ask only for records changed since the previous pass began
-        less `overlap` seconds, and a full pass still runs every `resync` seconds to find
-        removals. `wall_clock` (Unix seconds) times passes. See "Reacting to changes".
+        The pass relists the collection (these filters and list keywords) and diffs it with the
+        state page by page; a first pass yields every record as added. Removals come only
+        after a list read to its end without error, each confirmed by a get's 404
+        (`confirm_removals`; default: unless filtered). A failed pass reports none; the next
+        continues it. `keep_records=True` (for a new state) keeps records for
+        `Change.previous`. `since_filter` (default: the client's `since_filters`), a parameter
+        taking an RFC 3339 time such as `updatedAt[gte]`, narrows passes to records changed
+        since the previous pass began less `overlap` seconds; a full pass runs every `resync`
+        seconds. `wall_clock` (Unix seconds) times passes. See "Reacting to changes".
         """
         given = dict(locals())  # the arguments, before the import below adds a name
         from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
@@ -358,6 +359,7 @@ class ResourceCollection(Generic[T]):
         sleep: Callable[[float], Awaitable[None]] | None = None,
         on_pass: Callable[[PassResult], None] | None = None,
         keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
         since_filter: str | None = None,
         overlap: float = 300.0,
         resync: float = 3600.0,

@@ -7,6 +7,9 @@
     [default.paginators]
     endpoints = "cursor"
 
+    [default.since_filters]  # the update-time filter a change feed narrows passes with
+    remediation_targets = "updatedAt[gte]"
+
     [default.paginators.scopes]  # a composed convention: its fields
     name = "detected"
     follow = "token"
@@ -56,6 +59,7 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "paginators": (dict,),
     "trusted_origins": (list,),
     "headers": (dict,),
+    "since_filters": (dict,),
 }
 """Every setting a profile may hold, and the TOML types it may have."""
 
@@ -68,7 +72,7 @@ _TOML_NAMES: Mapping[type, str] = {
     dict: "a table",
 }
 
-_TABLES_OF_STRINGS = ("namings", "headers")
+_TABLES_OF_STRINGS = ("namings", "headers", "since_filters")
 
 
 def read_profile(

@@ -7,11 +7,15 @@ asks for the next batch are the changed records and the pass's resume token writ
 committed. A pass stopped anywhere (error, cancellation, crash) keeps what was committed and
 continues from its resume token next time; what was handed out but not committed is handed
 out again. A full pass that listed everything goes on to its removals, in batches committed
-the same way, and a pass stopped there finishes them first next time.
+the same way, and a pass stopped there finishes them first next time. Unless the feed is
+filtered, each record the list did not show is first asked for by id: one a get still finds
+was missed by the list (it moved while the list was walked) and is compared as the get
+returns it; a 404 removes it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
@@ -34,6 +38,8 @@ from ._values import Change, ChangeKind, PassKind, PassResult
 T = TypeVar("T")
 
 REMOVALS_PER_BATCH = 1000
+CONFIRMING = 16
+"""Gets at once while removals are confirmed."""
 TOKEN_REFUSALS = frozenset({400, 404, 409, 410, 422})
 """Statuses that, answering the first request of a resumed list, say its cursor is refused
 (as does a PaginationError there): the pass then lists again from the start. Other errors
@@ -258,20 +264,46 @@ class Pass(Generic[T]):
         while True:
             unlisted = state.unlisted(after, REMOVALS_PER_BATCH)
             if not unlisted:
-                state.forget([], last=True)
+                state.finish()
                 return
+            found = await self._still_there([record_id for record_id, _ in unlisted])
+            missed = [found[record_id] for record_id, _ in unlisted if record_id in found]
+            changes, rows = self._diff(missed, state.path) if missed else ((), [])
             number = state.feed.pass_number
-            batch = tuple(
+            removed = tuple(
                 Change(
                     ChangeKind.REMOVED,
-                    id_,
+                    record_id,
                     None,
                     None if kept is None else self._build(orjson.loads(kept), state.path),
                     pass_number=number,
                 )
-                for id_, kept in unlisted
+                for record_id, kept in unlisted
+                if record_id not in found
             )
-            self._counts[ChangeKind.REMOVED] += len(batch)
-            yield batch
+            self._counts[ChangeKind.REMOVED] += len(removed)
+            if changes or removed:
+                yield changes + removed
             after = unlisted[-1][0]
-            state.forget([id_ for id_, _ in unlisted], last=False)
+            state.settle(rows, [change.id for change in removed])
+
+    async def _still_there(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Those of `ids` that a get still finds (the list missed them: they moved while it
+        was walked), as the get returns them, when the feed confirms removals; a 404 (or
+        410) is the evidence of a removal."""
+        fetch = self.source.fetch
+        if fetch is None:
+            return {}
+        found: dict[str, dict[str, Any]] = {}
+        limit = asyncio.Semaphore(CONFIRMING)
+
+        async def check(record_id: str) -> None:
+            async with limit:
+                record = await fetch(record_id)
+            if record is not None:
+                found[record_id] = record
+
+        async with asyncio.TaskGroup() as group:
+            for record_id in ids:
+                group.create_task(check(record_id))
+        return found

@@ -33,6 +33,11 @@ class FeedSource(Generic[T]):
     read: Callable[[Any], T] = attrs.field(repr=False)
     open_list: OpenList = attrs.field(repr=False)
     filters: str
+    fetch: Callable[[str], Awaitable[dict[str, Any] | None]] | None = attrs.field(
+        default=None, repr=False
+    )
+    """Gets a record by id as its wire dict (None when it is gone), to confirm removals;
+    None: removals are not confirmed."""
 
 
 def _non_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
@@ -68,6 +73,8 @@ class FeedSettings:
     overlap: float = attrs.field(default=300.0, validator=_non_negative)
     resync: float = attrs.field(default=3600.0, validator=_non_negative)
     keep_records: bool | None = None
+    confirm_removals: bool | None = None
+    """Confirm each removal with a get (None: when the feed has no filters)."""
     interval: float | None = attrs.field(default=None, validator=_positive_or_none)
     """Seconds between passes (watch); None runs one pass."""
     jitter: float = attrs.field(default=0.1, validator=_jitter)

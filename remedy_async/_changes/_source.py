@@ -7,7 +7,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
+from yarl import URL
 
+from remedy_async._errors import APIStatusError, DecodeError
+from remedy_async._http import Request
+from remedy_async._wire._ids import id_segment
+from remedy_async._wire._json import decode_json
 from remedy_async._wire._query import encode_extra_params, encode_filters
 
 from ._feed import ChangeFeed, StateArg
@@ -19,6 +24,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+GONE = frozenset({404, 410})
+"""Statuses of a get that prove a record was removed."""
 PREFETCH = 1
 """Pages a pass fetches ahead, so the next page is on its way while one is diffed."""
 
@@ -56,11 +63,30 @@ def feed_of(collection: ResourceCollection[T], given: Mapping[str, Any]) -> Chan
         )
         return pager.as_dicts()
 
+    async def fetch(record_id: str) -> dict[str, Any] | None:
+        url = URL(f"{untyped.url}/{id_segment(record_id)}", encoded=True)
+        if options is not None and options.extra_params:
+            url = url.extend_query(options.extra_params)
+        try:
+            response = await untyped._send(Request("GET", url), options)
+        except APIStatusError as error:
+            if error.status in GONE:
+                return None
+            raise
+        body = decode_json(response, secrets=untyped._secrets).body
+        if not isinstance(body, dict):
+            raise DecodeError(
+                "a record fetched by id is not a JSON object", method="GET", url=str(url)
+            )
+        return body
+
+    confirm = chosen.confirm_removals
     source: FeedSource[T] = FeedSource(
         collection=collection.resource.segment,
         model=collection.resource.model,
         read=collection._reader.read,
         open_list=open_list,
         filters=orjson.dumps(sorted(params)).decode(),
+        fetch=fetch if (not params if confirm is None else confirm) else None,
     )
     return ChangeFeed(source, state, chosen)

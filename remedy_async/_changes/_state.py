@@ -214,14 +214,7 @@ class ChangeState:
         db = self._connection()
         if not db.in_transaction:
             db.execute("BEGIN IMMEDIATE")
-        if rows:
-            db.executemany(
-                "INSERT INTO records (id, fingerprint, fields, record, seen) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-                "fingerprint = excluded.fingerprint, fields = excluded.fields, "
-                "record = excluded.record, seen = excluded.seen",
-                rows,
-            )
+        self._upsert(rows)
         changes: dict[str, Any] = {"resume_token": resume_token}
         if last:
             changes["phase"] = "removing" if self._feed.pass_kind == "full" else "done"
@@ -229,6 +222,16 @@ class ChangeState:
                 changes.update(self._finished())
         self._write_feed(**changes)
         db.execute("COMMIT")
+
+    def _upsert(self, rows: Sequence[Row]) -> None:
+        if rows:
+            self._connection().executemany(
+                "INSERT INTO records (id, fingerprint, fields, record, seen) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+                "fingerprint = excluded.fingerprint, fields = excluded.fields, "
+                "record = excluded.record, seen = excluded.seen",
+                rows,
+            )
 
     def _finished(self) -> Mapping[str, Any]:
         feed = self._feed
@@ -249,19 +252,23 @@ class ChangeState:
             .fetchall()
         )
 
-    def forget(self, ids: Sequence[str], *, last: bool) -> None:
-        """Delete removed records (once their removals were taken); commit. With `last`,
-        the pass in progress is complete."""
+    def settle(self, rows: Sequence[Row], gone: Sequence[str]) -> None:
+        """Write what the removal check found (records the list missed, `rows` for those that
+        changed) and delete the removed ones, once their changes were taken; commit."""
         db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
-        if ids:
+        if not db.in_transaction:
+            db.execute("BEGIN IMMEDIATE")
+        self._upsert(rows)
+        if gone:
             db.execute(
                 "DELETE FROM records WHERE id IN (SELECT value FROM json_each(?))",
-                (orjson.dumps(ids),),
+                (orjson.dumps(gone),),
             )
-        if last:
-            self._write_feed(phase="done", **self._finished())
         db.execute("COMMIT")
+
+    def finish(self) -> None:
+        """End the full pass in progress: complete."""
+        self._transaction(lambda: self._write_feed(phase="done", **self._finished()))
 
     def failed(self) -> None:
         """Count a failed attempt of the pass in progress (its resume token stays)."""
