@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 import orjson
@@ -36,6 +37,12 @@ from ._state import ChangeState, Row, StoredRecord
 from ._values import Change, ChangeKind, PassKind, PassResult
 
 T = TypeVar("T")
+R = TypeVar("R")
+
+
+class _Stopped(Exception):
+    """A statement meant for a pass that has stopped since (never seen by a caller)."""
+
 
 REMOVALS_PER_BATCH = 1000
 CONFIRMING = 16
@@ -70,6 +77,9 @@ class Pass(Generic[T]):
         self.result: PassResult | None = None
         self.live = True
         """Whether the pass may still touch the state (see `detach`)."""
+        self._stopped = False
+        """Set first thing when the pass stops: a statement not yet begun in a worker thread
+        is then not begun at all."""
         self._counts = dict.fromkeys(ChangeKind, 0)
         self._listed = 0
 
@@ -122,6 +132,7 @@ class Pass(Generic[T]):
                 async for batch in self._removals():
                     yield batch
         except RemedyError as error:
+            self._stopped = True
             if self.live:
                 state.rollback()
                 if not isinstance(error, ChangeStateError):
@@ -129,6 +140,7 @@ class Pass(Generic[T]):
                     self._finish(resumed, error)
             raise
         except BaseException:
+            self._stopped = True
             if self.live:
                 state.rollback()
             raise
@@ -138,6 +150,7 @@ class Pass(Generic[T]):
         """Leave the state alone from now on: the pass's iteration was dropped (its generator
         is closed later, when the state may serve another pass), and it was rolled back."""
         self.live = False
+        self._stopped = True
 
     def _params(self) -> Params:
         since = self.state.feed.since
@@ -179,38 +192,44 @@ class Pass(Generic[T]):
                     held = None
                 items: Sequence[dict[str, Any]] = page.items
                 self._listed += len(items)
-                changes, rows = self._diff(items, page.url) if items else ((), [])
+                changes, rows = await self._diff(items, page.url) if items else ((), [])
                 if changes:
                     yield changes
                 if page.resume_token is None:
                     held = (rows, None)  # committed once the list has ended without error
                 else:
-                    state.commit_page(rows, page.resume_token, last=False)
+                    await self._threaded(
+                        partial(state.commit_page, last=False), rows, page.resume_token
+                    )
         finally:
             await pages.aclose()
         rows, token = held if held is not None else ([], None)
         state.commit_page(rows, token, last=True)
 
-    def _diff(self, items: Sequence[dict[str, Any]], url: str) -> tuple[Batch[T], list[Row]]:
+    def _threaded(self, method: Callable[..., R], *args: Any) -> asyncio.Future[R]:
+        """Run a state method in a worker thread, so SQLite works (without the GIL) while this
+        thread fingerprints records or the event loop fetches the next page. Not begun if
+        the pass stopped meanwhile (the state is then rolled back, or serves another pass)."""
+        guard = self.state.guard
+
+        def run() -> R:
+            with guard:
+                if self._stopped:
+                    raise _Stopped
+                return method(*args)
+
+        return asyncio.get_running_loop().run_in_executor(None, run)  # begins at once
+
+    async def _diff(self, items: Sequence[dict[str, Any]], url: str) -> tuple[Batch[T], list[Row]]:
         """A page's changes and the rows to write for them (the transaction is left open)."""
         records = canonical(items, self.source.model)
-        ids: list[str] = []
-        for index, record in enumerate(records):
-            found = record_id(record)
-            if found is None:
-                raise DecodeError(
-                    "a record without an id (a string or an integer) cannot be followed by a "
-                    "change feed",
-                    method="GET",
-                    url=url,
-                    path=f"$.items[{index}].id",
-                )
-            ids.append(found)
-        digests = fingerprints(records)
+        ids = _ids(records, url)
         state = self.state
-        known = state.mark_listed(ids)
-        if len(known) == len(ids) and all(known[i] == d for i, d in zip(ids, digests, strict=True)):
-            return (), []  # the common case of an unchanged page, at C speed
+        marking = self._threaded(state.mark_listed, ids)
+        digests = fingerprints(records)
+        known = await marking
+        if known == dict(zip(ids, digests, strict=True)):
+            return (), []  # the common case of an unchanged page, compared at C speed
         moved = [i for i, d in zip(ids, digests, strict=True) if known.get(i, d) != d]
         stored = state.stored(moved) if moved else {}
         number, keep = state.feed.pass_number, state.keep_records
@@ -268,7 +287,7 @@ class Pass(Generic[T]):
                 return
             found = await self._still_there([record_id for record_id, _ in unlisted])
             missed = [found[record_id] for record_id, _ in unlisted if record_id in found]
-            changes, rows = self._diff(missed, state.path) if missed else ((), [])
+            changes, rows = await self._diff(missed, state.path) if missed else ((), [])
             number = state.feed.pass_number
             removed = tuple(
                 Change(
@@ -307,3 +326,26 @@ class Pass(Generic[T]):
             for record_id in ids:
                 group.create_task(check(record_id))
         return found
+
+
+def _ids(records: Sequence[dict[str, Any]], url: str) -> list[str]:
+    """The records' ids as text; DecodeError for a record without one."""
+    try:
+        ids = [record["id"] for record in records]
+    except KeyError:
+        ids = [None] * len(records)
+    if all(found.__class__ is str for found in ids):
+        return ids
+    texts: list[str] = []
+    for index, record in enumerate(records):
+        found = record_id(record)
+        if found is None:
+            raise DecodeError(
+                "a record without an id (a string or an integer) cannot be followed by a "
+                "change feed",
+                method="GET",
+                url=url,
+                path=f"$.items[{index}].id",
+            )
+        texts.append(found)
+    return texts

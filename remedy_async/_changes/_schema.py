@@ -6,9 +6,10 @@ Format 1 (the `schema_version` table holds one row, `1`):
     feed     one row (id = 1): the collection and filters the state follows, whether it keeps
              records, and the pass in progress or last (number, kind, phase, resume token,
              since value, start times, failed attempts)
-    records  one row per record the state knows: id, fingerprint (16 bytes), field checksums
-             (JSON), the record's canonical JSON (when it keeps records, else NULL), and the
-             number of the last pass that listed it
+    records  one row per record the state knows: id, fingerprint (16 bytes), and the number
+             of the last pass that listed it (rewritten by every pass, so kept narrow)
+    details  one row per record: id, field checksums (JSON), and the record's JSON as served
+             (when the state keeps records, else NULL), written only when it changes
 
 The lock is an exclusive `flock` on `<state>.lock`, held while the state is open; the
 operating system releases it when the holder's process ends, however it ends.
@@ -46,9 +47,12 @@ _TABLES: Final = (
     """CREATE TABLE records (
         id TEXT PRIMARY KEY,
         fingerprint BLOB NOT NULL,
-        fields BLOB NOT NULL,
-        record BLOB,
         seen INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE details (
+        id TEXT PRIMARY KEY,
+        fields BLOB NOT NULL,
+        record BLOB
     ) WITHOUT ROWID""",
 )
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import attrs
 import orjson
@@ -52,8 +53,24 @@ class StoredRecord:
     record: bytes | None
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
 Row = tuple[str, bytes, bytes, bytes | None, int]
 """A record row to write: id, fingerprint, field checksums, record JSON or None, pass."""
+
+
+def _guarded(
+    method: Callable[Concatenate[ChangeState, P], R],
+) -> Callable[Concatenate[ChangeState, P], R]:
+    """Run a method holding the state's guard: a page's statements may run in a worker
+    thread (SQLite works without the GIL), and nothing else may use the connection then."""
+
+    def guarded(self: ChangeState, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self.guard:
+            return method(self, *args, **kwargs)
+
+    guarded.__doc__, guarded.__name__ = method.__doc__, method.__name__
+    return guarded
 
 
 class ChangeState:
@@ -69,6 +86,8 @@ class ChangeState:
 
     def __init__(self, path: str | os.PathLike[str], *, keep_records: bool | None = None) -> None:
         self.path = os.fspath(path)
+        self.guard = threading.RLock()
+        """Held by whatever uses the connection (a page's statements run in a worker thread)."""
         self._lock = lock(self.path)
         try:
             self._db: sqlite3.Connection | None = connect(self.path, keep_records)
@@ -87,6 +106,7 @@ class ChangeState:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    @_guarded
     def close(self) -> None:
         """Close the file and release the lock; safe to call twice. Anything uncommitted (a
         page whose changes were not all taken) is rolled back, to be delivered again."""
@@ -138,6 +158,7 @@ class ChangeState:
         self._connection().execute(f"UPDATE feed SET {assignments}", tuple(changes.values()))
         self._feed = feed
 
+    @_guarded
     def bind(self, collection: str, filters: str) -> None:
         """Tie a new state to a collection and filters; refuse a state tied to others."""
         feed = self._feed
@@ -162,6 +183,7 @@ class ChangeState:
             raise
         db.execute("COMMIT")
 
+    @_guarded
     def rollback(self) -> None:
         """Undo the uncommitted work of the current page, if any (and reread the feed row)."""
         db = self._db
@@ -169,6 +191,7 @@ class ChangeState:
             db.rollback()
             self._feed = self._read_feed()
 
+    @_guarded
     def start_pass(self, kind: PassKind, started_at: float, since: str | None) -> None:
         """Begin pass number + 1 from the list's start."""
         self._transaction(
@@ -183,10 +206,12 @@ class ChangeState:
             )
         )
 
+    @_guarded
     def restart_listing(self) -> None:
         """List the pass in progress again from the start (its resume token cannot be used)."""
         self._transaction(lambda: self._write_feed(resume_token=None))
 
+    @_guarded
     def mark_listed(self, ids: Sequence[str]) -> dict[str, bytes]:
         """Begin a page's transaction: mark these ids listed by the pass in progress, and
         return the stored fingerprint of each one the state knows."""
@@ -199,15 +224,17 @@ class ChangeState:
         )
         return dict(cursor.fetchall())
 
+    @_guarded
     def stored(self, ids: Iterable[str]) -> dict[str, StoredRecord]:
         """The stored field checksums and record of these ids (for modifications)."""
         rows = self._connection().execute(
-            "SELECT id, fingerprint, fields, record FROM records "
-            "WHERE id IN (SELECT value FROM json_each(?))",
+            "SELECT records.id, fingerprint, fields, record FROM records JOIN details "
+            "ON details.id = records.id WHERE records.id IN (SELECT value FROM json_each(?))",
             (orjson.dumps(list(ids)),),
         )
         return {row[0]: StoredRecord(row[1], row[2], row[3]) for row in rows}
 
+    @_guarded
     def commit_page(self, rows: Sequence[Row], resume_token: str | None, *, last: bool) -> None:
         """Write a page's changed records and the pass's resume token; commit. After the
         last page of a full pass, the pass moves on to its removals."""
@@ -225,12 +252,16 @@ class ChangeState:
 
     def _upsert(self, rows: Sequence[Row]) -> None:
         if rows:
-            self._connection().executemany(
-                "INSERT INTO records (id, fingerprint, fields, record, seen) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-                "fingerprint = excluded.fingerprint, fields = excluded.fields, "
-                "record = excluded.record, seen = excluded.seen",
-                rows,
+            db = self._connection()
+            db.executemany(
+                "INSERT INTO records (id, fingerprint, seen) VALUES (?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET "
+                "fingerprint = excluded.fingerprint, seen = excluded.seen",
+                [(row[0], row[1], row[4]) for row in rows],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO details (id, fields, record) VALUES (?, ?, ?)",
+                [(row[0], row[2], row[3]) for row in rows],
             )
 
     def _finished(self) -> Mapping[str, Any]:
@@ -240,18 +271,22 @@ class ChangeState:
             done["full_started_at"] = feed.started_at
         return done
 
+    @_guarded
     def unlisted(self, after: str, limit: int) -> list[tuple[str, bytes | None]]:
         """Up to `limit` records (id above `after`, in id order) that the full pass in progress
         did not list: its removals. Each with its kept record JSON, if any."""
         return (
             self._connection()
             .execute(
-                "SELECT id, record FROM records WHERE id > ? AND seen < ? ORDER BY id LIMIT ?",
+                "SELECT records.id, record FROM records LEFT JOIN details "
+                "ON details.id = records.id WHERE records.id > ? AND seen < ? "
+                "ORDER BY records.id LIMIT ?",
                 (after, self._feed.pass_number, limit),
             )
             .fetchall()
         )
 
+    @_guarded
     def settle(self, rows: Sequence[Row], gone: Sequence[str]) -> None:
         """Write what the removal check found (records the list missed, `rows` for those that
         changed) and delete the removed ones, once their changes were taken; commit."""
@@ -260,16 +295,19 @@ class ChangeState:
             db.execute("BEGIN IMMEDIATE")
         self._upsert(rows)
         if gone:
-            db.execute(
-                "DELETE FROM records WHERE id IN (SELECT value FROM json_each(?))",
-                (orjson.dumps(gone),),
-            )
+            for table in ("records", "details"):
+                db.execute(
+                    f"DELETE FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
+                    (orjson.dumps(gone),),
+                )
         db.execute("COMMIT")
 
+    @_guarded
     def finish(self) -> None:
         """End the full pass in progress: complete."""
         self._transaction(lambda: self._write_feed(phase="done", **self._finished()))
 
+    @_guarded
     def failed(self) -> None:
         """Count a failed attempt of the pass in progress (its resume token stays)."""
         self._transaction(lambda: self._write_feed(failures=self._feed.failures + 1))
