@@ -79,7 +79,6 @@ async def child(mode: str, url: str, state: str) -> dict[str, Any]:
         "rss_first_page": first,
         "rss_peak": peak,
         "growth": peak - first,
-        "state_bytes": os.path.getsize(state) if os.path.exists(state) else 0,
     }
 
 
@@ -145,10 +144,10 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def run_changes(quick: bool) -> str:
+def run_changes(quick: bool, sizes: tuple[int, ...] | None = None) -> str:
     """The benchmark's table (`quick`: one small size, one round, for run.py's smoke run)."""
-    sizes, rounds = ((2_000,), 1) if quick else ((100_000, 1_000_000), 3)
-    return table([run_size(items, rounds) for items in sizes])
+    chosen, rounds = ((2_000,), 1) if quick else ((100_000, 1_000_000), 3)
+    return table([run_size(items, rounds) for items in sizes or chosen])
 
 
 def main() -> int:
@@ -156,10 +155,15 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a seconds-long smoke run")
     parser.add_argument("--items", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--child", nargs=3, metavar=("MODE", "URL", "STATE"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", nargs=3, metavar=("MODE", "URL", "STATE"), help=argparse.SUPPRESS
+    )
     arguments = parser.parse_args()
     if arguments.child:
-        print(json.dumps(asyncio.run(child(*arguments.child))))
+        result = asyncio.run(child(*arguments.child))
+        state = Path(arguments.child[2])
+        result["state_bytes"] = state.stat().st_size if state.exists() else 0
+        print(json.dumps(result))
         return 0
     if arguments.quick:
         print(run_changes(quick=True))
