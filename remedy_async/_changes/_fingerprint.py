@@ -61,10 +61,10 @@ def canonical(records: Sequence[Record], model: type[Any]) -> Sequence[Record]:
     return [respelled(record, naming) for record in records]
 
 
-def fingerprints(records: Sequence[Record]) -> list[bytes]:
-    """The fingerprint of each (canonical) record."""
+def fingerprints(records: Sequence[Record]) -> list[str]:
+    """The fingerprint of each (canonical) record, as 32 hexadecimal digits."""
     dumps, blake2b = orjson.dumps, hashlib.blake2b
-    return [blake2b(dumps(record, option=SORTED), digest_size=16).digest() for record in records]
+    return [blake2b(dumps(record, option=SORTED), digest_size=16).hexdigest() for record in records]
 
 
 def field_sums(record: Record) -> bytes:

@@ -1,12 +1,16 @@
 """One pass of a change feed: relist the collection, diff it page by page against the state,
 and, once the whole list was read without error, report what it no longer holds.
 
-Each page runs in one transaction: its ids are marked listed by this pass (and their stored
-fingerprints read back), its changes are handed out as one batch, and only when the caller
-asks for the next batch are the changed records and the pass's resume token written and
-committed. A pass stopped anywhere (error, cancellation, crash) keeps what was committed and
-continues from its resume token next time; what was handed out but not committed is handed
-out again. A full pass that listed everything goes on to its removals, in batches committed
+Each page's stored fingerprints are read in one statement and its changes handed out as one
+batch; only when the caller asks for the next batch are the changed records, the page's marks
+(its ids, as listed by this pass) and the pass's resume token written, in one transaction.
+SQLite's calls are small and per page (well under a millisecond for a page of a thousand),
+so they run on the event loop's thread: a worker thread measured slower, its every handover
+of the GIL costing more than the statement.
+
+A pass stopped anywhere (error, cancellation, crash) keeps what was committed and continues
+from its resume token next time; what was handed out but not committed is handed out again.
+A full pass that listed everything goes on to its removals, in batches committed
 the same way, and a pass stopped there finishes them first next time. Unless the feed is
 filtered, each record the list did not show is first asked for by id: one a get still finds
 was missed by the list (it moved while the list was walked) and is compared as the get
@@ -16,11 +20,12 @@ returns it; a 404 removes it.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any, Generic, TypeVar
 
+import attrs
 import orjson
 
 from remedy_async._errors import (
@@ -33,15 +38,11 @@ from remedy_async._errors import (
 
 from ._fingerprint import canonical, changed_fields, field_sums, fingerprints, record_id
 from ._settings import FeedSettings, FeedSource, Params
-from ._state import ChangeState, Row, StoredRecord
+from ._state import ChangeState, Page, StoredRecord
+from ._statements import Row
 from ._values import Change, ChangeKind, PassKind, PassResult
 
 T = TypeVar("T")
-R = TypeVar("R")
-
-
-class _Stopped(Exception):
-    """A statement meant for a pass that has stopped since (never seen by a caller)."""
 
 
 REMOVALS_PER_BATCH = 1000
@@ -53,6 +54,7 @@ TOKEN_REFUSALS = frozenset({400, 404, 409, 410, 422})
 (a 503, a lost connection) keep the resume token for the next attempt."""
 
 Batch = tuple[Change[T], ...]
+NOTHING_LISTED = Page(b"", 0, None, None, ascending=True)
 
 
 def rfc3339(seconds: float) -> str:
@@ -77,9 +79,6 @@ class Pass(Generic[T]):
         self.result: PassResult | None = None
         self.live = True
         """Whether the pass may still touch the state (see `detach`)."""
-        self._stopped = False
-        """Set first thing when the pass stops: a statement not yet begun in a worker thread
-        is then not begun at all."""
         self._counts = dict.fromkeys(ChangeKind, 0)
         self._listed = 0
 
@@ -132,7 +131,6 @@ class Pass(Generic[T]):
                 async for batch in self._removals():
                     yield batch
         except RemedyError as error:
-            self._stopped = True
             if self.live:
                 state.rollback()
                 if not isinstance(error, ChangeStateError):
@@ -140,7 +138,6 @@ class Pass(Generic[T]):
                     self._finish(resumed, error)
             raise
         except BaseException:
-            self._stopped = True
             if self.live:
                 state.rollback()
             raise
@@ -150,7 +147,6 @@ class Pass(Generic[T]):
         """Leave the state alone from now on: the pass's iteration was dropped (its generator
         is closed later, when the state may serve another pass), and it was rolled back."""
         self.live = False
-        self._stopped = True
 
     def _params(self) -> Params:
         since = self.state.feed.since
@@ -183,53 +179,42 @@ class Pass(Generic[T]):
 
     async def _pages(self, pager: Any) -> AsyncGenerator[Batch[T], None]:
         state = self.state
-        held: tuple[list[Row], str | None] | None = None
+        held: tuple[list[Row], Page] | None = None
         pages = pager.pages()
         try:
             async for page in pages:
                 if held is not None:  # a page after one that said it was the last
-                    state.commit_page(*held, last=False)
+                    state.commit_page(held[0], None, held[1])
                     held = None
                 items: Sequence[dict[str, Any]] = page.items
                 self._listed += len(items)
-                changes, rows = await self._diff(items, page.url) if items else ((), [])
+                changes, rows, listed = await self._diff(items, page.url)
                 if changes:
                     yield changes
                 if page.resume_token is None:
-                    held = (rows, None)  # committed once the list has ended without error
+                    held = (rows, listed)  # committed once the list has ended without error
                 else:
-                    await self._threaded(
-                        partial(state.commit_page, last=False), rows, page.resume_token
-                    )
+                    state.commit_page(rows, page.resume_token, listed)
         finally:
             await pages.aclose()
-        rows, token = held if held is not None else ([], None)
-        state.commit_page(rows, token, last=True)
+        rows, listed = held if held is not None else ([], NOTHING_LISTED)
+        state.commit_page(rows, None, attrs.evolve(listed, last=True))
 
-    def _threaded(self, method: Callable[..., R], *args: Any) -> asyncio.Future[R]:
-        """Run a state method in a worker thread, so SQLite works (without the GIL) while this
-        thread fingerprints records or the event loop fetches the next page. Not begun if
-        the pass stopped meanwhile (the state is then rolled back, or serves another pass)."""
-        guard = self.state.guard
-
-        def run() -> R:
-            with guard:
-                if self._stopped:
-                    raise _Stopped
-                return method(*args)
-
-        return asyncio.get_running_loop().run_in_executor(None, run)  # begins at once
-
-    async def _diff(self, items: Sequence[dict[str, Any]], url: str) -> tuple[Batch[T], list[Row]]:
-        """A page's changes and the rows to write for them (the transaction is left open)."""
+    async def _diff(
+        self, items: Sequence[dict[str, Any]], url: str
+    ) -> tuple[Batch[T], list[Row], Page]:
+        """A page's changes, the rows to write for them, and what it listed."""
+        if not items:
+            return (), [], NOTHING_LISTED
         records = canonical(items, self.source.model)
         ids = _ids(records, url)
         state = self.state
-        marking = self._threaded(state.mark_listed, ids)
+        ascending = all(a < b for a, b in itertools.pairwise(ids))
+        listed = Page(orjson.dumps(ids), len(ids), ids[0], ids[-1], ascending)
         digests = fingerprints(records)
-        known = await marking
+        known = state.lookup(listed)
         if known == dict(zip(ids, digests, strict=True)):
-            return (), []  # the common case of an unchanged page, compared at C speed
+            return (), [], listed  # the common case of an unchanged page, compared at C speed
         moved = [i for i, d in zip(ids, digests, strict=True) if known.get(i, d) != d]
         stored = state.stored(moved) if moved else {}
         number, keep = state.feed.pass_number, state.keep_records
@@ -245,7 +230,7 @@ class Pass(Generic[T]):
             kept = orjson.dumps(raw) if keep else None
             built = self._build(raw, url, f"$.items[{index}]")
             if old is None:
-                change = Change(ChangeKind.ADDED, id_, built, None, (), digest.hex(), number)
+                change = Change(ChangeKind.ADDED, id_, built, None, (), digest, number)
             else:
                 before = stored.get(id_)
                 previous = None if before is None else before.record
@@ -255,15 +240,15 @@ class Pass(Generic[T]):
                     built,
                     None if previous is None else self._build(orjson.loads(previous), url),
                     changed_fields(None if before is None else before.fields, sums),
-                    digest.hex(),
+                    digest,
                     number,
                 )
             changes.append(change)
             self._counts[change.kind] += 1
-            rows.append((id_, digest, sums, kept, number))
+            rows.append((id_, digest, sums, kept))
             known[id_] = digest  # an id repeated later in the page compares with this
             stored[id_] = StoredRecord(digest, sums, kept)
-        return tuple(changes), rows
+        return tuple(changes), rows, listed
 
     def _build(self, raw: dict[str, Any], url: str, path: str = "$") -> T:
         """The record as the feed hands it out; DecodeError when it does not fit its model."""
@@ -281,13 +266,13 @@ class Pass(Generic[T]):
         state = self.state
         after = ""
         while True:
-            unlisted = state.unlisted(after, REMOVALS_PER_BATCH)
+            unlisted = await state.unlisted(after, REMOVALS_PER_BATCH)
             if not unlisted:
                 state.finish()
                 return
             found = await self._still_there([record_id for record_id, _ in unlisted])
             missed = [found[record_id] for record_id, _ in unlisted if record_id in found]
-            changes, rows = await self._diff(missed, state.path) if missed else ((), [])
+            changes, rows, _ = await self._diff(missed, state.path)
             number = state.feed.pass_number
             removed = tuple(
                 Change(
@@ -304,7 +289,7 @@ class Pass(Generic[T]):
             if changes or removed:
                 yield changes + removed
             after = unlisted[-1][0]
-            state.settle(rows, [change.id for change in removed])
+            state.settle(rows, [change.id for change in removed], sorted(found))
 
     async def _still_there(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Those of `ids` that a get still finds (the list missed them: they moved while it

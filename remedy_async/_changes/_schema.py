@@ -5,11 +5,14 @@ Format 1 (the `schema_version` table holds one row, `1`):
 
     feed     one row (id = 1): the collection and filters the state follows, whether it keeps
              records, and the pass in progress or last (number, kind, phase, resume token,
-             since value, start times, failed attempts)
-    records  one row per record the state knows: id, fingerprint (16 bytes), and the number
-             of the last pass that listed it (rewritten by every pass, so kept narrow)
+             since value, start times, failed attempts; records listed so far, whether its
+             pages came in id order, the last id listed)
+    records  one row per record the state knows: id and fingerprint (32 hex digits); written only
+             when a record is added or modified, so an unchanged pass writes none
     details  one row per record: id, field checksums (JSON), and the record's JSON as served
-             (when the state keeps records, else NULL), written only when it changes
+             (when the state keeps records, else NULL)
+    marks    one row per page the full pass in progress listed: its number and the ids (a
+             JSON array); removals are the records no mark holds, once the list is complete
 
 The lock is an exclusive `flock` on `<state>.lock`, held while the state is open; the
 operating system releases it when the holder's process ends, however it ends.
@@ -42,18 +45,21 @@ _TABLES: Final = (
         started_at REAL,
         last_started_at REAL,
         full_started_at REAL,
-        failures INTEGER NOT NULL DEFAULT 0
+        failures INTEGER NOT NULL DEFAULT 0,
+        listed INTEGER NOT NULL DEFAULT 0,
+        ordered INTEGER NOT NULL DEFAULT 1,
+        last_id TEXT
     )""",
     """CREATE TABLE records (
         id TEXT PRIMARY KEY,
-        fingerprint BLOB NOT NULL,
-        seen INTEGER NOT NULL
+        fingerprint TEXT NOT NULL
     ) WITHOUT ROWID""",
     """CREATE TABLE details (
         id TEXT PRIMARY KEY,
         fields BLOB NOT NULL,
         record BLOB
     ) WITHOUT ROWID""",
+    "CREATE TABLE marks (pass INTEGER NOT NULL, ids BLOB NOT NULL)",
 )
 
 

@@ -3,6 +3,7 @@ progress. One SQLite file per collection (see `_schema` for its format)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import threading
@@ -15,12 +16,14 @@ from attrs import frozen
 
 from remedy_async._errors import ChangeStateError
 
+from . import _statements as statements
 from ._schema import connect, lock, unlock
+from ._statements import Row
 from ._values import PassKind
 
 _FEED_COLUMNS = (
     "collection, filters, keep_records, pass_number, pass_kind, phase, resume_token, since, "
-    "started_at, last_started_at, full_started_at, failures"
+    "started_at, last_started_at, full_started_at, failures, listed, ordered, last_id"
 )
 
 
@@ -41,6 +44,31 @@ class FeedRow:
     last_started_at: float | None
     full_started_at: float | None
     failures: int
+    listed: int
+    """Records the full pass in progress has listed, counted while its pages come in order."""
+    ordered: bool
+    """Whether the pass's pages have come in ascending id order (so no id came twice)."""
+    last_id: str | None
+    """The last id the pass listed, while its pages come in order."""
+
+
+@frozen
+class Page:
+    """What a page of a full pass listed: its ids (a JSON array), how many distinct records,
+    its first and last id, whether its ids ascend, and whether it is the list's last."""
+
+    ids: bytes
+    listed: int
+    first_id: str | None
+    last_id: str | None
+    ascending: bool
+    last: bool = False
+
+    def ordered(self, previous: str | None) -> bool:
+        """Whether this page continues an ascending list after `previous`."""
+        return self.ascending and (
+            previous is None or self.first_id is None or self.first_id > previous
+        )
 
 
 @frozen
@@ -48,22 +76,20 @@ class StoredRecord:
     """What the state knows of one record: its fingerprint, field checksums and (when kept)
     its canonical JSON."""
 
-    fingerprint: bytes
+    fingerprint: str
     fields: bytes
     record: bytes | None
 
 
 P = ParamSpec("P")
 R = TypeVar("R")
-Row = tuple[str, bytes, bytes, bytes | None, int]
-"""A record row to write: id, fingerprint, field checksums, record JSON or None, pass."""
 
 
 def _guarded(
     method: Callable[Concatenate[ChangeState, P], R],
 ) -> Callable[Concatenate[ChangeState, P], R]:
-    """Run a method holding the state's guard: a page's statements may run in a worker
-    thread (SQLite works without the GIL), and nothing else may use the connection then."""
+    """Run a method holding the state's guard: gathering a pass's listed ids runs in a worker
+    thread, and nothing else may use the connection then (a rollback waits for it)."""
 
     def guarded(self: ChangeState, /, *args: P.args, **kwargs: P.kwargs) -> R:
         with self.guard:
@@ -87,7 +113,7 @@ class ChangeState:
     def __init__(self, path: str | os.PathLike[str], *, keep_records: bool | None = None) -> None:
         self.path = os.fspath(path)
         self.guard = threading.RLock()
-        """Held by whatever uses the connection (a page's statements run in a worker thread)."""
+        """Held by whatever uses the connection (one statement runs in a worker thread)."""
         self._lock = lock(self.path)
         try:
             self._db: sqlite3.Connection | None = connect(self.path, keep_records)
@@ -95,6 +121,8 @@ class ChangeState:
             unlock(self._lock)
             raise
         self._feed = self._read_feed()
+        self._gathered = -1
+        """The pass whose listed ids are gathered in this connection's temporary table."""
 
     def __repr__(self) -> str:
         state = "closed" if self._db is None else f"pass {self._feed.pass_number}"
@@ -148,7 +176,7 @@ class ChangeState:
     def _read_feed(self) -> FeedRow:
         row = self._connection().execute(f"SELECT {_FEED_COLUMNS} FROM feed").fetchone()
         values = list(row)
-        values[2] = bool(values[2])
+        values[2], values[13] = bool(values[2]), bool(values[13])
         return FeedRow(*values)
 
     def _write_feed(self, **changes: Any) -> None:
@@ -194,8 +222,10 @@ class ChangeState:
     @_guarded
     def start_pass(self, kind: PassKind, started_at: float, since: str | None) -> None:
         """Begin pass number + 1 from the list's start."""
-        self._transaction(
-            lambda: self._write_feed(
+
+        def start() -> None:
+            statements.forget_marks(self._connection())
+            self._write_feed(
                 pass_number=self._feed.pass_number + 1,
                 pass_kind=kind,
                 phase="listing",
@@ -203,66 +233,69 @@ class ChangeState:
                 since=since,
                 started_at=started_at,
                 failures=0,
+                listed=0,
+                ordered=True,
+                last_id=None,
             )
-        )
+
+        self._transaction(start)
 
     @_guarded
     def restart_listing(self) -> None:
-        """List the pass in progress again from the start (its resume token cannot be used)."""
-        self._transaction(lambda: self._write_feed(resume_token=None))
+        """List the pass in progress again from the start (its resume token cannot be used);
+        its pages will repeat ids, so they no longer count as in order."""
+        self._transaction(lambda: self._write_feed(resume_token=None, ordered=False))
 
     @_guarded
-    def mark_listed(self, ids: Sequence[str]) -> dict[str, bytes]:
-        """Begin a page's transaction: mark these ids listed by the pass in progress, and
-        return the stored fingerprint of each one the state knows."""
+    def lookup(self, page: Page) -> dict[str, str]:
+        """The stored fingerprints of the page's ids the state knows (and, for a page whose
+        ids ascend, of other ids between its first and last, if any)."""
         db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
-        cursor = db.execute(
-            "UPDATE records SET seen = ? WHERE id IN (SELECT value FROM json_each(?)) "
-            "RETURNING id, fingerprint",
-            (self._feed.pass_number, orjson.dumps(ids)),
-        )
-        return dict(cursor.fetchall())
+        if page.ascending and page.first_id is not None and page.last_id is not None:
+            found = statements.lookup_range(db, page.first_id, page.last_id, 2 * page.listed)
+            if found is not None:
+                return found
+        return statements.lookup(db, page.ids)
 
     @_guarded
     def stored(self, ids: Iterable[str]) -> dict[str, StoredRecord]:
         """The stored field checksums and record of these ids (for modifications)."""
-        rows = self._connection().execute(
-            "SELECT records.id, fingerprint, fields, record FROM records JOIN details "
-            "ON details.id = records.id WHERE records.id IN (SELECT value FROM json_each(?))",
-            (orjson.dumps(list(ids)),),
-        )
+        rows = statements.details(self._connection(), orjson.dumps(list(ids)))
         return {row[0]: StoredRecord(row[1], row[2], row[3]) for row in rows}
 
     @_guarded
-    def commit_page(self, rows: Sequence[Row], resume_token: str | None, *, last: bool) -> None:
-        """Write a page's changed records and the pass's resume token; commit. After the
-        last page of a full pass, the pass moves on to its removals."""
+    def commit_page(self, rows: Sequence[Row], resume_token: str | None, page: Page) -> None:
+        """Write a page's changed records, its marks and the pass's resume token; commit.
+        After the last page, a full pass moves on to its removals, unless its pages came in
+        id order and listed as many records as the state holds (then none can be missing)."""
         db = self._connection()
-        if not db.in_transaction:
-            db.execute("BEGIN IMMEDIATE")
-        self._upsert(rows)
-        changes: dict[str, Any] = {"resume_token": resume_token}
-        if last:
-            changes["phase"] = "removing" if self._feed.pass_kind == "full" else "done"
-            if self._feed.pass_kind == "since":
-                changes.update(self._finished())
-        self._write_feed(**changes)
+        feed = self._feed
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            statements.upsert(db, rows)
+            changes: dict[str, Any] = {"resume_token": resume_token}
+            if feed.pass_kind == "full" and page.ids:
+                statements.mark(db, feed.pass_number, page.ids)
+                ordered = feed.ordered and page.ordered(feed.last_id)
+                changes |= {"listed": feed.listed + page.listed, "ordered": ordered}
+                changes["last_id"] = page.last_id
+            if page.last:
+                self._write_feed(**changes)
+                changes = self._ended_listing()
+            self._write_feed(**changes)
+        except BaseException:
+            db.rollback()
+            self._feed = self._read_feed()
+            raise
         db.execute("COMMIT")
 
-    def _upsert(self, rows: Sequence[Row]) -> None:
-        if rows:
-            db = self._connection()
-            db.executemany(
-                "INSERT INTO records (id, fingerprint, seen) VALUES (?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET "
-                "fingerprint = excluded.fingerprint, seen = excluded.seen",
-                [(row[0], row[1], row[4]) for row in rows],
-            )
-            db.executemany(
-                "INSERT OR REPLACE INTO details (id, fields, record) VALUES (?, ?, ?)",
-                [(row[0], row[2], row[3]) for row in rows],
-            )
+    def _ended_listing(self) -> dict[str, Any]:
+        feed = self._feed
+        if feed.pass_kind == "full":
+            if not (feed.ordered and feed.listed == statements.count(self._connection())):
+                return {"phase": "removing"}
+            statements.forget_marks(self._connection())
+        return {"phase": "done", **self._finished()}
 
     def _finished(self) -> Mapping[str, Any]:
         feed = self._feed
@@ -271,41 +304,53 @@ class ChangeState:
             done["full_started_at"] = feed.started_at
         return done
 
-    @_guarded
-    def unlisted(self, after: str, limit: int) -> list[tuple[str, bytes | None]]:
+    async def unlisted(self, after: str, limit: int) -> list[tuple[str, bytes | None]]:
         """Up to `limit` records (id above `after`, in id order) that the full pass in progress
-        did not list: its removals. Each with its kept record JSON, if any."""
-        return (
-            self._connection()
-            .execute(
-                "SELECT records.id, record FROM records LEFT JOIN details "
-                "ON details.id = records.id WHERE records.id > ? AND seen < ? "
-                "ORDER BY records.id LIMIT ?",
-                (after, self._feed.pass_number, limit),
-            )
-            .fetchall()
-        )
+        did not list: its removals. Each with its kept record JSON, if any.
+
+        The first call of a pass gathers what it listed into an index (one insert per record
+        listed: a second or so at a million), in a worker thread, so the event loop goes on."""
+        if self._gathered != self._feed.pass_number:
+            await asyncio.to_thread(self._gather)
+        return self._unlisted(after, limit)
 
     @_guarded
-    def settle(self, rows: Sequence[Row], gone: Sequence[str]) -> None:
-        """Write what the removal check found (records the list missed, `rows` for those that
-        changed) and delete the removed ones, once their changes were taken; commit."""
+    def _gather(self) -> None:
+        statements.gather_listed(self._connection(), self._feed.pass_number)
+        self._gathered = self._feed.pass_number
+
+    @_guarded
+    def _unlisted(self, after: str, limit: int) -> list[tuple[str, bytes | None]]:
+        return statements.unlisted(self._connection(), after, limit)
+
+    @_guarded
+    def settle(self, rows: Sequence[Row], gone: Sequence[str], kept: Sequence[str]) -> None:
+        """Write what the removal check found (records the list missed: `kept`, and `rows`
+        for those that changed) and delete the removed ones, once their changes were taken;
+        commit."""
         db = self._connection()
-        if not db.in_transaction:
-            db.execute("BEGIN IMMEDIATE")
-        self._upsert(rows)
-        if gone:
-            for table in ("records", "details"):
-                db.execute(
-                    f"DELETE FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
-                    (orjson.dumps(gone),),
-                )
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            statements.upsert(db, rows)
+            if gone:
+                statements.delete(db, orjson.dumps(gone))
+            if kept:
+                statements.mark(db, self._feed.pass_number, orjson.dumps(kept))
+                statements.also_listed(db, orjson.dumps(kept))
+        except BaseException:
+            db.rollback()
+            raise
         db.execute("COMMIT")
 
     @_guarded
     def finish(self) -> None:
         """End the full pass in progress: complete."""
-        self._transaction(lambda: self._write_feed(phase="done", **self._finished()))
+
+        def end() -> None:
+            statements.forget_marks(self._connection())
+            self._write_feed(phase="done", **self._finished())
+
+        self._transaction(end)
 
     @_guarded
     def failed(self) -> None:

@@ -102,7 +102,7 @@ class Churn:
             self.step(self.pending.pop(0)[1])
 
 
-def state_of(path: Path) -> dict[str, bytes]:
+def state_of(path: Path) -> dict[str, str]:
     """The state's fingerprints by id, read from its documented format."""
     with sqlite3.connect(path) as db:
         rows = dict(db.execute("SELECT id, fingerprint FROM records"))

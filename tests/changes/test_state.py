@@ -132,8 +132,9 @@ def test_the_format_is_the_one_documented(tmp_path: Path) -> None:
     db.close()
     docs = (Path(__file__).parents[2] / "docs" / "changes.md").read_text(encoding="utf-8")
     assert tables["schema_version"] == ["version"]
-    assert tables["records"] == ["id", "fingerprint", "seen"]
+    assert tables["records"] == ["id", "fingerprint"]
     assert tables["details"] == ["id", "fields", "record"]
+    assert tables["marks"] == ["pass", "ids"]
     for name, columns in tables.items():
         assert f"`{name}`" in docs
         assert all(f"`{column}`" in docs for column in columns), name
