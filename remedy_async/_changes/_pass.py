@@ -307,9 +307,12 @@ class Pass(Generic[T]):
             if record is not None:
                 found[record_id] = record
 
-        async with asyncio.TaskGroup() as group:
-            for record_id in ids:
-                group.create_task(check(record_id))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for record_id in ids:
+                    group.create_task(check(record_id))
+        except BaseExceptionGroup as failed:  # the first get that failed says why
+            raise failed.exceptions[0] from None
         return found
 
 

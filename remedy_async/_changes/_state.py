@@ -92,7 +92,7 @@ def _guarded(
     thread, and nothing else may use the connection then (a rollback waits for it)."""
 
     def guarded(self: ChangeState, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self.guard:
+        with self._guard:
             return method(self, *args, **kwargs)
 
     guarded.__doc__, guarded.__name__ = method.__doc__, method.__name__
@@ -112,7 +112,7 @@ class ChangeState:
 
     def __init__(self, path: str | os.PathLike[str], *, keep_records: bool | None = None) -> None:
         self.path = os.fspath(path)
-        self.guard = threading.RLock()
+        self._guard = threading.RLock()
         """Held by whatever uses the connection (one statement runs in a worker thread)."""
         self._lock = lock(self.path)
         try:

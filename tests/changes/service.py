@@ -35,16 +35,24 @@ def snake(record: Any) -> Any:
 
 
 class Service:
-    """Serves `records` (by id, listed in id order) at /v1/endpoints, `page_size` at a time.
+    """Serves `records` (by id, listed in id order, or reversed) at /v1/endpoints, `page_size`
+    at a time, and each at /v1/endpoints/{id}.
 
-    A list request whose cursor position is in `fail_at` answers 503; `before_page` runs
-    before each page is cut (to change the data mid-pass); `shape` rewrites each record as
-    sent (key order, spelling). `requests` holds the query of every list request.
+    A list request whose cursor position is in `fail_at` answers 503, and every get with
+    `fail_gets`; `unlisted` ids are left out of the list but found by a get; `before_page`
+    runs before each page is cut (to change the data mid-pass); `shape` rewrites each record
+    as sent (key order, spelling). `requests` holds the query of every list request, `gets`
+    the id of every get.
     """
 
     def __init__(self, records: list[Record], page_size: int = 3) -> None:
         self.records = {record["id"]: record for record in records}
         self.page_size = page_size
+        self.reverse = False
+        self.unlisted: set[str] = set()
+        """Ids the list leaves out while a get still finds them (as if they moved)."""
+        self.fail_gets = False
+        self.gets: list[str] = []
         self.fail_at: set[int] = set()
         self.refuse_cursors = False
         self.before_page: Callable[[int], None] | None = None
@@ -71,7 +79,11 @@ class Service:
             return web.Response(status=status, body=body, content_type="application/json")
         if self.before_page is not None:
             self.before_page(position)
-        ordered = [self.records[key] for key in sorted(self.records)]
+        ordered = [
+            self.records[key]
+            for key in sorted(self.records, reverse=self.reverse)
+            if key not in self.unlisted
+        ]
         page = ordered[position : position + self.page_size]
         after = position + len(page)
         body = {
@@ -80,11 +92,22 @@ class Service:
         }
         return web.json_response(body, dumps=lambda value: orjson.dumps(value).decode())
 
+    async def get(self, request: web.Request) -> web.Response:
+        record_id = request.match_info["id"]
+        self.gets.append(record_id)
+        if self.fail_gets:
+            return web.json_response({"error": {"code": "busy", "message": "busy"}}, status=503)
+        record = self.records.get(record_id)
+        if record is None:
+            return web.json_response({"error": {"code": "nf", "message": "no"}}, status=404)
+        return web.json_response(self.shape(record))
+
 
 @asynccontextmanager
 async def running(service: Service) -> AsyncIterator[RemedyClient]:
     """Serve `service` on loopback and yield a client of it that never retries."""
     app = web.Application()
     app.router.add_get("/v1/endpoints", service.handle)
+    app.router.add_get("/v1/endpoints/{id}", service.get)
     async with serve_app(app) as url, RemedyClient(url, retry=RetryPolicy(attempts=1)) as client:
         yield client
