@@ -91,6 +91,31 @@ async def test_filters_narrow_the_watch_and_tie_the_state(tmp_path: Path) -> Non
     assert "follows endpoints with filters" in other.stderr
 
 
+async def test_sigterm_between_passes_exits_3_and_keeps_the_state(tmp_path: Path) -> None:
+    """A watch terminated while it waits for its next pass says so and exits 3; the next run
+    on its state has nothing new to say."""
+    state = str(tmp_path / "s.db")
+    async with Simulator(SimulatorConfig(seed=9, size=5)) as simulator:
+        args = ("watch", ENDPOINTS, "--state", state, "--base-url", simulator.url)
+        process = await start_cli(*args, "--interval", "600")
+        assert process.stderr is not None
+        try:
+            line = await asyncio.wait_for(process.stderr.readline(), timeout=30)
+            assert b"pass 1 (full) complete" in line
+            process.send_signal(signal.SIGTERM)
+            stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        again = await cli_here(*args, "--once")
+    assert process.returncode == 3, stderr.decode()
+    assert stderr.decode().splitlines()[-1] == "remedy-async: terminated"
+    assert len(stdout.splitlines()) == 5
+    assert again.code == 0
+    assert again.stdout == b""
+
+
 def apply(snapshot: dict[str, Any], lines: list[dict[str, Any]]) -> None:
     """Apply changes to a consumer's copy, by id (idempotent, as the docs advise)."""
     for line in lines:
