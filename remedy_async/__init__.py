@@ -16,7 +16,7 @@ import attrs as _attrs
 
 from ._bulk import GetResult
 from ._client import RemedyClient
-from ._collection import RESOURCES, Resource, ResourceCollection
+from ._collection import ResourceCollection
 from ._download import DownloadResult
 from ._errors import (
     APIConnectionError,
@@ -25,6 +25,7 @@ from ._errors import (
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
+    ChangeStateError,
     ClientClosedError,
     ConfigurationError,
     ConflictError,
@@ -41,6 +42,8 @@ from ._errors import (
     RemedyWarning,
     ResponseTooLargeError,
     ServerError,
+    StateInUseError,
+    StateVersionError,
     UnprocessableEntityError,
 )
 from ._filters import (
@@ -72,6 +75,7 @@ from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
+from ._resources import RESOURCES, Resource
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._mock import MockRequest, MockResponse, MockTransport
@@ -84,6 +88,9 @@ from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 
 if _typing.TYPE_CHECKING:
+    from ._changes._feed import ChangeFeed
+    from ._changes._state import ChangeState
+    from ._changes._values import Change, ChangeKind, PassResult
     from ._paging._pinned import (
         CursorPaginator,
         LinkHeaderPaginator,
@@ -96,6 +103,9 @@ if _typing.TYPE_CHECKING:
 __version__ = _VERSION
 
 _LAZY = {
+    **dict.fromkeys(("Change", "ChangeKind", "PassResult"), "._changes._values"),
+    "ChangeFeed": "._changes._feed",
+    "ChangeState": "._changes._state",
     **dict.fromkeys(("ProbeReport", "ResourceProbe", "probe"), "._probe"),
     **dict.fromkeys(
         (
@@ -108,8 +118,9 @@ _LAZY = {
         "._paging._pinned",
     ),
 }
-"""Public names whose module is imported on first use (PEP 562): the probe, and the paging
-schemes one pins by hand, which a program that lets the client detect its paging never needs."""
+"""Public names whose module is imported on first use (PEP 562): the probe, the paging
+conventions one pins by hand, which a program that lets the client detect its paging never needs,
+and the change feed (with sqlite3)."""
 
 __all__ = [
     "CONVENTIONS",
@@ -122,6 +133,11 @@ __all__ = [
     "AuthenticationError",
     "AutoPaginator",
     "BadRequestError",
+    "Change",
+    "ChangeFeed",
+    "ChangeKind",
+    "ChangeState",
+    "ChangeStateError",
     "ClientClosedError",
     "ClientEvent",
     "ConfigurationError",
@@ -158,6 +174,7 @@ __all__ = [
     "PaginationError",
     "Paginator",
     "PagingFault",
+    "PassResult",
     "PermissionDeniedError",
     "ProbeReport",
     "ProxyError",
@@ -181,6 +198,8 @@ __all__ = [
     "ScopeSelector",
     "ServerError",
     "Severity",
+    "StateInUseError",
+    "StateVersionError",
     "Telemetry",
     "Transport",
     "UnpagedPaginator",

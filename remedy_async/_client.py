@@ -15,15 +15,7 @@ import aiohttp
 from yarl import URL
 
 from . import _config as config
-from ._collection import (
-    ENDPOINTS,
-    REMEDIATION_TARGETS,
-    RESOURCES,
-    SCOPES,
-    VULNERABILITY_FINDINGS,
-    Resource,
-    ResourceCollection,
-)
+from ._collection import ResourceCollection
 from ._download import (
     Destination,
     DownloadResult,
@@ -39,7 +31,15 @@ from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeou
 from ._paging._auto import AutoPaginator
 from ._paging._follow import as_paginator
 from ._paging._protocol import Convention, Paginator
-from ._profiles import read_profile
+from ._profiles import client_settings
+from ._resources import (
+    ENDPOINTS,
+    REMEDIATION_TARGETS,
+    RESOURCES,
+    SCOPES,
+    VULNERABILITY_FINDINGS,
+    Resource,
+)
 from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate, wall_clock_of
@@ -90,11 +90,13 @@ class RemedyClient:
     the call's deadline. Failed attempts are retried by `retry` (see RetryPolicy); `clock`
     (monotonic seconds) and `sleep` (default asyncio.sleep) can be replaced so tests never wait
     (an injected clock also dates the service's Retry-After and X-RateLimit-Reset, counting
-    from the real time when the client is made). Lists detect the service's
-    paging scheme (`AutoPaginator`) unless `paginator=` fixes one for every collection or
+    from the real time when the client is made). Lists detect the service's paging convention
+    (`AutoPaginator`) unless `paginator=` fixes one for every collection or
     `paginators={"scopes": ...}` for some; likewise record key naming, detected unless `naming=`
-    or `namings={"scopes": "snake"}` pins it. `RemedyClient.from_config(path)` reads all of these
-    from a file, such as the one `remedy-async probe --emit-config` writes.
+    or `namings={"scopes": "snake"}` pins it. `since_filters={"scopes": "updatedAt[gte]"}` names
+    the update-time range filter a collection's change feed narrows its passes with.
+    `RemedyClient.from_config(path)` reads all of these from a file, such as the one
+    `remedy-async probe --emit-config` writes.
     """
 
     endpoints: ResourceCollection[Endpoint]
@@ -133,6 +135,7 @@ class RemedyClient:
         trusted_origins: Sequence[str] = (),
         naming: NamingSetting = "auto",
         namings: Mapping[str, NamingSetting] | None = None,
+        since_filters: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
@@ -193,6 +196,9 @@ class RemedyClient:
             COLLECTION_NAMES,
             lambda value, name: config.one_of(value, NAMING_SETTINGS, name),
         )
+        self._since_filters = config.per_collection(
+            since_filters or {}, "since_filters", COLLECTION_NAMES, config.parameter_name
+        )
         self._build_collections(
             paginator, config.per_collection(paginators or {}, "paginators", COLLECTION_NAMES)
         )
@@ -215,12 +221,7 @@ class RemedyClient:
         environment (`environ`, default `os.environ`) fills only what neither sets. A bad file,
         profile or setting raises ConfigurationError naming it, before any I/O.
         """
-        settings = {**read_profile(path, profile, environ), **overrides}
-        if environ is not None:  # the fallbacks come from `environ`, not the process's
-            for name, variable in (("base_url", config.BASE_URL_ENV), ("token", config.TOKEN_ENV)):
-                if settings.get(name) is None and environ.get(variable):
-                    settings[name] = environ[variable]
-        return cls(**settings)
+        return cls(**client_settings(path, profile, environ, overrides))
 
     def _build_collections(
         self,
@@ -239,6 +240,7 @@ class RemedyClient:
                 events=self._events,
                 trusted_origins=self._trusted_origins,
                 naming=self._namings.get(resource.attribute, self._naming),
+                since_filter=self._since_filters.get(resource.attribute),
             )
 
         self.endpoints = collection(ENDPOINTS)

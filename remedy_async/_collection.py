@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import Any, Generic, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 
 import attrs
-from attrs import frozen
 from yarl import URL
 
 from ._bulk import BulkGet, GetResult, IdSource
 from ._filters import (
-    FILTERS,
     EndpointFilters,
-    Filter,
     RemediationTargetFilters,
     ScopeFilters,
     VulnerabilityFindingFilters,
@@ -29,57 +27,22 @@ from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
 from ._redact import shown_url
+from ._resources import Resource
 from ._sending._events import ClientEvent, Events
 from ._wire._ids import id_segment
 from ._wire._json import decode_json
-from ._wire._naming import Naming, wire_names
+from ._wire._naming import Naming
 from ._wire._query import ExtraParams, FilterValue, encode_extra_params, encode_filters
 from ._wire._record_reader import NamingSetting, RecordReader
 from ._wire._to_model import record_from
 
+if TYPE_CHECKING:
+    from ._changes._feed import ChangeFeed, StateArg
+    from ._changes._values import PassResult
+
 T = TypeVar("T")
 
 Send = Callable[[Request, RequestOptions | None], Awaitable[Response]]
-
-
-@frozen
-class Resource(Generic[T]):
-    """A resource group of the API: where it lives under /v1 and what its records are.
-
-    `RESOURCES` lists the four; `collection.resource` says which one a collection serves.
-    """
-
-    attribute: str
-    """The client attribute serving it, e.g. `vulnerability_findings`."""
-    segment: str
-    """Its path segment under /v1, e.g. `vulnerability-findings`."""
-    model: type[T]
-    """The frozen attrs class its records decode into."""
-
-    @property
-    def wire_fields(self) -> tuple[str, ...]:
-        """The wire names of the model's fields (all but `extra`), in declaration order."""
-        return tuple(wire_names(self.model).values())
-
-    @property
-    def filters(self) -> Mapping[str, Filter]:
-        """Its list's server-side filters by keyword name (sent in camelCase), from the contract."""
-        return FILTERS[self.attribute]
-
-
-ENDPOINTS = Resource("endpoints", "endpoints", Endpoint)
-REMEDIATION_TARGETS = Resource("remediation_targets", "remediation-targets", RemediationTarget)
-SCOPES = Resource("scopes", "scopes", Scope)
-VULNERABILITY_FINDINGS = Resource(
-    "vulnerability_findings", "vulnerability-findings", VulnerabilityFinding
-)
-RESOURCES: tuple[Resource[Any], ...] = (
-    ENDPOINTS,
-    REMEDIATION_TARGETS,
-    SCOPES,
-    VULNERABILITY_FINDINGS,
-)
-"""The API's four resource groups, in the order the client and the command line list them."""
 
 
 LIST_KEYWORDS = (
@@ -108,8 +71,11 @@ class ResourceCollection(Generic[T]):
         events: Events | None = None,
         trusted_origins: frozenset[str] = frozenset(),
         naming: NamingSetting = "auto",
+        since_filter: str | None = None,
     ) -> None:
         self.resource = resource
+        self.since_filter = since_filter
+        """The update-time range filter `changes()` narrows passes with (None: full passes)."""
         self.url = base_url.joinpath("v1", resource.segment)
         self._url_text = str(self.url)
         self._base_url = base_url
@@ -345,6 +311,72 @@ class ResourceCollection(Generic[T]):
         if events is None or not events.active:
             return steps
         return events.iteration(self._list_name, "GET", self._url_text, steps)
+
+    def changes(
+        self,
+        state: StateArg,
+        *,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: FilterValue,
+    ) -> ChangeFeed[T]:
+        """Return one pass of the change feed: what was added, modified and removed since
+        the previous pass on `state` (a `ChangeState` or its SQLite file's path).
+
+        The pass relists the collection (these filters and list keywords) and diffs it with the
+        state page by page; a first pass yields every record as added. Removals come only
+        after a list read to its end without error, each confirmed by a get's 404
+        (`confirm_removals`; default: unless filtered). A failed pass reports none; the next
+        continues it. `keep_records=True` (for a new state) keeps records for
+        `Change.previous`. `since_filter` (default: the client's `since_filters`), a parameter
+        taking an RFC 3339 time such as `updatedAt[gte]`, narrows passes to records changed
+        since the previous pass began less `overlap` seconds; a full pass runs every `resync`
+        seconds. `wall_clock` (Unix seconds) times passes. See "Reacting to changes".
+        """
+        given = dict(locals())  # the arguments, before the import below adds a name
+        from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
+
+        return feed_of(self, given)
+
+    def watch(
+        self,
+        state: StateArg,
+        *,
+        interval: float = 60.0,
+        jitter: float = 0.1,
+        max_failures: int = 3,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        on_pass: Callable[[PassResult], None] | None = None,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: FilterValue,
+    ) -> ChangeFeed[T]:
+        """Return the change feed as `changes()` does, its passes repeated every `interval`
+        seconds (give or take `jitter`, a share of it) until the iteration is cancelled or
+        left: cleanly, mid-pass too. A failed pass is retried after the interval, continuing
+        where it stopped; more than `max_failures` in a row raise the last error. `sleep`
+        (default asyncio.sleep) waits between passes; `on_pass` hears how each pass went.
+        """
+        given = dict(locals())  # the arguments, before the import below adds a name
+        from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
+
+        return feed_of(self, given)
 
     def _announce_convention(self, convention: Convention, url: str) -> None:
         """Tell the DEBUG log and the event hooks which convention a list follows."""

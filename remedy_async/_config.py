@@ -193,3 +193,10 @@ def per_collection(
             )
         checked[key] = value if check is None else check(value, f"{name}[{key!r}]")
     return checked
+
+
+def parameter_name(value: object, name: str) -> str:
+    """Check a query parameter's name (a since filter's, `updatedAt[gte]`): a non-blank string."""
+    if not isinstance(value, str) or not value.strip() or any(c in value for c in "&=#\r\n"):
+        raise ConfigurationError(f"{name} must be a query parameter name, got {value!r}")
+    return value

@@ -6,6 +6,9 @@
     │                             from another event loop than the one it connected in
     ├── MissingDependencyError    (also ImportError) an optional integration's package (pyarrow,
     │                             duckdb, dlt) is not installed; has .package and .extra
+    ├── ChangeStateError          a change feed's state file cannot be used; has .path
+    │   ├── StateInUseError       another watcher holds it
+    │   └── StateVersionError     it was written in a newer (or unknown) format
     └── APIError                  something went wrong talking to the service; has .method, .url
         ├── APIStatusError        the service answered with an error status; has .status,
         │   │                     .request_id, .code, .message, .body_excerpt
@@ -87,6 +90,29 @@ class MissingDependencyError(RemedyError, ImportError):
         super().__init__(message)
         self.package = package
         self.extra = extra
+
+
+class ChangeStateError(RemedyError):
+    """A change feed's state cannot be used: not a state file, or one made for another
+    collection, other filters or another `keep_records`. `path` names the file."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class StateInUseError(ChangeStateError):
+    """Another watcher (in this process or another) holds the change state; one state serves
+    one watcher at a time. The hold ends with that watcher's process, however it ends."""
+
+
+class StateVersionError(ChangeStateError):
+    """The change state was written in a format this version cannot read (a newer one);
+    `version` is the file's format number."""
+
+    def __init__(self, message: str, *, path: str, version: object) -> None:
+        super().__init__(message, path=path)
+        self.version = version
 
 
 def public_url(url: URL | str) -> str:

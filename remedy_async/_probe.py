@@ -23,7 +23,6 @@ from yarl import URL
 
 from . import _config as config
 from ._client import RemedyClient
-from ._collection import RESOURCES, Resource
 from ._download import DownloadResult
 from ._errors import (
     APIStatusError,
@@ -38,6 +37,7 @@ from ._paging._pager import Page
 from ._paging._protocol import Convention, PagingFault
 from ._paging._scan import find_items
 from ._profiles import DEFAULT_PROFILE, render_profiles
+from ._resources import RESOURCES, Resource
 from ._sending._events import ClientEvent
 
 MISSING_ID = "remedy-probe-no-such-id-0"

@@ -7,6 +7,9 @@
     [default.paginators]
     endpoints = "cursor"
 
+    [default.since_filters]  # the update-time filter a change feed narrows passes with
+    remediation_targets = "updatedAt[gte]"
+
     [default.paginators.scopes]  # a composed convention: its fields
     name = "detected"
     follow = "token"
@@ -28,7 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._config import TOKEN_ENV, closest
+from ._config import BASE_URL_ENV, TOKEN_ENV, closest
 from ._errors import ConfigurationError
 from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS, convention_from
@@ -59,6 +62,7 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "paginators": (dict,),
     "trusted_origins": (list,),
     "headers": (dict,),
+    "since_filters": (dict,),
 }
 """Every setting a profile may hold, and the TOML types it may have."""
 
@@ -71,7 +75,24 @@ _TOML_NAMES: Mapping[type, str] = {
     dict: "a table",
 }
 
-_TABLES_OF_STRINGS = ("namings", "headers")
+_TABLES_OF_STRINGS = ("namings", "headers", "since_filters")
+
+
+def client_settings(
+    path: str | os.PathLike[str],
+    profile: str,
+    environ: Mapping[str, str] | None,
+    overrides: Mapping[str, Any],
+) -> dict[str, Any]:
+    """`RemedyClient.from_config`'s arguments: the profile's settings under `overrides`, and
+    the base URL and token from `environ` where neither sets them (None: the client reads the
+    process's environment itself)."""
+    settings = {**read_profile(path, profile, environ), **overrides}
+    if environ is not None:
+        for name, variable in (("base_url", BASE_URL_ENV), ("token", TOKEN_ENV)):
+            if settings.get(name) is None and environ.get(variable):
+                settings[name] = environ[variable]
+    return settings
 
 
 def read_profile(

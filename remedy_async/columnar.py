@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from remedy_async._collection import Resource
 from remedy_async._columnar._arrow import ArrowBatches, BatchBuilder, records_of
 from remedy_async._columnar._arrow import arrow_schema as _arrow_schema
 from remedy_async._columnar._checked import checked_dicts
+from remedy_async._resources import Resource
 
 __all__ = ["ArrowBatches", "arrow_schema", "checked_dicts", "record_batch", "records_of"]
 

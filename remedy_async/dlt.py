@@ -39,11 +39,11 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from remedy_async._client import RemedyClient
-from remedy_async._collection import RESOURCES, Resource
 from remedy_async._columnar._checked import checked_dicts
 from remedy_async._columnar._extras import require
 from remedy_async._columnar._schema import Kind, record_columns
 from remedy_async._errors import RemedyError
+from remedy_async._resources import RESOURCES, Resource
 
 __all__ = ["DELETED_COLUMN", "Removals", "column_hints", "remedy_source", "unfinished"]
 

@@ -1,7 +1,7 @@
 """One gate per client: caps requests in flight, paces them under the client's own rate limit
 (`_budget`), and pauses every task when the service says so.
 
-When a response asks for a pause (see `_limiter`), all of the client's requests wait until
+When a response asks for a pause (see `_rate_signals`), all of the client's requests wait until
 then, so concurrent workers do not each rediscover the limit.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from contextlib import suppress
 
 from ._budget import RequestBudget
-from ._limiter import pause_asked
+from ._rate_signals import pause_asked
 
 
 class InFlightSlots:

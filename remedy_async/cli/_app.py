@@ -44,6 +44,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "list": ("_read", "run_list"),
     "get": ("_read", "run_get"),
     "export": ("_export", "run_export"),
+    "watch": ("_watch", "run_watch"),
     "health": ("_service", "run_health"),
     "probe": ("_probe", "run_probe"),
     "api": ("_api", "run_api"),
@@ -123,7 +124,8 @@ async def _run(argv: Sequence[str], terminal: Terminal, command: list[str]) -> i
 
 async def run_until_signalled(argv: Sequence[str], terminal: Terminal) -> int:
     """`run`, ended by SIGTERM as by Ctrl-C: the command stops where it is (an export after its
-    last checkpoint, saying how to resume) and the status is 3 for an export, else 143."""
+    last checkpoint, saying how to resume; a watch after its last commit) and the status is 3
+    for an export or a watch, else 143."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -145,7 +147,7 @@ async def run_until_signalled(argv: Sequence[str], terminal: Terminal) -> int:
             raise
         task.uncancel()
         terminal.say("terminated")
-        return EXIT_PARTIAL if command == ["export"] else EXIT_TERMINATED
+        return EXIT_PARTIAL if command in (["export"], ["watch"]) else EXIT_TERMINATED
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
 

@@ -46,6 +46,7 @@ from ._tree import (
     unknown_option,
     unrecognized,
 )
+from ._watch_options import add_watch_options
 
 DESCRIPTION = """\
 Read the Remedy API from the shell: list, get and export the four collections, check health,
@@ -54,8 +55,8 @@ download the agent configuration; or run the demo and the simulator of the servi
 Connection settings come from the options, else from REMEDY_BASE_URL and REMEDY_API_TOKEN;
 they and --debug go before or after the command. Data goes to stdout, progress and messages to
 stderr. Exit status: 0 success, 1 API or network error (or an id not found), 2 usage or
-configuration error, 3 export stopped (resumable with --resume), 130 interrupted (Ctrl-C), 143
-terminated (SIGTERM, but an export exits 3).
+configuration error, 3 export stopped (resumable with --resume) or watch stopped (run again to
+continue), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, but an export or a watch exits 3).
 """
 
 
@@ -169,6 +170,21 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     )
 
 
+def _add_watch(command: Command, parents: list[Parser]) -> None:
+    watch = command(
+        "watch",
+        "write a collection's changes (added, modified, removed) as JSON lines, pass after "
+        "pass, remembering what was listed in a state file",
+        parents,
+    )
+    watch.usage = "%(prog)s RESOURCE --state FILE [--interval S] [--once] [options]"
+    completes_resources(
+        watch.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=RESOURCE_HELP)
+    )
+    add_watch_options(watch)
+    add_filter_flags(watch, RESOURCES, "filters (each must be a filter of RESOURCE)")
+
+
 def _add_demo(command: Command, parents: list[Parser]) -> None:
     demo = command(
         "demo",
@@ -268,6 +284,7 @@ def build_parser() -> Parser:
     _add_list(command, [*client, progress])
     _add_get(command, [*client, progress])
     _add_export(command, [*client, progress])
+    _add_watch(command, [*client, progress])
     command("health", "check the service's health; exit 1 unless it reports ok", client)
     _add_api_arguments(
         command(

@@ -51,7 +51,7 @@ from ._composition import Composition
 from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
-    PAGING_SCHEMES,
+    PAGING_CONVENTIONS,
     RESOURCES,
     ROUTE_NAMES,
     FaultKind,
@@ -79,7 +79,7 @@ data set and the OpenAPI builder, which a command line that only adds or reads t
 __all__ = [
     "ERROR_FORMATS",
     "ITEMS_KEYS",
-    "PAGING_SCHEMES",
+    "PAGING_CONVENTIONS",
     "RESOURCES",
     "ROUTE_NAMES",
     "Composition",

@@ -7,11 +7,13 @@ constant memory, and the content (hence the ETag) depends only on (seed, size).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Iterator
 from typing import Final
 
 from ._prng import Stream, seed_key
+from ._responses import Payload
 
 BLOCK_SIZE: Final = 64 * 1024
 CHUNK_BLOCKS: Final = 16
@@ -102,3 +104,30 @@ class AgentConfiguration:
     def etag_known(self) -> bool:
         """Whether the ETag is computed already (it costs a pass over the file)."""
         return self._etag is not None
+
+
+ETAG_IN_THREAD: Final = 4 * 1024 * 1024
+"""Agent configurations at least this big get their ETag computed off the event loop."""
+
+
+async def agent_configuration_payload(
+    agent: AgentConfiguration, if_none_match: str | None
+) -> Payload:
+    """The download's answer: the file with its ETag, or 304 when `If-None-Match` holds it."""
+    if agent.etag_known or agent.size < ETAG_IN_THREAD:
+        etag = agent.etag
+    else:
+        etag = await asyncio.to_thread(lambda: agent.etag)
+    headers = {"ETag": etag, "Content-Disposition": f'attachment; filename="{FILENAME}"'}
+    if _etag_matches(if_none_match, etag):
+        return Payload(304, b"", content_type=None, headers=headers)
+    return Payload(
+        200, content_type=CONTENT_TYPE, headers=headers, chunks=agent.chunks, length=agent.size
+    )
+
+
+def _etag_matches(if_none_match: str | None, etag: str) -> bool:
+    if if_none_match is None:
+        return False
+    candidates = [candidate.strip() for candidate in if_none_match.split(",")]
+    return "*" in candidates or any(c.removeprefix("W/") == etag for c in candidates)

@@ -23,7 +23,8 @@ from urllib.parse import quote, unquote
 
 from aiohttp import web
 
-from ._agentconf import CONTENT_TYPE, FILENAME, AgentConfiguration
+from ._agentconf import AgentConfiguration, agent_configuration_payload
+from ._churn import Churner
 from ._composed import ListPaging, list_paging
 from ._config import (
     DOCUMENT_PATH,
@@ -51,8 +52,6 @@ PAGING_HEADER: Final = "X-Simulator-Paging"
 REQUEST_ID_HEADER: Final = "X-Request-Id"
 SPEC_ROUTE: Final = "openapi"
 """The counters' name for `GET /openapi.json`, the run's document: no auth, limits or faults."""
-ETAG_IN_THREAD: Final = 4 * 1024 * 1024
-"""Agent configurations at least this big get their ETag computed off the event loop."""
 
 _SINGULAR: Final = {
     "endpoints": "endpoint",
@@ -101,6 +100,7 @@ class SimulatorApp:
         )
         self._echo = config.echo_token
         self._faults = FaultInjector(config.faults, config.seed)
+        self._churner = Churner(dataset, config.churn, config.churn_every, clock)
         self._bucket = None if config.rate_limit is None else TokenBucket(config.rate_limit, clock)
         self._agent_configuration = AgentConfiguration(config.seed, config.agent_configuration_size)
         self._request_ids = itertools.count(1)
@@ -312,7 +312,9 @@ class SimulatorApp:
             time = iso(self._clock() + self._shift)
             return json_payload({"status": "ok", "version": self._version, "time": time})
         if route == "agent-configuration":
-            return await self._agent_configuration_payload(request)
+            return await agent_configuration_payload(
+                self._agent_configuration, request.headers.get("If-None-Match")
+            )
         assert resource is not None
         if raw_id is None:
             return self._list(request, resource, echo)
@@ -321,6 +323,7 @@ class SimulatorApp:
         return self._get(resource, raw_id)
 
     def _list(self, request: web.BaseRequest, resource: str, echo: str | None) -> Payload:
+        self._churner.list_requested(resource)
         convention, composition, query = self._paging(request)
         params: Iterable[tuple[str, str]] = query.items()
         if composition is not None:
@@ -360,26 +363,6 @@ class SimulatorApp:
             )
         return Payload(200, self._dataset.encode(resource, index))
 
-    async def _agent_configuration_payload(self, request: web.BaseRequest) -> Payload:
-        agent = self._agent_configuration
-        if agent.etag_known or agent.size < ETAG_IN_THREAD:
-            etag = agent.etag
-        else:
-            etag = await asyncio.to_thread(lambda: agent.etag)
-        headers = {
-            "ETag": etag,
-            "Content-Disposition": f'attachment; filename="{FILENAME}"',
-        }
-        if _etag_matches(request.headers.get("If-None-Match"), etag):
-            return Payload(304, b"", content_type=None, headers=headers)
-        return Payload(
-            200,
-            content_type=CONTENT_TYPE,
-            headers=headers,
-            chunks=agent.chunks,
-            length=agent.size,
-        )
-
 
 def _echo_redirect(request: web.BaseRequest, echo: str) -> Payload:
     """307 to the same URL (same origin, raw path kept) plus `echo=<credential>`."""
@@ -389,10 +372,3 @@ def _echo_redirect(request: web.BaseRequest, echo: str) -> Payload:
         f"{url.raw_path}?{query + '&' if query else ''}{ECHO_PARAMETER}={quote(echo, safe='')}"
     )
     return Payload(307, b"", content_type=None, headers={"Location": location})
-
-
-def _etag_matches(if_none_match: str | None, etag: str) -> bool:
-    if if_none_match is None:
-        return False
-    candidates = [candidate.strip() for candidate in if_none_match.split(",")]
-    return "*" in candidates or any(c.removeprefix("W/") == etag for c in candidates)

@@ -27,7 +27,7 @@ from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
     NAMINGS,
-    PAGING_SCHEMES,
+    PAGING_CONVENTIONS,
     RETRY_AFTER_FORMATS,
     ROUTE_NAMES,
     FaultKind,
@@ -180,6 +180,29 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="mount every route under PATH, e.g. /wiki/rest/api (default: none, the root)",
     )
     add(
+        "--churn",
+        type=float,
+        default=_DEFAULTS.churn,
+        metavar="SHARE",
+        help="change the data over time: every --churn-every list requests of a collection, "
+        "remove SHARE of its records, modify as many (their updatedAt moves) and add as many, "
+        "chosen by seed (default: 0, no change)",
+    )
+    add(
+        "--churn-every",
+        type=int,
+        default=_DEFAULTS.churn_every,
+        metavar="N",
+        help="list requests of a collection between changes, with --churn (default: %(default)s)",
+    )
+    add(
+        "--range-filters",
+        action="store_true",
+        default=_DEFAULTS.range_filters,
+        help="let lists take FIELD[gte]=TIME on timestamp fields and updatedAt, as a change "
+        "feed's narrowed passes ask (watch --since-filter 'updatedAt[gte]')",
+    )
+    add(
         "--print-spec",
         action="store_true",
         help="write the OpenAPI document of this run (as served at /openapi.json) and exit",
@@ -200,10 +223,10 @@ def command_line() -> argparse.ArgumentParser:
 
 def _paging(value: str) -> str:
     """A `--paging` value: a convention's name, `list`, or a valid `compose:...` spec."""
-    if value in PAGING_SCHEMES or value == PAGING_LIST:
+    if value in PAGING_CONVENTIONS or value == PAGING_LIST:
         return value
     if not value.startswith(PREFIX):
-        known = ", ".join((*PAGING_SCHEMES, PAGING_LIST))
+        known = ", ".join((*PAGING_CONVENTIONS, PAGING_LIST))
         raise argparse.ArgumentTypeError(
             f"invalid choice: {value!r} (choose from {known}, or compose:...)"
         )
@@ -288,6 +311,9 @@ def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         health_path=ns.health_path,
         agent_configuration_path=ns.agent_configuration_path,
         base_path=ns.base_path,
+        churn=ns.churn,
+        churn_every=ns.churn_every,
+        range_filters=ns.range_filters,
     )
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -57,7 +58,18 @@ class SizedLRU(Generic[V]):
             self._size -= self._size_of(dropped)
         return value
 
+    def discard(self, key: Hashable) -> None:
+        """Drop the value under `key`, if any."""
+        value = self._entries.pop(key, None)
+        if value is not None:
+            self._size -= self._size_of(value)
+
     def clear(self) -> None:
         """Drop everything."""
         self._entries.clear()
         self._size = 0
+
+
+def view_size(view: Sequence[int]) -> int:
+    """The bytes a view of record indices holds: an array's items, a range's fixed cost."""
+    return view.itemsize * len(view) if isinstance(view, array) else 64

@@ -1,4 +1,4 @@
-"""Configures one simulator run: data set, paging scheme, auth, errors, limits and faults."""
+"""Configures one simulator run: data set, paging convention, auth, errors, limits and faults."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ DOCUMENT_PATH: Final = "/openapi.json"
 UNMATCHED_ROUTE: Final = "unmatched"
 """The counters' name for requests to a path the simulator does not serve."""
 
-PAGING_SCHEMES: Final = tuple(CONVENTIONS)
+PAGING_CONVENTIONS: Final = tuple(CONVENTIONS)
 """Every paging convention the simulator serves: the names of `remedy_async.CONVENTIONS`."""
 NAMINGS: Final = ("camel", "snake", "pascal", "kebab")
 """How the simulator spells record keys: camelCase by contract, or respelled to test clients."""
@@ -43,8 +43,8 @@ ERROR_FORMATS: Final = ERROR_SHAPES
 tells apart (`remedy_async.ERROR_SHAPES`): the contract's own `error` first."""
 RETRY_AFTER_FORMATS: Final = ("seconds", "http-date")
 
-PagingScheme = str
-"""A name of `PAGING_SCHEMES`, or a composed mode `compose:...` (checked when a configuration
+PagingName = str
+"""A name of `PAGING_CONVENTIONS`, or a composed mode `compose:...` (checked when a configuration
 is made)."""
 COMPOSE_PREFIX: Final = PREFIX
 ItemsKey = Literal["items", "data", "results"]
@@ -258,11 +258,11 @@ def _check_path(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
 
 
 def _check_paging(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
-    if value in PAGING_SCHEMES:
+    if value in PAGING_CONVENTIONS:
         return
     if not value.startswith(COMPOSE_PREFIX):
         raise ValueError(
-            f"{attribute.name} must be one of {', '.join(PAGING_SCHEMES)} or compose:...; "
+            f"{attribute.name} must be one of {', '.join(PAGING_CONVENTIONS)} or compose:...; "
             f"got {value!r}"
         )
     Composition.parse(value)
@@ -337,7 +337,12 @@ class SimulatorConfig:
     clients against services that differ only in spelling. `rate_limit` turns on a token
     bucket of that many requests per second. `base_path` mounts every route under a path
     (`/wiki/rest/api`: lists at `/wiki/rest/api/v1/endpoints`, and `Simulator.url` ends with
-    it). The token never appears in the repr.
+    it). `churn` makes the data set change as a service's does: every `churn_every` list
+    requests of a collection, a `churn` share of its records is removed, as many modified and
+    as many added (from a `churn_reserve` share held back at the start, or removed before),
+    chosen by seed (see `Dataset.churn`). `range_filters` lets lists take `FIELD[gte]=TIME`
+    on timestamp fields and `updatedAt` (the filter a change feed narrows its passes with).
+    The token never appears in the repr.
     """
 
     host: str = "127.0.0.1"
@@ -345,7 +350,7 @@ class SimulatorConfig:
     seed: int = attrs.field(default=0, validator=_integer)
     size: int = attrs.field(default=100, validator=[_integer, _check_size])
     now: datetime | None = attrs.field(default=None, converter=_to_now)
-    paging: PagingScheme = attrs.field(default="cursor", validator=_check_paging)
+    paging: PagingName = attrs.field(default="cursor", validator=_check_paging)
     disguise_paging: bool = False
     items_key: ItemsKey = attrs.field(default="items", validator=_one_of(ITEMS_KEYS))
     naming: str = attrs.field(default="camel", validator=_one_of(NAMINGS))
@@ -374,6 +379,10 @@ class SimulatorConfig:
         default="/v1/agent-configuration", validator=_check_path
     )
     base_path: str = attrs.field(default="", validator=_check_base_path)
+    churn: float = attrs.field(default=0.0, validator=_fraction)
+    churn_every: int = attrs.field(default=10, validator=_positive)
+    churn_reserve: float = attrs.field(default=0.2, validator=_fraction)
+    range_filters: bool = False
 
     def __attrs_post_init__(self) -> None:
         if self.page_size > self.max_page_size:

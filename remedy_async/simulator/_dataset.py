@@ -5,29 +5,32 @@ from __future__ import annotations
 import math
 import time
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 
-import orjson
-
-from ._cache import SizedLRU
+from ._cache import SizedLRU, view_size
+from ._churn import (
+    ChurnStep,
+    Revisions,
+    choose,
+    parse_with_ranges,
+    record_passes,
+    reserved,
+    revised,
+    step_random,
+)
 from ._config import DEFAULT_CACHE_BYTES, RESOURCES, SimulatorConfig
-from ._fields import column_builders, filter_fields, group_of
-from ._filters import Filters, Matcher, parse_filters
+from ._encoded import EncodedRecords
+from ._fields import filter_fields
+from ._filters import Filters, parse_filters
+from ._generated import GeneratedMatches
 from ._naming import respeller
 from ._records import Record, build_record
 from ._world import World
 
 FilterInput = Mapping[str, str | Sequence[str]]
 """Filters as a test writes them: wire names to one value or several (OR), as strings."""
-
-
-def _entry_size(body: bytes) -> int:
-    return len(body) + 160  # the bytes object, its key tuple and the dict entry
-
-
-def _view_size(view: Sequence[int]) -> int:
-    return view.itemsize * len(view) if isinstance(view, array) else 64
 
 
 class Dataset:
@@ -50,6 +53,13 @@ class Dataset:
     is hidden or shown meanwhile (a record shown behind it is not seen, as with a database
     keyset), and a keyset id whose record was hidden since is still a valid place to resume.
     Hiding costs the list path nothing while nothing of that collection is hidden.
+
+    A data set can also change as a service's does (see `_churn`): `add` brings back records
+    held back at the start (`reserve`, a share of each collection) or removed, `modify` gives
+    records a new revision (their `updatedAt` moves to the time of the change), `remove`
+    hides them, and `churn` does all three to a share of a collection, choosing by seed and
+    step. Filters see records as they are now. With `range_filters`, a list also takes
+    `FIELD[gte]=TIME` on a timestamp field (and on `updatedAt` of every collection).
     """
 
     def __init__(
@@ -63,6 +73,9 @@ class Dataset:
         naming: str = "camel",
         cache: bool = True,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
+        reserve: float = 0.0,
+        range_filters: bool = False,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         moment = time.time() if now is None else now.timestamp()
         self._world = World(
@@ -73,28 +86,23 @@ class Dataset:
             extra_fields_rate=extra_fields_rate,
         )
         self._fields = filter_fields(self._world)
-        self._respell = respeller(naming)
-        self._builders = column_builders(self._world)
-        self._columns: dict[str, bytes] = {}
-        self._matchers = {
-            resource: Matcher(
-                self._world.counts[resource],
-                self._fields[resource],
-                self._column,
-                group_of(self._world, resource),
-            )
-            for resource in RESOURCES
-        }
         budget = cache_bytes if cache else 0
-        self._records: SizedLRU[bytes] = SizedLRU(budget // 2, _entry_size)
-        self._pages: SizedLRU[bytes] = SizedLRU(budget // 4, _entry_size)
-        self._views: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), _view_size)
-        self._changed: dict[tuple[str, int], dict[str, object]] = {}
-        """Fields changed by `update`, by (resource, index)."""
+        self._generated = GeneratedMatches(self._world, self._fields, budget)
+        self._encoded = EncodedRecords(self._build, respeller(naming), budget)
+        self._overrides: dict[tuple[str, int], dict[str, object]] = {}
+        """Fields set by `update`, by (resource, index)."""
         self._hidden: dict[str, frozenset[int]] = {}
         """Indices hidden from each collection (only collections with some hidden)."""
-        self._visible: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), _view_size)
+        self._visible: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), view_size)
         """Matches without the hidden records, by filters (emptied when hiding changes)."""
+        self._revisions = Revisions()
+        self._steps: dict[str, int] = {}
+        self._range_filters = range_filters
+        self._clock = clock
+        for resource in RESOURCES:
+            held = reserved(seed, resource, self._world.counts[resource], reserve)
+            if held:
+                self._hidden[resource] = held
 
     @classmethod
     def from_config(cls, config: SimulatorConfig) -> Dataset:
@@ -108,6 +116,8 @@ class Dataset:
             naming=config.naming,
             cache=config.cache,
             cache_bytes=config.cache_bytes,
+            reserve=config.churn_reserve if config.churn else 0.0,
+            range_filters=config.range_filters,
         )
 
     def __repr__(self) -> str:
@@ -152,7 +162,7 @@ class Dataset:
 
     def records(self, resource: str, filters: FilterInput | None = None) -> Iterator[Record]:
         """The records of `resource` that pass the filters, in list order."""
-        return (self._build(resource, i) for i in self._indices(resource, filters))
+        return (self._build(resource, index) for index in self._indices(resource, filters))
 
     def get(self, resource: str, record_id: str) -> Record | None:
         """The record with this id, or None (also when it is hidden)."""
@@ -162,19 +172,14 @@ class Dataset:
     def update(self, resource: str, record_id: str, changes: Mapping[str, object]) -> None:
         """Change fields of a record from now on (wire names; a None value serves null).
 
-        Lists, gets and `records` serve the changed record; filters still match its seeded
-        values. An id that is no record of `resource` is a ValueError.
+        Lists, gets and `records` serve the changed record, and filters see it as it is now.
+        Unlike `modify`, nothing else of the record moves (not its `updatedAt`). An id that
+        is no record of `resource` is a ValueError.
         """
         (index,) = self._known(resource, [record_id])
         key = (resource, index)
-        self._changed[key] = {**self._changed.get(key, {}), **changes}
-        self._records.clear()
-        self._pages.clear()
-
-    def _build(self, resource: str, index: int) -> Record:
-        record = build_record(self._world, resource, index)
-        changes = self._changed.get((resource, index))
-        return record if changes is None else {**record, **changes}
+        self._overrides[key] = {**self._overrides.get(key, {}), **changes}
+        self._changed(resource, [index])
 
     def index_of(
         self, resource: str, record_id: str, *, include_hidden: bool = False
@@ -219,60 +224,127 @@ class Dataset:
             make_id(resource, i) for i in sorted(self._hidden.get(self._check(resource), ()))
         )
 
+    # change over time --------------------------------------------------------------------------
+
+    def add(self, resource: str, count: int, *, at: float | None = None) -> tuple[str, ...]:
+        """Bring `count` hidden records (held back, or removed) into `resource`, chosen by seed
+        and step, stamped with time `at` (default: the clock's now); returns their ids."""
+        return self.churn(resource, added=count, modified=0, removed=0, at=at).added
+
+    def modify(self, resource: str, ids: Iterable[str], *, at: float | None = None) -> None:
+        """Give these records a new revision at time `at` (default: now): see `_churn`."""
+        indices = self._known(resource, ids)
+        self._revisions.modify(resource, sorted(indices), self._now(at))
+        self._changed(resource, indices)
+
+    def remove(self, resource: str, ids: Iterable[str]) -> None:
+        """Take these records out of `resource` (as `hide`: `add` may bring them back)."""
+        self.hide(resource, ids)
+
+    def churn(
+        self,
+        resource: str,
+        *,
+        rate: float = 0.0,
+        added: int | None = None,
+        modified: int | None = None,
+        removed: int | None = None,
+        at: float | None = None,
+    ) -> ChurnStep:
+        """One step of change in `resource`: remove, modify and add records (by default a
+        `rate` share of its visible records each, at least one when `rate` > 0), chosen by
+        seed and the collection's step number, at time `at` (default: now)."""
+        resource = self._check(resource)
+        number = self._steps[resource] = self._steps.get(resource, 0) + 1
+        share = round(self.count(resource) * rate) or (1 if rate > 0 else 0)
+        add, change, drop = (share if n is None else n for n in (added, modified, removed))
+        born, touched, gone = choose(
+            step_random(self.seed, resource, number),
+            self.matches(Filters(resource)),
+            sorted(self._hidden.get(resource, ())),
+            (add, change, drop),
+        )
+        moment = self._now(at)
+        self._revisions.modify(resource, touched, moment)
+        self._revisions.stamp(resource, born, moment)
+        before = self._hidden.get(resource, frozenset())
+        self._set_hidden(resource, (before | frozenset(gone)) - frozenset(born))
+        self._changed(resource, [*touched, *born])
+        ids = (tuple(map(partial(self._world.make_id, resource), n)) for n in (born, touched, gone))
+        return ChurnStep(resource, number, *ids)
+
+    def _now(self, at: float | None) -> float:
+        return self._clock() if at is None else at
+
+    def _build(self, resource: str, index: int) -> Record:
+        record = build_record(self._world, resource, index)
+        change = self._revisions.of(resource).get(index)
+        if change is not None:
+            record = revised(record, resource, *change)
+        overrides = self._overrides.get((resource, index))
+        return record if overrides is None else {**record, **overrides}
+
+    def _changed_indices(self, resource: str) -> Collection[int]:
+        """The indices of records of `resource` whose content is no longer as generated."""
+        revised = self._revisions.of(resource)
+        if not self._overrides:
+            return revised
+        return {*revised, *(index for name, index in self._overrides if name == resource)}
+
+    def _changed(self, resource: str, indices: Iterable[int]) -> None:
+        """Forget what was cached of records whose content changed."""
+        self._encoded.forget(resource, indices)
+        self._visible.clear()
+
     # used by the server -----------------------------------------------------------------------
 
     def parse_filters(self, resource: str, params: Iterable[tuple[str, str]]) -> Filters:
         """Read a query's filters; raises FilterError for unknown names or bad values."""
-        return parse_filters(resource, self._fields[resource], params)
+        fields = self._fields[resource]
+        if not self._range_filters:
+            return parse_filters(resource, fields, params)
+        return parse_with_ranges(resource, fields, params)
 
     def matches(self, filters: Filters, *, include_hidden: bool = False) -> Sequence[int]:
         """Ascending indices of the visible records that pass `filters` (cached); with
         `include_hidden`, of the hidden ones too."""
         resource = filters.resource
-        view: Sequence[int]
-        if not filters:
-            view = range(self._world.counts[resource])
-        else:
-            key = (resource, filters.fingerprint)
-            cached = self._views.get(key)
-            if cached is None:
-                cached = self._views.put(key, self._matchers[resource].match(filters))
-            view = cached
+        view = self._generated.of(filters)
         hidden = self._hidden.get(resource)
-        if hidden is None or include_hidden:
+        changed = self._changed_indices(resource) if filters else ()
+        if (hidden is None or include_hidden) and not changed:
             return view
-        return self._without(filters, view, hidden)
+        return self._without(filters, view, None if include_hidden else hidden)
 
     def encode(self, resource: str, index: int) -> bytes:
         """The JSON of one record (cached)."""
-        key = (resource, index)
-        body = self._records.get(key)
-        if body is None:
-            # orjson's result keeps its over-allocated buffer (~4 KiB): keep an exact copy.
-            encoded = orjson.dumps(self._respell(self._build(resource, index)))
-            body = self._records.put(key, bytes(memoryview(encoded)))
-        return body
+        return self._encoded.record(resource, index)
 
     def encode_run(self, filters: Filters, view: Sequence[int], start: int, stop: int) -> bytes:
         """The JSON of records view[start:stop], comma-separated without brackets (cached)."""
-        key = (filters.resource, filters.fingerprint, start, stop)
-        body = self._pages.get(key)
-        if body is None:
-            encode = self.encode
-            resource = filters.resource
-            body = b",".join([encode(resource, index) for index in view[start:stop]])
-            body = self._pages.put(key, body)
-        return body
+        return self._encoded.run(filters.resource, filters.fingerprint, view, start, stop)
 
     def _without(
-        self, filters: Filters, view: Sequence[int], hidden: frozenset[int]
+        self, filters: Filters, view: Sequence[int], hidden: frozenset[int] | None
     ) -> Sequence[int]:
-        """`view` less the `hidden` indices (cached until hiding changes)."""
-        key = (filters.resource, filters.fingerprint)
+        """`view` less the `hidden` indices, and with the changed records that pass the
+        filters now in place of those that passed them as generated (cached until hiding or
+        a record changes)."""
+        key = (filters.resource, filters.fingerprint, hidden is None)
         visible = self._visible.get(key)
         if visible is None:
-            kept = array("I", [index for index in view if index not in hidden])
-            visible = self._visible.put(key, kept)
+            gone = hidden or frozenset()
+            changed = self._changed_indices(filters.resource) if filters else ()
+            kept = [index for index in view if index not in gone and index not in changed]
+            if changed:
+                build = self._build
+                kept += [
+                    index
+                    for index in changed
+                    if index not in gone and record_passes(build(filters.resource, index), filters)
+                ]
+                kept.sort()
+            visible = self._visible.put(key, array("I", kept))
         return visible
 
     def _known(self, resource: str, ids: Iterable[str]) -> frozenset[int]:
@@ -296,13 +368,7 @@ class Dataset:
             del self._hidden[resource]
         # Cached visible views and pages are keyed by place in the visible list: start afresh.
         self._visible.clear()
-        self._pages.clear()
-
-    def _column(self, name: str) -> bytes:
-        column = self._columns.get(name)
-        if column is None:
-            column = self._columns[name] = self._builders[name]()
-        return column
+        self._encoded.forget_runs()
 
     def _indices(self, resource: str, filters: FilterInput | None) -> Sequence[int]:
         return self.matches(self._parse(resource, filters or {}))

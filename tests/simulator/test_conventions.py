@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 
 from remedy_async import CONVENTIONS, Convention
-from remedy_async.simulator import PAGING_SCHEMES, FaultSpec, Simulator, SimulatorConfig
+from remedy_async.simulator import PAGING_CONVENTIONS, FaultSpec, Simulator, SimulatorConfig
 
 from .helpers import StartSimulator, get_json
 from .walker import camel, walk
@@ -29,7 +29,7 @@ def names(rows: list[Convention]) -> list[str]:
 
 def test_every_convention_is_a_paging_scheme() -> None:
     """The simulator serves exactly the client's table, in its order, and accepts every name."""
-    assert tuple(CONVENTIONS) == PAGING_SCHEMES
+    assert tuple(CONVENTIONS) == PAGING_CONVENTIONS
     for name in CONVENTIONS:
         assert SimulatorConfig(paging=name).paging == name
 

@@ -1,0 +1,163 @@
+"""The change state's file: its SQLite schema (format 1), opening it, and the lock that keeps
+a second watcher out.
+
+Format 1 (the `schema_version` table holds one row, `1`):
+
+    feed     one row (id = 1): the collection and filters the state follows, whether it keeps
+             records, and the pass in progress or last (number, kind, phase, resume token,
+             since value, start times, failed attempts; records listed so far, whether its
+             pages came in id order, the last id listed)
+    records  one row per record the state knows: id and fingerprint (32 hex digits); written only
+             when a record is added or modified, so an unchanged pass writes none
+    details  one row per record: id, field checksums (JSON), and the record's JSON as served
+             (when the state keeps records, else NULL)
+    marks    one row per page the full pass in progress listed: its number and the ids (a
+             JSON array); removals are the records no mark holds, once the list is complete
+
+The lock is an exclusive `flock` on `<state>.lock`, held while the state is open; the
+operating system releases it when the holder's process ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from typing import IO, Final
+
+from remedy_async._errors import ChangeStateError, StateInUseError, StateVersionError
+
+SCHEMA_VERSION: Final = 1
+"""The format this version writes and reads."""
+
+_TABLES: Final = (
+    "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+    """CREATE TABLE feed (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        collection TEXT,
+        filters TEXT,
+        keep_records INTEGER NOT NULL,
+        pass_number INTEGER NOT NULL DEFAULT 0,
+        pass_kind TEXT NOT NULL DEFAULT 'full',
+        phase TEXT NOT NULL DEFAULT 'done',
+        resume_token TEXT,
+        since TEXT,
+        started_at REAL,
+        last_started_at REAL,
+        full_started_at REAL,
+        failures INTEGER NOT NULL DEFAULT 0,
+        listed INTEGER NOT NULL DEFAULT 0,
+        ordered INTEGER NOT NULL DEFAULT 1,
+        last_id TEXT
+    )""",
+    """CREATE TABLE records (
+        id TEXT PRIMARY KEY,
+        fingerprint TEXT NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE details (
+        id TEXT PRIMARY KEY,
+        fields BLOB NOT NULL,
+        record BLOB
+    ) WITHOUT ROWID""",
+    "CREATE TABLE marks (pass INTEGER NOT NULL, ids BLOB NOT NULL)",
+)
+
+
+def connect(path: str, keep_records: bool | None) -> sqlite3.Connection:
+    """Open (creating it if new) the state at `path`, checked to be format 1.
+
+    WAL journal, `synchronous=NORMAL` (a commit survives the process's crash; a power loss may
+    take back the last commits, which the next pass then delivers again). Transactions are
+    explicit (`BEGIN IMMEDIATE` ... `COMMIT`).
+    """
+    try:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as error:
+        raise ChangeStateError(f"cannot open change state {path}: {error}", path=path) from None
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        _prepare(db, path, keep_records)
+    except sqlite3.DatabaseError as error:
+        db.close()
+        raise ChangeStateError(
+            f"{path} is not a change state (SQLite: {error})", path=path
+        ) from None
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _prepare(db: sqlite3.Connection, path: str, keep_records: bool | None) -> None:
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not names:
+        db.execute("BEGIN IMMEDIATE")
+        for statement in _TABLES:
+            db.execute(statement)
+        db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+        db.execute("INSERT INTO feed (id, keep_records) VALUES (1, ?)", (bool(keep_records),))
+        db.execute("COMMIT")
+        return
+    if "schema_version" not in names:
+        raise ChangeStateError(
+            f"{path} is an SQLite database but not a change state (no schema_version table)",
+            path=path,
+        )
+    versions = [row[0] for row in db.execute("SELECT version FROM schema_version")]
+    version = versions[0] if len(versions) == 1 else versions
+    if version != SCHEMA_VERSION:
+        raise StateVersionError(
+            f"{path} is a change state in format {version!r}; this version of remedy_async "
+            f"reads format {SCHEMA_VERSION} only (a newer release wrote it: upgrade)",
+            path=path,
+            version=version,
+        )
+    kept = bool(db.execute("SELECT keep_records FROM feed").fetchone()[0])
+    if keep_records is not None and keep_records != kept:
+        raise ChangeStateError(
+            f"{path} was created with keep_records={kept}; open it with that (or leave "
+            "keep_records out), or start a new state",
+            path=path,
+        )
+
+
+def lock(path: str) -> IO[str] | None:
+    """Hold the state's lock file, or raise StateInUseError naming the holder's process.
+
+    Returns the open lock file (closing it releases the lock); None where the platform has no
+    `flock` (the state is then not guarded)."""
+    try:
+        import fcntl  # noqa: PLC0415 - POSIX only
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    lock_path = f"{path}.lock"
+    try:
+        file = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held while open
+    except OSError as error:
+        raise ChangeStateError(
+            f"cannot open the lock file {lock_path}: {error.strerror or error}", path=path
+        ) from None
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        file.seek(0)
+        holder = file.read().strip() or "unknown"
+        file.close()
+        raise StateInUseError(
+            f"change state {path} is in use by another watcher (process {holder}); one state "
+            "serves one watcher at a time",
+            path=path,
+        ) from None
+    file.seek(0)
+    file.truncate()
+    file.write(str(os.getpid()))
+    file.flush()
+    return file
+
+
+def unlock(file: IO[str] | None) -> None:
+    """Release the lock `lock` took (closing its file)."""
+    if file is not None:
+        with contextlib.suppress(OSError):
+            file.close()

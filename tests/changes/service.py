@@ -1,0 +1,113 @@
+"""A small service a test fully controls: one cursor-paged collection of endpoints, whose
+records, key spelling, failing pages and page size the test sets between and during passes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from remedy_async import RemedyClient, RetryPolicy
+from tests.loopback import serve_app
+
+Record = dict[str, Any]
+
+
+def endpoint(number: int, **fields: Any) -> Record:
+    """An endpoint record with id `ep-<number>` (zero-padded, so ids sort as numbers)."""
+    return {"id": f"ep-{number:04d}", "hostname": f"host-{number}", "status": "online", **fields}
+
+
+def snake(record: Any) -> Any:
+    """A record with every key respelled in snake_case."""
+    if isinstance(record, dict):
+        return {
+            re.sub(r"([A-Z])", lambda m: "_" + m[1].lower(), key): snake(value)
+            for key, value in record.items()
+        }
+    if isinstance(record, list):
+        return [snake(item) for item in record]
+    return record
+
+
+class Service:
+    """Serves `records` (by id, listed in id order, or reversed) at /v1/endpoints, `page_size`
+    at a time, and each at /v1/endpoints/{id}.
+
+    A list request whose cursor position is in `fail_at` answers 503, and every get with
+    `fail_gets`; `unlisted` ids are left out of the list but found by a get; `before_page`
+    runs before each page is cut (to change the data mid-pass); `shape` rewrites each record
+    as sent (key order, spelling). `requests` holds the query of every list request, `gets`
+    the id of every get.
+    """
+
+    def __init__(self, records: list[Record], page_size: int = 3) -> None:
+        self.records = {record["id"]: record for record in records}
+        self.page_size = page_size
+        self.reverse = False
+        self.unlisted: set[str] = set()
+        """Ids the list leaves out while a get still finds them (as if they moved)."""
+        self.fail_gets = False
+        self.gets: list[str] = []
+        self.fail_at: set[int] = set()
+        self.refuse_cursors = False
+        self.before_page: Callable[[int], None] | None = None
+        self.shape: Callable[[Record], Any] = lambda record: record
+        self.requests: list[dict[str, str]] = []
+
+    def put(self, *records: Record) -> None:
+        """Add or replace records."""
+        for record in records:
+            self.records[record["id"]] = record
+
+    def drop(self, *ids: str) -> None:
+        """Remove records."""
+        for record_id in ids:
+            del self.records[record_id]
+
+    async def handle(self, request: web.Request) -> web.Response:
+        query = dict(request.query)
+        self.requests.append(query)
+        position = int(query.get("cursor", "0"))
+        if position in self.fail_at or (self.refuse_cursors and "cursor" in query):
+            status, code = (400, "invalid_cursor") if self.refuse_cursors else (503, "busy")
+            body = orjson.dumps({"error": {"code": code, "message": code}})
+            return web.Response(status=status, body=body, content_type="application/json")
+        if self.before_page is not None:
+            self.before_page(position)
+        ordered = [
+            self.records[key]
+            for key in sorted(self.records, reverse=self.reverse)
+            if key not in self.unlisted
+        ]
+        page = ordered[position : position + self.page_size]
+        after = position + len(page)
+        body = {
+            "items": [self.shape(record) for record in page],
+            "nextCursor": str(after) if after < len(ordered) else None,
+        }
+        return web.json_response(body, dumps=lambda value: orjson.dumps(value).decode())
+
+    async def get(self, request: web.Request) -> web.Response:
+        record_id = request.match_info["id"]
+        self.gets.append(record_id)
+        if self.fail_gets:
+            return web.json_response({"error": {"code": "busy", "message": "busy"}}, status=503)
+        record = self.records.get(record_id)
+        if record is None:
+            return web.json_response({"error": {"code": "nf", "message": "no"}}, status=404)
+        return web.json_response(self.shape(record))
+
+
+@asynccontextmanager
+async def running(service: Service) -> AsyncIterator[RemedyClient]:
+    """Serve `service` on loopback and yield a client of it that never retries."""
+    app = web.Application()
+    app.router.add_get("/v1/endpoints", service.handle)
+    app.router.add_get("/v1/endpoints/{id}", service.get)
+    async with serve_app(app) as url, RemedyClient(url, retry=RetryPolicy(attempts=1)) as client:
+        yield client

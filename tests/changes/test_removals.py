@@ -1,0 +1,121 @@
+"""Removals: only after a complete list, each confirmed by a get unless the feed is filtered;
+a record the list missed is kept (and compared as the get returns it); a pass stopped during
+its removals finishes them first; lists in any order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from remedy_async import Change, RemedyClient, ServerError
+from tests.changes.service import Service, endpoint, running
+
+
+async def one_pass(client: RemedyClient, path: Path, **settings: Any) -> list[Change[Any]]:
+    """Every change of one pass."""
+    return [change async for change in client.endpoints.changes(path, **settings)]
+
+
+def kinds(changes: list[Change[Any]]) -> list[tuple[str, str]]:
+    return [(change.kind.value, change.id) for change in changes]
+
+
+@pytest.fixture
+def service() -> Service:
+    return Service([endpoint(n) for n in range(1, 8)])
+
+
+async def test_a_record_the_list_missed_is_kept_and_compared(
+    service: Service, tmp_path: Path
+) -> None:
+    """A record left out of a complete list that a get still finds is not removed; if the get
+    shows it changed, it is modified."""
+    async with running(service) as client:
+        await one_pass(client, tmp_path / "s.db")
+        service.unlisted = {"ep-0003", "ep-0005"}
+        service.put(endpoint(5, status="offline"))
+        service.drop("ep-0006")
+        changes = await one_pass(client, tmp_path / "s.db")
+        service.unlisted = set()
+        again = await one_pass(client, tmp_path / "s.db")
+    assert kinds(changes) == [("modified", "ep-0005"), ("removed", "ep-0006")]
+    assert sorted(service.gets) == ["ep-0003", "ep-0005", "ep-0006"]
+    assert again == []
+
+
+async def test_a_filtered_feed_removes_without_asking_unless_told(tmp_path: Path) -> None:
+    """With filters, a record gone from the list is removed without a get; with
+    confirm_removals=True a get that finds it keeps it."""
+    service = Service([endpoint(n) for n in range(1, 5)])
+    async with running(service) as client:
+        await one_pass(client, tmp_path / "a.db", status="online")
+        await one_pass(client, tmp_path / "b.db", status="online", confirm_removals=True)
+        service.unlisted = {"ep-0002"}
+        plain = await one_pass(client, tmp_path / "a.db", status="online")
+        assert service.gets == []
+        confirmed = await one_pass(
+            client, tmp_path / "b.db", status="online", confirm_removals=True
+        )
+    assert kinds(plain) == [("removed", "ep-0002")]
+    assert confirmed == []
+    assert service.gets == ["ep-0002"]
+
+
+async def test_a_pass_stopped_during_its_removals_finishes_them_first(
+    service: Service, tmp_path: Path
+) -> None:
+    """A get failing while removals are confirmed stops the pass; the next pass lists nothing
+    and reports the removal, as a continued pass."""
+    async with running(service) as client:
+        await one_pass(client, tmp_path / "s.db")
+        service.drop("ep-0004")
+        service.fail_gets = True
+        feed = client.endpoints.changes(tmp_path / "s.db")
+        with pytest.raises(ServerError):
+            await anext(aiter(feed))
+        assert feed.result is not None
+        assert not feed.result.complete
+        service.fail_gets = False
+        service.requests.clear()
+        feed = client.endpoints.changes(tmp_path / "s.db")
+        changes = [change async for change in feed]
+    assert kinds(changes) == [("removed", "ep-0004")]
+    assert service.requests == []
+    assert feed.result is not None
+    assert (feed.result.resumed, feed.result.number) == (True, 2)
+
+
+async def test_a_list_in_any_order_finds_its_removals(service: Service, tmp_path: Path) -> None:
+    """Pages whose ids descend are diffed the same way: an unchanged pass reports nothing,
+    a removal and an addition are found."""
+    service.reverse = True
+    async with running(service) as client:
+        first = await one_pass(client, tmp_path / "s.db")
+        assert await one_pass(client, tmp_path / "s.db") == []
+        service.drop("ep-0002")
+        service.put(endpoint(9))
+        changes = await one_pass(client, tmp_path / "s.db")
+    assert len(first) == 7
+    assert kinds(changes) == [("added", "ep-0009"), ("removed", "ep-0002")]
+
+
+async def test_an_unchanged_ordered_pass_asks_for_nothing(service: Service, tmp_path: Path) -> None:
+    """When the pages come in id order and list every record the state holds, no record is
+    asked for by id."""
+    async with running(service) as client:
+        await one_pass(client, tmp_path / "s.db")
+        assert await one_pass(client, tmp_path / "s.db") == []
+    assert service.gets == []
+
+
+async def test_removals_come_in_batches_of_a_thousand(tmp_path: Path) -> None:
+    """1,500 removals arrive as two batches, each committed when the next is asked for."""
+    service = Service([endpoint(n) for n in range(1, 1502)], page_size=500)
+    async with running(service) as client:
+        await one_pass(client, tmp_path / "s.db", confirm_removals=False)
+        service.drop(*(f"ep-{n:04d}" for n in range(2, 1502)))
+        feed = client.endpoints.changes(tmp_path / "s.db", confirm_removals=False)
+        sizes = [len(batch) async for batch in feed.batches()]
+    assert sizes == [1000, 500]
