@@ -295,6 +295,17 @@ async def test_an_updated_record_is_served_changed_from_then_on() -> None:
     assert simulator.dataset.get("scopes", scope)["name"] == "Renamed"
 
 
+def test_filters_see_an_updated_record_as_it_is_now() -> None:
+    """A record updated out of a filter's match leaves it, and enters the one it now matches."""
+    dataset = Dataset(seed=3, size=30)
+    endpoint = next(dataset.ids("endpoints", {"status": "online"}))
+    online_before = dataset.count("endpoints", {"status": "online"})
+    dataset.update("endpoints", endpoint, {"status": "offline"})
+    assert endpoint not in set(dataset.ids("endpoints", {"status": "online"}))
+    assert endpoint in set(dataset.ids("endpoints", {"status": "offline"}))
+    assert dataset.count("endpoints", {"status": "online"}) == online_before - 1
+
+
 TIME_FIELDS = ("lastSeenAt", "enrolledAt", "createdAt", "updatedAt", "completedAt", "detectedAt")
 
 
