@@ -1,8 +1,11 @@
-"""Every Python snippet of the README runs, against the embedded simulator over loopback.
+"""The README stays short and true: its quickstart runs as written in a process of its own,
+every other Python snippet runs against the embedded simulator over loopback, its links lead
+somewhere, and its two set-up commands are the ones CI runs.
 
-A snippet may use the package's public names and a few stand-ins the prose implies: `url` and
-an open `client` (the simulator), `ids` (a few finding ids), `save` and `log` (collectors).
-`https://api.example.com` is replaced by the simulator's URL; nothing reaches the internet.
+A snippet other than the quickstart may use the package's public names and a few stand-ins the
+prose implies: `url` and an open `client` (the simulator), `ids` (a few finding ids), `save` and
+`log` (collectors). `https://api.example.com` is replaced by the simulator's URL; nothing
+reaches the internet.
 """
 
 from __future__ import annotations
@@ -18,22 +21,68 @@ from typing import Any
 import pytest
 
 import remedy_async
-from remedy_async import RemedyClient
+from remedy_async import EndpointStatus, RemedyClient
 from remedy_async.simulator import Simulator, SimulatorConfig
 
-README = Path(__file__).parents[1] / "README.md"
-SNIPPETS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+ROOT = Path(__file__).parents[1]
+README = ROOT / "README.md"
+TEXT = README.read_text(encoding="utf-8")
+SNIPPETS = re.findall(r"```python\n(.*?)```", TEXT, re.S)
+QUICKSTART = SNIPPETS[0]
 PYTEST_EXAMPLE = "# conftest.py"
+MAX_LINES = 180
+
+
+def test_the_readme_is_short() -> None:
+    """The README is a front page (the rest is in docs/), at most 180 lines."""
+    assert len(TEXT.splitlines()) <= MAX_LINES
 
 
 def test_the_readme_has_snippets() -> None:
     """The collection below sees the README's snippets (a broken pattern would test nothing)."""
-    assert len(SNIPPETS) >= 5
+    assert len(SNIPPETS) >= 3
+    assert "asyncio.run(main())" in QUICKSTART
+
+
+def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
+    """The first snippet, copied into a file of a new user's, runs to its end with nothing on
+    stderr: it starts the embedded simulator itself."""
+    (tmp_path / "quickstart.py").write_text(QUICKSTART, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "quickstart.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    first, *findings = done.stdout.splitlines()
+    assert first.split()[1] in set(EndpointStatus)  # "<hostname> <status>"
+    assert findings  # the critical findings: "<cve> <score> <endpoint id>"
+    assert all(line.startswith("CVE-") for line in findings)
+
+
+def test_the_setup_commands_are_the_ones_ci_runs() -> None:
+    """Both set-up commands appear, as written, as commands of `.ci/run`."""
+    setup = TEXT.split("## Set-up: two commands", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.*?)\n```", setup, re.S)
+    ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert len(commands) == 2
+    assert all(command in ci_lines for command in commands), commands
+
+
+def test_the_readmes_links_lead_somewhere() -> None:
+    """Every relative link of the README names a file of the repository."""
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", TEXT)
+    local = [target for target in targets if "://" not in target]
+    assert len(local) >= 8
+    assert [target for target in local if not (ROOT / target).exists()] == []
 
 
 @pytest.mark.parametrize(
     "snippet",
-    [s for s in SNIPPETS if not s.startswith(PYTEST_EXAMPLE)],
+    [s for s in SNIPPETS[1:] if not s.startswith(PYTEST_EXAMPLE)],
     ids=lambda s: s.strip().splitlines()[0][:40],
 )
 async def test_readme_snippet_runs(

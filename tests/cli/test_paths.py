@@ -76,10 +76,10 @@ def test_any_name_outside_the_contract_is_refused_unless_marked(
     assert value_at({name: 7}, f"extra.{name}") == 7
 
 
-def test_the_readmes_where_examples_name_real_fields() -> None:
-    """Each condition the README shows for --where names a field of some collection."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    paragraph = next(part for part in readme.split("\n\n") if "`--where CONDITION`" in part)
+def test_the_docs_where_examples_name_real_fields() -> None:
+    """Each condition the command line's page shows for --where names a field of some collection."""
+    page = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    paragraph = next(part for part in page.split("\n\n") if "`--where CONDITION`" in part)
     conditions = [parse_where(text) for text in re.findall(r"`'([^'`]+)'`", paragraph)]
     assert len(conditions) >= 3
     for condition in conditions:

@@ -140,7 +140,7 @@ async def test_a_resumed_export_keeps_a_marked_condition(tmp_path: Path) -> None
 async def test_the_readmes_null_example_keeps_findings_without_a_target(
     simulator: Simulator,
 ) -> None:
-    """`--where 'remediationTargetId=null'` (the README's) keeps the findings no remediation
+    """`--where 'remediationTargetId=null'` (the docs') keeps the findings no remediation
     target covers yet, and only those."""
     base = ("list", "vulnerability-findings", "--base-url", simulator.url)
     everything = await cli_here(*base)
