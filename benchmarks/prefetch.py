@@ -1,8 +1,8 @@
 """Benchmark: listing with 20 ms page latency at prefetch 0, 1 and 2.
 
-The simulator runs in its own process with a 20 ms latency fault on every list request. For each
-paging convention and prefetch setting the script lists the same pages, interleaving repetitions, and
-reports the median time and the speed-up over prefetch=0 measured in the same run.
+The simulator runs in its own process with a 20 ms latency fault on every list request. For
+each paging convention and prefetch setting the script lists the same pages, interleaving
+repetitions, and reports the median time and the speed-up over prefetch=0 measured in the same run.
 
 Two consumers are measured: a fast one (does nothing with the items) and a slow one (spends
 20 ms on each page, as a writer to disk or a database would). Prefetch overlaps fetching with the
