@@ -5,8 +5,9 @@
         async for finding in client.vulnerability_findings.list(severity="critical"):
             ...
 
-A call flows client -> collection -> `_paging` (which page next) -> `_sending` (one attempt,
-retries, limits) -> `_wire` (bytes to values) -> models. Everything public is named here.
+A list call meets in the collection: `_paging` (which page next, without I/O) forms each
+request and reads each page, `_sending` (one attempt, retries, limits) fetches it, and `_wire`
+turns bytes into values and models. Everything public is named here.
 """
 
 import typing as _typing

@@ -1,41 +1,58 @@
-"""The package's layering: arrows point down client -> collection -> paging -> sending -> wire.
+"""The package's architecture, read from its source, and the tests' layout, which mirrors it.
 
-Read from the source (every module's AST, imports inside functions included), so a violation
-fails here before anyone has to notice it in review.
+A list call meets in `_collection`: it builds the call's `ListCall` and hands `_paging` a fetch
+made of `_sending` (one request out, a complete response back) and `_wire` (bytes to values).
+`_paging` is sans-I/O: it forms each page's request and reads each page, and imports neither
+`_sending` nor aiohttp. `_sending` imports nothing of `_paging`; both stand on `_wire`, which
+imports neither. The core imports nothing a user meets, and `cli/` uses public names only:
+
+    _client -> _collection -> _paging  -> _wire
+                           -> _sending -> _wire
+
+Read from every module's AST, imports inside functions included, so a violation fails here
+before anyone has to notice it in review. `tests/` mirrors the packages: `tests/sending/` holds
+the tests of `_sending`, `tests/client/` those of the top-level modules a user meets.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 import remedy_async
 
 PACKAGE = "remedy_async"
 ROOT = Path(remedy_async.__file__).parent
+TESTS = Path(__file__).parent
 
 SHARED_VALUES = frozenset(
-    f"{PACKAGE}.{name}" for name in ("_errors", "_http", "_models", "_redact")
+    f"{PACKAGE}.{name}" for name in ("_errors", "_http", "_models", "_redact", "_version")
 )
 """Plain values and errors every layer may use."""
 
-CORE_RULES: Mapping[str, tuple[str, ...]] = {
-    f"{PACKAGE}._wire": (f"{PACKAGE}._paging", f"{PACKAGE}._sending"),
-    f"{PACKAGE}._sending": (f"{PACKAGE}._paging",),
-    f"{PACKAGE}._paging": (),
+CORE_MAY_IMPORT: Mapping[str, tuple[str, ...]] = {
+    f"{PACKAGE}._wire": (),
+    f"{PACKAGE}._sending": (f"{PACKAGE}._wire",),
+    f"{PACKAGE}._paging": (f"{PACKAGE}._wire",),
 }
-"""Each core package, and the core packages above it that it must not import."""
+"""Each core package, and what of the package it may import besides itself and the shared values:
+nothing a user meets (`_client`, `_collection`, `cli`, ...), and never the other of paging and
+sending."""
 
-ABOVE_THE_CORE = tuple(
-    f"{PACKAGE}.{name}"
-    for name in ("_client", "_collection", "_bulk", "_download", "_config", "_options", "cli")
-)
-"""What a user meets; the core imports none of it."""
+ON_USE_ONLY: Mapping[str, tuple[str, ...]] = {f"{PACKAGE}._paging": (f"{PACKAGE}._columnar",)}
+"""Imports a core package makes only inside a function or for type checking: `Pager.as_arrow()`
+hands its pages to `_columnar`, so pyarrow loads when a user asks for Arrow, never before."""
+
+AIOHTTP_IN_THE_CORE = frozenset({f"{PACKAGE}._sending._transport"})
 
 CLI_RULE = "the CLI uses public names only"
 
-AIOHTTP_IN_THE_CORE = frozenset({f"{PACKAGE}._sending._transport"})
+LIST_CALL = f"{PACKAGE}._paging._call"
+"""What a list call is made of; the module that builds one joins paging and sending."""
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
@@ -44,52 +61,97 @@ def module_name(path: Path, root: Path = ROOT) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(name: str, source: str, *, is_package: bool = False) -> Iterator[str]:
-    """Every module a module's source imports, relative imports resolved to absolute names."""
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_nodes(
+    nodes: Iterable[ast.AST], on_use: bool = False
+) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement among `nodes` and below, and whether it runs only on use (in a
+    function, or under `if TYPE_CHECKING:`)."""
+    for node in nodes:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node, on_use
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from _import_nodes(ast.iter_child_nodes(node), True)
+        elif isinstance(node, ast.If) and _is_type_checking(node.test):
+            yield from _import_nodes(node.body, True)
+            yield from _import_nodes(node.orelse, on_use)
+        else:
+            yield from _import_nodes(ast.iter_child_nodes(node), on_use)
+
+
+def import_targets(
+    name: str, source: str, *, is_package: bool = False
+) -> Iterator[tuple[str, bool]]:
+    """Every module a module's source imports, relative imports resolved to absolute names, and
+    whether the import runs only on use."""
     package = name if is_package else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(source)):
+    for node, on_use in _import_nodes(ast.parse(source).body):
         if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
+            yield from ((alias.name, on_use) for alias in node.names)
+        else:
             if node.level:
                 base = package.split(".")
                 base = base[: len(base) - (node.level - 1)]
                 target = ".".join([*base, *([node.module] if node.module else [])])
             else:
                 target = node.module or ""
-            yield target
+            yield target, on_use
             # `from . import _config` imports a module, not a name
-            yield from (f"{target}.{alias.name}" for alias in node.names)
+            yield from ((f"{target}.{alias.name}", on_use) for alias in node.names)
 
 
-def package_sources(root: Path = ROOT) -> dict[str, tuple[str, bool]]:
-    """Every module of the package: dotted name -> (source, is a package __init__)."""
+def imports_of(name: str, source: str, *, is_package: bool = False) -> Iterator[str]:
+    """Every module a module's source imports, on use or not."""
+    yield from (target for target, _ in import_targets(name, source, is_package=is_package))
+
+
+@cache
+def _read_package(root: Path) -> Mapping[str, tuple[str, bool]]:
     return {
         module_name(path, root): (path.read_text(encoding="utf-8"), path.name == "__init__.py")
         for path in sorted(root.rglob("*.py"))
     }
 
 
+def package_sources(root: Path = ROOT) -> dict[str, tuple[str, bool]]:
+    """Every module of the package: dotted name -> (source, is a package __init__)."""
+    return dict(_read_package(root))
+
+
 def _within(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
+
+
+def _owner(target: str) -> str | None:
+    """The package's top-level module or package a target lies in (the package itself for its
+    root), or None outside the package."""
+    parts = target.split(".")
+    return ".".join(parts[:2]) if parts[0] == PACKAGE else None
 
 
 def layering_violations(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
     """Describe every import that breaks the layering, as `importer -> imported: rule`."""
     found: list[str] = []
     for name, (source, is_package) in sources.items():
-        for target in set(imports_of(name, source, is_package=is_package)):
-            for core, forbidden_cores in CORE_RULES.items():
-                if not _within(name, core):
-                    continue
-                for forbidden in (*forbidden_cores, *ABOVE_THE_CORE):
-                    if _within(target, forbidden):
-                        found.append(f"{name} -> {target}: {core} must not import {forbidden}")
-                if _within(target, "aiohttp") and name not in AIOHTTP_IN_THE_CORE:
-                    found.append(f"{name} -> {target}: only _sending._transport calls aiohttp")
+        core = next((core for core in CORE_MAY_IMPORT if _within(name, core)), None)
+        for target, on_use in set(import_targets(name, source, is_package=is_package)):
+            owner = _owner(target)
+            if core is not None and owner is not None and owner != core:
+                allowed = {*CORE_MAY_IMPORT[core], *SHARED_VALUES}
+                if on_use:
+                    allowed.update(ON_USE_ONLY.get(core, ()))
+                if owner not in allowed:
+                    found.append(f"{name} -> {target}: {core} must not import {owner}")
+            if core is not None and _within(target, "aiohttp") and name not in AIOHTTP_IN_THE_CORE:
+                found.append(f"{name} -> {target}: only _sending._transport calls aiohttp")
             if _within(name, f"{PACKAGE}.cli") and _is_private(target):
                 found.append(f"{name} -> {target}: {CLI_RULE}")
-    return sorted(found)
+    return sorted(set(found))
 
 
 def _is_private(target: str) -> bool:
@@ -115,34 +177,153 @@ def import_closure(start: str, sources: Mapping[str, tuple[str, bool]]) -> set[s
     return seen
 
 
+def reached(
+    start: str, forbidden: tuple[str, ...], sources: Mapping[str, tuple[str, bool]]
+) -> dict[str, list[str]]:
+    """For each module of `start`, what it reaches of `forbidden`, however indirectly."""
+    found: dict[str, list[str]] = {}
+    for name in sources:
+        if _within(name, start):
+            closure = import_closure(name, sources)
+            hits = sorted(n for n in closure if any(_within(n, f) for f in forbidden))
+            if hits:
+                found[name] = hits
+    return found
+
+
+def list_call_builders(sources: Mapping[str, tuple[str, bool]]) -> set[str]:
+    """The modules outside `_paging` that import its list call: where paging meets sending."""
+    return {
+        name
+        for name, (source, is_package) in sources.items()
+        if not _within(name, f"{PACKAGE}._paging")
+        and any(_within(t, LIST_CALL) for t in imports_of(name, source, is_package=is_package))
+    }
+
+
 def test_the_package_keeps_its_layering() -> None:
     """No module of the package imports across the layering rules."""
     assert layering_violations(package_sources()) == []
 
 
-def test_a_planted_upward_import_is_caught() -> None:
-    """The check fails on a wire module that imports paging, and on a CLI private import."""
-    sources = dict(package_sources())
-    sources[f"{PACKAGE}._wire._planted"] = ("from remedy_async._paging import _pager\n", False)
-    sources[f"{PACKAGE}.cli._planted"] = ("from remedy_async._sending._retry import X\n", False)
-    sources[f"{PACKAGE}._sending._planted"] = ("from .._client import RemedyClient\n", False)
-    sources[f"{PACKAGE}._paging._planted"] = ("import aiohttp\n", False)
-    planted = [line for line in layering_violations(sources) if "_planted" in line]
-    assert planted == sorted(
-        [
-            f"{PACKAGE}._paging._planted -> aiohttp: only _sending._transport calls aiohttp",
-            f"{PACKAGE}._sending._planted -> {PACKAGE}._client.RemedyClient: "
-            f"{PACKAGE}._sending must not import {PACKAGE}._client",
-            f"{PACKAGE}._sending._planted -> {PACKAGE}._client: "
-            f"{PACKAGE}._sending must not import {PACKAGE}._client",
-            f"{PACKAGE}._wire._planted -> {PACKAGE}._paging: "
-            f"{PACKAGE}._wire must not import {PACKAGE}._paging",
-            f"{PACKAGE}._wire._planted -> {PACKAGE}._paging._pager: "
-            f"{PACKAGE}._wire must not import {PACKAGE}._paging",
-            f"{PACKAGE}.cli._planted -> {PACKAGE}._sending._retry: {CLI_RULE}",
-            f"{PACKAGE}.cli._planted -> {PACKAGE}._sending._retry.X: {CLI_RULE}",
-        ]
-    )
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        (
+            "_wire._planted",
+            "from remedy_async._paging import _pager\n",
+            [
+                "_wire._planted -> remedy_async._paging: "
+                "remedy_async._wire must not import remedy_async._paging",
+                "_wire._planted -> remedy_async._paging._pager: "
+                "remedy_async._wire must not import remedy_async._paging",
+            ],
+        ),
+        (
+            "_wire._planted",
+            "def late():\n    from .._sending import _sender\n",
+            [
+                "_wire._planted -> remedy_async._sending: "
+                "remedy_async._wire must not import remedy_async._sending",
+                "_wire._planted -> remedy_async._sending._sender: "
+                "remedy_async._wire must not import remedy_async._sending",
+            ],
+        ),
+        (
+            "_paging._planted",
+            "from remedy_async._sending._sender import Sender\n",
+            [
+                "_paging._planted -> remedy_async._sending._sender: "
+                "remedy_async._paging must not import remedy_async._sending",
+                "_paging._planted -> remedy_async._sending._sender.Sender: "
+                "remedy_async._paging must not import remedy_async._sending",
+            ],
+        ),
+        (
+            "_sending._planted",
+            "from .._paging._protocol import PageRequest\n",
+            [
+                "_sending._planted -> remedy_async._paging._protocol: "
+                "remedy_async._sending must not import remedy_async._paging",
+                "_sending._planted -> remedy_async._paging._protocol.PageRequest: "
+                "remedy_async._sending must not import remedy_async._paging",
+            ],
+        ),
+        (
+            "_sending._planted",
+            "from .._client import RemedyClient\n",
+            [
+                "_sending._planted -> remedy_async._client: "
+                "remedy_async._sending must not import remedy_async._client",
+                "_sending._planted -> remedy_async._client.RemedyClient: "
+                "remedy_async._sending must not import remedy_async._client",
+            ],
+        ),
+        (
+            "_wire._planted",
+            "import remedy_async\n",
+            ["_wire._planted -> remedy_async: remedy_async._wire must not import remedy_async"],
+        ),
+        (
+            "_paging._planted",
+            "from remedy_async._columnar import _arrow\n",
+            [
+                "_paging._planted -> remedy_async._columnar: "
+                "remedy_async._paging must not import remedy_async._columnar",
+                "_paging._planted -> remedy_async._columnar._arrow: "
+                "remedy_async._paging must not import remedy_async._columnar",
+            ],
+        ),
+        ("_paging._planted", "def arrow():\n    from remedy_async._columnar import _arrow\n", []),
+        (
+            "_paging._planted",
+            "if TYPE_CHECKING:\n    import remedy_async._columnar\n",
+            [],
+        ),
+        (
+            "_paging._planted",
+            "import aiohttp\n",
+            ["_paging._planted -> aiohttp: only _sending._transport calls aiohttp"],
+        ),
+        (
+            "cli._planted",
+            "from remedy_async._sending._retry import X\n",
+            [
+                f"cli._planted -> remedy_async._sending._retry: {CLI_RULE}",
+                f"cli._planted -> remedy_async._sending._retry.X: {CLI_RULE}",
+            ],
+        ),
+    ],
+)
+def test_a_planted_import_across_the_layering_is_caught(
+    module: str, source: str, expected: list[str]
+) -> None:
+    """The check names every import across the rules, and lets pass what runs only on use."""
+    name = f"{PACKAGE}.{module}"
+    sources = {**package_sources(), name: (source, False)}
+    planted = [line for line in layering_violations(sources) if line.startswith(f"{name} ")]
+    assert planted == sorted(f"{PACKAGE}.{line}" for line in expected)
+
+
+def test_the_collection_is_where_paging_and_sending_meet() -> None:
+    """Only `_collection` builds a list call, and it imports paging, sending and the wire."""
+    sources = package_sources()
+    collection = f"{PACKAGE}._collection"
+    assert list_call_builders(sources) == {collection}
+    imported = set(imports_of(collection, sources[collection][0]))
+    for core in CORE_MAY_IMPORT:
+        assert any(_within(target, core) for target in imported), core
+    sources[f"{PACKAGE}._planted"] = ("from ._paging._call import ListCall\n", False)
+    assert list_call_builders(sources) == {collection, f"{PACKAGE}._planted"}
+
+
+def test_paging_reaches_neither_sending_nor_aiohttp() -> None:
+    """`_paging` is sans-I/O: nothing it imports, however indirectly and lazily, sends."""
+    forbidden = (f"{PACKAGE}._sending", "aiohttp")
+    sources = package_sources()
+    assert reached(f"{PACKAGE}._paging", forbidden, sources) == {}
+    sources[f"{PACKAGE}._wire._faults"] = ("from .._sending import _gate\n", False)
+    assert f"{PACKAGE}._paging._walk" in reached(f"{PACKAGE}._paging", forbidden, sources)
 
 
 def test_the_gate_and_the_retry_policy_do_not_import_cattrs() -> None:
@@ -184,3 +365,81 @@ def test_no_module_is_over_400_lines() -> None:
         if (count := len(path.read_text(encoding="utf-8").splitlines())) > 400
     }
     assert long == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# tests/ mirrors the packages
+
+TOP_LEVEL_TESTS = frozenset({"test_layout.py", "test_docs.py", "test_readme.py", "test_exports.py"})
+"""What tests the package as a whole: its layout, its documentation, its README, its public
+names. Every other test file sits in the folder of what it tests."""
+
+NOT_A_PACKAGE: Mapping[str, str] = {
+    "client": "the top-level modules a user meets (_client, _collection, _bulk, _download, ...)",
+    "contract": "the OpenAPI contract (openapi.yaml), judged by outside tools",
+}
+"""Test folders that mirror something other than a package, and what."""
+
+
+def package_folders(root: Path) -> dict[str, str]:
+    """Each package of the package by the name of its test folder: `_paging` by `paging`."""
+    return {
+        path.name.removeprefix("_"): path.name
+        for path in sorted(root.iterdir())
+        if (path / "__init__.py").is_file()
+    }
+
+
+def mirror_problems(root: Path, tests: Path) -> list[str]:
+    """Where `tests/` does not mirror the packages of `root`."""
+    packages = package_folders(root)
+    folders = {
+        path.name for path in tests.iterdir() if path.is_dir() and any(path.rglob("test_*.py"))
+    }
+    found = [
+        f"tests/{folder}/ mirrors no package of {root.name}"
+        for folder in sorted(folders - packages.keys() - NOT_A_PACKAGE.keys())
+    ]
+    found += [
+        f"{root.name}/{packages[folder]}/ has no tests/{folder}/"
+        for folder in sorted(packages.keys() - folders)
+    ]
+    found += [
+        f"tests/{folder}/ has no __init__.py"
+        for folder in sorted(folders)
+        if not (tests / folder / "__init__.py").is_file()
+    ]
+    found += [
+        f"tests/{path.name} belongs in the folder of what it tests"
+        for path in sorted(tests.glob("test_*.py"))
+        if path.name not in TOP_LEVEL_TESTS
+    ]
+    return found
+
+
+def test_the_tests_mirror_the_packages() -> None:
+    """Every test folder mirrors a package (or `NOT_A_PACKAGE`), every package has its folder,
+    and only tests of the whole package sit at the top of `tests/`."""
+    assert mirror_problems(ROOT, TESTS) == []
+    assert {"paging", "sending", "wire", "changes", "columnar", "cli", "simulator"} <= set(
+        package_folders(ROOT)
+    )
+
+
+def test_a_tree_that_does_not_mirror_is_caught(tmp_path: Path) -> None:
+    """A folder without a package, a package without a folder and a file at the top are named."""
+    root, tests = tmp_path / "pkg", tmp_path / "tests"
+    for path in ("pkg/_alpha", "pkg/beta", "pkg/_gamma", "tests/alpha", "tests/client"):
+        (tmp_path / path).mkdir(parents=True)
+        (tmp_path / path / "__init__.py").touch()
+    (tmp_path / "tests" / "delta").mkdir()
+    for path in ("alpha/test_a.py", "client/test_c.py", "delta/test_d.py", "test_flat.py"):
+        (tests / path).touch()
+    (tests / "test_layout.py").touch()
+    assert mirror_problems(root, tests) == [
+        "tests/delta/ mirrors no package of pkg",
+        "pkg/beta/ has no tests/beta/",
+        "pkg/_gamma/ has no tests/gamma/",
+        "tests/delta/ has no __init__.py",
+        "tests/test_flat.py belongs in the folder of what it tests",
+    ]

@@ -26,8 +26,8 @@ from remedy_async import (
 from remedy_async._changes._fingerprint import fingerprints
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 from tests.budget import examples
+from tests.client.test_resilience import LIST_FAULTS
 from tests.fakes import FakeTime
-from tests.test_resilience import LIST_FAULTS
 
 ENDPOINTS = "endpoints"
 Records = dict[str, dict[str, Any]]
@@ -211,6 +211,6 @@ def test_every_pass_applied_to_the_snapshot_gives_what_it_saw(
 
 
 def test_the_fault_mix_is_the_resilience_tests_one() -> None:
-    """The property runs under the same list faults as tests/test_resilience.py."""
+    """The property runs under the same list faults as tests/client/test_resilience.py."""
     assert {fault.kind.value for fault in LIST_FAULTS} >= {"http-503", "reset", "http-429"}
     assert all(isinstance(fault, FaultSpec) for fault in LIST_FAULTS)

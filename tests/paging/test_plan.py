@@ -144,7 +144,7 @@ def test_an_offset_list_without_a_total_does_not_plan() -> None:
     assert plan(paginator, paginator.first(10), body) is None
 
 
-def test_pinned_offset_scheme_plans_with_its_own_parameter_names() -> None:
+def test_pinned_offset_paginator_plans_with_its_own_parameter_names() -> None:
     """OffsetPaginator(offset_param="skip", limit_param="top") plans skip/top requests."""
     paginator = OffsetPaginator(offset_param="skip", limit_param="top")
     body = {"items": items(10), "skip": 0, "top": 10, "total": 30}
@@ -154,7 +154,7 @@ def test_pinned_offset_scheme_plans_with_its_own_parameter_names() -> None:
     ]
 
 
-def test_pinned_page_number_scheme_plans_from_total_pages() -> None:
+def test_pinned_page_number_paginator_plans_from_total_pages() -> None:
     """PageNumberPaginator plans page numbers up to totalPages."""
     paginator = PageNumberPaginator()
     body = {"items": items(10), "page": 1, "pageSize": 10, "totalPages": 3}

@@ -1,4 +1,5 @@
-"""RetryPolicy: settings, full-jitter backoff, which failures are retried, and `decide`."""
+"""RetryPolicy: settings, full-jitter backoff, which failures are retried, and `decide`; the
+hints a response gives (`retry_after_seconds`: Retry-After and retry-after-ms)."""
 
 from __future__ import annotations
 
@@ -642,3 +643,48 @@ def test_hint_survives_lower_case_header_names_on_the_error() -> None:
     hint = retry_after_seconds(error.headers)
     assert hint == 5.0
     assert RetryPolicy().decide(error, attempt=1, hint=hint, time_left=60.0, uniform=top) == 5.0
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("3", 3.0), ("0", 0.0), (" 2.5 ", 2.5)])
+def test_retry_after_seconds(value: str, seconds: float) -> None:
+    """Retry-After given in seconds is read as seconds."""
+    assert hint_from(("Retry-After", value)) == seconds
+
+
+def test_retry_after_http_date_is_relative_to_now() -> None:
+    """Retry-After given as an HTTP date is the time from `now` to that date."""
+    now = datetime(2015, 10, 21, 7, 27, 50, tzinfo=UTC).timestamp()
+    value = "Wed, 21 Oct 2015 07:28:00 GMT"
+    assert hint_from(("Retry-After", value), now=now) == 10.0
+
+
+def test_retry_after_http_date_in_the_past_is_zero() -> None:
+    """An HTTP date already past means retry now (0 seconds)."""
+    now = datetime(2015, 10, 21, 8, 0, tzinfo=UTC).timestamp()
+    value = "Wed, 21 Oct 2015 07:28:00 GMT"
+    assert hint_from(("Retry-After", value), now=now) == 0.0
+
+
+def test_retry_after_ms_is_read_in_milliseconds_first() -> None:
+    """`retry-after-ms` wins over Retry-After and is converted to seconds."""
+    assert hint_from(("Retry-After-Ms", "1500"), ("Retry-After", "9")) == 1.5
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["soon", "", "-1", "-0.5", "inf", "-inf", "nan", "1e400", "Wed, 99 Foo 2015 07:28:00 GMT"],
+)
+def test_unusable_retry_after_is_none(value: str) -> None:
+    """A garbage, negative or non-finite Retry-After counts as absent."""
+    assert hint_from(("Retry-After", value), now=0.0) is None
+
+
+@pytest.mark.parametrize("value", ["-5", "nan", "inf", "x"])
+def test_unusable_retry_after_ms_is_none(value: str) -> None:
+    """A negative, non-finite or garbage retry-after-ms counts as absent."""
+    assert hint_from(("retry-after-ms", value)) is None
+
+
+def test_no_retry_after_is_none() -> None:
+    """No hint at all gives None."""
+    assert hint_from() is None

@@ -29,7 +29,7 @@ TOTAL = 25
 
 
 class PageNumberPaginator:
-    """A paging scheme written outside the library: ?page=N&size=M until a short page."""
+    """A paginator written outside the library: ?page=N&size=M until a short page."""
 
     def first(self, page_size: int | None) -> PageRequest:
         return PageRequest(params=(("page", "1"), ("size", str(page_size or 10))))
@@ -69,7 +69,7 @@ async def scopes(serve: Serve) -> tuple[RemedyClient, Scopes]:
 ALL_IDS = [f"sc-{i:02d}" for i in range(TOTAL)]
 
 
-async def test_a_new_paging_scheme_plugs_in_as_one_class(
+async def test_a_new_paginator_plugs_in_as_one_class(
     scopes: tuple[RemedyClient, Scopes],
 ) -> None:
     """A paginator defined outside the library lists every item across pages, in order."""

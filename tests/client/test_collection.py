@@ -284,7 +284,7 @@ def test_bad_list_arguments_raise_before_any_io(
 
 
 class PageNumberPaginator:
-    """A test-only paging scheme: ?page=N, stops at an empty page."""
+    """A test-only paginator: ?page=N, stops at an empty page."""
 
     def first(self, page_size: int | None) -> PageRequest:
         return PageRequest(params=(("page", "1"),))

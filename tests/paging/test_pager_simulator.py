@@ -1,4 +1,5 @@
-"""Listing against the simulator: every paging scheme gives the same items, and resumes exactly."""
+"""The pager against the simulator: every paging convention gives the same items, and resumes
+exactly."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from remedy_async import CONVENTIONS, APIError, RemedyClient, RequestOptions, RetryPolicy
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
-SCHEMES = ("none", "offset", "page", "cursor", "link")
+CONVENTION_NAMES = ("none", "offset", "page", "cursor", "link")
 FINDINGS = "vulnerability-findings"
 
 
@@ -20,22 +21,22 @@ async def simulator() -> AsyncIterator[Simulator]:
         yield running
 
 
-def scheme(name: str) -> RequestOptions:
-    """Per-request options that make the simulator answer with one paging scheme."""
+def served_as(name: str) -> RequestOptions:
+    """Per-request options that make the simulator answer in one paging convention."""
     return RequestOptions(headers={"X-Simulator-Paging": name})
 
 
-@pytest.mark.parametrize("paging", SCHEMES)
+@pytest.mark.parametrize("paging", CONVENTION_NAMES)
 @pytest.mark.parametrize("page_size", [1, 7, 100, 1000])
 @pytest.mark.parametrize("max_items", [None, 0, 1, 13])
-async def test_every_scheme_lists_the_same_ids(
+async def test_every_convention_lists_the_same_ids(
     simulator: Simulator, paging: str, page_size: int, max_items: int | None
 ) -> None:
-    """Whatever the scheme and page size, ids come in the service's order, capped at max_items."""
+    """Whatever the convention and page size, ids come in the service's order, up to max_items."""
     expected = list(simulator.dataset.ids(FINDINGS))[:max_items]
     async with RemedyClient(simulator.url) as client:
         pager = client.vulnerability_findings.list(
-            page_size=page_size, max_items=max_items, options=scheme(paging)
+            page_size=page_size, max_items=max_items, options=served_as(paging)
         )
         assert [finding.id async for finding in pager] == expected
 
@@ -50,23 +51,23 @@ async def test_every_convention_lists_every_id_whatever_page_size_is_asked(
     `per_page`) and page numbers count in the size it served."""
     expected = list(simulator.dataset.ids(FINDINGS))
     async with RemedyClient(simulator.url) as client:
-        pager = client.vulnerability_findings.list(page_size=page_size, options=scheme(paging))
+        pager = client.vulnerability_findings.list(page_size=page_size, options=served_as(paging))
         assert [finding.id async for finding in pager] == expected
 
 
-@pytest.mark.parametrize("paging", SCHEMES)
+@pytest.mark.parametrize("paging", CONVENTION_NAMES)
 async def test_max_items_fetches_no_page_it_does_not_need(
     simulator: Simulator, paging: str
 ) -> None:
     """With max_items=13 and pages of 7, exactly two pages are fetched (one if unpaged)."""
     async with RemedyClient(simulator.url) as client:
         await client.vulnerability_findings.list(
-            page_size=7, max_items=13, options=scheme(paging)
+            page_size=7, max_items=13, options=served_as(paging)
         ).collect()
     assert simulator.counters.requests[f"list:{FINDINGS}"] == (1 if paging == "none" else 2)
 
 
-@pytest.mark.parametrize("paging", SCHEMES)
+@pytest.mark.parametrize("paging", CONVENTION_NAMES)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_resuming_from_tokens_at_random_points_gives_every_item_once(
     simulator: Simulator, paging: str, seed: int
@@ -79,7 +80,7 @@ async def test_resuming_from_tokens_at_random_points_gives_every_item_once(
     async with RemedyClient(simulator.url) as client:
         for _ in range(len(expected) + 1):
             pager = client.vulnerability_findings.list(
-                page_size=7, resume_token=token, options=scheme(paging)
+                page_size=7, resume_token=token, options=served_as(paging)
             )
             stop_after = stops.randint(1, 20)
             async for finding in pager:
@@ -93,7 +94,7 @@ async def test_resuming_from_tokens_at_random_points_gives_every_item_once(
     assert received == expected
 
 
-@pytest.mark.parametrize("paging", SCHEMES)
+@pytest.mark.parametrize("paging", CONVENTION_NAMES)
 async def test_page_tokens_resume_after_the_page(simulator: Simulator, paging: str) -> None:
     """Each Page.resume_token continues right after that page; the last page's token is None."""
     expected = list(simulator.dataset.ids(FINDINGS))
@@ -101,14 +102,14 @@ async def test_page_tokens_resume_after_the_page(simulator: Simulator, paging: s
         pages = [
             page
             async for page in client.vulnerability_findings.list(
-                page_size=7, options=scheme(paging)
+                page_size=7, options=served_as(paging)
             ).pages()
         ]
         assert pages[-1].resume_token is None
         for index, page in enumerate(pages[:-1]):
             assert page.resume_token is not None
             rest = await client.vulnerability_findings.list(
-                resume_token=page.resume_token, options=scheme(paging)
+                resume_token=page.resume_token, options=served_as(paging)
             ).collect()
             delivered = [item.id for p in pages[: index + 1] for item in p.items]
             assert delivered + [finding.id for finding in rest] == expected
@@ -128,7 +129,7 @@ async def test_failed_iteration_carries_a_token_that_continues_exactly(paging: s
         async with RemedyClient(simulator.url, retry=RetryPolicy(attempts=1)) as client:
             while True:
                 pager = client.vulnerability_findings.list(
-                    page_size=10, resume_token=token, options=scheme(paging)
+                    page_size=10, resume_token=token, options=served_as(paging)
                 )
                 try:
                     async for finding in pager:

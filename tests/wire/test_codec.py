@@ -81,7 +81,7 @@ def wire_record(
     """A wire object: the required keys, a random subset of the known ones, and unknown keys.
 
     A record (one with required keys) that has unknown keys carries at least one known field
-    too: one with only unknown keys is refused by design (see test_records).
+    too: one with only unknown keys is refused by design (see test_record_reader).
     """
     names = set(known) | set(required or {})
     extras = st.dictionaries(

@@ -98,7 +98,7 @@ async def test_parallel_pages_of_wire_dicts_are_the_same(served: Simulator) -> N
     [("offset", OffsetPaginator()), ("page", PageNumberPaginator())],
     indirect=["served"],
 )
-async def test_pinned_schemes_plan_their_pages_too(served: Simulator, paginator: Any) -> None:
+async def test_pinned_paginators_plan_their_pages_too(served: Simulator, paginator: Any) -> None:
     """OffsetPaginator and PageNumberPaginator, pinned, fetch planned pages at once as well."""
     async with RemedyClient(served.url, token=served.config.token, paginator=paginator) as client:
         ids = [f.id async for f in client.vulnerability_findings.list(page_size=30, concurrency=6)]

@@ -138,7 +138,7 @@ def test_malformed_resume_token_is_a_value_error_before_io(token: str, message: 
 
 
 async def test_resume_token_from_another_list_is_refused(serve: Serve) -> None:
-    """A token from another collection, other filters or another scheme raises ValueError."""
+    """A token from another collection, other filters or another paginator raises ValueError."""
     _, handler = cursor_server(["A", None])
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
@@ -155,8 +155,8 @@ async def test_resume_token_from_another_list_is_refused(serve: Serve) -> None:
             other.endpoints.list(status="online", resume_token=token)
 
 
-async def test_scheme_can_be_fixed_per_collection(serve: Serve) -> None:
-    """paginators={...} fixes one collection's scheme and leaves the others on auto-detection."""
+async def test_a_paginator_can_be_pinned_per_collection(serve: Serve) -> None:
+    """paginators={...} pins one collection's paginator and leaves the others on auto-detection."""
     _, handler = cursor_server(["A", None])
 
     async def scopes(request: web.Request) -> web.Response:
@@ -180,7 +180,7 @@ def test_unknown_collection_in_paginators_is_a_configuration_error() -> None:
 
 @pytest.mark.parametrize("name", ["limit", "offset", "cursor", "page", "pageSize"])
 def test_filter_named_like_a_paging_parameter_is_refused_without_page_size(name: str) -> None:
-    """An extra parameter named like any the paging schemes set is refused, page size or not;
+    """An extra parameter named like any the paging conventions set is refused, page size or not;
     as a filter keyword it is no filter at all."""
     client = RemedyClient("https://api.example.com")
     with pytest.raises(ValueError, match="paging parameters"):

@@ -1,4 +1,4 @@
-"""The loading tests' servers: a PostgreSQL server for dlt, started once per session.
+"""The servers of the Arrow and dlt tests: a PostgreSQL server for dlt, started once per session.
 
 PostgreSQL is Debian's package (`apt-get install postgresql`; CI installs it): `initdb` into a
 temporary directory, then a server on a free loopback port, run as the `postgres` user when

@@ -1,8 +1,7 @@
-"""Reading complete responses: typed status errors, JSON decoding, Retry-After and redaction."""
+"""`status_error`: a complete error response becomes its typed error, explained from its body,
+with the request id and Retry-After it carries, and never the echoed credential."""
 
 from __future__ import annotations
-
-from datetime import UTC, datetime
 
 import orjson
 import pytest
@@ -15,18 +14,15 @@ from remedy_async._errors import (
     AuthenticationError,
     BadRequestError,
     ConflictError,
-    DecodeError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
     ServerError,
     UnprocessableEntityError,
 )
-from remedy_async._http import JSONResponse, Request, Response
-from remedy_async._redact import REDACTED, redact
-from remedy_async._sending._retry import retry_after_seconds
+from remedy_async._http import Request, Response
+from remedy_async._redact import REDACTED
 from remedy_async._sending._status import status_error
-from remedy_async._wire._json import decode_json
 
 URL_ = URL("https://api.example.com/v1/endpoints?limit=10")
 TOKEN = "tok_live_5f3a9c0e1b2d"
@@ -227,16 +223,6 @@ def test_echoed_token_is_redacted_from_a_plain_body_excerpt() -> None:
     assert TOKEN not in repr(error)
 
 
-def test_echoed_token_is_redacted_from_a_decode_error() -> None:
-    """A token echoed in a body that is not JSON is redacted from the DecodeError."""
-    body = f"<html>hello {TOKEN}</html>".encode()
-    with pytest.raises(DecodeError) as info:
-        decode_json(response(200, body, content_type="text/html"), secrets=[TOKEN])
-    assert info.value.body_excerpt == f"<html>hello {REDACTED}</html>"
-    assert TOKEN not in str(info.value)
-    assert TOKEN not in repr(info.value)
-
-
 def test_secrets_given_as_a_generator_are_all_applied() -> None:
     """Secrets passed as a one-shot iterable still redact every field."""
     body = json_body({"error": {"code": TOKEN, "message": TOKEN}})
@@ -262,16 +248,6 @@ def test_token_straddling_the_read_limit_is_not_shown() -> None:
     assert TOKEN[:6] not in (error.body_excerpt or "")
 
 
-def test_redact_replaces_every_occurrence_of_every_secret() -> None:
-    """redact replaces all occurrences of each non-empty secret."""
-    assert redact("a1 b2 a1", ["a1", "b2", ""]) == f"{REDACTED} {REDACTED} {REDACTED}"
-
-
-def test_redact_ignores_empty_secrets() -> None:
-    """An empty secret does not change the text."""
-    assert redact("plain text", [""]) == "plain text"
-
-
 # ---------------------------------------------------------------------------------------------
 # Retry-After
 
@@ -288,103 +264,3 @@ def test_rate_limit_error_without_hint_has_none() -> None:
     error = status_error(response(429))
     assert isinstance(error, RateLimitError)
     assert error.retry_after is None
-
-
-@pytest.mark.parametrize(("value", "seconds"), [("3", 3.0), ("0", 0.0), (" 2.5 ", 2.5)])
-def test_retry_after_seconds(value: str, seconds: float) -> None:
-    """Retry-After given in seconds is read as seconds."""
-    assert retry_after_seconds(headers(("Retry-After", value))) == seconds
-
-
-def test_retry_after_http_date_is_relative_to_now() -> None:
-    """Retry-After given as an HTTP date is the time from `now` to that date."""
-    now = datetime(2015, 10, 21, 7, 27, 50, tzinfo=UTC).timestamp()
-    value = "Wed, 21 Oct 2015 07:28:00 GMT"
-    assert retry_after_seconds(headers(("Retry-After", value)), now=now) == 10.0
-
-
-def test_retry_after_http_date_in_the_past_is_zero() -> None:
-    """An HTTP date already past means retry now (0 seconds)."""
-    now = datetime(2015, 10, 21, 8, 0, tzinfo=UTC).timestamp()
-    value = "Wed, 21 Oct 2015 07:28:00 GMT"
-    assert retry_after_seconds(headers(("Retry-After", value)), now=now) == 0.0
-
-
-def test_retry_after_ms_is_read_in_milliseconds_first() -> None:
-    """`retry-after-ms` wins over Retry-After and is converted to seconds."""
-    hint = headers(("Retry-After-Ms", "1500"), ("Retry-After", "9"))
-    assert retry_after_seconds(hint) == 1.5
-
-
-@pytest.mark.parametrize(
-    "value",
-    ["soon", "", "-1", "-0.5", "inf", "-inf", "nan", "1e400", "Wed, 99 Foo 2015 07:28:00 GMT"],
-)
-def test_unusable_retry_after_is_none(value: str) -> None:
-    """A garbage, negative or non-finite Retry-After counts as absent."""
-    assert retry_after_seconds(headers(("Retry-After", value)), now=0.0) is None
-
-
-@pytest.mark.parametrize("value", ["-5", "nan", "inf", "x"])
-def test_unusable_retry_after_ms_is_none(value: str) -> None:
-    """A negative, non-finite or garbage retry-after-ms counts as absent."""
-    assert retry_after_seconds(headers(("retry-after-ms", value))) is None
-
-
-def test_no_retry_after_is_none() -> None:
-    """No hint at all gives None."""
-    assert retry_after_seconds(headers()) is None
-
-
-# ---------------------------------------------------------------------------------------------
-# decode_json
-
-
-def test_valid_json_becomes_a_json_response() -> None:
-    """A valid JSON body decodes into a JSONResponse with URL, status and headers."""
-    ok = response(200, b'[{"id": "ep-1"}]', content_type=JSON, request_id="req-1")
-    decoded = decode_json(ok)
-    assert decoded == JSONResponse(url=URL_, status=200, headers=ok.headers, body=[{"id": "ep-1"}])
-    assert decoded.request_id == "req-1"
-
-
-def test_invalid_json_is_a_decode_error_with_context() -> None:
-    """A body that is not JSON raises DecodeError with status, request id and an excerpt."""
-    bad = response(200, b"<html>maintenance</html>", content_type="text/html", request_id="r-9")
-    with pytest.raises(DecodeError) as info:
-        decode_json(bad)
-    error = info.value
-    assert error.status == 200
-    assert error.request_id == "r-9"
-    assert error.body_excerpt == "<html>maintenance</html>"
-    assert error.path == "$"
-    assert "not valid JSON" in error.message
-    assert "text/html" in error.message
-    assert "r-9" in str(error)
-    assert "200" in str(error)
-
-
-def test_truncated_json_is_a_decode_error() -> None:
-    """A JSON body cut short raises DecodeError."""
-    with pytest.raises(DecodeError) as info:
-        decode_json(response(200, b'[{"id": "ep-1"}, {"id"', content_type=JSON))
-    assert info.value.body_excerpt == '[{"id": "ep-1"}, {"id"'
-
-
-def test_empty_body_is_a_decode_error() -> None:
-    """An empty body raises DecodeError saying so, with no excerpt."""
-    with pytest.raises(DecodeError) as info:
-        decode_json(response(200, b"", request_id="r-0"))
-    error = info.value
-    assert "empty body" in error.message
-    assert error.status == 200
-    assert error.request_id == "r-0"
-    assert error.body_excerpt is None
-
-
-def test_decode_error_excerpt_is_short() -> None:
-    """A long non-JSON body is shown as an excerpt of at most 500 characters."""
-    with pytest.raises(DecodeError) as info:
-        decode_json(response(200, b"x" * 10_000, content_type="text/plain"))
-    assert info.value.body_excerpt is not None
-    assert len(info.value.body_excerpt) <= EXCERPT_LIMIT
