@@ -12,6 +12,8 @@ import asyncio
 from collections.abc import Callable, Collection, Coroutine
 from typing import Any
 
+import attrs
+
 from remedy_async._http import JSONResponse
 
 from ._protocol import PageRequest
@@ -42,7 +44,9 @@ class PagesAhead:
 
     def take(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
         """The fetch of `request`, started now (and every other dropped) if not started ahead."""
-        task = self._ahead.pop(request, None)
+        # A probe changes how the page is read, not what is sent: a fetch ahead serves it.
+        sent = request if request.probe is None else attrs.evolve(request, probe=None)
+        task = self._ahead.pop(sent, None)
         if task is None:
             self.want(())
             task = self._start(request)

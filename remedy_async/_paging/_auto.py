@@ -18,7 +18,14 @@ from remedy_async._http import JSONResponse
 
 from ._conventions import CONVENTIONS
 from ._follow import locate_items, read_page
-from ._positions import CONTRACT_SIZE_PARAMS, plan_pages, predict_next, with_position
+from ._positions import (
+    CONTRACT_SIZE_PARAMS,
+    int_at,
+    int_param,
+    plan_pages,
+    predict_next,
+    with_position,
+)
 from ._protocol import (
     Convention,
     Detection,
@@ -77,12 +84,17 @@ class AutoPaginator:
         try:
             if request.convention is None:
                 return self._first_page(request, response)
-            if request.probe is not None:
-                ignored = _ignored(request.probe, request.convention, response)
+            probe = request.probe
+            if probe is not None:
+                ignored = _ignored(probe, request, response)
                 if ignored is not None:
                     return ignored
             result = read_page(request.convention, request, response, READER)
-            if request.probe is not None and request.probe.unannounced and result.items:
+            if probe is None or probe.confirming or not result.items:
+                return result
+            if request.convention.follow in ("offset", "page"):
+                result = _to_confirm(result, probe, request.convention)
+            if probe.unannounced:
                 return attrs.evolve(result, notice=_notice(request.convention))
             return result
         except PagingFault as fault:
@@ -122,7 +134,10 @@ class AutoPaginator:
         tries = _tries(found, request, response, result)
         if not tries:
             return result
-        probe = Probe(first_id, tries[1:], found.refusal, unannounced=found.unannounced)
+        first_ids = tuple(filter(None, map(_id_of, result.items)))
+        probe = Probe(
+            first_id, tries[1:], found.refusal, unannounced=found.unannounced, first_ids=first_ids
+        )
         return attrs.evolve(result, next=attrs.evolve(tries[0], probe=probe))
 
 
@@ -146,19 +161,48 @@ def _tries(
     return tuple(tries)
 
 
-def _ignored(probe: Probe, convention: Convention, response: JSONResponse) -> PageResult | None:
-    """For a page brought by a guess: None when it holds new records (the guess is kept), else
-    the result that moves on to the next guess, ends the list, or refuses it."""
+def _ignored(probe: Probe, request: PageRequest, response: JSONResponse) -> PageResult | None:
+    """For a page brought by a guess: None when the guess is kept (see `Probe`), else the
+    result that moves on to the next guess, ends the list, or refuses it."""
+    convention = request.convention
+    assert convention is not None
     items, path = locate_items(convention, response)
-    if not items or _id_of(items[0]) != probe.first_id:
+    echoed = _echoes_position(convention, request, response)
+    if not items or not probe.refuted_by(_id_of(items[0]), position_echoed=echoed):
         return None
     shown = "$" + "".join(f".{key}" for key in path)
     following = probe.next_try()
-    if following is not None:  # the service answered with its first page: it ignored the guess
+    if following is not None:  # the guess was ignored or misread: try the next
         return PageResult(items=(), next=following, items_path=shown)
     if probe.refusal is None:
         return PageResult(items=(), next=None, items_path=shown)
     raise refusal(probe.refusal)
+
+
+def _to_confirm(result: PageResult, probe: Probe, convention: Convention) -> PageResult:
+    """A page an offset or page-number guess brought: the next page confirms the guess, or
+    refutes it for good by starting with a record of this one."""
+    if result.next is None:
+        return result
+    confirm = Probe(
+        probe.first_id,
+        refusal=(
+            f"a page asked for by {convention.param!r} repeated the page before it: the "
+            f"service reads {convention.param!r}, but not as a {convention.follow} (pin the "
+            "convention the service follows with paginator=)"
+        ),
+        first_ids=tuple(filter(None, map(_id_of, result.items))),
+        confirming=True,
+    )
+    return attrs.evolve(result, next=attrs.evolve(result.next, probe=confirm))
+
+
+def _echoes_position(convention: Convention, request: PageRequest, response: JSONResponse) -> bool:
+    """Whether the page echoes the offset or page number the request sent: the service read it."""
+    if not convention.position_at or convention.param is None:
+        return False
+    sent = int_param(dict(request.params), convention.param)
+    return sent is not None and int_at(response.body, convention.position_at) == sent
 
 
 def refusal(text: str) -> PagingFault:

@@ -195,8 +195,12 @@ class PageRequest:
 
 @frozen
 class Probe:
-    """A guess being tried by a page request: kept only if the page brings other records than
-    the list's first page (a service that ignores a parameter answers with its first page).
+    """A guess being tried by a page request: kept only if the page starts with a record the
+    list's first page did not hold (a service that ignores the parameter answers with its first
+    page; one that reads it otherwise, say a page number as an offset, with part of it), or
+    echoes the very position the guess asked for (then a repeat is a list that moved, and the
+    walk drops it). A kept offset or page-number guess is confirmed by the page after (see
+    `confirming`): a page size of 2 reads page 2 and offset 2 alike.
 
     When it fails, `others` are tried in turn; when none is left, the list ends with what it
     has (`refusal` None: nothing announced more, as for a list of a round size with no paging
@@ -209,6 +213,19 @@ class Probe:
     refusal: str | None = None
     unannounced: bool = False
     """The list's first page announced no paging: keeping a guess is told as a warning."""
+    first_ids: tuple[str, ...] = ()
+    """The ids of the page before, in order (not kept in resume tokens: a resumed probe knows
+    only `first_id`)."""
+    confirming: bool = False
+    """This probe checks a kept offset or page-number guess on the page after the one that kept
+    it: a page starting with a record of the page before refutes it for good (`refusal`), even
+    one echoing its position (the echo says the service read the parameter, not how)."""
+
+    def refuted_by(self, record_id: str | None, *, position_echoed: bool) -> bool:
+        """Whether a page the guess brought, starting with this record, shows the guess wrong."""
+        if record_id == self.first_id:
+            return True
+        return record_id in self.first_ids and (self.confirming or not position_echoed)
 
     def next_try(self) -> PageRequest | None:
         """The request of the next guess, carrying the guesses after it; None when none is left

@@ -76,6 +76,7 @@ def _request_document(request: PageRequest, secrets: tuple[str, ...]) -> dict[st
             "o": [_request_document(other, secrets) for other in probe.others],
             "r": probe.refusal,
             "n": probe.unannounced,
+            "c": probe.confirming,
         }
     return document
 
@@ -144,6 +145,7 @@ def _request_from(document: dict[str, Any], secrets: tuple[str, ...]) -> PageReq
             others=tuple(_request_from(_object(other), secrets) for other in _list(found["o"])),
             refusal=None if refusal is None else _text(refusal),
             unannounced=found.get("n") is True,
+            confirming=found.get("c") is True,
         )
     return PageRequest(params=params, url=url, convention=convention, headers=headers, probe=probe)
 

@@ -40,7 +40,9 @@ def unannounced(
     short_of_total = (bool(total) and _total(convention, response) not in (None, count)) or (
         bool(pages) and (_pages(convention, response) or 0) > 1
     )
-    complete = bool(total) and _total(convention, response) == count
+    complete = (bool(total) and _total(convention, response) == count) or (
+        bool(pages) and _pages(convention, response) == 1
+    )
     if not items or complete or not (count in asked or count in ROUND_SIZES or short_of_total):
         if not total and reads_alike_whole(response, found.path):
             return Detection(CONVENTIONS["none"])

@@ -5,7 +5,7 @@ with their JSON path. For each model this module generates a specialised functio
 the same rules to a well-formed record in one pass, without per-field hook calls or keyword
 construction. On anything unusual (a wrong type, a bad timestamp, a non-object) it steps aside
 and the cattrs function handles the record, so results and errors are the same either way, only
-faster when the data is good. `tests/test_fastpath.py` checks that equivalence.
+faster when the data is good. `tests/wire/test_fastpath.py` checks that equivalence.
 """
 
 from __future__ import annotations

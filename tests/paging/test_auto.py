@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 from yarl import URL
 
@@ -219,6 +220,52 @@ def test_a_probe_answered_with_page_one_tries_the_next_guess() -> None:
     assert result.next is not None
     assert result.next.params == (("page", "2"),)
     assert result.next.probe == Probe("ep-0")
+
+
+def test_a_probe_answered_with_most_of_page_one_tries_the_next_guess() -> None:
+    """A page starting with page 1's second record (a page number read as an offset) refutes
+    the guess: none of its records is yielded, the next guess is tried."""
+    other = PageRequest(params=(("page", "2"),), convention=CONVENTIONS["page"])
+    first_ids = tuple(f"ep-{n}" for n in range(20))
+    probe = Probe("ep-0", (other,), first_ids=first_ids)
+    result = probed(probe, {"items": records(20, start=1)})
+    assert result.items == ()
+    assert result.next is not None
+    assert result.next.params == (("page", "2"),)
+
+
+def test_a_probe_page_repeating_page_one_but_echoing_the_offset_asked_is_kept() -> None:
+    """A page starting with page 1's last record, echoing the offset the guess sent, is a list
+    that moved: the guess is kept (the walk drops the repeat)."""
+    probe = Probe("ep-0", first_ids=("ep-0", "ep-1"))
+    result = probed(probe, {"items": records(2, start=1), "offset": 2})
+    assert [item["id"] for item in result.items] == ["ep-1", "ep-2"]
+
+
+def test_a_probe_page_repeating_page_one_without_an_echo_is_refuted() -> None:
+    """The same page with no echo of its position: nothing says the service read the guess."""
+    probe = Probe("ep-0", first_ids=("ep-0", "ep-1"))
+    result = probed(probe, {"items": records(2, start=1)})
+    assert (result.items, result.next) == ((), None)
+
+
+def test_a_kept_offset_guess_is_confirmed_by_the_page_after() -> None:
+    """The request after a page an offset guess brought carries a confirming probe, which
+    refutes the guess for good when that page starts inside this one."""
+    kept = probed(Probe("ep-0", first_ids=("ep-0", "ep-1")), {"items": records(2, start=2)})
+    assert kept.next is not None
+    confirm = kept.next.probe
+    assert confirm is not None
+    assert confirm.confirming
+    assert confirm.first_ids == ("ep-2", "ep-3")
+    request = attrs.evolve(kept.next, convention=OFFSET)
+    with pytest.raises(PagingFault, match="repeated the page before it"):
+        AutoPaginator().read(request, page({"items": records(2, start=3)}, url=url_of(request)))
+    confirmed = AutoPaginator().read(
+        request, page({"items": records(2, start=4)}, url=url_of(request))
+    )
+    assert [item["id"] for item in confirmed.items] == ["ep-4", "ep-5"]
+    assert confirmed.next is None or confirmed.next.probe is None
 
 
 def test_every_guess_failing_on_a_page_that_announced_nothing_ends_the_list() -> None:

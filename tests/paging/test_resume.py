@@ -170,6 +170,16 @@ def test_a_probe_resumes_with_its_remaining_guesses() -> None:
     )
 
 
+def test_a_confirming_probe_resumes_confirming() -> None:
+    """A token taken before the page that confirms a guess keeps the check and its refusal
+    (not the ids of the page before, which would make tokens long)."""
+    probe = Probe("ep-0", refusal="refuted", first_ids=("ep-2", "ep-3"), confirming=True)
+    request = PageRequest(params=(("offset", "4"),), convention=CONVENTIONS["offset"], probe=probe)
+    point = attrs.evolve(POINT, request=request)
+    decoded = decode(encode_token(point), point).request.probe
+    assert decoded == attrs.evolve(probe, first_ids=())
+
+
 def test_a_header_continuation_resumes_in_its_header() -> None:
     """A token sent back as a request header is kept as one."""
     convention = Convention(name="h", follow="token", param="X-Cursor", param_in="header")

@@ -1,4 +1,4 @@
-"""Every paging scheme over real sockets: completeness, sizes, cursors and links."""
+"""Every paging convention over real sockets: completeness, sizes, cursors and links."""
 
 from __future__ import annotations
 
