@@ -18,6 +18,7 @@ from typing import Generic, TypeVar
 from attrs import frozen
 
 from ._errors import RemedyError
+from ._paging._call import check_count
 
 T = TypeVar("T")
 
@@ -165,3 +166,18 @@ class BulkGet(Generic[T]):
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def get_many(
+    get: Callable[[str | int], Awaitable[T]],
+    ids: IdSource,
+    concurrency: int,
+    *,
+    ordered: bool,
+    dedupe_window: int,
+) -> AsyncGenerator[GetResult[T], None]:
+    """The results of `get_many`, its counts checked now: in the order of `ids`, or as done."""
+    check_count("concurrency", concurrency, 1)
+    check_count("dedupe_window", dedupe_window, 0)
+    bulk = BulkGet(get, ids, concurrency=concurrency, dedupe_window=dedupe_window)
+    return bulk.ordered() if ordered else bulk.as_completed()

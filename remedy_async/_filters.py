@@ -168,6 +168,18 @@ _KINDS: Mapping[Kind, tuple[type, ...]] = {
 """The Python types a filter of each kind takes; a string is always sent as given."""
 
 
+LIST_KEYWORDS = (
+    "page_size",
+    "max_items",
+    "resume_token",
+    "prefetch",
+    "concurrency",
+    "options",
+    "extra_params",
+)
+"""`list()`'s own keywords, suggested when a misspelt filter is closest to one of them."""
+
+
 def check_filters(
     collection: str, filters: Mapping[str, object], keywords: Iterable[str] = ()
 ) -> None:
