@@ -31,7 +31,9 @@ class GetResult(Generic[T]):
     """One answer of get_many: the id asked for, and its record or the error in its way."""
 
     id: str
+    """The id asked for, as text."""
     value: T | None = None
+    """The record, or None when `error` says why not."""
     error: Exception | None = None
     """NotFoundError for an unknown id, ValueError/TypeError for an invalid one, or the API
     error that remained after retries."""

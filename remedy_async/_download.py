@@ -50,7 +50,9 @@ class DownloadResult:
     path: Path | None
     """The file written, or None when the destination was a file object."""
     bytes_written: int
+    """How many bytes were written (0 when `not_modified`)."""
     content_type: str | None
+    """The file's `Content-Type`, as the service sent it."""
     filename: str | None
     """The file name from Content-Disposition, as the service sent it."""
     etag: str | None

@@ -52,8 +52,12 @@ class RequestOptions:
     """
 
     timeout: aiohttp.ClientTimeout | None = field(default=None, converter=_checked_timeout)
+    """The limit of each attempt, instead of the client's: seconds, or an
+    `aiohttp.ClientTimeout`."""
     headers: Mapping[str, str] = field(factory=dict, converter=frozen_headers, hash=False)
+    """Headers added to the client's (replacing any of the same name)."""
     retry: RetryPolicy | None = None
+    """The retry policy, instead of the client's."""
     extra_params: QueryParams = field(default=(), converter=encode_extra_params)
     """Query parameters added, as given and unchecked, to a get's request and to a list's first
     request (a mapping of wire names to values); for filters the contract does not list."""
