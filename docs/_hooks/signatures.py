@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -54,8 +55,13 @@ def is_attrs_class(cls: griffe.Class) -> bool:
 
 
 def runtime_class(cls: griffe.Class) -> type:
-    """The class itself, imported: attrs decides its fields when the class is made."""
+    """The class itself, imported: attrs decides its fields when the class is made. The
+    module imported must be the file griffe read (not another install of the package)."""
     found: Any = importlib.import_module(cls.module.path)
+    if Path(found.__file__).resolve() != Path(str(cls.module.filepath)).resolve():
+        raise RuntimeError(
+            f"the reference reads {cls.module.filepath} but Python imports {found.__file__}"
+        )
     for part in cls.path.removeprefix(cls.module.path + ".").split("."):
         found = getattr(found, part)
     return found  # type: ignore[no-any-return]
