@@ -68,8 +68,8 @@ async def raw(url: str, ids: list[str]) -> int:
 
 async def transport(url: str, ids: list[str]) -> int:
     async with RemedyClient(url) as client:
-        sender = client._open_sender()
-        headers, timeout, _ = client._settings(None)
+        sender = client._connection.sender()
+        headers, timeout, _ = client._connection.settings(None)
         base = f"{url}/v1/{FINDINGS}"
 
         async def one(finding_id: str) -> Any:
@@ -86,7 +86,7 @@ async def sender(url: str, ids: list[str]) -> int:
 
         async def one(finding_id: str) -> Any:
             request = Request("GET", URL(f"{base}/{id_segment(finding_id)}", encoded=True))
-            return orjson.loads((await client._send(request, None)).body)
+            return orjson.loads((await client._connection.send(request, None)).body)
 
         return await gathered(ids, one)
 

@@ -102,6 +102,7 @@ if _typing.TYPE_CHECKING:
     from ._probe import ProbeReport, ResourceProbe, probe
 
 __version__ = _VERSION
+"""The installed version of remedy_async, such as `0.1.0`."""
 
 _LAZY = {
     **dict.fromkeys(("Change", "ChangeKind", "PassResult"), "._changes._values"),

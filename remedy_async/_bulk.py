@@ -17,6 +17,7 @@ from typing import Generic, TypeVar
 
 from attrs import frozen
 
+from ._checks import check_count
 from ._errors import RemedyError
 
 T = TypeVar("T")
@@ -30,7 +31,9 @@ class GetResult(Generic[T]):
     """One answer of get_many: the id asked for, and its record or the error in its way."""
 
     id: str
+    """The id asked for, as text."""
     value: T | None = None
+    """The record, or None when `error` says why not."""
     error: Exception | None = None
     """NotFoundError for an unknown id, ValueError/TypeError for an invalid one, or the API
     error that remained after retries."""
@@ -165,3 +168,18 @@ class BulkGet(Generic[T]):
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def get_many(
+    get: Callable[[str | int], Awaitable[T]],
+    ids: IdSource,
+    concurrency: int,
+    *,
+    ordered: bool,
+    dedupe_window: int,
+) -> AsyncGenerator[GetResult[T], None]:
+    """The results of `get_many`, its counts checked now: in the order of `ids`, or as done."""
+    check_count("concurrency", concurrency, 1)
+    check_count("dedupe_window", dedupe_window, 0)
+    bulk = BulkGet(get, ids, concurrency=concurrency, dedupe_window=dedupe_window)
+    return bulk.ordered() if ordered else bulk.as_completed()

@@ -16,20 +16,11 @@ from yarl import URL
 
 from . import _config as config
 from ._collection import ResourceCollection
-from ._download import (
-    Destination,
-    DownloadResult,
-    check_destination,
-    entity_tag,
-    receive,
-    retry_for,
-)
-from ._errors import ClientClosedError
-from ._http import AttemptTimeout, JSONResponse, Request, Response
+from ._connection import Connection
+from ._download import Destination, DownloadResult, download
+from ._http import JSONResponse, Request
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
-from ._paging._auto import AutoPaginator
-from ._paging._follow import as_paginator
 from ._paging._protocol import Convention, Paginator
 from ._profiles import client_settings
 from ._resources import (
@@ -50,59 +41,115 @@ from ._sending._transport import AiohttpTransport, Transport, attempt_timeout_of
 from ._telemetry import Telemetry, telemetry_for
 from ._wire._json import decode_json
 from ._wire._query import ExtraParams, encode_extra_params
-from ._wire._record_reader import NAMING_SETTINGS, NamingSetting
+from ._wire._record_reader import NamingSetting
 from ._wire._to_model import record_from
 
 T = TypeVar("T")
 
 COLLECTION_NAMES = tuple(resource.attribute for resource in RESOURCES)
 DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024
-DOWNLOAD_ACCEPT = "application/octet-stream, */*;q=0.1"
-"""The agent configuration is a file of any type, not JSON (a strict server answers 406)."""
 DEFAULT_RETRY = RetryPolicy()
 
 
 class RemedyClient:
     """An async client for the Remedy API; use it as `async with RemedyClient(...) as client`.
 
-    Settings absent from the arguments come from `REMEDY_BASE_URL` and `REMEDY_API_TOKEN`.
-    The token goes in `Authorization: Bearer <token>` unless `auth_header`/`auth_scheme` say
-    otherwise (`auth_header="X-API-Key", auth_scheme=None` sends the bare token). An injected
-    `session` is used as given and never closed by the client. `transport=` sends every request
-    through a `Transport` instead of aiohttp (`MockTransport(handler)` in unit tests): no
-    session is opened, everything else applies as usual, and the transport is never closed.
-
-    With OpenTelemetry installed (the `otel` extra), each call is a span, each attempt a child
-    span, with request-duration, retry, 429 and wait metrics, once an SDK sets the global
-    providers (or `telemetry=Telemetry(...)` names some); `telemetry=False` turns it off.
-
-    Requests go straight to the service unless `proxy="http://host:port"` (or `https://`)
-    names a forward proxy: https requests tunnel through it (CONNECT), so it sees only the
-    host and port; credentials for it come from its URL (`http://user:password@host:port`) or
-    `proxy_auth=(user, password)` and go to the proxy alone. `trust_env=True` also reads
-    exactly `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (and their lower-case forms) when the
-    client is built; never `~/.netrc`, the system's proxy settings or any other variable.
+    Records are read through its collections (`client.endpoints`, `client.scopes`, ...), the
+    rest through `health()`, `download_agent_configuration()` and `get_json()`. Arguments but
+    `base_url` are keyword-only, and a bad one raises ConfigurationError here, before any
+    request; `RemedyClient.from_config(path)` reads them from a file instead, such as the one
+    `remedy-async probe --emit-config` writes.
 
     Every request goes through one gate per client: at most `max_in_flight` at once, none
-    while the service has asked everyone to wait (429, or no rate-limit budget left), and, with
-    `rate_limit=RateLimit(requests=..., per=...)`, no more than that budget allows, shared by
-    every task; waits for the pause, a slot or a turn count against the attempt's timeout and
-    the call's deadline. Failed attempts are retried by `retry` (see RetryPolicy); `clock`
-    (monotonic seconds) and `sleep` (default asyncio.sleep) can be replaced so tests never wait
-    (an injected clock also dates the service's Retry-After and X-RateLimit-Reset, counting
-    from the real time when the client is made). Lists detect the service's paging convention
-    (`AutoPaginator`) unless `paginator=` fixes one for every collection or
-    `paginators={"scopes": ...}` for some; likewise record key naming, detected unless `naming=`
-    or `namings={"scopes": "snake"}` pins it. `since_filters={"scopes": "updatedAt[gte]"}` names
-    the update-time range filter a collection's change feed narrows its passes with.
-    `RemedyClient.from_config(path)` reads all of these from a file, such as the one
-    `remedy-async probe --emit-config` writes.
+    while the service has asked everyone to wait (429, or no rate-limit budget left), no more
+    than `rate_limit` allows; waiting for a slot or a turn counts against the attempt's
+    `timeout` and the call's deadline (`retry`).
+
+    Args:
+        base_url: The API's root, such as `https://api.example.com`; a path prefix is kept.
+            Default: `REMEDY_BASE_URL`, and with neither, ConfigurationError. Plain `http://`
+            is refused for any host but loopback (see `allow_insecure_http`).
+        token: The API token. Default: `REMEDY_API_TOKEN`, and with neither, requests carry no
+            credential. It never appears in reprs, errors or logs.
+        auth_header: The header the token goes in.
+        auth_scheme: The word before the token (`Authorization: Bearer <token>`); None sends
+            the bare token (`auth_header="X-API-Key", auth_scheme=None`).
+        timeout: The limit of each attempt: seconds for the whole request, or an
+            `aiohttp.ClientTimeout` for separate connect, read and total limits. Default: 30 s
+            in all, 10 s to connect.
+        headers: Extra headers sent with every request; not the token's header.
+        retry: When and how failed attempts are retried, and the deadline of a call: see
+            RetryPolicy. Default: 3 attempts with backoff, within 60 s.
+        max_in_flight: The most requests at once, across every task using the client.
+        max_response_bytes: The largest response body read (default 128 MiB); a larger one
+            raises ResponseTooLargeError, unread, and is not retried.
+        follow_redirects: Follow redirects (301, 302, 303, 307, 308; up to 5). A redirect to
+            another origin never carries the credential header. Default off: a redirect raises
+            APIStatusError naming its `Location`.
+        allow_insecure_http: Allow plain `http://` to a host other than loopback, although the
+            token then crosses the network unencrypted (and through a proxy). Default refused.
+        ssl_context: TLS settings, such as a private CA or a client certificate. Default: the
+            system's trust store, certificates verified.
+        proxy: A forward proxy, `http://host:port` (or `https://`); its credentials may be in
+            the URL (`http://user:password@host:port`) and go to the proxy alone. https
+            requests tunnel through it (CONNECT), so it sees only host and port. Default:
+            requests go straight to the service.
+        proxy_auth: `(user, password)` for the proxy, instead of putting them in its URL.
+        trust_env: Also read the proxy from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (or
+            their lower-case forms) when the client is made; never `~/.netrc`, the system's
+            proxy settings or any other variable.
+        session: An `aiohttp.ClientSession` of your own, used as given and never closed by the
+            client. Default: the client opens one on first use and closes it in `close()`.
+        transport: A `Transport` every request is sent through instead of aiohttp, such as
+            `MockTransport(handler)` in unit tests: no session is opened, everything else
+            (retries, limits, errors, events, paging) applies as usual, and the transport is
+            never closed. It replaces what `session`, `proxy`, `proxy_auth`, `trust_env`,
+            `ssl_context` and `trace_configs` set, so none of them may be given with it.
+        event_hooks: Callables given a ClientEvent for everything the client does (each call,
+            request, response, retry, wait, paging convention chosen): for logs and metrics.
+            They are called synchronously and never see the token.
+        telemetry: OpenTelemetry: each call a span, each attempt a child span, with
+            request-duration, retry, 429 and wait metrics. True: on when the `otel` extra is
+            installed and an SDK sets the global providers; `Telemetry(...)` names the
+            providers; False: off.
+        trace_configs: `aiohttp.TraceConfig`s for the client's own session, to see
+            connection-level events (DNS, connection reuse) aiohttp reports.
+        health_path: Where `health()` asks, under the base URL.
+        agent_configuration_path: Where `download_agent_configuration()` downloads from, under
+            the base URL.
+        rate_limit: A request-rate budget shared by every task, retries included:
+            `RateLimit(600, per=60)`, or text such as `"600/min"` or `"10/s"`. Default: none;
+            only the service's 429 answers and rate-limit headers slow the client.
+        paginator: How every list pages: a `Convention` (`CONVENTIONS["odata"]`, or one of
+            your own) or a `Paginator`. Default: an `AutoPaginator` per list, which detects
+            the convention from the first page.
+        paginators: Per collection, overriding `paginator`: `{"scopes": CONVENTIONS["odata"]}`.
+        trusted_origins: Other origins next-page links may lead to, such as
+            `["https://cdn.example.com"]`. Default: only the base URL's, since the credential
+            goes with every page request.
+        naming: How records spell their keys: `"camel"` (the contract's), `"snake"`,
+            `"pascal"` or `"kebab"`; `"auto"` reads camelCase until a record shows another
+            spelling, then that one, with a ContractDriftWarning.
+        namings: Per collection, overriding `naming`: `{"scopes": "snake"}`.
+        since_filters: Per collection, the update-time range filter its change feed narrows
+            passes with, a query parameter taking an RFC 3339 time: `{"scopes":
+            "updatedAt[gte]"}`. Default: none, full passes (see `ResourceCollection.changes`).
+        clock: The time the client's limits, pauses and deadlines count in: monotonic
+            seconds. Tests replace it (as `remedy_clock.time` does); an injected clock also
+            dates the service's `Retry-After` and `X-RateLimit-Reset`, counting from the real
+            time when the client is made.
+        sleep: How the client waits (retry backoff, 429 pauses, the rate limit). Default:
+            `asyncio.sleep`; tests pass one that returns at once.
     """
 
     endpoints: ResourceCollection[Endpoint]
+    """The managed devices: `await client.endpoints.get(id)`, `client.endpoints.list(...)`."""
     remediation_targets: ResourceCollection[RemediationTarget]
+    """The remediation work planned or done on endpoints."""
     scopes: ResourceCollection[Scope]
+    """The remediation scopes: which endpoints a remediation applies to."""
     vulnerability_findings: ResourceCollection[VulnerabilityFinding]
+    """The vulnerabilities scanners found on endpoints."""
 
     def __init__(
         self,
@@ -139,19 +186,13 @@ class RemedyClient:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
-        self._closed = True  # until construction succeeds, so __del__ has nothing to report
-        self._owned_session: aiohttp.ClientSession | None = None
-        self._owned_loop: asyncio.AbstractEventLoop | None = None
-        """The event loop the client's own connections were opened in (they cannot leave it)."""
         self.base_url = config.base_url(base_url, allow_insecure_http=allow_insecure_http)
+        """The API's root every request goes under, without a trailing `/`."""
         self._token = config.token(token)
-        self._timeout = attempt_timeout_of(to_client_timeout(timeout))
-        self._headers = default_headers(headers or {}, self._token, auth_header, auth_scheme)
+        attempt_timeout = attempt_timeout_of(to_client_timeout(timeout))
+        sent_headers = default_headers(headers or {}, self._token, auth_header, auth_scheme)
         self._auth_header = auth_header
-        self._retry = retry
-        self._max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
-        self._follow_redirects = follow_redirects
-        self._ssl_context = ssl_context
+        max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
         config.one_way_out(
             transport, session=session, proxy=proxy, proxy_auth=proxy_auth, trust_env=trust_env,
             ssl_context=ssl_context, trace_configs=trace_configs,
@@ -159,9 +200,6 @@ class RemedyClient:
         self._proxies = config.proxies(
             proxy, proxy_auth, trust_env, self.base_url, self._token, allow_insecure_http
         )
-        self._trace_configs = list(trace_configs)
-        self._clock = clock
-        self._sleep = sleep if sleep is not None else asyncio.sleep
         self._gate = RequestGate(
             config.positive_count(max_in_flight, "max_in_flight"),
             clock,
@@ -169,40 +207,56 @@ class RemedyClient:
             budget=config.budget(rate_limit),
             wall=wall_clock_of(clock),
         )
-        credential_headers = frozenset(
+        credentials = frozenset(
             {auth_header.lower(), "authorization", "cookie", "proxy-authorization"}
         )
-        self._credential_headers = credential_headers
+        telemetry_ = telemetry_for(telemetry, clock)
         self._events = Events(
-            event_hooks,
-            credential_headers,
-            self._secrets,
-            telemetry=telemetry_for(telemetry, clock),
-            clock=clock,
+            event_hooks, credentials, self._secrets, telemetry=telemetry_, clock=clock
         )
         self._health_url = URL(str(self.base_url) + config.api_path(health_path, "health_path"))
         self._agent_configuration_url = URL(
             str(self.base_url)
             + config.api_path(agent_configuration_path, "agent_configuration_path")
         )
+        self._trusted_origins = config.origins(trusted_origins, "trusted_origins")
+        collections = config.collection_settings(
+            COLLECTION_NAMES, paginator, paginators, naming, namings, since_filters
+        )
         if session is not None:
             transport = AiohttpTransport(session, proxies=self._proxies)
-        self._sender = None if transport is None else self._make_sender(transport)
-        self._trusted_origins = config.origins(trusted_origins, "trusted_origins")
-        self._naming = config.one_of(naming, NAMING_SETTINGS, "naming")
-        self._namings = config.per_collection(
-            namings or {},
-            "namings",
-            COLLECTION_NAMES,
-            lambda value, name: config.one_of(value, NAMING_SETTINGS, name),
-        )
-        self._since_filters = config.per_collection(
-            since_filters or {}, "since_filters", COLLECTION_NAMES, config.parameter_name
-        )
-        self._build_collections(
-            paginator, config.per_collection(paginators or {}, "paginators", COLLECTION_NAMES)
-        )
-        self._closed = False
+        self._connection = Connection(
+            name=self.__repr__,
+            settings=(sent_headers, attempt_timeout, retry),
+            transport=transport,
+            make_sender=partial(
+                Sender, gate=self._gate, events=self._events, secrets=self._secrets,
+                credential_headers=credentials, follow_redirects=follow_redirects,
+                max_response_bytes=max_response_bytes, clock=clock,
+                sleep=sleep if sleep is not None else asyncio.sleep,
+            ),
+            open_session=partial(
+                open_session, max_connections=self._gate.max_in_flight, ssl_context=ssl_context,
+                headers=sent_headers, credential_headers=credentials, timeout=attempt_timeout,
+                trace_configs=list(trace_configs), proxies=self._proxies,
+            ),
+        )  # fmt: skip
+
+        def collection(resource: Resource[T]) -> ResourceCollection[T]:
+            return ResourceCollection(
+                resource,
+                base_url=self.base_url,
+                send=self._connection.send,
+                secrets=self._secrets,
+                events=self._events,
+                trusted_origins=self._trusted_origins,
+                **collections[resource.attribute],
+            )
+
+        self.endpoints = collection(ENDPOINTS)
+        self.remediation_targets = collection(REMEDIATION_TARGETS)
+        self.scopes = collection(SCOPES)
+        self.vulnerability_findings = collection(VULNERABILITY_FINDINGS)
 
     @classmethod
     def from_config(
@@ -215,59 +269,27 @@ class RemedyClient:
     ) -> RemedyClient:
         """Return a client configured by a profile of a TOML file, such as `probe` writes.
 
-        The profile's settings are this class's arguments (`base_url`, `naming`, `paginators`
-        with convention names, ...; `token_env` names the variable holding the token, since a
-        token never goes in a file). `overrides` are arguments too and win over the file; the
-        environment (`environ`, default `os.environ`) fills only what neither sets. A bad file,
-        profile or setting raises ConfigurationError naming it, before any I/O.
+        A bad file, profile or setting raises ConfigurationError naming it, before any I/O.
+
+        Args:
+            path: The TOML file. Each profile is a table of this class's arguments
+                (`base_url`, `naming`, `paginators` with convention names, ...), and
+                `token_env`, the variable holding the token: a token never goes in a file.
+            profile: The table to read.
+            environ: Where `token_env`, `REMEDY_BASE_URL` and `REMEDY_API_TOKEN` are read;
+                it fills only what neither the file nor `overrides` set. Default: `os.environ`.
+            **overrides: Arguments of this class, winning over the file.
         """
         return cls(**client_settings(path, profile, environ, overrides))
 
-    def _build_collections(
-        self,
-        paginator: Paginator | Convention | None,
-        paginators: Mapping[str, Paginator | Convention],
-    ) -> None:
-        default_paginator = as_paginator(paginator) if paginator is not None else AutoPaginator()
-
-        def collection(resource: Resource[T]) -> ResourceCollection[T]:
-            return ResourceCollection(
-                resource,
-                base_url=self.base_url,
-                send=self._send,
-                secrets=self._secrets,
-                paginator=as_paginator(paginators.get(resource.attribute, default_paginator)),
-                events=self._events,
-                trusted_origins=self._trusted_origins,
-                naming=self._namings.get(resource.attribute, self._naming),
-                since_filter=self._since_filters.get(resource.attribute),
-            )
-
-        self.endpoints = collection(ENDPOINTS)
-        self.remediation_targets = collection(REMEDIATION_TARGETS)
-        self.scopes = collection(SCOPES)
-        self.vulnerability_findings = collection(VULNERABILITY_FINDINGS)
-
-    def _make_sender(self, transport: Transport) -> Sender:
-        return Sender(
-            transport=transport,
-            gate=self._gate,
-            events=self._events,
-            secrets=self._secrets,
-            credential_headers=self._credential_headers,
-            follow_redirects=self._follow_redirects,
-            max_response_bytes=self._max_response_bytes,
-            clock=self._clock,
-            sleep=self._sleep,
-        )
-
     def __repr__(self) -> str:
-        state = "closed" if self._closed else "open"
+        connection = getattr(self, "_connection", None)  # None until construction succeeds
+        state = "closed" if connection is None or connection.closed else "open"
         auth = f"{self._auth_header}=***" if self._token is not None else "no token"
         return f"<RemedyClient {str(self.base_url)!r} {auth} {state}>"
 
     async def __aenter__(self) -> RemedyClient:
-        self._open_sender()
+        self._connection.sender()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -275,13 +297,11 @@ class RemedyClient:
 
     async def close(self) -> None:
         """Release the connection pool; safe to call twice. An injected session stays open."""
-        self._closed = True
-        session, self._owned_session = self._owned_session, None
-        if session is not None:
-            await session.close()
+        await self._connection.close()
 
     def __del__(self) -> None:
-        if self._owned_session is not None and not self._owned_session.closed:
+        connection = getattr(self, "_connection", None)
+        if connection is not None and connection.left_open:
             warnings.warn(
                 f"{self!r} was not closed; use 'async with' or await client.close()",
                 ResourceWarning,
@@ -289,44 +309,9 @@ class RemedyClient:
                 stacklevel=1,
             )
 
-    def _open_sender(self) -> Sender:
-        if self._closed:
-            raise ClientClosedError(f"{self!r} is closed; create a new client")
-        if self._owned_loop is not None and self._owned_loop is not asyncio.get_running_loop():
-            raise ClientClosedError(
-                f"{self!r} opened its connections in another event loop"
-                + (" (now closed)" if self._owned_loop.is_closed() else "")
-                + ", and connections cannot move between loops: create the client inside the "
-                "asyncio.run() (or loop) that uses it, with 'async with', once per loop"
-            )
-        if self._sender is None:
-            self._owned_loop = asyncio.get_running_loop()
-            self._owned_session, transport = open_session(
-                max_connections=self._gate.max_in_flight,
-                ssl_context=self._ssl_context,
-                headers=self._headers,
-                credential_headers=self._credential_headers,
-                timeout=self._timeout,
-                trace_configs=self._trace_configs,
-                proxies=self._proxies,
-            )
-            self._sender = self._make_sender(transport)
-        return self._sender
-
-    def _settings(
-        self, options: RequestOptions | None
-    ) -> tuple[Mapping[str, str], AttemptTimeout, RetryPolicy]:
-        if options is None:
-            return self._headers, self._timeout, self._retry
-        headers = {**self._headers, **options.headers} if options.headers else self._headers
-        timeout = self._timeout if options.timeout is None else attempt_timeout_of(options.timeout)
-        return headers, timeout, options.retry or self._retry
-
-    def _send(self, request: Request, options: RequestOptions | None) -> Awaitable[Response]:
-        """Send a request under the client's settings; returns the sender's own coroutine."""
-        sender = self._open_sender()
-        headers, timeout, policy = self._settings(options)
-        return sender.send(request, headers, timeout, policy)
+    @property
+    def _owned_session(self) -> aiohttp.ClientSession | None:
+        return self._connection.owned_session
 
     @property
     def _secrets(self) -> tuple[str, ...]:
@@ -340,10 +325,14 @@ class RemedyClient:
         options: RequestOptions | None = None,
     ) -> JSONResponse:
         """GET a path under the base URL with the client's auth, retries and limits, and return
-        the decoded JSON response: for endpoints the library has no method for.
+        the decoded JSON response: for endpoints the library has no method for. An error status
+        raises as any call does.
 
-        `path` must start with `/` and is appended to the base URL (so it never leaves the
-        configured origin); `params` are sent as given. An error status raises as any call does.
+        Args:
+            path: Appended to the base URL, so it never leaves the configured origin; it must
+                start with `/` and have no query (`/v1/endpoints/ep-1/software`).
+            params: Query parameters, sent as given (a mapping of names to values).
+            options: Settings for this call, overriding the client's.
         """
         url = URL(str(self.base_url) + config.api_path(path, "path"), encoded=False)
         query = encode_extra_params(params) + (options.extra_params if options else ())
@@ -352,15 +341,19 @@ class RemedyClient:
         return await self._events.traced("get_json", url, self._get_json(url, options))
 
     async def _get_json(self, url: URL, options: RequestOptions | None) -> JSONResponse:
-        response = await self._send(Request("GET", url), options)
+        response = await self._connection.send(Request("GET", url), options)
         return decode_json(response, secrets=self._secrets)
 
     async def health(self, *, options: RequestOptions | None = None) -> HealthStatus:
-        """Ask the service whether it is healthy; an error status raises, any 2xx answer returns."""
+        """Ask the service whether it is healthy; an error status raises, any 2xx answer returns.
+
+        Args:
+            options: Settings for this call, overriding the client's.
+        """
         return await self._events.traced("health", self._health_url, self._health(options))
 
     async def _health(self, options: RequestOptions | None) -> HealthStatus:
-        response = await self._send(Request("GET", self._health_url), options)
+        response = await self._connection.send(Request("GET", self._health_url), options)
         return record_from(HealthStatus, response, secrets=self._secrets)
 
     async def download_agent_configuration(
@@ -372,27 +365,19 @@ class RemedyClient:
     ) -> DownloadResult:
         """Download the agent configuration, streaming it in chunks.
 
-        `destination` is a file path (written atomically: nothing is left behind on failure;
-        its directory must exist, else FileNotFoundError before any request), an existing
-        directory (the service's suggested file name is used, made safe), or a writable binary
-        file object (written as received, not closed). A failed download to a path is retried
-        under the retry policy; one to a file object is not, since written bytes cannot be
-        taken back.
+        A failed download to a path is retried under the retry policy; one to a file object is
+        not, since written bytes cannot be taken back.
 
-        `etag` (a previous result's `etag`) makes the download conditional: it is sent as
-        `If-None-Match`, and when the service answers 304 Not Modified nothing is written (the
-        file, directory or file object is left as it was) and the result says
-        `not_modified=True`. A bare value is quoted (`abc` is sent as `"abc"`).
+        Args:
+            destination: A file path (written atomically: nothing is left behind on failure;
+                its directory must exist, else FileNotFoundError before any request), an
+                existing directory (the service's suggested file name is used, made safe), or
+                a writable binary file object (written as received, not closed).
+            etag: A previous result's `etag`, to download only if it changed: it is sent as
+                `If-None-Match`, and when the service answers 304 Not Modified nothing is
+                written and the result says `not_modified=True`. A bare value is quoted.
+            options: Settings for this call, overriding the client's.
         """
-        check_destination(destination)
-        sender = self._open_sender()
-        headers, timeout, policy = self._settings(options)
-        headers = {**headers, "Accept": DOWNLOAD_ACCEPT}
-        if etag is not None:
-            headers["If-None-Match"] = entity_tag(etag)
-        request = Request("GET", self._agent_configuration_url)
-        read_body = partial(receive, destination, etag)
-        download = sender.stream(
-            request, headers, timeout, retry_for(destination, policy), read_body
-        )
-        return await self._events.traced("download_agent_configuration", request.url, download)
+        url = self._agent_configuration_url
+        sent = download(self._connection, url, destination, etag, options)
+        return await self._events.traced("download_agent_configuration", url, sent)

@@ -7,11 +7,11 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 
-import attrs
 from yarl import URL
 
-from ._bulk import BulkGet, GetResult, IdSource
+from ._bulk import GetResult, IdSource, get_many
 from ._filters import (
+    LIST_KEYWORDS,
     EndpointFilters,
     RemediationTargetFilters,
     ScopeFilters,
@@ -20,12 +20,11 @@ from ._filters import (
 )
 from ._http import JSONResponse, Request, Response
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
-from ._options import RequestOptions
-from ._paging._call import ListCall, ListLimits, check_count
-from ._paging._follow import paginator_name
+from ._options import RequestOptions, with_headers
+from ._paging._call import ListCall, ListLimits
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
-from ._paging._resume import ResumePoint, decode_token, filters_fingerprint
+from ._paging._resume import list_start
 from ._redact import shown_url
 from ._resources import Resource
 from ._sending._events import ClientEvent, Events
@@ -45,20 +44,12 @@ T = TypeVar("T")
 Send = Callable[[Request, RequestOptions | None], Awaitable[Response]]
 
 
-LIST_KEYWORDS = (
-    "page_size",
-    "max_items",
-    "resume_token",
-    "prefetch",
-    "concurrency",
-    "options",
-    "extra_params",
-)
-"""`list()`'s own keywords, suggested when a misspelt filter is closest to one of them."""
-
-
 class ResourceCollection(Generic[T]):
-    """Reads one kind of record: `get` one by id, `list` many lazily."""
+    """Reads one kind of record: `get` one by id, `list` many lazily, follow their `changes`.
+
+    The client makes one per collection (`client.endpoints`, `client.scopes`, ...), with its
+    settings; you never make your own.
+    """
 
     def __init__(
         self,
@@ -74,12 +65,15 @@ class ResourceCollection(Generic[T]):
         since_filter: str | None = None,
     ) -> None:
         self.resource = resource
+        """Which collection this is: its path segment, record model and filters."""
         self.since_filter = since_filter
         """The update-time range filter `changes()` narrows passes with (None: full passes)."""
         self.url = base_url.joinpath("v1", resource.segment)
+        """Where the collection lives: the base URL, then `/v1/<segment>`."""
         self._url_text = str(self.url)
         self._base_url = base_url
         self.paginator = paginator
+        """How the collection's lists page (the client's `paginator` or `paginators` setting)."""
         self._send = send
         self._secrets = secrets
         self._events = events
@@ -102,7 +96,10 @@ class ResourceCollection(Generic[T]):
     async def get(self, resource_id: str | int, *, options: RequestOptions | None = None) -> T:
         """Return the record with this id; raises NotFoundError when there is none.
 
-        The id is sent as exactly one percent-encoded path segment, whatever it contains.
+        Args:
+            resource_id: The record's id, sent as exactly one percent-encoded path segment,
+                whatever it contains.
+            options: Settings for this call, overriding the client's.
         """
         url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
         if options is not None and options.extra_params:
@@ -138,21 +135,20 @@ class ResourceCollection(Generic[T]):
     ) -> AsyncIterator[GetResult[T]]:
         """Fetch many records by id concurrently; yields one GetResult per input id.
 
-        `ids` may be any iterable or async iterable and is read lazily, so memory stays bounded
-        by `concurrency` (plus `dedupe_window` recent results). A duplicated id is fetched once
-        while in flight or among the recent results. An unknown id gives a result holding
-        NotFoundError; an invalid one, its ValueError or TypeError. `ordered=False` yields
-        results as they complete. Leaving the loop or cancelling cancels the fetches in flight.
+        An unknown id gives a result holding NotFoundError; an invalid one, its ValueError or
+        TypeError. Leaving the loop or cancelling cancels the fetches in flight.
+
+        Args:
+            ids: Any iterable or async iterable of ids, read lazily, so memory stays bounded
+                by `concurrency` (plus `dedupe_window` recent results).
+            concurrency: How many gets run at once.
+            ordered: Yield results in the order of `ids`; False yields them as they complete.
+            dedupe_window: How many recent results a repeated id is answered from: an id is
+                fetched once while in flight or among them.
+            options: Settings for each get, overriding the client's.
         """
-        check_count("concurrency", concurrency, 1)
-        check_count("dedupe_window", dedupe_window, 0)
-        bulk: BulkGet[T] = BulkGet(
-            partial(self.get, options=options),
-            ids,
-            concurrency=concurrency,
-            dedupe_window=dedupe_window,
-        )
-        results = bulk.ordered() if ordered else bulk.as_completed()
+        get = partial(self.get, options=options)
+        results = get_many(get, ids, concurrency, ordered=ordered, dedupe_window=dedupe_window)
         events = self._events
         if events is not None and events.active:
             name = f"{self.resource.attribute}.get_many"
@@ -227,50 +223,38 @@ class ResourceCollection(Generic[T]):
         extra_params: ExtraParams | None = None,
         **filters: FilterValue,
     ) -> Pager[Any]:
-        """Return a lazy Pager over the records matching the filters.
+        """Return a lazy Pager over the records matching the filters; nothing is fetched until
+        it is iterated. Bad filters, sizes, caps and tokens raise here, before any I/O.
 
-        Filters are the collection's server-side filters (`EndpointFilters`, ...: type checkers
-        see them; a misspelt one is a TypeError naming the closest, an enum value the contract
-        lacks a ValueError) and become query parameters (`endpoint_id="ep-1"` ->
-        `endpointId=ep-1`; see `encode_filters`). `extra_params={"region": "eu"}` (and
-        `RequestOptions.extra_params`) sends parameters as given, unchecked, for filters the
-        service has and the contract lacks. `resume_token` (from `Page.resume_token`,
-        `Pager.resume_token` or a failed iteration's error) continues right after the last item
-        delivered; it must come from this collection with the same filters. `prefetch=N`
-        fetches up to N pages ahead. `concurrency=N` fetches up to N pages at once where the
-        list's convention lets their requests be computed (offsets or page numbers, with a total
-        or page count announced); items still come in order, exactly once, with exact resume
-        tokens, and a list whose announced size changes mid-way raises PaginationError. Cursor,
-        link and keyset lists stay sequential: each page names the next. Bad filters, sizes,
-        caps and tokens raise here, before any I/O.
+        Args:
+            page_size: Records per page asked of the service. Default: the service's.
+            max_items: Stop after this many records. Default: all of them.
+            resume_token: Continue right after the last item delivered: a token from
+                `Page.resume_token`, `Pager.resume_token` or a failed iteration's error, from
+                this collection with the same filters.
+            prefetch: Fetch up to this many pages ahead of the one being read.
+            concurrency: Fetch up to this many pages at once where the list's convention lets
+                their requests be computed (offsets or page numbers, with a total or page count
+                announced); items still come in order, exactly once, with exact resume tokens,
+                and a list whose announced size changes mid-way raises PaginationError. Cursor,
+                link and keyset lists stay sequential: each page names the next.
+            options: Settings for every page request, overriding the client's.
+            extra_params: Query parameters sent as given, unchecked (`{"region": "eu"}`), for
+                filters the service has and the contract lacks.
+            **filters: The collection's server-side filters (`EndpointFilters`, ...: type
+                checkers see them), sent as query parameters (`endpoint_id="ep-1"` is
+                `endpointId=ep-1`); several values mean any of them. A misspelt one is a
+                TypeError naming the closest, an enum value the contract lacks a ValueError.
         """
         limits = ListLimits(page_size, max_items, prefetch, concurrency)
         check_filters(self.resource.attribute, filters, LIST_KEYWORDS)
         filter_params = encode_filters(filters) + encode_extra_params(extra_params)
         if options is not None:
             filter_params += options.extra_params
-        first = self.paginator.first(page_size)
-        owned = {name for name, _ in first.params} | set(
-            getattr(self.paginator, "parameter_names", ())
-        )
-        clashes = {name for name, _ in filter_params} & owned
-        if clashes:
-            raise ValueError(
-                f"filter(s) {sorted(clashes)} are paging parameters of "
-                f"{type(self.paginator).__name__}; use page_size instead"
-            )
-        fingerprint = filters_fingerprint(filter_params)
-        paginator = paginator_name(self.paginator)
-        if resume_token is None:
-            start = ResumePoint(self.resource.segment, fingerprint, paginator, first)
-        else:
-            start = decode_token(
-                resume_token,
-                collection=self.resource.segment,
-                filters=fingerprint,
-                paginator=paginator,
-                secrets=self._secrets,
-            )
+        start, first = list_start(
+            self.paginator, page_size, filter_params, resume_token,
+            self.resource.segment, self._secrets,
+        )  # fmt: skip
 
         async def read(url: URL, sent: RequestOptions | None) -> JSONResponse:
             response = await self._send(Request("GET", url), sent)
@@ -281,7 +265,7 @@ class ResourceCollection(Generic[T]):
                 url = page.url
             else:
                 url = self.url.with_query(filter_params + page.params)
-            sent = options if not page.headers else _with_headers(options, page.headers)
+            sent = options if not page.headers else with_headers(options, page.headers)
             events = self._events
             if events is not None and events.active:
                 return await events.call(self._page_name, "GET", self._shown(url), read(url, sent))
@@ -329,17 +313,29 @@ class ResourceCollection(Generic[T]):
         **filters: FilterValue,
     ) -> ChangeFeed[T]:
         """Return one pass of the change feed: what was added, modified and removed since
-        the previous pass on `state` (a `ChangeState` or its SQLite file's path).
+        the previous pass on `state`.
 
-        The pass relists the collection (these filters and list keywords) and diffs it with the
-        state page by page; a first pass yields every record as added. Removals come only
-        after a list read to its end without error, each confirmed by a get's 404
-        (`confirm_removals`; default: unless filtered). A failed pass reports none; the next
-        continues it. `keep_records=True` (for a new state) keeps records for
-        `Change.previous`. `since_filter` (default: the client's `since_filters`), a parameter
-        taking an RFC 3339 time such as `updatedAt[gte]`, narrows passes to records changed
-        since the previous pass began less `overlap` seconds; a full pass runs every `resync`
-        seconds. `wall_clock` (Unix seconds) times passes. See "Reacting to changes".
+        The pass relists the collection and diffs it with the state page by page; a first pass
+        yields every record as added. Removals come only after a list read to its end without
+        error; a failed pass reports none, and the next continues it. See "Reacting to changes".
+
+        Args:
+            state: A `ChangeState`, or the path of its SQLite file.
+            keep_records: Keep whole records in a new state, for `Change.previous`. Default:
+                as the state was made (no, for a new one).
+            confirm_removals: Confirm each removal by a get's 404 or 410. Default: unless the
+                feed is filtered.
+            since_filter: A query parameter taking an RFC 3339 time, such as `updatedAt[gte]`,
+                to narrow passes to records changed since the previous pass began (less
+                `overlap`). Default: the client's `since_filters` for this collection.
+            overlap: Seconds a narrowed pass reaches back before the previous one began.
+            resync: Seconds between full passes when passes are narrowed.
+            page_size: As for `list()`.
+            concurrency: As for `list()`.
+            options: As for `list()`.
+            extra_params: As for `list()`.
+            wall_clock: The time passes are dated with, in Unix seconds.
+            **filters: As for `list()`; a state serves the filters it was first used with.
         """
         given = dict(locals())  # the arguments, before the import below adds a name
         from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
@@ -368,10 +364,27 @@ class ResourceCollection(Generic[T]):
         **filters: FilterValue,
     ) -> ChangeFeed[T]:
         """Return the change feed as `changes()` does, its passes repeated every `interval`
-        seconds (give or take `jitter`, a share of it) until the iteration is cancelled or
-        left: cleanly, mid-pass too. A failed pass is retried after the interval, continuing
-        where it stopped; more than `max_failures` in a row raise the last error. `sleep`
-        (default asyncio.sleep) waits between passes; `on_pass` hears how each pass went.
+        until the iteration is cancelled or left: cleanly, mid-pass too. A failed pass is
+        retried after the interval, continuing where it stopped.
+
+        Args:
+            state: As for `changes()`.
+            interval: Seconds between passes.
+            jitter: How much the interval varies, as a share of it (0.1: give or take 10%).
+            max_failures: Failed passes in a row tolerated; one more raises the last error.
+            sleep: How the feed waits between passes. Default: `asyncio.sleep`.
+            on_pass: Called with each pass's PassResult, to hear how it went.
+            keep_records: As for `changes()`.
+            confirm_removals: As for `changes()`.
+            since_filter: As for `changes()`.
+            overlap: As for `changes()`.
+            resync: As for `changes()`.
+            page_size: As for `list()`.
+            concurrency: As for `list()`.
+            options: As for `list()`.
+            extra_params: As for `list()`.
+            wall_clock: As for `changes()`.
+            **filters: As for `list()`.
         """
         given = dict(locals())  # the arguments, before the import below adds a name
         from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
@@ -383,12 +396,3 @@ class ResourceCollection(Generic[T]):
         events = self._events
         if events is not None and events.active:
             events.emit(ClientEvent("paging", "GET", url, 0, detail=str(convention)))
-
-
-def _with_headers(
-    options: RequestOptions | None, headers: tuple[tuple[str, str], ...]
-) -> RequestOptions:
-    """The call's options with a page's own request headers (a header-borne continuation)."""
-    if options is None:
-        return RequestOptions(headers=dict(headers))
-    return attrs.evolve(options, headers={**options.headers, **dict(headers)})

@@ -5,13 +5,17 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from yarl import URL
 
 from ._errors import ConfigurationError
+from ._paging._auto import AutoPaginator
+from ._paging._follow import as_paginator
+from ._paging._protocol import Convention, Paginator
 from ._sending._budget import RateLimit, RequestBudget
 from ._sending._proxies import ProxyRoutes
+from ._wire._record_reader import NAMING_SETTINGS, NamingSetting
 
 V = TypeVar("V")
 
@@ -200,3 +204,40 @@ def parameter_name(value: object, name: str) -> str:
     if not isinstance(value, str) or not value.strip() or any(c in value for c in "&=#\r\n"):
         raise ConfigurationError(f"{name} must be a query parameter name, got {value!r}")
     return value
+
+
+class CollectionSettings(TypedDict):
+    """A collection's own settings: how its lists page and spell keys, its change feed's filter."""
+
+    paginator: Paginator
+    naming: NamingSetting
+    since_filter: str | None
+
+
+def collection_settings(
+    collections: Sequence[str],
+    paginator: Paginator | Convention | None,
+    paginators: Mapping[str, Paginator | Convention] | None,
+    naming: NamingSetting,
+    namings: Mapping[str, NamingSetting] | None,
+    since_filters: Mapping[str, str] | None,
+) -> dict[str, CollectionSettings]:
+    """Check the client-wide and per-collection settings and return each collection's own."""
+    naming = one_of(naming, NAMING_SETTINGS, "naming")
+    named = per_collection(
+        namings or {},
+        "namings",
+        collections,
+        lambda value, name: one_of(value, NAMING_SETTINGS, name),
+    )
+    since = per_collection(since_filters or {}, "since_filters", collections, parameter_name)
+    pinned = per_collection(paginators or {}, "paginators", collections)
+    default = as_paginator(paginator) if paginator is not None else AutoPaginator()
+    return {
+        name: {
+            "paginator": as_paginator(pinned.get(name, default)),
+            "naming": named.get(name, naming),
+            "since_filter": since.get(name),
+        }
+        for name in collections
+    }

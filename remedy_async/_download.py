@@ -1,6 +1,6 @@
 """Streams a file download to a path (atomically), into a directory, or to a binary file object.
 
-The client sends the request through the sender's `stream` seam; `receive` turns one 2xx
+`download` sends the request through the sender's `stream` seam; `receive` turns one 2xx
 response's body into the file and the `DownloadResult`.
 """
 
@@ -11,20 +11,29 @@ import hashlib
 import os
 import re
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
+from functools import partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import aiohttp
 from attrs import evolve, frozen
 
 from ._errors import APIStatusError
-from ._http import REQUEST_ID_HEADER
+from ._http import REQUEST_ID_HEADER, Request
+from ._options import RequestOptions
 from ._sending._retry import RetryPolicy
 from ._sending._sender import NOT_MODIFIED
 from ._sending._transport import StreamedResponse
 
+if TYPE_CHECKING:
+    from yarl import URL
+
+    from ._connection import Connection
+
 CHUNK_SIZE = 64 * 1024
+ACCEPT = "application/octet-stream, */*;q=0.1"
+"""The agent configuration is a file of any type, not JSON (a strict server answers 406)."""
 FALLBACK_NAME = "agent-configuration"
 """The file name used in a directory when the service suggests none that is usable."""
 
@@ -41,7 +50,9 @@ class DownloadResult:
     path: Path | None
     """The file written, or None when the destination was a file object."""
     bytes_written: int
+    """How many bytes were written (0 when `not_modified`)."""
     content_type: str | None
+    """The file's `Content-Type`, as the service sent it."""
     filename: str | None
     """The file name from Content-Disposition, as the service sent it."""
     etag: str | None
@@ -159,6 +170,25 @@ async def receive(
         etag=response.headers.get("ETag"),
         sha256=digest,
     )
+
+
+def download(
+    connection: Connection,
+    url: URL,
+    destination: Destination,
+    etag: str | None,
+    options: RequestOptions | None,
+) -> Awaitable[DownloadResult]:
+    """The download of `url` to `destination` (conditional on `etag`), as the client sends it."""
+    check_destination(destination)
+    sender = connection.sender()
+    headers, timeout, policy = connection.settings(options)
+    headers = {**headers, "Accept": ACCEPT}
+    if etag is not None:
+        headers["If-None-Match"] = entity_tag(etag)
+    read_body = partial(receive, destination, etag)
+    policy = retry_for(destination, policy)
+    return sender.stream(Request("GET", url), headers, timeout, policy, read_body)
 
 
 def _not_modified(

@@ -54,7 +54,9 @@ class RemedyError(Exception):
     """
 
     resume_token: str | None = None
+    """Where a failed list iteration can continue: pass it to `list(resume_token=...)`."""
     items_yielded: int | None = None
+    """How many items the failed list iteration delivered before the error."""
     attempts: int | None = None
     """How many attempts the call made before this error ended it (None: not sent)."""
 
@@ -87,9 +89,15 @@ class MissingDependencyError(RemedyError, ImportError):
     """
 
     def __init__(self, message: str, *, package: str, extra: str) -> None:
+        """
+        Args:
+            message: What needs the package, and how to install it.
+        """
         super().__init__(message)
         self.package = package
+        """The missing package's import name (`pyarrow`)."""
         self.extra = extra
+        """The extra of remedy-async that installs it (`arrow`)."""
 
 
 class ChangeStateError(RemedyError):
@@ -97,8 +105,13 @@ class ChangeStateError(RemedyError):
     collection, other filters or another `keep_records`. `path` names the file."""
 
     def __init__(self, message: str, *, path: str) -> None:
+        """
+        Args:
+            message: What is wrong with the state.
+        """
         super().__init__(message)
         self.path = path
+        """The state file's path."""
 
 
 class StateInUseError(ChangeStateError):
@@ -111,8 +124,13 @@ class StateVersionError(ChangeStateError):
     `version` is the file's format number."""
 
     def __init__(self, message: str, *, path: str, version: object) -> None:
+        """
+        Args:
+            message: What is wrong with the state.
+        """
         super().__init__(message, path=path)
         self.version = version
+        """The format number the file says it was written in."""
 
 
 def public_url(url: URL | str) -> str:
@@ -133,8 +151,11 @@ class APIError(RemedyError):
     def __init__(self, message: str, *, method: str, url: URL | str) -> None:
         super().__init__(message)
         self.message = message
+        """What went wrong, without the request (`str(error)` adds it)."""
         self.method = method
+        """The request's method (`GET`)."""
         self.url = public_url(url)
+        """The request's URL, never with credentials."""
 
     def __str__(self) -> str:
         return f"{self.message} ({self.method} {self.url})"
@@ -162,15 +183,20 @@ class APIStatusError(APIError):
     ) -> None:
         super().__init__(message, method=method, url=url)
         self.status = status
+        """The HTTP status the service answered with."""
         self.request_id = request_id
+        """The service's id of the request (its `X-Request-Id` header), for its support."""
         self.code = code
+        """The service's error code (`not_found`), when its body gave one."""
         self.body_excerpt = body_excerpt
+        """The start of the response body (at most 500 characters), the token scrubbed."""
         self.detail = detail
         """Further explanation the service gave (a problem's `detail`, validation errors)."""
         self.body_shape = body_shape
         """The error-body convention the service used (`problem`, `json-api`, `oauth`, ...; see
         `remedy_async.ERROR_SHAPES`), or None when the body explained nothing."""
         self.headers: Mapping[str, str] = CIMultiDictProxy(CIMultiDict(headers or {}))
+        """The response's headers, read case-insensitively."""
 
     def __str__(self) -> str:
         parts = [f"{self.status}"]
@@ -245,6 +271,7 @@ class RateLimitError(APIStatusError):
             body_shape=body_shape,
         )
         self.retry_after = retry_after
+        """Seconds the service asked to wait (`Retry-After`), when it said."""
 
 
 class ServerError(APIStatusError):
@@ -270,7 +297,9 @@ class ProxyError(APIConnectionError):
     ) -> None:
         super().__init__(message, method=method, url=url)
         self.proxy = public_url(proxy)
+        """The proxy's URL, never with credentials."""
         self.status = status
+        """The proxy's answer (407: it wants credentials), None when it could not be reached."""
 
 
 class DecodeError(APIError):
@@ -289,9 +318,13 @@ class DecodeError(APIError):
     ) -> None:
         super().__init__(message, method=method, url=url)
         self.path = path
+        """Where in the body the fault is, as a JSON path (`$.items[3].id`)."""
         self.status = status
+        """The response's HTTP status, when there was one."""
         self.request_id = request_id
+        """The service's id of the request (its `X-Request-Id` header)."""
         self.body_excerpt = body_excerpt
+        """The start of the response body, the token scrubbed."""
 
     def __str__(self) -> str:
         text = f"{self.message} at {self.path} ({self.method} {self.url}"
@@ -320,6 +353,8 @@ class PaginationError(APIError):
     """
 
     suggestion: object | None = None
+    """A `Convention` that reads the page refused, to pin with `paginator=`; None when there
+    is no advice."""
 
 
 STATUS_ERRORS: Mapping[int, type[APIStatusError]] = {

@@ -36,52 +36,84 @@ Booleans = bool | Iterable[bool] | None
 
 
 class EndpointFilters(TypedDict, total=False):
-    """Server-side filters of `client.endpoints.list(...)`; several values mean any of them."""
+    """Server-side filters of `client.endpoints.list(...)`.
+
+    Each takes one value or several (any of them); None leaves the filter out.
+    """
 
     hostname: Strings
+    """Endpoints with this host name."""
     display_name: Strings
+    """Endpoints with this display name."""
     agent_version: Strings
+    """Endpoints running this version of the agent."""
     status: EndpointStatus | str | Iterable[EndpointStatus | str] | None
+    """Endpoints in this status: an EndpointStatus or its value."""
     last_seen_at: Timestamps
+    """Endpoints last seen at this time (a datetime, a date, or ISO 8601 text)."""
     enrolled_at: Timestamps
+    """Endpoints enrolled at this time (a datetime, a date, or ISO 8601 text)."""
 
 
 class RemediationTargetFilters(TypedDict, total=False):
     """Server-side filters of `client.remediation_targets.list(...)`."""
 
     endpoint_id: Strings
+    """Work on this endpoint, by id."""
     scope_id: Strings
+    """Work this scope asked for, by id."""
     action: RemediationAction | str | Iterable[RemediationAction | str] | None
+    """Work of this action: a RemediationAction or its value."""
     status: RemediationStatus | str | Iterable[RemediationStatus | str] | None
+    """Work in this status: a RemediationStatus or its value."""
     created_at: Timestamps
+    """Work planned at this time (a datetime, a date, or ISO 8601 text)."""
     updated_at: Timestamps
+    """Work last changed at this time (a datetime, a date, or ISO 8601 text)."""
     completed_at: Timestamps
+    """Work finished at this time (a datetime, a date, or ISO 8601 text)."""
     attempts: Integers
+    """Work tried this many times."""
     last_error: Strings
+    """Work whose last try failed with this error."""
 
 
 class ScopeFilters(TypedDict, total=False):
     """Server-side filters of `client.scopes.list(...)`."""
 
     name: Strings
+    """Scopes of this name."""
     description: Strings
+    """Scopes with this description."""
     enabled: Booleans
+    """Scopes in force (True) or not (False)."""
     created_at: Timestamps
+    """Scopes made at this time (a datetime, a date, or ISO 8601 text)."""
     updated_at: Timestamps
+    """Scopes last changed at this time (a datetime, a date, or ISO 8601 text)."""
 
 
 class VulnerabilityFindingFilters(TypedDict, total=False):
     """Server-side filters of `client.vulnerability_findings.list(...)`."""
 
     endpoint_id: Strings
+    """Findings on this endpoint, by id."""
     cve_id: Strings
+    """Findings of this CVE (`CVE-2024-12345`)."""
     title: Strings
+    """Findings with this title."""
     severity: Severity | str | Iterable[Severity | str] | None
+    """Findings of this severity: a Severity or its value."""
     cvss_score: Numbers
+    """Findings of this CVSS score."""
     scanner: Strings
+    """Findings this scanner reported."""
     status: FindingStatus | str | Iterable[FindingStatus | str] | None
+    """Findings in this status: a FindingStatus or its value."""
     detected_at: Timestamps
+    """Findings found at this time (a datetime, a date, or ISO 8601 text)."""
     remediation_target_id: Strings
+    """Findings this remediation target fixes, by id."""
 
 
 Kind = Literal["string", "timestamp", "number", "integer", "boolean", "enum"]
@@ -93,8 +125,12 @@ class Filter:
     name on the wire."""
 
     kind: Kind
+    """The kind of value it takes: `string`, `timestamp`, `number`, `integer`, `boolean` or
+    `enum`."""
     choices: type[enum.Enum] | None = None
+    """The enum of its values, for an `enum` filter."""
     wire_name: str = ""
+    """Its query parameter's name (`endpointId`)."""
 
 
 def _filters(**kinds: Filter) -> Mapping[str, Filter]:
@@ -166,6 +202,18 @@ _KINDS: Mapping[Kind, tuple[type, ...]] = {
     "enum": (enum.Enum, str),
 }
 """The Python types a filter of each kind takes; a string is always sent as given."""
+
+
+LIST_KEYWORDS = (
+    "page_size",
+    "max_items",
+    "resume_token",
+    "prefetch",
+    "concurrency",
+    "options",
+    "extra_params",
+)
+"""`list()`'s own keywords, suggested when a misspelt filter is closest to one of them."""
 
 
 def check_filters(

@@ -68,9 +68,13 @@ class JSONResponse:
     """A successful response whose body has been decoded from JSON."""
 
     url: URL
+    """The URL that answered."""
     status: int
+    """The HTTP status, a 2xx."""
     headers: Mapping[str, str]
+    """The response's headers, read case-insensitively."""
     body: Any
+    """The decoded JSON body: dicts, lists, strings, numbers, booleans and None."""
 
     @property
     def request_id(self) -> str | None:

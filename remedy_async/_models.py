@@ -83,9 +83,13 @@ class OperatingSystem:
     """The operating system an endpoint runs."""
 
     family: OsFamily | str | None = None
+    """`windows`, `macos` or `linux` (an OsFamily; another value is kept as its text)."""
     name: str | None = None
+    """The product's name, such as `Windows 11 Pro` or `Ubuntu`."""
     version: str | None = None
+    """Its version, such as `10.0.22631` or `22.04`."""
     extra: Mapping[str, JSONValue] = _extra()
+    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
 
 
 @frozen
@@ -93,16 +97,27 @@ class Endpoint:
     """A managed device."""
 
     id: str
+    """The service's id of the endpoint (`ep-00000001` in the simulator)."""
     hostname: str | None = None
+    """The device's host name."""
     display_name: str | None = None
+    """The name people gave the device."""
     os: OperatingSystem | None = None
+    """The operating system it runs."""
     ip_addresses: tuple[str, ...] | None = None
+    """Its IP addresses, as text."""
     agent_version: str | None = None
+    """The version of the Remedy agent on it."""
     status: EndpointStatus | str | None = None
+    """Whether its agent is reporting: an EndpointStatus (another value is kept as its text)."""
     last_seen_at: datetime | None = None
+    """When its agent last reported."""
     enrolled_at: datetime | None = None
+    """When it was enrolled."""
     tags: tuple[str, ...] | None = None
+    """Its labels, which scopes select endpoints by."""
     extra: Mapping[str, JSONValue] = _extra()
+    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
 
 
 @frozen
@@ -110,17 +125,29 @@ class RemediationTarget:
     """Remediation work planned or done on one endpoint."""
 
     id: str
+    """The service's id of the remediation target."""
     endpoint_id: str | None = None
+    """The endpoint the work is on."""
     scope_id: str | None = None
+    """The scope that asked for the work."""
     finding_ids: tuple[str, ...] | None = None
+    """The vulnerability findings it remediates."""
     action: RemediationAction | str | None = None
+    """What it does: a RemediationAction (another value is kept as its text)."""
     status: RemediationStatus | str | None = None
+    """How far it has got: a RemediationStatus (another value is kept as its text)."""
     created_at: datetime | None = None
+    """When it was planned."""
     updated_at: datetime | None = None
+    """When it last changed."""
     completed_at: datetime | None = None
+    """When it finished; None while it has not."""
     attempts: int | None = None
+    """How many times it was tried."""
     last_error: str | None = None
+    """Why the last try failed, if it did."""
     extra: Mapping[str, JSONValue] = _extra()
+    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
 
 
 @frozen
@@ -128,8 +155,11 @@ class ScopeSelector:
     """Which endpoints a scope applies to."""
 
     tags: tuple[str, ...] | None = None
+    """Endpoints with any of these tags."""
     endpoint_ids: tuple[str, ...] | None = None
+    """These endpoints, by id."""
     extra: Mapping[str, JSONValue] = _extra()
+    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
 
 
 @frozen
@@ -137,14 +167,23 @@ class Scope:
     """A standing remediation policy."""
 
     id: str
+    """The service's id of the scope."""
     name: str | None = None
+    """The scope's name."""
     description: str | None = None
+    """What it is for."""
     enabled: bool | None = None
+    """Whether it is in force."""
     selector: ScopeSelector | None = None
+    """Which endpoints it applies to."""
     rules: tuple[JSONValue, ...] | None = field(default=None, hash=False)
+    """Its remediation rules, as the service sent them (JSON objects)."""
     created_at: datetime | None = None
+    """When it was made."""
     updated_at: datetime | None = None
+    """When it last changed."""
     extra: Mapping[str, JSONValue] = _extra()
+    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
 
 
 @frozen
@@ -152,9 +191,13 @@ class Package:
     """The software package a finding was detected in."""
 
     name: str | None = None
+    """The package's name, such as `openssl`."""
     installed_version: str | None = None
+    """The version installed on the endpoint."""
     fixed_version: str | None = None
+    """The first version without the vulnerability."""
     extra: Mapping[str, JSONValue] = _extra()
+    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
 
 
 @frozen
@@ -162,17 +205,29 @@ class VulnerabilityFinding:
     """A scanner's signal that an endpoint is exposed to a vulnerability."""
 
     id: str
+    """The service's id of the finding."""
     endpoint_id: str | None = None
+    """The endpoint it was found on."""
     cve_id: str | None = None
+    """The vulnerability's CVE id, such as `CVE-2024-12345`."""
     title: str | None = None
+    """A short description of the vulnerability."""
     severity: Severity | str | None = None
+    """How serious it is: a Severity (another value is kept as its text)."""
     cvss_score: float | None = None
+    """Its CVSS score, 0 to 10."""
     scanner: str | None = None
+    """The scanner that reported it, such as `qualys`."""
     status: FindingStatus | str | None = None
+    """Where it stands: a FindingStatus (another value is kept as its text)."""
     detected_at: datetime | None = None
+    """When it was found."""
     package: Package | None = None
+    """The software package it was found in."""
     remediation_target_id: str | None = None
+    """The remediation target fixing it, if any."""
     extra: Mapping[str, JSONValue] = _extra()
+    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
 
 
 @frozen
@@ -180,7 +235,9 @@ class HealthStatus:
     """The service's answer to a health check; `ok` is true when it reports status "ok"."""
 
     status: str | None = None
+    """What the service says of itself: `ok` when healthy."""
     extra: Mapping[str, JSONValue] = _extra()
+    """The answer's other fields (`version`, `time`, ...), by wire name, as sent."""
 
     @property
     def ok(self) -> bool:

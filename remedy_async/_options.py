@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 import aiohttp
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from ._sending._headers import check_headers
 from ._sending._retry import RetryPolicy
@@ -52,8 +52,21 @@ class RequestOptions:
     """
 
     timeout: aiohttp.ClientTimeout | None = field(default=None, converter=_checked_timeout)
+    """The limit of each attempt, instead of the client's: seconds, or an
+    `aiohttp.ClientTimeout`."""
     headers: Mapping[str, str] = field(factory=dict, converter=frozen_headers, hash=False)
+    """Headers added to the client's (replacing any of the same name)."""
     retry: RetryPolicy | None = None
+    """The retry policy, instead of the client's."""
     extra_params: QueryParams = field(default=(), converter=encode_extra_params)
     """Query parameters added, as given and unchecked, to a get's request and to a list's first
     request (a mapping of wire names to values); for filters the contract does not list."""
+
+
+def with_headers(
+    options: RequestOptions | None, headers: tuple[tuple[str, str], ...]
+) -> RequestOptions:
+    """A call's options with a page's own request headers (a header-borne continuation)."""
+    if options is None:
+        return RequestOptions(headers=dict(headers))
+    return evolve(options, headers={**options.headers, **dict(headers)})

@@ -56,6 +56,7 @@ class ResourceProbe:
     resource: str
     """The collection's attribute name, e.g. `vulnerability_findings`."""
     path: str
+    """The collection's path under the base URL (`/v1/endpoints`)."""
     convention: str | None = None
     """The name of its list's paging convention (a preset of `CONVENTIONS`, or `detected` for
     one composed from the page), None if none was found."""
@@ -67,9 +68,11 @@ class ResourceProbe:
     items_path: str | None = None
     """Where the items were in the first page, e.g. `$.items`."""
     first_page_items: int | None = None
+    """How many records its first page held."""
     naming: str | None = None
     """How its records spell their keys (camel, snake, pascal, kebab); None with no record."""
     sample_id: str | None = None
+    """The id of the first listed record, fetched back by id."""
     fetched_by_id: bool = False
     """Whether the first listed record came back the same from a get by its id."""
     missing_status: int | None = None
@@ -77,6 +80,7 @@ class ResourceProbe:
     error_shape: str | None = None
     """The error-body convention of that answer (a name of `ERROR_SHAPES`)."""
     error_message: str | None = None
+    """The message of the answer for an id that cannot exist."""
     problems: tuple[str, ...] = ()
     """Every error met, as `Type: message`."""
 
@@ -86,22 +90,31 @@ class ProbeReport:
     """What a service's contract looks like from the client, as `probe` found it."""
 
     base_url: str
+    """The service probed."""
     auth: str
     """`accepted`, `rejected: <why>` or `no token sent`."""
     resources: tuple[ResourceProbe, ...]
+    """What was found about each collection."""
     health: str | None = None
     """The status the health check reported, None if it failed (see `problems`)."""
     agent_configuration: DownloadResult | None = None
+    """The agent-configuration download, None if it failed."""
     rate_limit_headers: Mapping[str, str] = attrs.field(factory=dict)
+    """The rate-limit headers the service sent, by name."""
     warnings: tuple[str, ...] = ()
+    """Warnings the client gave while probing (contract drift, ...)."""
     problems: tuple[str, ...] = ()
     """Errors of the health check and the agent-configuration download."""
     exchanges: tuple[ClientEvent, ...] = ()
     """Every response and retry, with redacted URLs."""
     health_path: str = config.HEALTH_PATH
+    """The health path used."""
     agent_configuration_path: str = config.AGENT_CONFIGURATION_PATH
+    """The agent-configuration path used."""
     auth_header: str = config.AUTH_HEADER
+    """The header the token was sent in."""
     auth_scheme: str | None = config.AUTH_SCHEME
+    """The word before the token, None for a bare token."""
 
     @property
     def error_shape(self) -> str | None:
@@ -141,7 +154,11 @@ class ProbeReport:
         return settings
 
     def to_config(self, profile: str = DEFAULT_PROFILE) -> str:
-        """The pinned settings as a configuration file for `RemedyClient.from_config`."""
+        """The pinned settings as a configuration file for `RemedyClient.from_config`.
+
+        Args:
+            profile: The name of the file's one profile.
+        """
         unpinned = [
             probe.resource
             for probe in self.resources
@@ -192,11 +209,16 @@ async def probe(
 ) -> ProbeReport:
     """Probe a service with read-only requests and report the contract it follows.
 
-    Takes `RemedyClient`'s arguments (token, auth header, paths, timeout, ...) except the ones
-    it detects (paging, naming). Reads one page of `page_size` records per collection, then asks
-    once per paging parameter (`offset`, `skip`, `page`, `after`) for what would be the next
-    page, to report which the service honours; nothing is written to the service. Errors do not
-    stop it: each is reported where met.
+    Reads one page per collection, then asks once per paging parameter (`offset`, `skip`,
+    `page`, `after`) for what would be the next page, to report which the service honours;
+    nothing is written to the service. Errors do not stop it: each is reported where met.
+
+    Args:
+        base_url: The service, as for `RemedyClient`.
+        page_size: Records asked for per page.
+        missing_id: An id no record has, to see how the service answers one.
+        **settings: `RemedyClient`'s other arguments (token, auth header, paths, timeout, ...),
+            but those it detects (paging, naming).
     """
     detected = sorted(set(settings) & set(_DETECTED))
     if detected:

@@ -65,13 +65,14 @@ class FakeClock:
 
     `time()` is Unix seconds and `await sleep(seconds)` moves the clock on by `seconds` after
     one turn of the event loop, without waiting; tasks that sleep at the same time overlap, as
-    real sleeps do (two 1 s sleeps from the same moment move the clock 1 s, not 2). `waits` is
-    every wait asked for, in order, and `skipped` their total once overlaps are counted.
+    real sleeps do (two 1 s sleeps from the same moment move the clock 1 s, not 2).
     """
 
     def __init__(self) -> None:
         self.waits: list[float] = []
+        """Every wait asked for, in seconds, in order."""
         self.skipped = 0.0
+        """The seconds the clock moved on: the waits' total once overlaps are counted."""
 
     def __repr__(self) -> str:
         return f"<FakeClock waits={len(self.waits)} skipped={self.skipped:g}s>"
@@ -86,13 +87,21 @@ class FakeClock:
         return time.time() + self.skipped
 
     def advance(self, seconds: float) -> None:
-        """Move the clock on by `seconds`, as if they had passed (a simulator's rate limit
-        refills, health reports a later time)."""
+        """Move the clock on, as if time had passed (a simulator's rate limit refills, health
+        reports a later time).
+
+        Args:
+            seconds: How far; a negative value does nothing.
+        """
         self.skipped += max(seconds, 0.0)
 
     async def sleep(self, seconds: float) -> None:
-        """Record a wait of `seconds` and return after one turn of the event loop, the clock
-        moved on to the end of the wait (if no other wait has moved it further)."""
+        """Record a wait and return after one turn of the event loop, the clock moved on to the
+        end of the wait (if no other wait has moved it further).
+
+        Args:
+            seconds: The wait asked for.
+        """
         self.waits.append(seconds)
         wake_at = self.time() + max(seconds, 0.0)
         await asyncio.sleep(0)
@@ -108,10 +117,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def configured(base: SimulatorConfig, overrides: Mapping[str, Any]) -> SimulatorConfig:
-    """Return `base` with `overrides` applied, as the marker applies its arguments.
+    """Return a configuration with some fields changed, as the marker changes them.
 
     An unknown name raises TypeError naming it and the closest SimulatorConfig field; a bad
     value raises the field's own error (ValueError or TypeError), prefixed with `name=value`.
+
+    Args:
+        base: The configuration to start from.
+        overrides: SimulatorConfig fields and their new values.
     """
     fields = attrs.fields_dict(SimulatorConfig)
     for name in overrides:

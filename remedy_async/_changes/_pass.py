@@ -38,8 +38,8 @@ from remedy_async._errors import (
 
 from ._fingerprint import canonical, changed_fields, field_sums, fingerprints, record_id
 from ._settings import FeedSettings, FeedSource, Params
-from ._state import ChangeState, Page, StoredRecord
-from ._statements import Row
+from ._state import ChangeState
+from ._statements import Page, Row, StoredRecord
 from ._values import Change, ChangeKind, PassKind, PassResult
 
 T = TypeVar("T")

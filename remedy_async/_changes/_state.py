@@ -4,6 +4,7 @@ progress. One SQLite file per collection (see `_schema` for its format)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import sqlite3
 import threading
@@ -18,7 +19,7 @@ from remedy_async._errors import ChangeStateError
 
 from . import _statements as statements
 from ._schema import connect, lock, unlock
-from ._statements import Row
+from ._statements import Page, Row, StoredRecord
 from ._values import PassKind
 
 _FEED_COLUMNS = (
@@ -52,35 +53,6 @@ class FeedRow:
     """The last id the pass listed, while its pages come in order."""
 
 
-@frozen
-class Page:
-    """What a page of a full pass listed: its ids (a JSON array), how many distinct records,
-    its first and last id, whether its ids ascend, and whether it is the list's last."""
-
-    ids: bytes
-    listed: int
-    first_id: str | None
-    last_id: str | None
-    ascending: bool
-    last: bool = False
-
-    def ordered(self, previous: str | None) -> bool:
-        """Whether this page continues an ascending list after `previous`."""
-        return self.ascending and (
-            previous is None or self.first_id is None or self.first_id > previous
-        )
-
-
-@frozen
-class StoredRecord:
-    """What the state knows of one record: its fingerprint, field checksums and (when kept)
-    its canonical JSON."""
-
-    fingerprint: str
-    fields: bytes
-    record: bytes | None
-
-
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -91,11 +63,11 @@ def _guarded(
     """Run a method holding the state's guard: gathering a pass's listed ids runs in a worker
     thread, and nothing else may use the connection then (a rollback waits for it)."""
 
+    @functools.wraps(method)  # its signature and docstring too
     def guarded(self: ChangeState, /, *args: P.args, **kwargs: P.kwargs) -> R:
         with self._guard:
             return method(self, *args, **kwargs)
 
-    guarded.__doc__, guarded.__name__ = method.__doc__, method.__name__
     return guarded
 
 
@@ -108,10 +80,18 @@ class ChangeState:
     on the same file, in this process or another, gets StateInUseError until this one is
     closed or its process ends. A file in a newer format raises StateVersionError. Use it as
     a context manager, or `close()` it. Its format is documented in "Reacting to changes".
+    Its other methods are what a feed calls, pass by pass; an integration needs none of them.
+
+    Args:
+        path: The SQLite file, made when missing.
+        keep_records: For a new file, whether to keep whole records, not just fingerprints.
+            An existing file keeps what it was made with (another value raises
+            ChangeStateError). Default: as the file says, or no for a new one.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, keep_records: bool | None = None) -> None:
         self.path = os.fspath(path)
+        """The state file's path."""
         self._guard = threading.RLock()
         """Held by whatever uses the connection (one statement runs in a worker thread)."""
         self._lock = lock(self.path)
@@ -188,7 +168,12 @@ class ChangeState:
 
     @_guarded
     def bind(self, collection: str, filters: str) -> None:
-        """Tie a new state to a collection and filters; refuse a state tied to others."""
+        """Tie a new state to a collection and filters; refuse a state tied to others.
+
+        Args:
+            collection: The collection's path segment.
+            filters: The fingerprint of the list's filters.
+        """
         feed = self._feed
         if feed.collection is None:
             self._transaction(lambda: self._write_feed(collection=collection, filters=filters))
@@ -221,7 +206,13 @@ class ChangeState:
 
     @_guarded
     def start_pass(self, kind: PassKind, started_at: float, since: str | None) -> None:
-        """Begin pass number + 1 from the list's start."""
+        """Begin pass number + 1 from the list's start.
+
+        Args:
+            kind: `full`, or `since` for a pass narrowed to recent changes.
+            started_at: When the pass began, in Unix seconds.
+            since: The time a narrowed pass lists changes from (RFC 3339), else None.
+        """
 
         def start() -> None:
             statements.forget_marks(self._connection())
@@ -249,7 +240,11 @@ class ChangeState:
     @_guarded
     def lookup(self, page: Page) -> dict[str, str]:
         """The stored fingerprints of the page's ids the state knows (and, for a page whose
-        ids ascend, of other ids between its first and last, if any)."""
+        ids ascend, of other ids between its first and last, if any).
+
+        Args:
+            page: What the page listed.
+        """
         db = self._connection()
         if page.ascending and page.first_id is not None and page.last_id is not None:
             found = statements.lookup_range(db, page.first_id, page.last_id, 2 * page.listed)
@@ -259,7 +254,11 @@ class ChangeState:
 
     @_guarded
     def stored(self, ids: Iterable[str]) -> dict[str, StoredRecord]:
-        """The stored field checksums and record of these ids (for modifications)."""
+        """The stored field checksums and record of these ids (for modifications).
+
+        Args:
+            ids: The records' ids.
+        """
         rows = statements.details(self._connection(), orjson.dumps(list(ids)))
         return {row[0]: StoredRecord(row[1], row[2], row[3]) for row in rows}
 
@@ -267,7 +266,13 @@ class ChangeState:
     def commit_page(self, rows: Sequence[Row], resume_token: str | None, page: Page) -> None:
         """Write a page's changed records, its marks and the pass's resume token; commit.
         After the last page, a full pass moves on to its removals, unless its pages came in
-        id order and listed as many records as the state holds (then none can be missing)."""
+        id order and listed as many records as the state holds (then none can be missing).
+
+        Args:
+            rows: The page's added and modified records.
+            resume_token: Where the list continues after the page.
+            page: What the page listed.
+        """
         db = self._connection()
         feed = self._feed
         db.execute("BEGIN IMMEDIATE")
@@ -309,7 +314,12 @@ class ChangeState:
         did not list: its removals. Each with its kept record JSON, if any.
 
         The first call of a pass gathers what it listed into an index (one insert per record
-        listed: a second or so at a million), in a worker thread, so the event loop goes on."""
+        listed: a second or so at a million), in a worker thread, so the event loop goes on.
+
+        Args:
+            after: The id to continue after ("" for the first call).
+            limit: The most records returned.
+        """
         if self._gathered != self._feed.pass_number:
             await asyncio.to_thread(self._gather)
         return self._unlisted(after, limit)
@@ -327,7 +337,13 @@ class ChangeState:
     def settle(self, rows: Sequence[Row], gone: Sequence[str], kept: Sequence[str]) -> None:
         """Write what the removal check found (records the list missed: `kept`, and `rows`
         for those that changed) and delete the removed ones, once their changes were taken;
-        commit."""
+        commit.
+
+        Args:
+            rows: The records a get found changed.
+            gone: The ids of the removed records.
+            kept: The ids of the records the list missed but a get found.
+        """
         db = self._connection()
         db.execute("BEGIN IMMEDIATE")
         try:

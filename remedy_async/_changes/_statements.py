@@ -11,9 +11,39 @@ import sqlite3
 from collections.abc import Sequence
 
 import orjson
+from attrs import frozen
 
 Row = tuple[str, str, bytes, bytes | None]
 """A record to write: id, fingerprint, field checksums (JSON), record JSON or None."""
+
+
+@frozen
+class Page:
+    """What a page of a full pass listed: its ids (a JSON array), how many distinct records,
+    its first and last id, whether its ids ascend, and whether it is the list's last."""
+
+    ids: bytes
+    listed: int
+    first_id: str | None
+    last_id: str | None
+    ascending: bool
+    last: bool = False
+
+    def ordered(self, previous: str | None) -> bool:
+        """Whether this page continues an ascending list after `previous`."""
+        return self.ascending and (
+            previous is None or self.first_id is None or self.first_id > previous
+        )
+
+
+@frozen
+class StoredRecord:
+    """What the state knows of one record: its fingerprint, field checksums and (when kept)
+    its canonical JSON."""
+
+    fingerprint: str
+    fields: bytes
+    record: bytes | None
 
 
 def lookup(db: sqlite3.Connection, ids: bytes) -> dict[str, str]:

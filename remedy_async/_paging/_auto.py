@@ -54,6 +54,8 @@ class AutoPaginator:
     """
 
     conventions: tuple[Convention, ...] = field(default=CONVENTIONS, converter=_table)
+    """The named presets a detected convention is reported as when one reads the page alike
+    (a mapping of them, such as `CONVENTIONS`, or a tuple)."""
     _by_name: Mapping[str, Convention] = field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
@@ -65,14 +67,22 @@ class AutoPaginator:
         return frozenset().union(*(row.parameter_names for row in self.conventions))
 
     def first(self, page_size: int | None) -> PageRequest:
-        """Ask for the first page with the page size under the contract's two names."""
+        """Ask for the first page with the page size under the contract's two names.
+
+        Args:
+            page_size: As for `Paginator.first`.
+        """
         if page_size is None:
             return PageRequest()
         return PageRequest(params=tuple((name, str(page_size)) for name in CONTRACT_SIZE_PARAMS))
 
     def fallbacks(self, request: PageRequest) -> tuple[PageRequest, ...]:
         """First requests to try, in turn, when the service refuses this one (a 400 for a page
-        size parameter it does not know): each of the contract's size names alone."""
+        size parameter it does not know): each of the contract's size names alone.
+
+        Args:
+            request: The first request, refused.
+        """
         sizes = [(name, value) for name, value in request.params if name in CONTRACT_SIZE_PARAMS]
         if request.convention is not None or request.url is not None or len(sizes) < 2:
             return ()
@@ -80,7 +90,12 @@ class AutoPaginator:
         return tuple(PageRequest(params=(*others, size)) for size in sizes)
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
-        """Read the page by the list's convention, composing it on the first page."""
+        """Read the page by the list's convention, composing it on the first page.
+
+        Args:
+            request: As for `Paginator.read`.
+            response: As for `Paginator.read`.
+        """
         try:
             if request.convention is None:
                 return self._first_page(request, response)
@@ -103,21 +118,36 @@ class AutoPaginator:
             raise advised(fault, request, response) from None
 
     def predict_next(self, request: PageRequest) -> PageRequest | None:
-        """Guess the next request once the list's convention is known and computes it."""
+        """Guess the next request once the list's convention is known and computes it.
+
+        Args:
+            request: The request of the page before, assumed full.
+        """
         convention = request.convention
         return None if convention is None else predict_next(convention, request)
 
     def plan(
         self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
     ) -> PagePlan | None:
-        """Plan up to `count` later pages when the list's convention computes them from a size."""
+        """Plan up to `count` later pages when the list's convention computes them from a size.
+
+        Args:
+            request: The request the page answered.
+            response: The page's decoded response.
+            result: What `read` made of it.
+            count: The most pages to plan.
+        """
         convention = result.convention
         if convention is None:  # a guess the service ignored: nothing to plan from
             return None
         return plan_pages(convention, request, response, result, count)
 
     def named(self, name: str) -> Convention:
-        """The preset of this name (from an older resume token); PagingFault if unknown."""
+        """The preset of this name (from an older resume token); PagingFault if unknown.
+
+        Args:
+            name: The preset's name, a key of `CONVENTIONS`.
+        """
         row = self._by_name.get(name)
         if row is not None:
             return row

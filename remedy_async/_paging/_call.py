@@ -15,6 +15,7 @@ import attrs
 from attrs import frozen
 from yarl import URL
 
+from remedy_async._checks import check_count
 from remedy_async._wire._faults import WireFault, json_type_name
 
 from ._ahead import FetchPage
@@ -75,14 +76,6 @@ class WireObjects:
 
 
 WIRE_OBJECTS = WireObjects()
-
-
-def check_count(name: str, value: int | None, minimum: int) -> None:
-    """ValueError unless `value` is None or an int of at least `minimum` (bools are not)."""
-    if value is not None and (
-        isinstance(value, bool) or not isinstance(value, int) or value < minimum
-    ):
-        raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")
 
 
 def _at_least(minimum: int) -> Callable[[object, attrs.Attribute[Any], int | None], None]:

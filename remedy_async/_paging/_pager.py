@@ -34,15 +34,20 @@ U = TypeVar("U")
 class Page(Generic[T]):
     """One page of a list: its items, the response that carried them, and where to resume.
 
-    `headers` and `url` are the response's own and stay out of the repr: a service may echo a
-    secret into them (a cursor, a next link).
+    `headers` and `url` stay out of the repr: a service may echo a secret into them (a cursor,
+    a next link).
     """
 
     items: tuple[T, ...]
+    """The page's records, as the list reads them."""
     status: int
+    """The response's HTTP status."""
     headers: Mapping[str, str] = field(repr=False)
+    """The response's headers."""
     request_id: str | None
+    """The service's id of the request (`X-Request-Id`), when it sent one."""
     url: str = field(repr=False)
+    """The URL the page came from."""
     resume_token: str | None
     """Continues the list right after this page's last item; None when the list is complete."""
     items_path: str = "$.items"
@@ -94,6 +99,9 @@ class Pager(Generic[T]):
         fewer); the result's `resume_token` continues after its latest batch. Each record is
         checked against its model first, as a typed list would. Needs pyarrow
         (`pip install 'remedy-async[arrow]'`); see `remedy_async.columnar` for the schema.
+
+        Args:
+            batch_rows: Rows per batch; None: one batch per page.
         """
         from remedy_async._columnar._arrow import ArrowBatches  # noqa: PLC0415 - pyarrow on use
 

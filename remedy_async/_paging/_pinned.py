@@ -64,9 +64,13 @@ class OffsetPaginator(_FollowsConvention):
     An echoed offset must be the one asked for."""
 
     offset_param: str = "offset"
+    """The query parameter of the offset; the service may echo it in the body."""
     limit_param: str = "limit"
+    """The query parameter of the page size; the service may echo it in the body."""
     total_field: str = "total"
+    """The body field of the list's total, dotted when nested (`meta.total`)."""
     item_keys: tuple[str, ...] = ITEM_KEYS
+    """The body keys the item array may be under, tried in order."""
 
     @property
     def convention(self) -> Convention:
@@ -85,10 +89,15 @@ class PageNumberPaginator(_FollowsConvention):
     or a page shorter than the `pageSize` the service says it served."""
 
     page_param: str = "page"
+    """The query parameter of the page number; the service may echo it in the body."""
     size_param: str = "pageSize"
+    """The query parameter of the page size; the service may echo it in the body."""
     total_pages_field: str = "totalPages"
+    """The body field of the number of pages, dotted when nested."""
     first_page: int = 1
+    """The number of the first page."""
     item_keys: tuple[str, ...] = ITEM_KEYS
+    """The body keys the item array may be under, tried in order."""
 
     @property
     def convention(self) -> Convention:
@@ -111,10 +120,15 @@ class CursorPaginator(_FollowsConvention):
     """
 
     cursor_param: str = "cursor"
+    """The query parameter the next cursor is sent in."""
     limit_param: str = "limit"
+    """The query parameter of the page size."""
     next_field: str = "nextCursor"
+    """The body field of the next cursor (or URL), dotted when nested."""
     next_kind: Literal["cursor", "url"] = "cursor"
+    """What that field holds: a `cursor` to send, or the next page's `url`."""
     item_keys: tuple[str, ...] = ITEM_KEYS
+    """The body keys the item array may be under, tried in order."""
 
     @property
     def convention(self) -> Convention:
@@ -134,7 +148,10 @@ class LinkHeaderPaginator(_FollowsConvention):
     """
 
     page_size_param: str = "limit"
+    """The query parameter of the page size."""
     item_keys: tuple[str, ...] = ITEM_KEYS
+    """The body keys the item array may be under, tried in order. The body may also be the array
+    itself."""
 
     @property
     def convention(self) -> Convention:

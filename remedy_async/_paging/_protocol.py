@@ -82,54 +82,64 @@ class Convention:
 
     Detection composes one from what a first page shows (`pager.convention` says which; the
     named presets of `CONVENTIONS` are shortcuts for common ones), and one can be written by
-    hand, in code or in a configuration file:
-
-    - items: `items` are the places the item array may be (tried in order; `()` is the body
-      itself, `"{resource}"` a key naming the resource in any spelling, `"*"` the one array
-      among an object's values).
-    - continuation: read from `next_at` (a body path, any depth) or the `next_header` response
-      header (`Link` means its rel="next" target), and followed as `follow` says: a URL, or a
-      token, the last item's id (keyset), the next offset or page number sent in `param` (a
-      query parameter, or a request header with `param_in="header"`). A relative URL resolves
-      against the request's URL, or with `links_from="base"` against the client's base URL
-      (services whose links are relative to their base path).
-    - end evidence: no continuation (null, absent or `""`), `more_at` false, `last_at` true,
-      the total (`total_at` or `total_header`) or page count (`pages_at`, `pages_header`)
-      reached, or an empty page; where several are present they must agree, and a list that
-      ends short of its announced total is refused.
-    - echoes: `position_at` is where the service echoes the offset or page number it served
-      (it must equal the one asked), `size_at` the page size it served; `size_param` is the
-      request parameter for the page size; page numbers start at `first_page`, offsets at
-      `first_offset` (1 for SCIM's `startIndex`).
-    - `ignore` and `ignore_headers` name continuation-like signals that are not this list's
-      way forward (a second, redundant continuation), so they are not refused as unread;
-      backward cursors (`prev`, `before`, ...) are never read as a way forward.
+    hand, in code or in a configuration file. Body paths are tuples of keys, outermost first.
+    A list ends on no continuation (null, absent or `""`), `more_at` false, `last_at` true, the
+    total or page count reached, or an empty page; where several are present they must agree,
+    and a list that ends short of its announced total is refused. Backward cursors (`prev`,
+    `before`, ...) are never read as a way forward.
     """
 
     name: str = "composed"
+    """Its name: a preset's key in `CONVENTIONS`, or `composed` for one detected or written by
+    hand."""
     summary: str = ""
+    """What its pages look like, in a few words (for `str()` and the documentation)."""
     example: str = ""
     """A one-line example of a page, for the documentation."""
     follow: Follow = attrs.field(default="none", validator=_one_of(FOLLOWS))
+    """How the next request is formed: `url` follows a URL; `token`, `keyset` (the last item's id),
+    `offset` or `page` send the next value in `param`; `none`: the list comes whole."""
     items: tuple[Path, ...] = attrs.field(default=CONTRACT_ITEMS, converter=_paths)
+    """Where the item array may be, tried in order: `()` is the body itself, `"{resource}"` a key
+    naming the resource in any spelling, `"*"` the one array among an object's values."""
     next_at: Path = attrs.field(default=(), converter=_path)
+    """The body path of the continuation, at any depth (`("meta", "nextCursor")`)."""
     next_header: str | None = None
+    """The response header holding the continuation instead; `Link` means its rel="next" target."""
     param: str | None = None
+    """The request parameter the next token, id, offset or page number is sent in."""
     param_in: ParamIn = attrs.field(default="query", validator=_one_of(("query", "header")))
+    """Where `param` goes: a `query` parameter, or a request `header`."""
     size_param: str | None = None
+    """The request parameter for the page size."""
     more_at: Path = attrs.field(default=(), converter=_path)
+    """A body path whose false value ends the list (`hasMore`)."""
     last_at: Path = attrs.field(default=(), converter=_path)
+    """A body path whose true value ends the list (`isLast`)."""
     total_at: Path = attrs.field(default=(), converter=_path)
+    """A body path of the list's total number of items."""
     total_header: str | None = None
+    """A response header holding that total instead (`X-Total-Count`)."""
     pages_at: Path = attrs.field(default=(), converter=_path)
+    """A body path of the list's number of pages."""
     pages_header: str | None = None
+    """A response header holding that number instead."""
     position_at: Path = attrs.field(default=(), converter=_path)
+    """Where the service echoes the offset or page number it served; it must equal the one asked."""
     size_at: Path = attrs.field(default=(), converter=_path)
+    """Where the service echoes the page size it served."""
     first_page: int = 1
+    """The number of the first page."""
     first_offset: int = 0
+    """The offset of the first item (1 for SCIM's `startIndex`)."""
     ignore: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
+    """Body paths of continuation-like signals that are not this list's way forward (a second,
+    redundant continuation), so they are not refused as unread."""
     ignore_headers: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    """Response headers of such signals."""
     links_from: LinksFrom = attrs.field(default="request", validator=_one_of(("request", "base")))
+    """What a relative URL resolves against: the `request`'s URL, or the client's `base` URL (for
+    services whose links are relative to their base path)."""
 
     def __str__(self) -> str:
         return f"{self.name}: {self.summary}" if self.summary else self.name
@@ -179,12 +189,13 @@ class PagingFault(Exception):
 class PageRequest:
     """One page request: query parameters added to the list call's, or a URL to follow instead.
 
-    `url`, when set, is followed as given (for conventions whose responses carry the next URL);
-    the list call's filters are not added again.
+    `url` serves conventions whose responses carry the next page's URL.
     """
 
     params: tuple[tuple[str, str], ...] = ()
+    """Query parameters added to the list call's filters."""
     url: URL | None = None
+    """A URL to follow as given instead (the list call's filters are not added again)."""
     convention: Convention | None = None
     """The convention the list follows, once known (detection keeps it for the whole list)."""
     headers: tuple[tuple[str, str], ...] = ()
@@ -254,7 +265,9 @@ class PageResult:
     """What a paginator read from one page: its raw items and the request for the next page."""
 
     items: Sequence[Any]
+    """The page's raw items (decoded JSON values), in order."""
     next: PageRequest | None
+    """The request of the next page; None at the end of the list."""
     items_path: str = "$"
     """JSON path of the item array in the body, so a bad item is reported where it is."""
     convention: Convention | None = None
@@ -295,11 +308,20 @@ class Paginator(Protocol):
     """How a list is paged: pure functions from page responses to items and the next request."""
 
     def first(self, page_size: int | None) -> PageRequest:
-        """Return the first page request for a list call (page_size None: the service's default)."""
+        """Return the first page request of a list call.
+
+        Args:
+            page_size: Records per page to ask for; None: the service's default.
+        """
         ...
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
-        """Return the items of the page answering `request` and the next page request."""
+        """Return the items of the page answering `request` and the next page request.
+
+        Args:
+            request: The request the page answers.
+            response: The page's decoded response.
+        """
         ...
 
 

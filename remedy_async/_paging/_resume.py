@@ -19,7 +19,8 @@ from yarl import URL
 from remedy_async._redact import conceal, reveal
 
 from ._conventions import convention_document, convention_from
-from ._protocol import PageRequest, Probe
+from ._follow import paginator_name
+from ._protocol import PageRequest, Paginator, Probe
 
 TOKEN_PREFIX = "r1."
 
@@ -39,6 +40,34 @@ class ResumePoint:
 def filters_fingerprint(params: tuple[tuple[str, str], ...]) -> str:
     """Return a short digest of a list call's filter parameters."""
     return hashlib.sha256(orjson.dumps(sorted(params))).hexdigest()[:16]
+
+
+def list_start(
+    paginator: Paginator,
+    page_size: int | None,
+    filter_params: tuple[tuple[str, str], ...],
+    resume_token: str | None,
+    collection: str,
+    secrets: tuple[str, ...],
+) -> tuple[ResumePoint, PageRequest]:
+    """Where a list starts (its first request, or the place its resume token names) and its
+    first request. A filter that is one of the paginator's own parameters raises ValueError."""
+    first = paginator.first(page_size)
+    owned = {name for name, _ in first.params} | set(getattr(paginator, "parameter_names", ()))
+    clashes = {name for name, _ in filter_params} & owned
+    if clashes:
+        raise ValueError(
+            f"filter(s) {sorted(clashes)} are paging parameters of "
+            f"{type(paginator).__name__}; use page_size instead"
+        )
+    fingerprint = filters_fingerprint(filter_params)
+    name = paginator_name(paginator)
+    if resume_token is None:
+        return ResumePoint(collection, fingerprint, name, first), first
+    start = decode_token(
+        resume_token, collection=collection, filters=fingerprint, paginator=name, secrets=secrets
+    )
+    return start, first
 
 
 def encode_token(point: ResumePoint, secrets: tuple[str, ...] = ()) -> str:

@@ -59,16 +59,18 @@ class RateLimit:
 
     Shared by every task of the client (gets, get_many, lists and their parallel pages,
     downloads, retries included): requests beyond the budget wait their turn, first come first
-    served. `burst` caps how many go at once: at most `burst` in any `burst x per / requests`
-    seconds (None: up to `requests` at once; 1: evenly spaced, one every `per / requests`
-    seconds). `RateLimit(10)` is 10 per second, `RateLimit(600, per=60, burst=10)` 600 a
-    minute and never more than 10 in a second. The client remembers the send times of the
+    served. `RateLimit(10)` is 10 per second, `RateLimit(600, per=60, burst=10)` 600 a minute
+    and never more than 10 in a second. The client remembers the send times of the
     last `requests` requests (a few bytes each).
     """
 
     requests: int = field(validator=_count)
+    """How many requests any window of `per` seconds may hold."""
     per: float = field(default=1.0, validator=_positive_seconds)
+    """The window, in seconds."""
     burst: int | None = field(default=None, validator=_optional_count)
+    """How many may go at once: at most `burst` in any `burst x per / requests` seconds (None: up to
+    `requests` at once; 1: evenly spaced)."""
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "per", float(self.per))
@@ -83,8 +85,12 @@ class RateLimit:
 
     @classmethod
     def parse(cls, text: str) -> RateLimit:
-        """Read a rate written `N/s`, `N/min`, `N/h` or `N/Xs` (N per X seconds): `10/s`,
-        `600/min`, `5/2.5s`. ValueError, saying what is expected, for anything else."""
+        """Read a rate written `N/s`, `N/min`, `N/h` or `N/Xs` (N per X seconds).
+
+        Args:
+            text: The rate, such as `10/s`, `600/min` or `5/2.5s`; anything else raises
+                ValueError saying what is expected.
+        """
         match = _RATE.fullmatch(text.lower())
         unit = UNITS.get(match[3].rstrip("s") or "s") if match else None
         if match is None or unit is None:

@@ -48,11 +48,17 @@ class ClientEvent:
     `vulnerability_findings.list`, `vulnerability_findings.page`, ...)."""
 
     kind: EventKind
+    """What happened: `request`, `response`, `error`, `retry`, `wait`, `paging`, `call` or `end`."""
     method: str
+    """The request's method (`GET`)."""
     url: str
+    """The request's URL, without credentials or secrets the service echoed."""
     attempt: int
+    """The attempt's number (1 for the first; 0 for events of no attempt)."""
     status: int | None = None
+    """The response's HTTP status (response events)."""
     request_id: str | None = None
+    """The service's id of the request (`X-Request-Id`), when it sent one."""
     elapsed: float | None = None
     """Seconds the attempt took (response events)."""
     wait: float | None = None

@@ -36,13 +36,16 @@ def _headers(value: HeadersInput | None) -> CIMultiDictProxy[str]:
 class MockRequest:
     """A request as a MockTransport handler sees it: method, URL with its query, headers.
 
-    `headers` are every header the client sends (its credential included), read
-    case-insensitively: `request.headers["authorization"]`.
+    Headers are read case-insensitively: `request.headers["authorization"]`.
     """
 
     method: str
+    """The request's method, `GET`."""
     url: URL
+    """The request's URL, with its query."""
     headers: CIMultiDictProxy[str] = field(factory=lambda: _headers(None), converter=_headers)
+    """Every header the client sends, its credential included; a mapping, or (name, value) pairs to
+    repeat a name."""
 
     @property
     def path(self) -> str:
@@ -64,19 +67,34 @@ class MockResponse:
     """
 
     status: int
+    """The HTTP status."""
     headers: CIMultiDictProxy[str] = field(factory=lambda: _headers(None), converter=_headers)
+    """The response's headers: a mapping, or (name, value) pairs to repeat a name. Default: none."""
     body: bytes = b""
+    """The body's bytes."""
 
     @classmethod
     def json(cls, status: int, data: Any, *, headers: HeadersInput | None = None) -> MockResponse:
-        """A response whose body is `data` encoded as JSON, labelled `application/json`."""
+        """A response whose body is `data` encoded as JSON, labelled `application/json`.
+
+        Args:
+            status: The HTTP status.
+            data: Any value orjson encodes (dicts, lists, strings, numbers, ...).
+            headers: More headers, or ones replacing `Content-Type`.
+        """
         merged = CIMultiDict({"Content-Type": "application/json"})
         merged.update(_headers(headers))
         return cls(status, merged, orjson.dumps(data))
 
     @classmethod
     def text(cls, status: int, text: str, *, headers: HeadersInput | None = None) -> MockResponse:
-        """A response whose body is `text` in UTF-8, labelled `text/plain`."""
+        """A response whose body is `text` in UTF-8, labelled `text/plain`.
+
+        Args:
+            status: The HTTP status.
+            text: The body.
+            headers: More headers, or ones replacing `Content-Type`.
+        """
         merged = CIMultiDict({"Content-Type": "text/plain; charset=utf-8"})
         merged.update(_headers(headers))
         return cls(status, merged, text.encode())
@@ -114,10 +132,15 @@ class MockTransport:
     retries them as it would. An async handler still running when the attempt's timeout ends
     is cancelled (APITimeoutError). A body over the client's `max_response_bytes` is
     ResponseTooLargeError.
+
+    Args:
+        handler: Answers each request: a function, plain or async, from a MockRequest to a
+            MockResponse.
     """
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
+        """The function, plain or async, that answers each request."""
 
     def __repr__(self) -> str:
         return f"<MockTransport handler={getattr(self.handler, '__qualname__', self.handler)!r}>"
@@ -143,8 +166,14 @@ class MockTransport:
         timeout: AttemptTimeout,
         max_body: int,
     ) -> Response:
-        """Return the handler's answer as a complete response (a body over max_body is an
-        error)."""
+        """Return the handler's answer as a complete response (the client calls it).
+
+        Args:
+            request: As for `Transport.send`.
+            headers: As for `Transport.send`.
+            timeout: As for `Transport.send`.
+            max_body: As for `Transport.send`.
+        """
         answer = await self._answer(request, headers, timeout)
         if len(answer.body) > max_body:
             raise too_large(request, f"{len(answer.body)} bytes", max_body)
@@ -156,6 +185,12 @@ class MockTransport:
     async def stream(
         self, request: Request, headers: Mapping[str, str], timeout: AttemptTimeout
     ) -> AsyncIterator[StreamedResponse]:
-        """Open the handler's answer as a response whose body is read in chunks."""
+        """Open the handler's answer as a response whose body is read in chunks.
+
+        Args:
+            request: As for `Transport.send`.
+            headers: As for `Transport.send`.
+            timeout: As for `Transport.send`.
+        """
         answer = await self._answer(request, headers, timeout)
         yield StreamedResponse(request, answer.status, answer.headers, _BytesBody(answer.body))

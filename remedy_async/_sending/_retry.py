@@ -53,24 +53,36 @@ def _at_least_one(_: object, attribute: object, value: int) -> None:
 class RetryPolicy:
     """How a request is retried: attempts, backoff, hints from the service, and a deadline.
 
-    `attempts` counts every try (3: the first and two retries). Waits use full jitter: a random
-    time up to `backoff_base * 2**retry`, capped at `backoff_cap`. A `retry-after-ms` or
-    `Retry-After` hint makes the wait at least the hint; a hint over `max_retry_after` raises
-    RateLimitError at once. `deadline` bounds a call's attempts and waits together: a wait that
-    would end past it is not started. `RetryPolicy(attempts=1)` turns retries off.
+    Connection failures, timeouts, bodies cut short and the `retry_statuses` are retried; a
+    `retry-after-ms` or `Retry-After` hint from the service makes the wait at least the hint.
+    `RetryPolicy(attempts=1)` turns retries off.
     """
 
     attempts: int = field(default=3, validator=_at_least_one)
+    """Every try counts, the first included (3: the first and two retries); 1 turns retries off."""
     backoff_base: float = field(default=0.5, validator=_positive)
+    """Seconds: the wait before retry `n` is random (full jitter), up to `backoff_base * 2**(n -
+    1)`."""
     backoff_cap: float = field(default=8.0, validator=_positive)
+    """The most seconds a backoff wait may reach."""
     max_retry_after: float = field(default=60.0, validator=_positive)
+    """The longest wait the service may ask for (`Retry-After`, `retry-after-ms`); a longer one
+    raises RateLimitError at once."""
     deadline: float = field(default=60.0, validator=_positive)
+    """Seconds a call's attempts and waits may take together: a wait that would end past it is not
+    started."""
     retry_statuses: frozenset[int] = field(default=RETRYABLE_STATUSES, converter=_statuses)
+    """The HTTP statuses worth another try."""
 
     def backoff(
         self, retry: int, uniform: Callable[[float, float], float] = random.uniform
     ) -> float:
-        """Return the full-jitter wait before retry number `retry` (1 for the first retry)."""
+        """Return the full-jitter wait before a retry.
+
+        Args:
+            retry: The retry's number (1 for the first retry).
+            uniform: Draws the wait between two bounds; tests pass a fixed one.
+        """
         doublings = min(retry - 1, 64)  # past that the cap has long been reached
         return uniform(0.0, min(self.backoff_cap, self.backoff_base * 2.0**doublings))
 
@@ -81,6 +93,9 @@ class RetryPolicy:
         `retry_statuses`; no for TLS failures, a proxy's refusal (407, 403), other statuses,
         bodies that arrived whole but are not the JSON expected, and anything that is not a
         RemedyError (cancellation too).
+
+        Args:
+            error: What the attempt raised.
         """
         if isinstance(error, APIStatusError):
             return error.status in self.retry_statuses
@@ -102,6 +117,13 @@ class RetryPolicy:
         """Return how long to wait before the next attempt, or None to give up with `error`.
 
         Raises RateLimitError when the service asks for a wait longer than `max_retry_after`.
+
+        Args:
+            error: What the attempt raised.
+            attempt: The attempt's number (1 for the first).
+            hint: The wait the service asked for, in seconds, if it did.
+            time_left: Seconds left before the call's deadline.
+            uniform: Draws the backoff between two bounds; tests pass a fixed one.
         """
         if not isinstance(error, APIError) or not self.retryable(error) or attempt >= self.attempts:
             return None

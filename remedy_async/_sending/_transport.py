@@ -55,13 +55,26 @@ class Transport(Protocol):
         timeout: AttemptTimeout,
         max_body: int,
     ) -> Response:
-        """Send a request and return the complete response (a body over max_body is an error)."""
+        """Send a request and return the complete response.
+
+        Args:
+            request: The request: its method, and its URL with the query.
+            headers: Every header to send, the credential's included.
+            timeout: The attempt's limits in seconds (total, connect, read).
+            max_body: The most body bytes to accept; a longer body raises ResponseTooLargeError.
+        """
         ...
 
     def stream(
         self, request: Request, headers: Mapping[str, str], timeout: AttemptTimeout
     ) -> AbstractAsyncContextManager[StreamedResponse]:
-        """Open a response whose body is read in chunks; it is released on exit."""
+        """Open a response whose body is read in chunks; it is released on exit.
+
+        Args:
+            request: As for `send`.
+            headers: As for `send`.
+            timeout: As for `send`.
+        """
         ...
 
 

@@ -42,8 +42,11 @@ def cattrs_structure_hook(
 def to_wire(record: Any, naming: Naming | None = None) -> dict[str, Any]:
     """Return a model as wire JSON, `extra` restored, keys spelled as the record was read.
 
-    A record read from a service that spells keys in snake, Pascal or kebab case is written
-    back in that naming; any other in camelCase, the contract's. `naming` picks one instead.
+    Args:
+        record: A model (`Endpoint`, ...).
+        naming: How to spell the keys: `camel`, `snake`, `pascal` or `kebab`. Default: as the
+            record was read (a service's snake_case record is written back in snake_case),
+            else camelCase, the contract's.
     """
     if naming is None:
         naming = naming_of(record)

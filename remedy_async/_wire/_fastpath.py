@@ -320,7 +320,12 @@ def check_hook(model: type[Any]) -> Callable[[object, object], dict[str, Any]]:
 def from_wire(model: type[T], data: object, *, path: str = "$", naming: Naming = "camel") -> T:
     """Build a model from decoded wire JSON; a bad value raises WireFault with its JSON path.
 
-    `naming` is how the record's keys are spelled (camelCase by the contract).
+    Args:
+        model: The model to build (`Endpoint`, ...).
+        data: The record as `json.loads` returns it.
+        path: Where the record is in its response, for the errors' JSON paths.
+        naming: How the record's keys are spelled: `camel` (the contract), `snake`,
+            `pascal` or `kebab`.
     """
     try:
         return structure_hook(model, naming)(data, model)

@@ -61,7 +61,11 @@ _PLAIN: Final[tuple[tuple[str, type, str, object], ...]] = (
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the simulator's options to `parser` (shared with `remedy-async serve`)."""
+    """Add the simulator's options to a parser (shared with `remedy-async serve`).
+
+    Args:
+        parser: The command line's parser, or one of its subcommands'.
+    """
     add = parser.add_argument
     for flag, kind, text, defaults in _PLAIN:
         default = getattr(defaults, flag[2:].replace("-", "_"))
@@ -239,7 +243,11 @@ def _paging(value: str) -> str:
 
 def config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
     """Build the configuration from parsed options; raises ValueError on bad values, naming
-    the options the user typed (`--port must be between 0 and 65535, got 99999`)."""
+    the options the user typed (`--port must be between 0 and 65535, got 99999`).
+
+    Args:
+        ns: The options `add_serve_arguments` added, parsed.
+    """
     try:
         return _config_from_args(ns)
     except ValueError as error:
@@ -319,7 +327,11 @@ def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
 
 def paging_listing(ns: argparse.Namespace) -> str | None:
     """The paging conventions, one a line (name, then summary), if `--paging list` asked for
-    them; else None, and the options are for a server."""
+    them; else None, and the options are for a server.
+
+    Args:
+        ns: The parsed options.
+    """
     if ns.paging != PAGING_LIST:
         return None
     width = max(len(name) for name in CONVENTIONS)
@@ -328,7 +340,12 @@ def paging_listing(ns: argparse.Namespace) -> str | None:
 
 def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | None:
     """The run's OpenAPI document as indented JSON, if `--print-spec` asked for it; else None,
-    and the options are for a server."""
+    and the options are for a server.
+
+    Args:
+        ns: The parsed options.
+        config: The configuration they build (`config_from_args(ns)`).
+    """
     if not ns.print_spec:
         return None
     from ._spec import openapi_json  # noqa: PLC0415 - see the module's doc
@@ -338,8 +355,13 @@ def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | Non
 
 async def serve(config: SimulatorConfig, *, until_signal: bool = True) -> None:
     """Run a simulator, announcing its URL on stdout, until SIGINT or SIGTERM (then return
-    normally); with `until_signal=False`, until cancelled, leaving signals to the caller
-    (`remedy-async serve` exits 130 or 143 on them, as every command does)."""
+    normally), or until cancelled.
+
+    Args:
+        config: What to serve.
+        until_signal: Stop on SIGINT or SIGTERM. False leaves signals to the caller
+            (`remedy-async serve` exits 130 or 143 on them, as every command does).
+    """
     from ._server import Simulator  # noqa: PLC0415 - see the module's doc
 
     stop = asyncio.Event()

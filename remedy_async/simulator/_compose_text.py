@@ -166,7 +166,9 @@ class Slot:
     RFC 8288 links). Its text form is the dotted path or `header:NAME`."""
 
     path: Path = attrs.field(default=(), converter=to_path)
+    """A body path, outermost key first."""
     header: str | None = attrs.field(default=None, validator=_header)
+    """A response header's name instead."""
 
     def __attrs_post_init__(self) -> None:
         if bool(self.path) == (self.header is not None):
@@ -177,7 +179,11 @@ class Slot:
 
     @classmethod
     def parse(cls, text: str) -> Slot:
-        """A slot from its text form: `meta.next_cursor` or `header:X-Next-Cursor`."""
+        """A slot from its text form.
+
+        Args:
+            text: A dotted body path, `meta.next_cursor`, or `header:NAME`.
+        """
         if text.startswith(HEADER):
             return cls(header=text.removeprefix(HEADER))
         path = parse_path(text)

@@ -73,52 +73,62 @@ def _first(value: object) -> int:
 class Composition:
     """How a composed list pages, one independent choice per axis; the simulator serves it.
 
-    - `items`: the item array's body path (`()`: the bare body; `{resource}` or
-      `{resource:snake|pascal|kebab}` stands for the resource's own name).
-    - `follow`: the continuation: none (the whole list), url, token (opaque), number (an integer
-      offset handed out), page-token (a page number handed out), or keyset (the last id),
-      offset, page (the client computes them). `next` is where a handed-out one goes (a body
-      path, or a header; `Link` as rel="next"), `param` the request parameter it is read
-      from (`param_in="header"`: a request header), `size_param` the page size's.
-    - `end`: what the last page shows: the continuation null, absent, blank (`""`), or still
-      there beside a flag saying the end (`flag`), in a Link with `results="false"`
-      (`link-false`), or only an empty page after the last (`empty`). Left out, the place's
-      natural end: null in a body, absent in a header, `empty` when the client computes.
-    - flags (`more_at`, `last_at`), totals and page counts (`total`, `pages`: body or header),
-      echoes (`position_at`, which shows the `served` place or, hostile, the `next` one;
-      `size_at`): truthful on every page.
-    - `prev`: a backward cursor or URL (a body path, null on the first page, or `Link`
-      rel="prev"); `also`: the same continuation a second time (a body URL, `Link`, or a header
-      holding the bare token or page number).
-    - `links`: URLs absolute, root-relative (`/base/v1/...`), or relative to the run's base path
-      (`/v1/...`); `default_size`, `max_size` override the run's page sizes.
+    Flags, totals, page counts and echoes are truthful on every page. The text form
+    (`compose:KEY=VALUE,...`, `str(composition)`) names the same fields.
     """
 
     follow: Kind = attrs.field(default="none", validator=one_of(KINDS))
+    """The continuation: `none` (the whole list), `url`, `token` (opaque), `number` (an integer
+    offset handed out), `page-token` (a page number handed out), or `keyset` (the last id),
+    `offset`, `page` (the client computes them)."""
     items: Path = attrs.field(default=("items",), converter=to_path)
+    """The item array's body path (`()`: the bare body; `{resource}` or
+    `{resource:snake|pascal|kebab}` stands for the resource's own name)."""
     next: Slot | None = attrs.field(default=None, converter=_slot)
+    """Where a handed-out continuation goes: a body path, or a header (`Link` as rel="next")."""
     param: str | None = attrs.field(default=None, converter=_name)
+    """The request parameter the continuation is read from."""
     param_in: Literal["query", "header"] = attrs.field(
         default="query", validator=one_of(("query", "header"))
     )
+    """Where `param` is: a `query` parameter, or a request `header`."""
     size_param: str | None = attrs.field(default=None, converter=_name)
+    """The request parameter of the page size."""
     first_page: int = attrs.field(default=1, converter=_first)
+    """The number of the first page, 0 or 1."""
     end: End | None = attrs.field(default=None, validator=attrs.validators.optional(one_of(ENDS)))
-    """None in the constructor stands for the natural end; a made composition always has one."""
+    """What the last page shows: the continuation `null`, `absent`, `blank` (`""`), or still
+    there beside a flag saying the end (`flag`), in a Link with `results="false"`
+    (`link-false`), or only an empty page after the last (`empty`). None: the place's natural
+    end (null in a body, absent in a header, `empty` when the client computes)."""
     more_at: Path = attrs.field(default=(), converter=to_path)
+    """A body path of a flag saying more pages follow."""
     last_at: Path = attrs.field(default=(), converter=to_path)
+    """A body path of a flag saying this is the last page."""
     total: Slot | None = attrs.field(default=None, converter=_slot)
+    """Where the list's total goes: a body path or a header."""
     pages: Slot | None = attrs.field(default=None, converter=_slot)
+    """Where the number of pages goes: a body path or a header."""
     position_at: Path = attrs.field(default=(), converter=to_path)
+    """A body path echoing the offset or page number."""
     position_shows: Literal["served", "next"] = attrs.field(
         default="served", validator=one_of(("served", "next"))
     )
+    """What that echo shows: the `served` place or, hostile, the `next` one."""
     size_at: Path = attrs.field(default=(), converter=to_path)
+    """A body path echoing the page size served."""
     prev: Slot | None = attrs.field(default=None, converter=_slot)
+    """A backward cursor or URL: a body path (null on the first page), or `Link` rel="prev"."""
     also: Slot | None = attrs.field(default=None, converter=_slot)
+    """The same continuation a second time: a body URL, `Link`, or a header holding the bare token
+    or page number."""
     links: Links = attrs.field(default="absolute", validator=one_of(("absolute", "root", "base")))
+    """How URLs are written: `absolute`, `root`-relative (`/base/v1/...`) or relative to the run's
+    `base` path (`/v1/...`)."""
     default_size: int | None = attrs.field(default=None, converter=_size)
+    """The page size when a request asks for none, instead of the run's."""
     max_size: int | None = attrs.field(default=None, converter=_size)
+    """The largest page size, instead of the run's (a silent cap)."""
     _convention: Convention = attrs.field(init=False, eq=False, repr=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
@@ -148,8 +158,12 @@ class Composition:
 
     @classmethod
     def parse(cls, text: str) -> Composition:
-        """A composition from its text form (`compose:` optional); ValueError naming the bad
-        part, or the axes that do not fit together."""
+        """A composition from its text form; ValueError naming the bad part, or the axes that
+        do not fit together.
+
+        Args:
+            text: `compose:KEY=VALUE,...` (the prefix is optional), as `str()` writes it.
+        """
         try:
             values: dict[str, Any] = split_spec(text)
             param = values.get("param", "")

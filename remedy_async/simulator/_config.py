@@ -7,13 +7,14 @@ import enum
 import fnmatch
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final, Literal
 
 import attrs
 
 from remedy_async import CONVENTIONS, ERROR_SHAPES
 
+from . import _checks as checks
 from ._compose_text import PREFIX
 from ._composition import Composition
 
@@ -38,6 +39,7 @@ PAGING_CONVENTIONS: Final = tuple(CONVENTIONS)
 NAMINGS: Final = ("camel", "snake", "pascal", "kebab")
 """How the simulator spells record keys: camelCase by contract, or respelled to test clients."""
 ITEMS_KEYS: Final = ("items", "data", "results")
+"""The envelope keys a run may put a page's items under (`SimulatorConfig.items_key`)."""
 ERROR_FORMATS: Final = ERROR_SHAPES
 """Every error-body shape the simulator answers in, named as the client names the shapes it
 tells apart (`remedy_async.ERROR_SHAPES`): the contract's own `error` first."""
@@ -55,7 +57,6 @@ RetryAfterFormat = Literal["seconds", "http-date"]
 MAX_SIZE: Final = 1_000_000
 DEFAULT_CACHE_BYTES: Final = 64 * 1024 * 1024
 
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _PATH = re.compile(r"^(/[A-Za-z0-9._~-]+)+$")
 
 
@@ -118,14 +119,6 @@ def _to_kind(value: FaultKind | FaultKindName) -> FaultKind:
     return kind_of(value)
 
 
-def _to_routes(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return tuple(part for part in value.split(",") if part)
-    return tuple(value)
-
-
 def _check_routes(
     _: object, attribute: attrs.Attribute[Any], value: tuple[str, ...] | None
 ) -> None:
@@ -139,24 +132,6 @@ def _check_routes(
             raise ValueError(f"{attribute.name}: {pattern!r} matches no route; routes are {known}")
 
 
-def _fraction(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{attribute.name} must be between 0 and 1, got {value!r}")
-
-
-def _non_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
-    if value < 0:
-        raise ValueError(f"{attribute.name} must not be negative, got {value!r}")
-
-
-def _one_of(choices: tuple[str, ...]) -> Any:
-    def check(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
-        if value not in choices:
-            raise ValueError(f"{attribute.name} must be one of {', '.join(choices)}; got {value!r}")
-
-    return check
-
-
 @attrs.frozen
 class FaultSpec:
     """One kind of fault, injected into a share (`rate`) of the requests of some routes.
@@ -167,30 +142,44 @@ class FaultSpec:
     """
 
     kind: FaultKind = attrs.field(converter=_to_kind)
-    rate: float = attrs.field(converter=float, validator=_fraction)
+    """What the fault does: a FaultKind, or its name (`http-503`)."""
+    rate: float = attrs.field(converter=float, validator=checks.fraction)
+    """The share of the routes' requests it hits, from 0 to 1."""
     routes: tuple[str, ...] | None = attrs.field(
-        default=None, converter=_to_routes, validator=_check_routes
+        default=None, converter=checks.to_routes, validator=_check_routes
     )
-    latency_ms: float = attrs.field(default=100.0, kw_only=True, validator=_non_negative)
-    jitter_ms: float = attrs.field(default=0.0, kw_only=True, validator=_non_negative)
-    retry_after: int = attrs.field(default=1, kw_only=True, validator=_non_negative)
+    """Route names or shell-style patterns (`list:*`; a comma-separated string too), of
+    `ROUTE_NAMES`; None: every route."""
+    latency_ms: float = attrs.field(default=100.0, kw_only=True, validator=checks.non_negative)
+    """Latency faults: the delay, in milliseconds."""
+    jitter_ms: float = attrs.field(default=0.0, kw_only=True, validator=checks.non_negative)
+    """Latency faults: up to this many random milliseconds more."""
+    retry_after: int = attrs.field(default=1, kw_only=True, validator=checks.non_negative)
+    """`http-429` faults: the seconds `Retry-After` asks to wait."""
     retry_after_format: RetryAfterFormat = attrs.field(
-        default="seconds", kw_only=True, validator=_one_of(RETRY_AFTER_FORMATS)
+        default="seconds", kw_only=True, validator=checks.one_of(RETRY_AFTER_FORMATS)
     )
-    stall_seconds: float = attrs.field(default=5.0, kw_only=True, validator=_non_negative)
+    """`http-429` faults: `Retry-After` as `seconds` or an `http-date`."""
+    stall_seconds: float = attrs.field(default=5.0, kw_only=True, validator=checks.non_negative)
+    """`stall` faults: how long the body waits after the headers."""
 
     def applies_to(self, route: str) -> bool:
-        """Tell whether this fault may hit requests of `route`."""
+        """Tell whether this fault may hit requests of `route`.
+
+        Args:
+            route: A route's name, of `ROUTE_NAMES`.
+        """
         if self.routes is None:
             return True
         return any(fnmatch.fnmatchcase(route, pattern) for pattern in self.routes)
 
     @classmethod
     def parse(cls, text: str, **options: Any) -> FaultSpec:
-        """Read `KIND:RATE[:ROUTE[,ROUTE...]]`, e.g. `http-503:0.1:list:endpoints`.
+        """Read a fault written as on the command line; ValueError names what is wrong.
 
-        `options` fill the keyword-only fields (latency_ms, stall_seconds, ...). Raises
-        ValueError naming what is wrong.
+        Args:
+            text: `KIND:RATE[:ROUTE[,ROUTE...]]`, such as `http-503:0.1:list:endpoints`.
+            **options: The keyword-only fields (`latency_ms`, `stall_seconds`, ...).
         """
         kind, separator, rest = text.partition(":")
         if not separator:
@@ -210,39 +199,9 @@ class FaultSpec:
             raise ValueError(f"fault {text!r}: {error}") from None
 
 
-def _integer(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{attribute.name} must be an int, got {value!r}")
-
-
 def _check_size(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
     if not 0 <= value <= MAX_SIZE:
         raise ValueError(f"{attribute.name} must be between 0 and {MAX_SIZE}, got {value!r}")
-
-
-def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
-    if value <= 0:
-        raise ValueError(f"{attribute.name} must be positive, got {value!r}")
-
-
-def _check_port(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
-    if not 0 <= value <= 65535:
-        raise ValueError(f"{attribute.name} must be between 0 and 65535, got {value!r}")
-
-
-def _check_token(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
-    if value is not None and (not value or any(char in value for char in "\r\n\0")):
-        raise ValueError(f"{attribute.name} must be a non-empty single-line string, or None")
-
-
-def _check_header(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
-    if not _HEADER_NAME.match(value):
-        raise ValueError(f"{attribute.name} must be an HTTP header name, got {value!r}")
-
-
-def _check_scheme(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
-    if value is not None and not _HEADER_NAME.match(value):
-        raise ValueError(f"{attribute.name} must be a single word such as 'Bearer', or None")
 
 
 def _check_path(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
@@ -276,31 +235,6 @@ def _check_base_path(_: object, attribute: attrs.Attribute[Any], value: str) -> 
         )
 
 
-def _to_now(value: datetime | str | None) -> datetime | None:
-    """`now` in UTC: an aware datetime, or an ISO 8601 string (read as UTC without an offset)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValueError(
-                f"now must be an ISO 8601 date-time such as 2024-06-01T00:00:00Z, got {value!r}"
-            ) from None
-        value = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    if not isinstance(value, datetime):
-        raise TypeError(f"now must be a datetime (or an ISO 8601 string), got {value!r}")
-    if value.tzinfo is None:
-        raise ValueError(
-            f"now must be timezone-aware, such as datetime(2024, 6, 1, tzinfo=UTC); got {value!r}"
-        )
-    return value.astimezone(UTC)
-
-
-def _mask_token(token: str | None) -> str:
-    return "None" if token is None else "'***'"
-
-
 def _to_faults(value: Iterable[FaultSpec]) -> tuple[FaultSpec, ...]:
     return tuple(value)
 
@@ -315,74 +249,98 @@ def _check_faults(_: object, attribute: attrs.Attribute[Any], value: tuple[Fault
 class SimulatorConfig:
     """Everything that shapes one simulator run; the defaults are the assumed service contract.
 
-    The data set is a pure function of `seed`, `size` (the number of endpoints; findings,
-    remediation targets and scopes scale with it) and `now`, the simulator's present (UTC):
-    every record's timestamps lie a seeded distance before it, and health reports it (plus the
-    time since the simulator was made). `now=None`, the default, is the simulator's clock when
-    it is made (`Simulator.config.now` then says which time that was); pin it (a datetime, or
-    an ISO 8601 string read as UTC without an offset) to get the same records on every run.
-
-    `paging` picks the run's paging convention, any name of `remedy_async.CONVENTIONS` or a
-    composed mode `compose:...` (see `Composition`; a request may override it with the
-    `X-Simulator-Paging` header); `disguise_paging` renames
-    a named convention's continuation signals to names no client knows (`nxt_tok_x`, ... in the
-    body, `Nxt-Tok-X` for a header), to prove that clients fail loudly on a service they cannot
-    follow. With `token` set, every route but health needs
-    `<auth_header>: <auth_scheme> <token>` (or just the token when `auth_scheme` is None).
-    `error_format` shapes every error body (any name of `ERROR_FORMATS`, e.g. `fastapi`,
-    `json-api`, `html`). `echo_token` makes a hostile server for tests: whatever credential a
-    request carries is echoed into the cursors and next links it is given, into error bodies,
-    and into a redirect of every get (to the same URL plus `echo=<credential>`), to prove that
-    a client never shows it. `naming` respells every record key (snake, pascal, kebab) to test
-    clients against services that differ only in spelling. `rate_limit` turns on a token
-    bucket of that many requests per second. `base_path` mounts every route under a path
-    (`/wiki/rest/api`: lists at `/wiki/rest/api/v1/endpoints`, and `Simulator.url` ends with
-    it). `churn` makes the data set change as a service's does: every `churn_every` list
-    requests of a collection, a `churn` share of its records is removed, as many modified and
-    as many added (from a `churn_reserve` share held back at the start, or removed before),
-    chosen by seed (see `Dataset.churn`). `range_filters` lets lists take `FIELD[gte]=TIME`
-    on timestamp fields and `updatedAt` (the filter a change feed narrows its passes with).
-    The token never appears in the repr.
+    The data set is a pure function of `seed`, `size` and `now`. Every field is a keyword
+    argument (and an option of `python -m remedy_async.simulator`); a bad value raises
+    ValueError or TypeError naming it.
     """
 
     host: str = "127.0.0.1"
-    port: int = attrs.field(default=0, validator=[_integer, _check_port])
-    seed: int = attrs.field(default=0, validator=_integer)
-    size: int = attrs.field(default=100, validator=[_integer, _check_size])
-    now: datetime | None = attrs.field(default=None, converter=_to_now)
+    """The address to listen on."""
+    port: int = attrs.field(default=0, validator=[checks.integer, checks.port])
+    """The TCP port; 0 picks a free one (`Simulator.url` says which)."""
+    seed: int = attrs.field(default=0, validator=checks.integer)
+    """The seed of the data set and of the faults: the same seed, the same run."""
+    size: int = attrs.field(default=100, validator=[checks.integer, _check_size])
+    """The number of endpoints (about 20 findings each); the other collections scale with it."""
+    now: datetime | None = attrs.field(default=None, converter=checks.to_now)
+    """The simulator's present (UTC): every record's timestamps lie a seeded distance before it, and
+    health reports it (plus the time since the simulator was made). A datetime, or an ISO 8601
+    string read as UTC without an offset. None: the simulator's clock when it is made
+    (`Simulator.config.now` then says which); pin it to get the same records on every run."""
     paging: PagingName = attrs.field(default="cursor", validator=_check_paging)
+    """The lists' paging convention: a name of `PAGING_CONVENTIONS`, or a composed mode
+    `compose:...` (see `Composition`). A request may pick another with the `X-Simulator-Paging`
+    header."""
     disguise_paging: bool = False
-    items_key: ItemsKey = attrs.field(default="items", validator=_one_of(ITEMS_KEYS))
-    naming: str = attrs.field(default="camel", validator=_one_of(NAMINGS))
-    page_size: int = attrs.field(default=100, validator=[_integer, _positive])
-    max_page_size: int = attrs.field(default=1000, validator=[_integer, _positive])
-    token: str | None = attrs.field(default=None, validator=_check_token, repr=_mask_token)
-    auth_header: str = attrs.field(default="Authorization", validator=_check_header)
-    auth_scheme: str | None = attrs.field(default="Bearer", validator=_check_scheme)
-    error_format: ErrorFormat = attrs.field(default="error", validator=_one_of(ERROR_FORMATS))
+    """Rename a named convention's continuation signals to names no client knows (`nxt_tok_x`, ...
+    in the body, `Nxt-Tok-X` for a header), to prove that clients fail loudly on a service they
+    cannot follow."""
+    items_key: ItemsKey = attrs.field(default="items", validator=checks.one_of(ITEMS_KEYS))
+    """The envelope key of a page's items: `items`, `data` or `results`."""
+    naming: str = attrs.field(default="camel", validator=checks.one_of(NAMINGS))
+    """How record keys are spelled: `camel` (the contract's), or `snake`, `pascal`, `kebab` to test
+    clients against services that differ only in spelling."""
+    page_size: int = attrs.field(default=100, validator=[checks.integer, checks.positive])
+    """Records per page when a list asks for no size."""
+    max_page_size: int = attrs.field(default=1000, validator=[checks.integer, checks.positive])
+    """The largest page size a list may ask for (a larger one is a 400)."""
+    token: str | None = attrs.field(default=None, validator=checks.token, repr=checks.masked)
+    """The token every route but health requires; None: no auth. It never appears in the repr."""
+    auth_header: str = attrs.field(default="Authorization", validator=checks.header_name)
+    """The header that carries the token."""
+    auth_scheme: str | None = attrs.field(default="Bearer", validator=checks.scheme)
+    """The word before the token (`Authorization: Bearer <token>`); None: the bare token."""
+    error_format: ErrorFormat = attrs.field(default="error", validator=checks.one_of(ERROR_FORMATS))
+    """The shape of every error body: a name of `ERROR_FORMATS` (`error`, the contract's; `fastapi`,
+    `json-api`, `html`, ...)."""
     echo_token: bool = False
+    """A hostile server for tests: whatever credential a request carries is echoed into the cursors
+    and next links it is given, into error bodies, and into a redirect of every get (to the same
+    URL plus `echo=<credential>`), to prove that a client never shows it."""
     rate_limit: float | None = attrs.field(
-        default=None, validator=attrs.validators.optional(_positive)
+        default=None, validator=attrs.validators.optional(checks.positive)
     )
+    """Requests per second, as a token bucket (429 with `Retry-After` beyond it); None: no limit."""
     faults: tuple[FaultSpec, ...] = attrs.field(
         default=(), converter=_to_faults, validator=_check_faults
     )
+    """The faults to inject (see FaultSpec), in order: the first that fires wins, latency adds to
+    any."""
     cache: bool = True
-    cache_bytes: int = attrs.field(default=DEFAULT_CACHE_BYTES, validator=[_integer, _positive])
-    agent_configuration_size: int = attrs.field(
-        default=64 * 1024, validator=[_integer, _non_negative]
+    """Cache encoded records and pages (faster; turn off to measure encoding)."""
+    cache_bytes: int = attrs.field(
+        default=DEFAULT_CACHE_BYTES, validator=[checks.integer, checks.positive]
     )
-    extra_fields_rate: float = attrs.field(default=0.1, validator=_fraction)
+    """The memory the cache may use, in bytes."""
+    agent_configuration_size: int = attrs.field(
+        default=64 * 1024, validator=[checks.integer, checks.non_negative]
+    )
+    """The size of the agent configuration file, in bytes."""
+    extra_fields_rate: float = attrs.field(default=0.1, validator=checks.fraction)
+    """The share of records carrying fields the client's models do not know (kept in their
+    `extra`)."""
     id_prefix: str = ""
+    """A prefix of every id (`tenant/a b:`, to test ids that need encoding)."""
     health_path: str = attrs.field(default="/v1/health", validator=_check_path)
+    """The path of the health check."""
     agent_configuration_path: str = attrs.field(
         default="/v1/agent-configuration", validator=_check_path
     )
+    """The path of the agent configuration."""
     base_path: str = attrs.field(default="", validator=_check_base_path)
-    churn: float = attrs.field(default=0.0, validator=_fraction)
-    churn_every: int = attrs.field(default=10, validator=_positive)
-    churn_reserve: float = attrs.field(default=0.2, validator=_fraction)
+    """A path every route is mounted under (`/wiki/rest/api`: lists at
+    `/wiki/rest/api/v1/endpoints`, and `Simulator.url` ends with it); `""`: the root."""
+    churn: float = attrs.field(default=0.0, validator=checks.fraction)
+    """Make the data set change as a service's does: every `churn_every` list requests of a
+    collection, this share of its records is removed, as many modified and as many added, chosen
+    by seed (see `Dataset.churn`). 0: the data never changes."""
+    churn_every: int = attrs.field(default=10, validator=checks.positive)
+    """List requests of a collection between changes, with `churn`."""
+    churn_reserve: float = attrs.field(default=0.2, validator=checks.fraction)
+    """The share of records held back at the start, for `churn` to add."""
     range_filters: bool = False
+    """Let lists take `FIELD[gte]=TIME` on timestamp fields and `updatedAt` (the filter a change
+    feed narrows its passes with)."""
 
     def __attrs_post_init__(self) -> None:
         if self.page_size > self.max_page_size:

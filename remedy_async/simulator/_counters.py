@@ -10,19 +10,21 @@ import attrs
 
 @attrs.frozen
 class SimulatorCounters:
-    """A snapshot of a simulator's counters (take a new one to see later requests).
-
-    `requests` and `responses` count by route name and by status; `faults` counts injected
-    faults by kind and `faults_by_route` by route then kind; `in_flight` is how many requests
-    are being handled now and `max_in_flight` the most at once since the last reset.
-    """
+    """A snapshot of a simulator's counters, `sim.counters` (take a new one to see later
+    requests; `sim.reset_counters()` zeroes them)."""
 
     requests: Mapping[str, int] = attrs.field(factory=dict)
+    """Requests by route name (`list:endpoints`, ..., `unmatched` for paths not served)."""
     responses: Mapping[int, int] = attrs.field(factory=dict)
+    """Responses by HTTP status."""
     faults: Mapping[str, int] = attrs.field(factory=dict)
+    """Injected faults by kind (`http-503`, ...)."""
     faults_by_route: Mapping[str, Mapping[str, int]] = attrs.field(factory=dict)
+    """Injected faults by route, then kind."""
     in_flight: int = 0
+    """Requests being handled now."""
     max_in_flight: int = 0
+    """The most requests handled at once since the last reset."""
 
     @property
     def total_requests(self) -> int:

@@ -2,38 +2,22 @@
 
 from __future__ import annotations
 
-import math
-import time
-from array import array
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from functools import partial
 
-from ._cache import SizedLRU, view_size
 from ._churn import (
     ChurnStep,
-    Revisions,
     choose,
-    parse_with_ranges,
-    record_passes,
-    reserved,
-    revised,
     step_random,
 )
-from ._config import DEFAULT_CACHE_BYTES, RESOURCES, SimulatorConfig
-from ._encoded import EncodedRecords
-from ._fields import filter_fields
-from ._filters import Filters, parse_filters
-from ._generated import GeneratedMatches
-from ._naming import respeller
-from ._records import Record, build_record
-from ._world import World
-
-FilterInput = Mapping[str, str | Sequence[str]]
-"""Filters as a test writes them: wire names to one value or several (OR), as strings."""
+from ._config import RESOURCES, SimulatorConfig
+from ._filters import Filters
+from ._records import Record
+from ._store import FilterInput, Store
 
 
-class Dataset:
+class Dataset(Store):
     """The seeded records of a run: counts, ids in order, records by id, and filtering.
 
     Records are generated on demand from (seed, resource, index), dated a seeded distance
@@ -60,53 +44,31 @@ class Dataset:
     hides them, and `churn` does all three to a share of a collection, choosing by seed and
     step. Filters see records as they are now. With `range_filters`, a list also takes
     `FIELD[gte]=TIME` on a timestamp field (and on `updatedAt` of every collection).
-    """
 
-    def __init__(
-        self,
-        *,
-        seed: int = 0,
-        size: int = 100,
-        now: datetime | None = None,
-        id_prefix: str = "",
-        extra_fields_rate: float = 0.1,
-        naming: str = "camel",
-        cache: bool = True,
-        cache_bytes: int = DEFAULT_CACHE_BYTES,
-        reserve: float = 0.0,
-        range_filters: bool = False,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        moment = time.time() if now is None else now.timestamp()
-        self._world = World(
-            seed=seed,
-            size=size,
-            now=math.floor(moment),
-            id_prefix=id_prefix,
-            extra_fields_rate=extra_fields_rate,
-        )
-        self._fields = filter_fields(self._world)
-        budget = cache_bytes if cache else 0
-        self._generated = GeneratedMatches(self._world, self._fields, budget)
-        self._encoded = EncodedRecords(self._build, respeller(naming), budget)
-        self._overrides: dict[tuple[str, int], dict[str, object]] = {}
-        """Fields set by `update`, by (resource, index)."""
-        self._hidden: dict[str, frozenset[int]] = {}
-        """Indices hidden from each collection (only collections with some hidden)."""
-        self._visible: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), view_size)
-        """Matches without the hidden records, by filters (emptied when hiding changes)."""
-        self._revisions = Revisions()
-        self._steps: dict[str, int] = {}
-        self._range_filters = range_filters
-        self._clock = clock
-        for resource in RESOURCES:
-            held = reserved(seed, resource, self._world.counts[resource], reserve)
-            if held:
-                self._hidden[resource] = held
+    A simulator makes its own (`Simulator.dataset`, `Dataset.from_config(config)`); one made
+    alone serves tests that need the records without a server.
+
+    Args:
+        seed: As `SimulatorConfig.seed`.
+        size: As `SimulatorConfig.size`.
+        now: As `SimulatorConfig.now`; None: the real time when it is made.
+        id_prefix: As `SimulatorConfig.id_prefix`.
+        extra_fields_rate: As `SimulatorConfig.extra_fields_rate`.
+        naming: As `SimulatorConfig.naming`.
+        cache: As `SimulatorConfig.cache`.
+        cache_bytes: As `SimulatorConfig.cache_bytes`.
+        reserve: The share of each collection held back at the start, for `add` and `churn`.
+        range_filters: As `SimulatorConfig.range_filters`.
+        clock: The time changes are stamped with by default, in Unix seconds.
+    """
 
     @classmethod
     def from_config(cls, config: SimulatorConfig) -> Dataset:
-        """The data set a simulator with this configuration serves."""
+        """The data set a simulator with this configuration serves.
+
+        Args:
+            config: The simulator's configuration.
+        """
         return cls(
             seed=config.seed,
             size=config.size,
@@ -145,27 +107,51 @@ class Dataset:
         return RESOURCES
 
     def filter_names(self, resource: str) -> tuple[str, ...]:
-        """The query parameters a list of `resource` accepts as filters, sorted."""
+        """The query parameters a list of `resource` accepts as filters, sorted.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+        """
         return tuple(sorted(self._fields[self._check(resource)]))
 
     def count(self, resource: str, filters: FilterInput | None = None) -> int:
-        """How many records of `resource` (pass the filters, if any); hidden ones not counted."""
+        """How many records of `resource` pass the filters; hidden ones are not counted.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            filters: Wire names to one value or several (any of them), as strings; none: all.
+        """
         if not filters:
             resource = self._check(resource)
             return self._world.counts[resource] - len(self._hidden.get(resource, ()))
         return len(self.matches(self._parse(resource, filters)))
 
     def ids(self, resource: str, filters: FilterInput | None = None) -> Iterator[str]:
-        """The ids of `resource` that pass the filters, in list order."""
+        """The ids of `resource` that pass the filters, in list order.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            filters: Wire names to one value or several (any of them), as strings; none: all.
+        """
         make_id = self._world.make_id
         return (make_id(resource, index) for index in self._indices(resource, filters))
 
     def records(self, resource: str, filters: FilterInput | None = None) -> Iterator[Record]:
-        """The records of `resource` that pass the filters, in list order."""
+        """The records of `resource` that pass the filters, in list order, as wire dicts.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            filters: Wire names to one value or several (any of them), as strings; none: all.
+        """
         return (self._build(resource, index) for index in self._indices(resource, filters))
 
     def get(self, resource: str, record_id: str) -> Record | None:
-        """The record with this id, or None (also when it is hidden)."""
+        """The record with this id, or None (also when it is hidden).
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            record_id: The record's id.
+        """
         index = self.index_of(resource, record_id)
         return None if index is None else self._build(resource, index)
 
@@ -175,6 +161,11 @@ class Dataset:
         Lists, gets and `records` serve the changed record, and filters see it as it is now.
         Unlike `modify`, nothing else of the record moves (not its `updatedAt`). An id that
         is no record of `resource` is a ValueError.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            record_id: The record's id.
+            changes: Wire names to new values.
         """
         (index,) = self._known(resource, [record_id])
         key = (resource, index)
@@ -186,7 +177,13 @@ class Dataset:
     ) -> int | None:
         """The position of the record with this id in the unfiltered list of every record,
         hidden or not; None if there is no such record, or it is hidden and `include_hidden`
-        is false."""
+        is false.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            record_id: The record's id.
+            include_hidden: Answer for a hidden record too.
+        """
         index = self._world.parse_id(self._check(resource), record_id)
         hidden = self._hidden.get(resource)
         if hidden is None or include_hidden or index not in hidden:
@@ -194,7 +191,12 @@ class Dataset:
         return None
 
     def id_of(self, resource: str, index: int) -> str:
-        """The id of the record at this position of the unfiltered list of every record."""
+        """The id of the record at this position of the unfiltered list of every record.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            index: The position, from 0.
+        """
         return self._world.make_id(self._check(resource), index)
 
     # moving lists ---------------------------------------------------------------------------
@@ -204,6 +206,10 @@ class Dataset:
 
         Hiding a hidden record does nothing; an id that is no record of `resource` is a
         ValueError (and nothing is hidden).
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            ids: The records' ids.
         """
         indices = self._known(resource, ids)
         self._set_hidden(resource, self._hidden.get(resource, frozenset()) | indices)
@@ -213,12 +219,20 @@ class Dataset:
 
         Showing a record that is not hidden does nothing; an id that is no record of
         `resource` is a ValueError (and nothing is shown).
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            ids: The records' ids.
         """
         indices = self._known(resource, ids)
         self._set_hidden(resource, self._hidden.get(resource, frozenset()) - indices)
 
     def hidden(self, resource: str) -> tuple[str, ...]:
-        """The ids of the hidden records of `resource`, in list order."""
+        """The ids of the hidden records of `resource`, in list order.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+        """
         make_id = self._world.make_id
         return tuple(
             make_id(resource, i) for i in sorted(self._hidden.get(self._check(resource), ()))
@@ -227,18 +241,35 @@ class Dataset:
     # change over time --------------------------------------------------------------------------
 
     def add(self, resource: str, count: int, *, at: float | None = None) -> tuple[str, ...]:
-        """Bring `count` hidden records (held back, or removed) into `resource`, chosen by seed
-        and step, stamped with time `at` (default: the clock's now); returns their ids."""
+        """Bring hidden records (held back, or removed) into `resource`, chosen by seed and
+        step; returns their ids.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            count: How many.
+            at: The time they are stamped with, in Unix seconds. Default: the clock's now.
+        """
         return self.churn(resource, added=count, modified=0, removed=0, at=at).added
 
     def modify(self, resource: str, ids: Iterable[str], *, at: float | None = None) -> None:
-        """Give these records a new revision at time `at` (default: now): see `_churn`."""
+        """Give these records a new revision: their `updatedAt` moves to the change's time.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            ids: The records' ids.
+            at: The time of the change, in Unix seconds. Default: the clock's now.
+        """
         indices = self._known(resource, ids)
         self._revisions.modify(resource, sorted(indices), self._now(at))
         self._changed(resource, indices)
 
     def remove(self, resource: str, ids: Iterable[str]) -> None:
-        """Take these records out of `resource` (as `hide`: `add` may bring them back)."""
+        """Take these records out of `resource` (as `hide`: `add` may bring them back).
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            ids: The records' ids.
+        """
         self.hide(resource, ids)
 
     def churn(
@@ -251,9 +282,18 @@ class Dataset:
         removed: int | None = None,
         at: float | None = None,
     ) -> ChurnStep:
-        """One step of change in `resource`: remove, modify and add records (by default a
-        `rate` share of its visible records each, at least one when `rate` > 0), chosen by
-        seed and the collection's step number, at time `at` (default: now)."""
+        """One step of change in `resource`: remove, modify and add records, chosen by seed and
+        the collection's step number; returns what changed.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+            rate: The share of its visible records removed, modified and added each (at
+                least one when above 0).
+            added: How many to add, instead of the `rate` share.
+            modified: How many to modify, instead of the `rate` share.
+            removed: How many to remove, instead of the `rate` share.
+            at: The time of the change, in Unix seconds. Default: the clock's now.
+        """
         resource = self._check(resource)
         number = self._steps[resource] = self._steps.get(resource, 0) + 1
         share = round(self.count(resource) * rate) or (1 if rate > 0 else 0)
@@ -272,115 +312,3 @@ class Dataset:
         self._changed(resource, [*touched, *born])
         ids = (tuple(map(partial(self._world.make_id, resource), n)) for n in (born, touched, gone))
         return ChurnStep(resource, number, *ids)
-
-    def _now(self, at: float | None) -> float:
-        return self._clock() if at is None else at
-
-    def _build(self, resource: str, index: int) -> Record:
-        record = build_record(self._world, resource, index)
-        change = self._revisions.of(resource).get(index)
-        if change is not None:
-            record = revised(record, resource, *change)
-        overrides = self._overrides.get((resource, index))
-        return record if overrides is None else {**record, **overrides}
-
-    def _changed_indices(self, resource: str) -> Collection[int]:
-        """The indices of records of `resource` whose content is no longer as generated."""
-        revised = self._revisions.of(resource)
-        if not self._overrides:
-            return revised
-        return {*revised, *(index for name, index in self._overrides if name == resource)}
-
-    def _changed(self, resource: str, indices: Iterable[int]) -> None:
-        """Forget what was cached of records whose content changed."""
-        self._encoded.forget(resource, indices)
-        self._visible.clear()
-
-    # used by the server -----------------------------------------------------------------------
-
-    def parse_filters(self, resource: str, params: Iterable[tuple[str, str]]) -> Filters:
-        """Read a query's filters; raises FilterError for unknown names or bad values."""
-        fields = self._fields[resource]
-        if not self._range_filters:
-            return parse_filters(resource, fields, params)
-        return parse_with_ranges(resource, fields, params)
-
-    def matches(self, filters: Filters, *, include_hidden: bool = False) -> Sequence[int]:
-        """Ascending indices of the visible records that pass `filters` (cached); with
-        `include_hidden`, of the hidden ones too."""
-        resource = filters.resource
-        view = self._generated.of(filters)
-        hidden = self._hidden.get(resource)
-        changed = self._changed_indices(resource) if filters else ()
-        if (hidden is None or include_hidden) and not changed:
-            return view
-        return self._without(filters, view, None if include_hidden else hidden)
-
-    def encode(self, resource: str, index: int) -> bytes:
-        """The JSON of one record (cached)."""
-        return self._encoded.record(resource, index)
-
-    def encode_run(self, filters: Filters, view: Sequence[int], start: int, stop: int) -> bytes:
-        """The JSON of records view[start:stop], comma-separated without brackets (cached)."""
-        return self._encoded.run(filters.resource, filters.fingerprint, view, start, stop)
-
-    def _without(
-        self, filters: Filters, view: Sequence[int], hidden: frozenset[int] | None
-    ) -> Sequence[int]:
-        """`view` less the `hidden` indices, and with the changed records that pass the
-        filters now in place of those that passed them as generated (cached until hiding or
-        a record changes)."""
-        key = (filters.resource, filters.fingerprint, hidden is None)
-        visible = self._visible.get(key)
-        if visible is None:
-            gone = hidden or frozenset()
-            changed = self._changed_indices(filters.resource) if filters else ()
-            kept = [index for index in view if index not in gone and index not in changed]
-            if changed:
-                build = self._build
-                kept += [
-                    index
-                    for index in changed
-                    if index not in gone and record_passes(build(filters.resource, index), filters)
-                ]
-                kept.sort()
-            visible = self._visible.put(key, array("I", kept))
-        return visible
-
-    def _known(self, resource: str, ids: Iterable[str]) -> frozenset[int]:
-        """The indices of these ids; ValueError for one that is no record of `resource`."""
-        parse_id = self._world.parse_id
-        resource = self._check(resource)
-        indices = []
-        for record_id in [ids] if isinstance(ids, str) else ids:
-            index = parse_id(resource, record_id)
-            if index is None:
-                raise ValueError(f"{record_id!r} is not the id of a record of {resource}")
-            indices.append(index)
-        return frozenset(indices)
-
-    def _set_hidden(self, resource: str, hidden: frozenset[int]) -> None:
-        if hidden == self._hidden.get(resource, frozenset()):
-            return
-        if hidden:
-            self._hidden[resource] = hidden
-        else:
-            del self._hidden[resource]
-        # Cached visible views and pages are keyed by place in the visible list: start afresh.
-        self._visible.clear()
-        self._encoded.forget_runs()
-
-    def _indices(self, resource: str, filters: FilterInput | None) -> Sequence[int]:
-        return self.matches(self._parse(resource, filters or {}))
-
-    def _parse(self, resource: str, filters: FilterInput) -> Filters:
-        pairs: list[tuple[str, str]] = []
-        for name, value in filters.items():
-            values = [value] if isinstance(value, str) else list(value)
-            pairs.extend((name, item) for item in values)
-        return self.parse_filters(self._check(resource), pairs)
-
-    def _check(self, resource: str) -> str:
-        if resource not in RESOURCES:
-            raise ValueError(f"unknown resource {resource!r}; resources are {', '.join(RESOURCES)}")
-        return resource

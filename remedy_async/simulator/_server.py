@@ -29,9 +29,11 @@ class Simulator:
         async with Simulator(SimulatorConfig(size=1000, paging="offset")) as sim:
             ...  # point a client at sim.url; check sim.counters and sim.dataset
 
-    `sleep` and `clock` (Unix seconds) are injectable so tests of latency, stalls and rate
-    limits never really wait. `config.now` left None becomes `clock()` when the simulator is
-    made: `config` holds the time the records are dated from.
+    Args:
+        config: What to serve; default: the contract's defaults (`SimulatorConfig()`).
+        sleep: How latency and stall faults wait. Tests pass one that returns at once.
+        clock: The time, in Unix seconds (health, the rate limit, `now`). `config.now` left
+            None becomes `clock()` when the simulator is made.
     """
 
     def __init__(
@@ -46,7 +48,9 @@ class Simulator:
         if config.now is None:
             config = attrs.evolve(config, now=datetime.fromtimestamp(started, UTC))
         self.config = config
+        """The configuration served, its `now` set (the time the records are dated from)."""
         self.dataset = Dataset.from_config(config)
+        """The records served: ask it what a list or get should answer."""
         self._counters = CounterState()
         self._app = SimulatorApp(
             config, self.dataset, self._counters, sleep=sleep, clock=clock, started=started

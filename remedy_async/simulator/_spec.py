@@ -58,7 +58,12 @@ def _source() -> dict[str, Any]:
 
 
 def openapi_document(config: SimulatorConfig) -> dict[str, Any]:
-    """The OpenAPI 3.1 document of what a simulator with this configuration serves."""
+    """The OpenAPI 3.1 document of what a simulator with this configuration serves (as it
+    serves it at `GET /openapi.json`).
+
+    Args:
+        config: The run's configuration.
+    """
     document = copy.deepcopy(_source())
     collections = {resource: _collection(document, resource) for resource in RESOURCES}
     _write_lists(document, config, collections)
@@ -76,7 +81,12 @@ def openapi_document(config: SimulatorConfig) -> dict[str, Any]:
 
 
 def openapi_json(config: SimulatorConfig, *, indent: bool = False) -> bytes:
-    """The run's document as JSON (indented, with a final newline, for people)."""
+    """The run's OpenAPI document as JSON.
+
+    Args:
+        config: The run's configuration.
+        indent: Indent it, with a final newline, for people.
+    """
     document = openapi_document(config)
     if indent:
         return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
