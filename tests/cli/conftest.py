@@ -17,7 +17,15 @@ import pytest
 from remedy_async.cli import Terminal, run
 from remedy_async.simulator import Simulator, SimulatorConfig
 
-COMMAND = (sys.executable, "-m", "remedy_async")
+AS_FROM_A_SHELL = (
+    "import runpy, signal; "
+    "signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('remedy_async', run_name='__main__', alter_sys=True)"
+)
+"""`python -m remedy_async`, with Ctrl-C raising KeyboardInterrupt as in an interactive shell,
+even when this suite itself was started with SIGINT ignored (a job a non-interactive shell put
+in the background with `&`, which Python then leaves ignored in every child)."""
+COMMAND = (sys.executable, "-c", AS_FROM_A_SHELL)
 RESOURCES = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
 
 
