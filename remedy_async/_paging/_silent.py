@@ -37,12 +37,10 @@ def unannounced(
     asked = {int_param(dict(request.params), name) for name in CONTRACT_SIZE_PARAMS}
     total = convention.total_at or convention.total_header
     pages = convention.pages_at or convention.pages_header
-    short_of_total = (bool(total) and _total(convention, response) not in (None, count)) or (
-        bool(pages) and (_pages(convention, response) or 0) > 1
-    )
-    complete = (bool(total) and _total(convention, response) == count) or (
-        bool(pages) and _pages(convention, response) == 1
-    )
+    announced = _total(convention, response) if total else None
+    page_count = _pages(convention, response) if pages else None
+    short_of_total = announced not in (None, count) or (page_count or 0) > 1
+    complete = announced == count or page_count == 1
     if not items or complete or not (count in asked or count in ROUND_SIZES or short_of_total):
         if not total and reads_alike_whole(response, found.path):
             return Detection(CONVENTIONS["none"])
@@ -61,7 +59,6 @@ def unannounced(
     )
     refusal = None
     if short_of_total:
-        announced = _total(convention, response)
         size = f"{announced} items" if announced is not None else "more than one page"
         refusal = (
             f"the service announced {size}, but the first page holds {count}, names no way to "

@@ -1,5 +1,5 @@
-"""The auto paginator: composes a list's convention on page 1, verifies guesses by page 2's first
-id (probes), keeps the convention for the whole list, and offers fallbacks for a refused first
+"""The auto paginator: composes a list's convention on page 1, verifies guesses by the pages they
+bring (probes), keeps the convention for the whole list, and offers fallbacks for a refused first
 request."""
 
 from __future__ import annotations
