@@ -198,8 +198,13 @@ def _ignored(probe: Probe, request: PageRequest, response: JSONResponse) -> Page
     assert convention is not None
     items, path = locate_items(convention, response)
     echoed = _echoes_position(convention, request, response)
-    if not items or not probe.refuted_by(_id_of(items[0]), position_echoed=echoed):
+    first = _id_of(items[0]) if items else None
+    if not items or not probe.refuted_by(first, position_echoed=echoed):
         return None
+    if first != probe.first_id and probe.refusal is None:
+        # The service read the guess, otherwise than guessed: it pages this list, so running
+        # out of guesses is no evidence of the list's end.
+        probe = attrs.evolve(probe, refusal=_misread(convention))
     shown = "$" + "".join(f".{key}" for key in path)
     following = probe.next_try()
     if following is not None:  # the guess was ignored or misread: try the next
@@ -209,6 +214,15 @@ def _ignored(probe: Probe, request: PageRequest, response: JSONResponse) -> Page
     raise refusal(probe.refusal)
 
 
+def _misread(convention: Convention) -> str:
+    """The refusal of a list whose service reads a guessed parameter otherwise than guessed."""
+    return (
+        f"a page asked for by {convention.param!r} repeated the page before it: the service "
+        f"reads {convention.param!r}, but not as a {convention.follow} (pin the convention the "
+        "service follows with paginator=)"
+    )
+
+
 def _to_confirm(result: PageResult, probe: Probe, convention: Convention) -> PageResult:
     """A page an offset or page-number guess brought: the next page confirms the guess, or
     refutes it for good by starting with a record of this one."""
@@ -216,11 +230,7 @@ def _to_confirm(result: PageResult, probe: Probe, convention: Convention) -> Pag
         return result
     confirm = Probe(
         probe.first_id,
-        refusal=(
-            f"a page asked for by {convention.param!r} repeated the page before it: the "
-            f"service reads {convention.param!r}, but not as a {convention.follow} (pin the "
-            "convention the service follows with paginator=)"
-        ),
+        refusal=_misread(convention),
         first_ids=tuple(filter(None, map(_id_of, result.items))),
         confirming=True,
     )

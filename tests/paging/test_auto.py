@@ -242,11 +242,25 @@ def test_a_probe_page_repeating_page_one_but_echoing_the_offset_asked_is_kept() 
     assert [item["id"] for item in result.items] == ["ep-1", "ep-2"]
 
 
-def test_a_probe_page_repeating_page_one_without_an_echo_is_refuted() -> None:
-    """The same page with no echo of its position: nothing says the service read the guess."""
-    probe = Probe("ep-0", first_ids=("ep-0", "ep-1"))
+def test_a_probe_page_repeating_page_one_without_an_echo_is_refuted_loudly() -> None:
+    """The same page with no echo of its position refutes the guess; with no guess left the
+    list stops with PaginationError, not at its first page: the service does page it."""
+    probe = Probe("ep-0", first_ids=("ep-0", "ep-1"), unannounced=True)
+    with pytest.raises(PagingFault, match="repeated the page before it"):
+        probed(probe, {"items": records(2, start=1)})
+
+
+def test_a_misread_guess_makes_the_guesses_after_it_refuse_when_they_fail() -> None:
+    """A guess the service read otherwise leaves the next guess a refusal to raise, should
+    that one be ignored too."""
+    other = PageRequest(params=(("page", "2"),), convention=CONVENTIONS["page"])
+    probe = Probe("ep-0", (other,), first_ids=("ep-0", "ep-1"), unannounced=True)
     result = probed(probe, {"items": records(2, start=1)})
-    assert (result.items, result.next) == ((), None)
+    assert result.next is not None
+    assert result.next.probe is not None
+    assert result.next.probe.refusal is not None
+    with pytest.raises(PagingFault, match="repeated the page before it"):
+        probed(result.next.probe, {"items": records(2)})
 
 
 def test_a_kept_offset_guess_is_confirmed_by_the_page_after() -> None:
