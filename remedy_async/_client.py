@@ -15,6 +15,7 @@ import aiohttp
 from yarl import URL
 
 from . import _config as config
+from ._checks import MAX_PAGE_SIZE
 from ._collection import ResourceCollection
 from ._connection import Connection
 from ._download import Destination, DownloadResult, download
@@ -52,7 +53,8 @@ DEFAULT_RETRY = RetryPolicy()
 
 
 class RemedyClient:
-    """An async client for the Remedy API; use it as `async with RemedyClient(...) as client`.
+    """An async client for the service's public read-only API (Furl's, `https://api.furl.ai`
+    by default); use it as `async with RemedyClient(...) as client`.
 
     Records are read through its collections (`client.endpoints`, `client.scopes`, ...), the
     rest through `health()`, `download_agent_configuration()` and `get_json()`. Arguments but
@@ -66,9 +68,9 @@ class RemedyClient:
     `timeout` and the call's deadline (`retry`).
 
     Args:
-        base_url: The API's root, such as `https://api.example.com`; a path prefix is kept.
-            Default: `REMEDY_BASE_URL`, and with neither, ConfigurationError. Plain `http://`
-            is refused for any host but loopback (see `allow_insecure_http`).
+        base_url: The API's root; a path prefix is kept. Default: `REMEDY_BASE_URL`, else
+            the service's own, `https://api.furl.ai` (Furl's public API). Plain `http://` is
+            refused for any host but loopback (see `allow_insecure_http`).
         token: The API token. Default: `REMEDY_API_TOKEN`, and with neither, requests carry no
             credential. It never appears in reprs, errors or logs.
         auth_header: The header the token goes in.
@@ -127,13 +129,16 @@ class RemedyClient:
         trusted_origins: Other origins next-page links may lead to, such as
             `["https://cdn.example.com"]`. Default: only the base URL's, since the credential
             goes with every page request.
-        naming: How records spell their keys: `"camel"` (the contract's), `"snake"`,
-            `"pascal"` or `"kebab"`; `"auto"` reads camelCase until a record shows another
-            spelling, then that one, with a ContractDriftWarning.
-        namings: Per collection, overriding `naming`: `{"scopes": "snake"}`.
+        naming: How records spell their keys: `"snake"` (the published contract's),
+            `"camel"`, `"pascal"` or `"kebab"`; `"auto"` reads snake_case until a record
+            shows another spelling, then that one, with a ContractDriftWarning.
+        namings: Per collection, overriding `naming`: `{"scopes": "camel"}`.
         since_filters: Per collection, the update-time range filter its change feed narrows
             passes with, a query parameter taking an RFC 3339 time: `{"scopes":
             "updatedAt[gte]"}`. Default: none, full passes (see `ResourceCollection.changes`).
+        max_page_size: The largest page a list asks for, and lists' default page size: the
+            published maximum of `limit`, 100. A `page_size` above it is a ValueError before
+            any request; raise it only for a service that serves larger pages.
         clock: The time the client's limits, pauses and deadlines count in: monotonic
             seconds. Tests replace it (as `remedy_clock.time` does); an injected clock also
             dates the service's `Retry-After` and `X-RateLimit-Reset`, counting from the real
@@ -183,6 +188,7 @@ class RemedyClient:
         naming: NamingSetting = "auto",
         namings: Mapping[str, NamingSetting] | None = None,
         since_filters: Mapping[str, str] | None = None,
+        max_page_size: int = MAX_PAGE_SIZE,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
@@ -220,6 +226,7 @@ class RemedyClient:
             + config.api_path(agent_configuration_path, "agent_configuration_path")
         )
         self._trusted_origins = config.origins(trusted_origins, "trusted_origins")
+        page_limit = config.positive_count(max_page_size, "max_page_size")
         collections = config.collection_settings(
             COLLECTION_NAMES, paginator, paginators, naming, namings, since_filters
         )
@@ -250,6 +257,7 @@ class RemedyClient:
                 secrets=self._secrets,
                 events=self._events,
                 trusted_origins=self._trusted_origins,
+                max_page_size=page_limit,
                 **collections[resource.attribute],
             )
 

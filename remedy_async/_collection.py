@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 from yarl import URL
 
 from ._bulk import GetResult, IdSource, get_many
+from ._checks import MAX_PAGE_SIZE, sized_page
 from ._filters import (
     LIST_KEYWORDS,
     EndpointFilters,
@@ -63,10 +64,14 @@ class ResourceCollection(Generic[T]):
         trusted_origins: frozenset[str] = frozenset(),
         naming: NamingSetting = "auto",
         since_filter: str | None = None,
+        max_page_size: int = MAX_PAGE_SIZE,
     ) -> None:
         self.resource = resource
         """Which collection this is: its path segment, record model and filters."""
         self.since_filter = since_filter
+        self.max_page_size = max_page_size
+        """The largest page a list asks for, and its default page size (the client's
+        `max_page_size`)."""
         """The update-time range filter `changes()` narrows passes with (None: full passes)."""
         self.url = base_url.joinpath("v1", resource.segment)
         """Where the collection lives: the base URL, then `/v1/<segment>`."""
@@ -85,7 +90,7 @@ class ResourceCollection(Generic[T]):
 
     @property
     def naming(self) -> Naming:
-        """How this resource's records spell their keys: camelCase by contract until records
+        """How this resource's records spell their keys: snake_case by contract until records
         in another naming have been read (with `naming="auto"`), or the pinned naming."""
         return self._reader.naming
 
@@ -227,7 +232,9 @@ class ResourceCollection(Generic[T]):
         it is iterated. Bad filters, sizes, caps and tokens raise here, before any I/O.
 
         Args:
-            page_size: Records per page asked of the service. Default: the service's.
+            page_size: Records per page asked of the service, 1 to the client's
+                `max_page_size` (the published maximum, 100, by default), which is also the
+                default: fewer requests. A larger one is a ValueError naming the bound.
             max_items: Stop after this many records. Default: all of them.
             resume_token: Continue right after the last item delivered: a token from
                 `Page.resume_token`, `Pager.resume_token` or a failed iteration's error, from
@@ -246,6 +253,7 @@ class ResourceCollection(Generic[T]):
                 `endpointId=ep-1`); several values mean any of them. A misspelt one is a
                 TypeError naming the closest, an enum value the contract lacks a ValueError.
         """
+        page_size = sized_page(page_size, self.max_page_size)
         limits = ListLimits(page_size, max_items, prefetch, concurrency)
         check_filters(self.resource.attribute, filters, LIST_KEYWORDS)
         filter_params = encode_filters(filters) + encode_extra_params(extra_params)

@@ -19,6 +19,9 @@ from ._wire._record_reader import NAMING_SETTINGS, NamingSetting
 
 V = TypeVar("V")
 
+DEFAULT_BASE_URL = "https://api.furl.ai"
+"""The service's own API (Furl's public API), where a client with no URL and no
+REMEDY_BASE_URL talks to."""
 BASE_URL_ENV = "REMEDY_BASE_URL"
 TOKEN_ENV = "REMEDY_API_TOKEN"
 AUTH_HEADER = "Authorization"
@@ -39,16 +42,17 @@ def is_loopback(host: str) -> bool:
 
 
 def base_url(value: str | URL | None, *, allow_insecure_http: bool) -> URL:
-    """Return the base URL from the argument or REMEDY_BASE_URL, checked and without a trailing /.
+    """Return the base URL from the argument, REMEDY_BASE_URL or the service's own
+    (`DEFAULT_BASE_URL`), checked and without a trailing /.
 
     Plain http is refused for any host but loopback unless allow_insecure_http is set, since
     the token would cross the network in clear text.
     """
-    raw = value if value is not None else os.environ.get(BASE_URL_ENV)
+    raw = value if value is not None else os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
     if not raw:
         raise ConfigurationError(
-            f"no base URL: pass base_url, e.g. RemedyClient('https://api.example.com'), "
-            f"or set {BASE_URL_ENV}"
+            f"empty base URL: pass one, e.g. RemedyClient('{DEFAULT_BASE_URL}'), or leave it "
+            f"out for the service's own"
         )
     url = URL(raw)
     if url.scheme not in {"http", "https"} or not url.host:

@@ -1,122 +1,58 @@
-"""The server-side filters each list accepts, so a misspelt one fails before any request.
+"""The server-side filters each list accepts, as published, so a misspelt one fails before any
+request.
 
-Every list filter of the contract (`openapi.yaml`'s query parameters, a test keeps them equal)
-is named here twice: once as a `TypedDict` per resource, which type checkers and IDEs use to
-check and complete `list(...)` keywords, and once as data, which `check_filters` uses at run
-time. A keyword that is no filter raises TypeError naming the closest ones, as does a value of
-the wrong type; an enum value the contract does not list raises ValueError. A string is taken
-for any kind and sent as given (the command line's filters are strings). Filters the real
-service has and the contract lacks go through `extra_params=`, unchecked.
+The service's reference publishes two list filters, both of `GET /v1/endpoints`: `osFamily`
+(`macos`, `windows` or `linux`) and `hasAgent` (a boolean). It publishes none for the other
+three lists. Its service ignores a query parameter it does not declare, so a misspelt filter
+would silently list everything: every keyword is checked here, before any request, against the
+published filters (a `TypedDict` per resource, which type checkers and IDEs use to check and
+complete `list(...)` keywords, and the same filters as data, which `check_filters` uses at run
+time). A keyword that is no filter raises TypeError naming the closest ones, as does a value of
+the wrong type or several values (each published filter takes one); a value the reference does
+not list raises ValueError. A string is taken for any kind and sent as given (the command
+line's filters are strings). Filters the service has and the reference lacks go through
+`extra_params=`, unchecked.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypedDict
+from typing import Final, Literal, TypedDict
 
-from attrs import evolve, frozen
+from attrs import frozen
 
-from ._models import (
-    EndpointStatus,
-    FindingStatus,
-    RemediationAction,
-    RemediationStatus,
-    Severity,
-)
+from ._models import OsFamily
 from ._wire._naming import to_camel
-
-Strings = str | Iterable[str] | None
-Timestamps = datetime | date | str | Iterable[datetime | date | str] | None
-Numbers = float | Iterable[float] | None
-Integers = int | Iterable[int] | None
-Booleans = bool | Iterable[bool] | None
 
 
 class EndpointFilters(TypedDict, total=False):
-    """Server-side filters of `client.endpoints.list(...)`.
+    """Server-side filters of `client.endpoints.list(...)`, as published; None leaves one out."""
 
-    Each takes one value or several (any of them); None leaves the filter out.
-    """
-
-    hostname: Strings
-    """Endpoints with this host name."""
-    display_name: Strings
-    """Endpoints with this display name."""
-    agent_version: Strings
-    """Endpoints running this version of the agent."""
-    status: EndpointStatus | str | Iterable[EndpointStatus | str] | None
-    """Endpoints in this status: an EndpointStatus or its value."""
-    last_seen_at: Timestamps
-    """Endpoints last seen at this time (a datetime, a date, or ISO 8601 text)."""
-    enrolled_at: Timestamps
-    """Endpoints enrolled at this time (a datetime, a date, or ISO 8601 text)."""
+    os_family: OsFamily | Literal["macos", "windows", "linux"] | None
+    """Endpoints of this operating-system family: `macos`, `windows` or `linux` (an OsFamily
+    or its value; the filter does not take `other`). Sent as `osFamily`."""
+    has_agent: bool | None
+    """Endpoints with (True) or without (False) an enrolled agent. Sent as `hasAgent`."""
 
 
 class RemediationTargetFilters(TypedDict, total=False):
-    """Server-side filters of `client.remediation_targets.list(...)`."""
-
-    endpoint_id: Strings
-    """Work on this endpoint, by id."""
-    scope_id: Strings
-    """Work this scope asked for, by id."""
-    action: RemediationAction | str | Iterable[RemediationAction | str] | None
-    """Work of this action: a RemediationAction or its value."""
-    status: RemediationStatus | str | Iterable[RemediationStatus | str] | None
-    """Work in this status: a RemediationStatus or its value."""
-    created_at: Timestamps
-    """Work planned at this time (a datetime, a date, or ISO 8601 text)."""
-    updated_at: Timestamps
-    """Work last changed at this time (a datetime, a date, or ISO 8601 text)."""
-    completed_at: Timestamps
-    """Work finished at this time (a datetime, a date, or ISO 8601 text)."""
-    attempts: Integers
-    """Work tried this many times."""
-    last_error: Strings
-    """Work whose last try failed with this error."""
+    """Server-side filters of `client.remediation_targets.list(...)`: none is published (pass
+    the service's own with `extra_params=`)."""
 
 
 class ScopeFilters(TypedDict, total=False):
-    """Server-side filters of `client.scopes.list(...)`."""
-
-    name: Strings
-    """Scopes of this name."""
-    description: Strings
-    """Scopes with this description."""
-    enabled: Booleans
-    """Scopes in force (True) or not (False)."""
-    created_at: Timestamps
-    """Scopes made at this time (a datetime, a date, or ISO 8601 text)."""
-    updated_at: Timestamps
-    """Scopes last changed at this time (a datetime, a date, or ISO 8601 text)."""
+    """Server-side filters of `client.scopes.list(...)`: none is published (pass the service's
+    own with `extra_params=`)."""
 
 
 class VulnerabilityFindingFilters(TypedDict, total=False):
-    """Server-side filters of `client.vulnerability_findings.list(...)`."""
-
-    endpoint_id: Strings
-    """Findings on this endpoint, by id."""
-    cve_id: Strings
-    """Findings of this CVE (`CVE-2024-12345`)."""
-    title: Strings
-    """Findings with this title."""
-    severity: Severity | str | Iterable[Severity | str] | None
-    """Findings of this severity: a Severity or its value."""
-    cvss_score: Numbers
-    """Findings of this CVSS score."""
-    scanner: Strings
-    """Findings this scanner reported."""
-    status: FindingStatus | str | Iterable[FindingStatus | str] | None
-    """Findings in this status: a FindingStatus or its value."""
-    detected_at: Timestamps
-    """Findings found at this time (a datetime, a date, or ISO 8601 text)."""
-    remediation_target_id: Strings
-    """Findings this remediation target fixes, by id."""
+    """Server-side filters of `client.vulnerability_findings.list(...)`: none is published (pass
+    the service's own with `extra_params=`)."""
 
 
-Kind = Literal["string", "timestamp", "number", "integer", "boolean", "enum"]
+Kind = Literal["string", "boolean", "enum"]
 
 
 @frozen
@@ -125,66 +61,31 @@ class Filter:
     name on the wire."""
 
     kind: Kind
-    """The kind of value it takes: `string`, `timestamp`, `number`, `integer`, `boolean` or
-    `enum`."""
-    choices: type[enum.Enum] | None = None
-    """The enum of its values, for an `enum` filter."""
+    """The kind of value it takes: `string`, `boolean` or `enum`."""
+    choices: tuple[str, ...] | None = None
+    """The values it takes, for an `enum` filter (`macos`, `windows`, `linux`)."""
     wire_name: str = ""
-    """Its query parameter's name (`endpointId`)."""
+    """Its query parameter's name (`osFamily`)."""
 
 
 def _filters(**kinds: Filter) -> Mapping[str, Filter]:
     return MappingProxyType(
-        {name: evolve(kind, wire_name=to_camel(name)) for name, kind in kinds.items()}
+        {name: Filter(kind.kind, kind.choices, to_camel(name)) for name, kind in kinds.items()}
     )
 
 
-def _enum(choices: type[enum.Enum]) -> Filter:
-    return Filter("enum", choices)
-
-
-STRING, TIMESTAMP = Filter("string"), Filter("timestamp")
-
 FILTERS: Final[Mapping[str, Mapping[str, Filter]]] = {
     "endpoints": _filters(
-        hostname=STRING,
-        display_name=STRING,
-        agent_version=STRING,
-        status=_enum(EndpointStatus),
-        last_seen_at=TIMESTAMP,
-        enrolled_at=TIMESTAMP,
+        os_family=Filter(
+            "enum", tuple(family.value for family in OsFamily if family is not OsFamily.OTHER)
+        ),
+        has_agent=Filter("boolean"),
     ),
-    "remediation_targets": _filters(
-        endpoint_id=STRING,
-        scope_id=STRING,
-        action=_enum(RemediationAction),
-        status=_enum(RemediationStatus),
-        created_at=TIMESTAMP,
-        updated_at=TIMESTAMP,
-        completed_at=TIMESTAMP,
-        attempts=Filter("integer"),
-        last_error=STRING,
-    ),
-    "scopes": _filters(
-        name=STRING,
-        description=STRING,
-        enabled=Filter("boolean"),
-        created_at=TIMESTAMP,
-        updated_at=TIMESTAMP,
-    ),
-    "vulnerability_findings": _filters(
-        endpoint_id=STRING,
-        cve_id=STRING,
-        title=STRING,
-        severity=_enum(Severity),
-        cvss_score=Filter("number"),
-        scanner=STRING,
-        status=_enum(FindingStatus),
-        detected_at=TIMESTAMP,
-        remediation_target_id=STRING,
-    ),
+    "remediation_targets": _filters(),
+    "scopes": _filters(),
+    "vulnerability_findings": _filters(),
 }
-"""Every collection's filters by keyword name."""
+"""Every collection's published filters by keyword name."""
 
 TYPED_FILTERS: Final[Mapping[str, type]] = {
     "endpoints": EndpointFilters,
@@ -195,9 +96,6 @@ TYPED_FILTERS: Final[Mapping[str, type]] = {
 
 _KINDS: Mapping[Kind, tuple[type, ...]] = {
     "string": (str,),
-    "timestamp": (datetime, date, str),
-    "number": (int, float, str),
-    "integer": (int, str),
     "boolean": (bool, str),
     "enum": (enum.Enum, str),
 }
@@ -228,15 +126,8 @@ def check_filters(
         spec = known.get(name)
         if spec is None:
             raise TypeError(_unknown(collection, name, [*known, *keywords]))
-        if value is None:
-            continue
-        values = (
-            [value]
-            if isinstance(value, str | bytes) or not isinstance(value, Iterable)
-            else list(value)
-        )
-        for item in values:
-            _check_value(collection, name, spec, item)
+        if value is not None:
+            _check_value(collection, name, spec, value)
 
 
 def _unknown(collection: str, name: str, candidates: list[str]) -> str:
@@ -244,26 +135,36 @@ def _unknown(collection: str, name: str, candidates: list[str]) -> str:
 
     close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(repr(found) for found in close)}?)" if close else ""
+    published = FILTERS[collection]
+    filters = (
+        f"its published filters are {', '.join(published)}"
+        if published
+        else "the service publishes no filters for it"
+    )
     return (
-        f"{collection}.list() got an unknown filter {name!r}{hint}; its filters are "
-        f"{', '.join(FILTERS[collection])}; pass any other with extra_params={{...}}"
+        f"{collection}.list() got an unknown filter {name!r}{hint}; {filters} (the service "
+        f"ignores a parameter it does not know, so this would list everything); pass a "
+        f"filter the service has but does not publish with extra_params={{...}}"
     )
 
 
-def _check_value(collection: str, name: str, spec: Filter, value: Any) -> None:
-    allowed = _KINDS[spec.kind]
-    wrong_bool = isinstance(value, bool) and spec.kind in ("number", "integer")
-    if wrong_bool or not isinstance(value, allowed):
+def _check_value(collection: str, name: str, spec: Filter, value: object) -> None:
+    if not isinstance(value, _KINDS[spec.kind]):
+        several = isinstance(value, Iterable) and not isinstance(value, str | bytes)
+        taken = "one value (the service reads one)" if several else f"a {spec.kind} value"
         raise TypeError(
-            f"{collection}.list() filter {name!r} takes {spec.kind} values, got "
+            f"{collection}.list() filter {name!r} takes {taken}, got "
             f"{type(value).__name__} {value!r}"
         )
     if spec.choices is not None:
         raw = value.value if isinstance(value, enum.Enum) else value
-        choices = [member.value for member in spec.choices]
-        if raw not in choices:
+        if raw not in spec.choices:
             raise ValueError(
-                f"{collection}.list() filter {name!r} has no value {raw!r}; the contract's "
-                f"values are {', '.join(map(str, choices))} (a value the service added: "
-                f"extra_params={{{spec.wire_name!r}: {raw!r}}})"
+                f"{collection}.list() filter {name!r} has no value {raw!r}; the published "
+                f"values are {', '.join(spec.choices)}"
             )
+    if spec.kind == "boolean" and isinstance(value, str) and value not in ("true", "false"):
+        raise ValueError(
+            f"{collection}.list() filter {name!r} takes True or False (or 'true', 'false'), "
+            f"got {value!r}"
+        )

@@ -1,9 +1,18 @@
-"""The records the service returns, as frozen attrs classes with snake_case attributes.
+"""The records the service returns, as frozen attrs classes named and typed as it publishes them.
 
-Only `id` is required. Every other field is optional because the service publishes no schema;
-keys the model does not know are kept in `extra` and written back unchanged by `to_wire`.
-Enum-valued fields hold the enum member for a known value and the raw string for an unknown one,
-so a new status on the server never breaks a client.
+The service's reference (Furl's public API, generated from its OpenAPI document) publishes the
+`Endpoint` and `Scope` schemas; their fields are typed here exactly as spelt there. It does not
+publish the fields of remediation targets and vulnerability findings: their models type only
+what the published pattern gives every record (`id`, `created_at`, `updated_at`) and keep the
+rest, as sent, in `extra`. Nothing is typed that the reference does not name.
+
+- A field the reference marks required is a required attribute; one it marks nullable is typed
+  `X | None` (required and nullable are independent: a required nullable field is always sent,
+  maybe as null). A record missing a required field is a DecodeError naming it.
+- Enum-valued fields hold the enum member for a published value and the raw string for any
+  other, so a value the service adds never breaks a client.
+- Keys the model does not know are kept in `extra` and written back unchanged by `to_wire`.
+- Attribute names are the wire names (the service spells its keys in snake_case).
 
 Annotations are evaluated as the classes are made (no `from __future__ import annotations`), so
 attrs holds real types from the start and nothing needs resolving at import.
@@ -24,215 +33,238 @@ def _extra() -> Any:
     return field(factory=dict, hash=False, repr=False, kw_only=True)
 
 
-class EndpointStatus(StrEnum):
-    """Whether an endpoint's agent is reporting."""
-
-    ONLINE = "online"
-    OFFLINE = "offline"
-    DECOMMISSIONED = "decommissioned"
-
-
 class OsFamily(StrEnum):
-    """The operating-system family of an endpoint."""
+    """The operating-system family of an endpoint (published: `OperatingSystem.family`).
 
-    WINDOWS = "windows"
+    The `osFamily` list filter takes `macos`, `windows` and `linux`, not `other`.
+    """
+
     MACOS = "macos"
+    WINDOWS = "windows"
     LINUX = "linux"
+    OTHER = "other"
 
 
-class RemediationAction(StrEnum):
-    """What a remediation target does to its endpoint."""
+class ScopeStatus(StrEnum):
+    """Where a remediation scope stands (published: `active` → `paused` → `archived`)."""
 
-    PATCH = "patch"
-    UPGRADE = "upgrade"
-    UNINSTALL = "uninstall"
-    CONFIGURE = "configure"
-    ISOLATE = "isolate"
+    ACTIVE = "active"
+    PAUSED = "paused"
+    ARCHIVED = "archived"
 
 
-class RemediationStatus(StrEnum):
-    """How far a remediation target has got."""
+class SubjectType(StrEnum):
+    """A kind of remediation subject a scope covers (published: `SubjectFilter.subject_types`)."""
 
-    PENDING = "pending"
-    IN_PROGRESS = "in_progress"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
+    SOFTWARE = "software"
+    SERVICE = "service"
+    CONFIGURATION = "configuration"
+
+
+class FindingType(StrEnum):
+    """A kind of finding that triggers remediation (published: `FindingFilter.finding_types`)."""
+
+    VULNERABILITY = "vulnerability"
+    DEPRECATION = "deprecation"
+    COMPLIANCE = "compliance"
+    LICENSING = "licensing"
+    STANDARDIZATION = "standardization"
 
 
 class Severity(StrEnum):
-    """How serious a vulnerability finding is (CVSS bands)."""
+    """How serious a finding is (published: `FindingFilter.min_severity`), most serious first."""
 
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
     CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    INFO = "info"
 
 
-class FindingStatus(StrEnum):
-    """Where a vulnerability finding stands."""
-
-    OPEN = "open"
-    REMEDIATING = "remediating"
-    RESOLVED = "resolved"
-    SUPPRESSED = "suppressed"
-
-
-@frozen
+@frozen(kw_only=True)
 class OperatingSystem:
-    """The operating system an endpoint runs."""
+    """The operating system an endpoint runs (published: `OperatingSystem`)."""
 
-    family: OsFamily | str | None = None
-    """`windows`, `macos` or `linux` (an OsFamily; another value is kept as its text)."""
-    name: str | None = None
-    """The product's name, such as `Windows 11 Pro` or `Ubuntu`."""
+    name: str
+    """Its name, such as `macOS` or `Windows 11` (required)."""
+    family: OsFamily | str
+    """`macos`, `windows`, `linux` or `other`: an OsFamily (another value is kept as its
+    text). Required."""
     version: str | None = None
-    """Its version, such as `10.0.22631` or `22.04`."""
+    """Its version, such as `14.4.1` (optional, nullable)."""
+    vendor: str | None = None
+    """Its vendor, such as `Apple` (optional, nullable)."""
+    architecture: str | None = None
+    """Its processor architecture, such as `x86_64` or `arm64` (optional, nullable)."""
     extra: Mapping[str, JSONValue] = _extra()
-    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
+    """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
+    back."""
 
 
-@frozen
+@frozen(kw_only=True)
 class Endpoint:
-    """A managed device."""
+    """A device or system managed by the service (published: `Endpoint`, every field typed).
+
+    Every field is required by the reference; `ip`, `mac_address`, `agent_id` and
+    `agent_version` are nullable (None when the service does not know them).
+    """
 
     id: str
-    """The service's id of the endpoint (`ep-00000001` in the simulator)."""
-    hostname: str | None = None
+    """The endpoint's id: a UUID by the reference, kept as the service's opaque text."""
+    hostname: str
     """The device's host name."""
-    display_name: str | None = None
-    """The name people gave the device."""
-    os: OperatingSystem | None = None
+    ip: str | None
+    """Its IP address, or None."""
+    mac_address: str | None
+    """Its MAC address, or None."""
+    operating_system: OperatingSystem
     """The operating system it runs."""
-    ip_addresses: tuple[str, ...] | None = None
-    """Its IP addresses, as text."""
-    agent_version: str | None = None
-    """The version of the Remedy agent on it."""
-    status: EndpointStatus | str | None = None
-    """Whether its agent is reporting: an EndpointStatus (another value is kept as its text)."""
-    last_seen_at: datetime | None = None
-    """When its agent last reported."""
-    enrolled_at: datetime | None = None
-    """When it was enrolled."""
-    tags: tuple[str, ...] | None = None
-    """Its labels, which scopes select endpoints by."""
+    agent_id: str | None
+    """The id (a UUID) of the service's agent installed on it; None without an agent."""
+    agent_version: str | None
+    """The version of that agent; None without one."""
+    created_at: datetime
+    """When the endpoint was first discovered."""
+    updated_at: datetime
+    """When it was last updated."""
     extra: Mapping[str, JSONValue] = _extra()
-    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
+    """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
+    back."""
 
 
-@frozen
-class RemediationTarget:
-    """Remediation work planned or done on one endpoint."""
+@frozen(kw_only=True)
+class SubjectFilter:
+    """What remediation subjects a scope covers (published: `SubjectFilter`).
 
-    id: str
-    """The service's id of the remediation target."""
-    endpoint_id: str | None = None
-    """The endpoint the work is on."""
-    scope_id: str | None = None
-    """The scope that asked for the work."""
-    finding_ids: tuple[str, ...] | None = None
-    """The vulnerability findings it remediates."""
-    action: RemediationAction | str | None = None
-    """What it does: a RemediationAction (another value is kept as its text)."""
-    status: RemediationStatus | str | None = None
-    """How far it has got: a RemediationStatus (another value is kept as its text)."""
-    created_at: datetime | None = None
-    """When it was planned."""
-    updated_at: datetime | None = None
-    """When it last changed."""
-    completed_at: datetime | None = None
-    """When it finished; None while it has not."""
-    attempts: int | None = None
-    """How many times it was tried."""
-    last_error: str | None = None
-    """Why the last try failed, if it did."""
+    Every field is optional; an absent or empty one matches every subject on that dimension.
+    """
+
+    subject_types: tuple[SubjectType | str, ...] | None = None
+    """Kinds of subject: SubjectType values (another value is kept as its text)."""
+    vendors: tuple[str, ...] | None = None
+    """Vendors, such as `Google`."""
+    products: tuple[str, ...] | None = None
+    """Products, such as `Chrome`."""
+    cpe_patterns: tuple[str, ...] | None = None
+    """CPE patterns the subject matches."""
     extra: Mapping[str, JSONValue] = _extra()
-    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
+    """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
+    back."""
 
 
-@frozen
-class ScopeSelector:
-    """Which endpoints a scope applies to."""
+@frozen(kw_only=True)
+class EndpointFilter:
+    """Which endpoints a scope covers (published: `EndpointFilter`).
 
-    tags: tuple[str, ...] | None = None
-    """Endpoints with any of these tags."""
+    Every field is optional; an absent or empty one matches every endpoint on that dimension.
+    """
+
+    os_families: tuple[OsFamily | str, ...] | None = None
+    """Operating-system families: OsFamily values (another value is kept as its text)."""
     endpoint_ids: tuple[str, ...] | None = None
-    """These endpoints, by id."""
+    """Endpoints, by id."""
+    has_agent: bool | None = None
+    """Only endpoints with (True) or without (False) an enrolled agent."""
+    tags: tuple[str, ...] | None = None
+    """Endpoint tags."""
     extra: Mapping[str, JSONValue] = _extra()
-    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
+    """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
+    back."""
 
 
-@frozen
+@frozen(kw_only=True)
+class FindingFilter:
+    """Which findings trigger a scope's remediation (published: `FindingFilter`, whose page
+    may list more fields than could be read: those stay in `extra`).
+
+    Every field is optional; an absent or empty one matches every finding on that dimension.
+    """
+
+    finding_types: tuple[FindingType | str, ...] | None = None
+    """Kinds of finding: FindingType values (another value is kept as its text)."""
+    min_severity: Severity | str | None = None
+    """The least severity that triggers: a Severity (another value is kept as its text)."""
+    min_cvss_score: float | None = None
+    """The least CVSS score that triggers, at most 10."""
+    kev_only: bool | None = None
+    """Only findings in the known exploited vulnerabilities catalogue."""
+    extra: Mapping[str, JSONValue] = _extra()
+    """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
+    back."""
+
+
+@frozen(kw_only=True)
 class Scope:
-    """A standing remediation policy."""
+    """A remediation scope: what gets remediated, on which endpoints, and under what conditions
+    (published: `Scope`; its reference page is cut after `finding_filter`, so any later field
+    is kept in `extra`).
+
+    Every field is required by the reference; `description` is nullable.
+    """
 
     id: str
-    """The service's id of the scope."""
-    name: str | None = None
+    """The scope's id: a UUID by the reference, kept as the service's opaque text."""
+    name: str
     """The scope's name."""
-    description: str | None = None
-    """What it is for."""
-    enabled: bool | None = None
-    """Whether it is in force."""
-    selector: ScopeSelector | None = None
-    """Which endpoints it applies to."""
-    rules: tuple[JSONValue, ...] | None = field(default=None, hash=False)
-    """Its remediation rules, as the service sent them (JSON objects)."""
-    created_at: datetime | None = None
-    """When it was made."""
-    updated_at: datetime | None = None
-    """When it last changed."""
+    description: str | None
+    """What it is for, or None."""
+    status: ScopeStatus | str
+    """`active`, `paused` or `archived`: a ScopeStatus (another value is kept as its text)."""
+    subject_filter: SubjectFilter
+    """What remediation subjects are in scope."""
+    endpoint_filter: EndpointFilter
+    """Which endpoints are in scope."""
+    finding_filter: FindingFilter
+    """Which findings trigger remediation."""
     extra: Mapping[str, JSONValue] = _extra()
-    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
+    """Fields the reference does not publish (it is cut after `finding_filter`), by wire name,
+    as sent; `to_wire` writes them back."""
 
 
-@frozen
-class Package:
-    """The software package a finding was detected in."""
+@frozen(kw_only=True)
+class RemediationTarget:
+    """Remediation work on one endpoint: one concrete installation or setting to fix.
 
-    name: str | None = None
-    """The package's name, such as `openssl`."""
-    installed_version: str | None = None
-    """The version installed on the endpoint."""
-    fixed_version: str | None = None
-    """The first version without the vulnerability."""
-    extra: Mapping[str, JSONValue] = _extra()
-    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
-
-
-@frozen
-class VulnerabilityFinding:
-    """A scanner's signal that an endpoint is exposed to a vulnerability."""
+    Its schema is unpublished. Typed here is only what the published pattern gives every
+    record (`id`, and the `created_at`/`updated_at` pair, optional here since unpublished);
+    every other field the service sends is kept, as sent, in `extra`.
+    """
 
     id: str
-    """The service's id of the finding."""
-    endpoint_id: str | None = None
-    """The endpoint it was found on."""
-    cve_id: str | None = None
-    """The vulnerability's CVE id, such as `CVE-2024-12345`."""
-    title: str | None = None
-    """A short description of the vulnerability."""
-    severity: Severity | str | None = None
-    """How serious it is: a Severity (another value is kept as its text)."""
-    cvss_score: float | None = None
-    """Its CVSS score, 0 to 10."""
-    scanner: str | None = None
-    """The scanner that reported it, such as `qualys`."""
-    status: FindingStatus | str | None = None
-    """Where it stands: a FindingStatus (another value is kept as its text)."""
-    detected_at: datetime | None = None
-    """When it was found."""
-    package: Package | None = None
-    """The software package it was found in."""
-    remediation_target_id: str | None = None
-    """The remediation target fixing it, if any."""
+    """The target's id (a UUID by the published pattern), kept as the service's opaque text."""
+    created_at: datetime | None = None
+    """When it was created (assumed from the published pattern; None when not sent)."""
+    updated_at: datetime | None = None
+    """When it last changed (assumed from the published pattern; None when not sent)."""
     extra: Mapping[str, JSONValue] = _extra()
-    """Fields the model does not know, by wire name, as sent; `to_wire` writes them back."""
+    """Every field but those above, by wire name, as sent; `to_wire` writes them back."""
 
 
-@frozen
+@frozen(kw_only=True)
+class VulnerabilityFinding:
+    """A scanner's signal that an endpoint is exposed, such as a CVE on a device.
+
+    Its schema is unpublished. Typed here is only what the published pattern gives every
+    record (`id`, and the `created_at`/`updated_at` pair, optional here since unpublished);
+    every other field the service sends (severity, CVE, ...) is kept, as sent, in `extra`.
+    """
+
+    id: str
+    """The finding's id (a UUID by the published pattern), kept as the service's opaque text."""
+    created_at: datetime | None = None
+    """When it was created (assumed from the published pattern; None when not sent)."""
+    updated_at: datetime | None = None
+    """When it last changed (assumed from the published pattern; None when not sent)."""
+    extra: Mapping[str, JSONValue] = _extra()
+    """Every field but those above, by wire name, as sent; `to_wire` writes them back."""
+
+
+@frozen(kw_only=True)
 class HealthStatus:
-    """The service's answer to a health check; `ok` is true when it reports status "ok"."""
+    """The service's answer to a health check; `ok` is true when it reports status "ok".
+
+    The health check is unpublished: its path is configurable and its body assumed.
+    """
 
     status: str | None = None
     """What the service says of itself: `ok` when healthy."""
@@ -252,7 +284,8 @@ MODEL_TYPES: tuple[type[Any], ...] = (
     *RECORD_TYPES,
     HealthStatus,
     OperatingSystem,
-    Package,
-    ScopeSelector,
+    SubjectFilter,
+    EndpointFilter,
+    FindingFilter,
 )
 """Every model: the records, the health answer and the values nested in records."""

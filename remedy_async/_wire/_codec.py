@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import attrs
 
 from ._faults import WireFault
-from ._naming import NAMINGS, Naming, naming_of, wire_names
+from ._naming import CONTRACT_NAMING, NAMINGS, Naming, naming_of, wire_names
 from ._types import union_members
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def converter_for(naming: Naming) -> cattrs.Converter:
 
 
 def cattrs_structure_hook(
-    model: type[T], naming: Naming = "camel"
+    model: type[T], naming: Naming = CONTRACT_NAMING
 ) -> Callable[[object, object], T]:
     """Return the cattrs-generated structure function of a model (the authoritative one)."""
     return cast(Callable[[object, object], T], converter_for(naming).get_structure_hook(model))
@@ -44,9 +44,9 @@ def to_wire(record: Any, naming: Naming | None = None) -> dict[str, Any]:
 
     Args:
         record: A model (`Endpoint`, ...).
-        naming: How to spell the keys: `camel`, `snake`, `pascal` or `kebab`. Default: as the
+        naming: How to spell the keys: `snake`, `camel`, `pascal` or `kebab`. Default: as the
             record was read (a service's snake_case record is written back in snake_case),
-            else camelCase, the contract's.
+            else snake_case, the contract's.
     """
     if naming is None:
         naming = naming_of(record)
@@ -56,7 +56,7 @@ def to_wire(record: Any, naming: Naming | None = None) -> dict[str, Any]:
 
 
 def fault_from(
-    exc: BaseException, path: str, model: type[Any], naming: Naming = "camel"
+    exc: BaseException, path: str, model: type[Any], naming: Naming = CONTRACT_NAMING
 ) -> WireFault:
     """Describe the first fault inside a (possibly nested) structuring error by its JSON path."""
     # Structuring errors come from the converter, so cattrs is imported by now as a rule.

@@ -1,7 +1,8 @@
 """The cattrs converter that reads and writes the models, built on first use (see `_codec`).
 
-Structure functions are generated once per model by cattrs (camelCase keys renamed to snake_case
-attributes); a thin wrapper around each keeps the keys the model does not know in `extra`.
+Structure functions are generated once per model by cattrs (wire keys in the service's naming
+read into snake_case attributes); a thin wrapper around each keeps the keys the model does not
+know in `extra`.
 Scalars are checked strictly (a string field never silently becomes "{'a': 1}"), enum fields
 keep unknown values as the raw string, and timestamps become aware datetimes (naive ones are
 read as UTC, the contract's zone). Importing this module imports cattrs, which `import
@@ -24,7 +25,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 from remedy_async._models import MODEL_TYPES
 
 from ._faults import json_type_name
-from ._naming import Naming, wire_names
+from ._naming import CONTRACT_NAMING, Naming, wire_names
 from ._types import format_timestamp, open_enum_of, union_members
 
 T = TypeVar("T")
@@ -213,7 +214,7 @@ def _model_unstructure_hook(
     return unstructure
 
 
-def configure_converter(converter: cattrs.Converter, naming: Naming = "camel") -> None:
+def configure_converter(converter: cattrs.Converter, naming: Naming = CONTRACT_NAMING) -> None:
     """Install the wire rules (strict scalars, open enums, timestamps, models) on a converter."""
     converter.register_structure_hook(str, _structure_str)
     converter.register_structure_hook(int, _structure_int)
@@ -243,7 +244,7 @@ def configure_converter(converter: cattrs.Converter, naming: Naming = "camel") -
     )
 
 
-def make_converter(naming: Naming = "camel") -> cattrs.Converter:
+def make_converter(naming: Naming = CONTRACT_NAMING) -> cattrs.Converter:
     """Build a converter that reads and writes the service's JSON records in a naming."""
     converter = cattrs.Converter(detailed_validation=True, forbid_extra_keys=False)
     configure_converter(converter, naming)

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 import attrs
 
 from ._codec import cattrs_structure_hook, fault_from
-from ._naming import Naming, remember_naming, wire_names
-from ._types import open_enum_of
+from ._naming import CONTRACT_NAMING, Naming, remember_naming, wire_names
+from ._types import open_enum_of, union_members
 
 T = TypeVar("T")
 
@@ -94,7 +94,13 @@ class _Generator:
         }
 
     def convert(self, var: str, type_: Any, index: int) -> list[str]:
-        """Lines turning the wire value in `var` (maybe None) into the attribute value."""
+        """Lines turning the wire value in `var` into the attribute value; None passes only
+        where the type admits it (a required, non-nullable field refuses null)."""
+        nullable = type(None) in union_members(type_)
+        lines = [] if nullable else [f"if {var} is None: raise _STEP_ASIDE"]
+        return lines + self._convert_present(var, type_, index)
+
+    def _convert_present(self, var: str, type_: Any, index: int) -> list[str]:
         enum_type = open_enum_of(type_)
         if enum_type is not None and not self._build:
             return [f"if {var}.__class__ is not str and {var} is not None: raise _STEP_ASIDE"]
@@ -124,20 +130,27 @@ class _Generator:
             self.names[f"_nested{index}"] = self._fast_for(inner)
             return [f"if {var} is not None: {var} = _nested{index}({var})"]
         if typing.get_origin(inner) is tuple:
-            element = typing.get_args(inner)[0]
-            lines = [
-                f"if {var} is not None:",
-                f"    if {var}.__class__ is not list: raise _STEP_ASIDE",
-            ]
-            if element is str:
-                lines += [
-                    f"    for _item in {var}:",
-                    "        if _item.__class__ is not str: raise _STEP_ASIDE",
-                ]
-            return [*lines, f"    {var} = tuple({var})"] if self._build else lines
+            return self._convert_tuple(var, typing.get_args(inner)[0], index)
         if inner is Any:
             return []
         raise TypeError(f"no fast conversion for {type_!r}")
+
+    def _convert_tuple(self, var: str, element: Any, index: int) -> list[str]:
+        lines = [
+            f"if {var} is not None:",
+            f"    if {var}.__class__ is not list: raise _STEP_ASIDE",
+            f"    for _item in {var}:",
+            "        if _item.__class__ is not str: raise _STEP_ASIDE",
+        ]
+        enum_type = open_enum_of(element)
+        if element is not str and enum_type is None:
+            raise TypeError(f"no fast conversion for tuple[{element!r}, ...]")
+        if not self._build:
+            return lines
+        if enum_type is None:
+            return [*lines, f"    {var} = tuple({var})"]
+        self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
+        return [*lines, f"    {var} = tuple([_members{index}[_item] for _item in {var}])"]
 
     def source(self, model: type[Any]) -> str:
         """The source of `fast_<Model>(data)`.
@@ -157,8 +170,10 @@ class _Generator:
             _model=model, _builder=_builder_of(model), _known=frozenset(wire), _others=others
         )
         read_all = [f"v{i} = data[{key!r}]" for i, key in enumerate(wire)]
+        # A required field (no default) must be present: its absence steps aside to cattrs,
+        # which names it; an optional one reads as None.
         read_some = ["get = data.get"] + [
-            f"v{i} = data[{key!r}]" if f.name == "id" else f"v{i} = get({key!r})"
+            f"v{i} = data[{key!r}]" if f.default is attrs.NOTHING else f"v{i} = get({key!r})"
             for i, (f, key) in enumerate(zip(fields, wire, strict=True))
         ]
         # A record (a model with an id) with keys but none of the model's fields bar its id is
@@ -199,7 +214,7 @@ class _Generator:
 def build_fast(
     model: type[Any],
     fast_for: Callable[[type[Any]], Structure],
-    naming: Naming = "camel",
+    naming: Naming = CONTRACT_NAMING,
     *,
     build: bool = True,
 ) -> Structure:
@@ -238,7 +253,7 @@ _FAST: dict[tuple[type[Any], Naming], Structure] = {}
 _HOOKS: dict[tuple[type[Any], Naming], Callable[[object, object], Any]] = {}
 
 
-def _fast_for(model: type[Any], naming: Naming = "camel") -> Structure:
+def _fast_for(model: type[Any], naming: Naming = CONTRACT_NAMING) -> Structure:
     fast = _FAST.get((model, naming))
     if fast is None:
         fast = _FAST[model, naming] = build_fast(
@@ -247,7 +262,9 @@ def _fast_for(model: type[Any], naming: Naming = "camel") -> Structure:
     return fast
 
 
-def structure_hook(model: type[T], naming: Naming = "camel") -> Callable[[object, object], T]:
+def structure_hook(
+    model: type[T], naming: Naming = CONTRACT_NAMING
+) -> Callable[[object, object], T]:
     """Return the structure function of a model: fast path, with cattrs for anything unusual.
 
     Built once per model and naming and cached; look it up once and call it per item.
@@ -256,7 +273,7 @@ def structure_hook(model: type[T], naming: Naming = "camel") -> Callable[[object
     if hook is None:
         slow = _lazy_cattrs(model, naming)
         hook = with_fallback(_fast_for(model, naming), slow, model)
-        if naming != "camel":
+        if naming != CONTRACT_NAMING:
             hook = _remembering(hook, naming)
         _HOOKS[model, naming] = hook
     return hook
@@ -293,12 +310,13 @@ _CHECKS: dict[type[Any], Structure] = {}
 def _check_for(model: type[Any]) -> Structure:
     check = _CHECKS.get(model)
     if check is None:
-        check = _CHECKS[model] = build_fast(model, _check_for, "camel", build=False)
+        check = _CHECKS[model] = build_fast(model, _check_for, CONTRACT_NAMING, build=False)
     return check
 
 
 def check_hook(model: type[Any]) -> Callable[[object, object], dict[str, Any]]:
-    """Return a function that checks a camelCase record as `structure_hook(model)` would and
+    """Return a function that checks a record spelt as the contract spells it, as
+    `structure_hook(model)` would, and
     returns the record itself, unchanged: no model is built for a record that is well formed.
 
     Anything unusual goes the full way (the structure function, cattrs for faults), so what
@@ -317,14 +335,16 @@ def check_hook(model: type[Any]) -> Callable[[object, object], dict[str, Any]]:
     return checked
 
 
-def from_wire(model: type[T], data: object, *, path: str = "$", naming: Naming = "camel") -> T:
+def from_wire(
+    model: type[T], data: object, *, path: str = "$", naming: Naming = CONTRACT_NAMING
+) -> T:
     """Build a model from decoded wire JSON; a bad value raises WireFault with its JSON path.
 
     Args:
         model: The model to build (`Endpoint`, ...).
         data: The record as `json.loads` returns it.
         path: Where the record is in its response, for the errors' JSON paths.
-        naming: How the record's keys are spelled: `camel` (the contract), `snake`,
+        naming: How the record's keys are spelled: `snake` (the contract), `camel`,
             `pascal` or `kebab`.
     """
     try:

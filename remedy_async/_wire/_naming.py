@@ -1,7 +1,9 @@
-"""How record keys are spelled on the wire: camelCase by contract, or snake, Pascal or kebab.
+"""How record keys are spelled on the wire: snake_case by the published contract, or camel,
+Pascal or kebab case where a service drifts from it.
 
-Models use snake_case attributes; `wire_names` spells them for a naming, and `detect_naming`
-tells from one record which naming a service uses.
+Models use snake_case attributes, the wire names; `wire_names` spells them for a naming, and
+`detect_naming` tells from one record which naming a service uses. Query parameters are another
+matter: the service spells them in camelCase (`osFamily`), which `to_camel` writes.
 """
 
 from __future__ import annotations
@@ -14,19 +16,21 @@ from typing import Any, Literal
 import attrs
 
 Naming = Literal["camel", "snake", "pascal", "kebab"]
-NAMINGS: tuple[Naming, ...] = ("camel", "snake", "pascal", "kebab")
+CONTRACT_NAMING: Naming = "snake"
+"""How the published contract spells record keys (`mac_address`, `operating_system`)."""
+NAMINGS: tuple[Naming, ...] = ("snake", "camel", "pascal", "kebab")
 """Every naming, the contract's first (it wins a tie)."""
 
 _CAMEL_BOUNDARY = re.compile(r"_([a-z0-9])")
 
 
 def to_camel(name: str) -> str:
-    """Return the camelCase wire name of a snake_case name (`display_name` -> `displayName`)."""
+    """Return the camelCase wire name of a snake_case name (`os_family` -> `osFamily`)."""
     return _CAMEL_BOUNDARY.sub(lambda match: match.group(1).upper(), name)
 
 
 def spell(name: str, naming: Naming) -> str:
-    """Spell a snake_case attribute name in a naming (`last_seen_at` -> `LastSeenAt`)."""
+    """Spell a snake_case attribute name in a naming (`mac_address` -> `MacAddress`)."""
     if naming == "snake":
         return name
     if naming == "kebab":
@@ -48,7 +52,7 @@ def _forget(note: _Note) -> None:
 
 
 _READ_IN: dict[int, _Note] = {}
-"""The naming of each live record read in a naming other than camelCase, by the record's id."""
+"""The naming of each live record read in a naming other than the contract's, by its id."""
 
 
 def remember_naming(record: object, naming: Naming) -> None:
@@ -60,17 +64,17 @@ def remember_naming(record: object, naming: Naming) -> None:
 
 
 def naming_of(record: object) -> Naming:
-    """The naming `record` was read in: camelCase unless it was read in another one."""
+    """The naming `record` was read in: the contract's unless it was read in another one."""
     note = _READ_IN.get(id(record))
     if note is not None and note() is record:
         return note.naming
-    return "camel"
+    return CONTRACT_NAMING
 
 
 _WIRE_NAMES: dict[tuple[type[Any], Naming], dict[str, str]] = {}
 
 
-def wire_names(model: type[Any], naming: Naming = "camel") -> dict[str, str]:
+def wire_names(model: type[Any], naming: Naming = CONTRACT_NAMING) -> dict[str, str]:
     """Map each field of a model (but `extra`) to its name on the wire in a naming."""
     names = _WIRE_NAMES.get((model, naming))
     if names is None:
@@ -82,7 +86,8 @@ def wire_names(model: type[Any], naming: Naming = "camel") -> dict[str, str]:
 def detect_naming(record: Mapping[str, Any], model: type[Any]) -> tuple[Naming | None, bool]:
     """The naming a record's keys follow, and whether that is certain.
 
-    The naming under which most of the model's fields are present wins, camel on a tie; it is
+    The naming under which most of the model's fields are present wins, the contract's on a
+    tie; it is
     certain when no other naming matches as many. None when no field is present in any naming.
     """
     counts = [

@@ -1,9 +1,9 @@
 """Builds one resource's records in the naming its service spells keys in, chosen once.
 
-By contract keys are camelCase. With `naming="auto"` the first page (or record) whose keys
-show another naming (snake, Pascal, kebab) decides it for the resource from then on, announced
-once with a `ContractDriftWarning`; a pinned naming is used as given. Choosing is per page, never
-per record, so the fast structure functions run unchanged.
+By the published contract keys are snake_case. With `naming="auto"` the first page (or record)
+whose keys show another naming (camel, Pascal, kebab) decides it for the resource from then on,
+announced once with a `ContractDriftWarning`; a pinned naming is used as given. Choosing is per
+page, never per record, so the fast structure functions run unchanged.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from remedy_async._errors import ContractDriftWarning
 from ._codec import fault_from
 from ._fastpath import structure_hook
 from ._faults import WireFault
-from ._naming import NAMINGS, Naming, detect_naming
+from ._naming import CONTRACT_NAMING, NAMINGS, Naming, detect_naming
 
 T = TypeVar("T")
 
@@ -34,7 +34,7 @@ class RecordReader(Generic[T]):
         self.model = model
         self.resource = resource
         self._detect = naming == "auto"
-        self.naming: Naming = "camel" if naming == "auto" else naming
+        self.naming: Naming = CONTRACT_NAMING if naming == "auto" else naming
         self.hook: Callable[[object, object], T] = structure_hook(model, self.naming)
 
     def __repr__(self) -> str:
@@ -71,9 +71,9 @@ class RecordReader(Generic[T]):
             self.hook = structure_hook(self.model, naming)
             warnings.warn(
                 ContractDriftWarning(
-                    f"{self.resource} records spell their keys in {naming} case, not camelCase "
-                    f"as the contract says; reading them as {naming} from now on (pin it with "
-                    f"RemedyClient(naming={naming!r}))"
+                    f"{self.resource} records spell their keys in {naming} case, not snake_case "
+                    f"as the published contract does; reading them as {naming} from now on "
+                    f"(pin it with RemedyClient(naming={naming!r}))"
                 ),
                 stacklevel=4,
             )

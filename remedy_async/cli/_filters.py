@@ -86,7 +86,7 @@ def filter_flag(name: str) -> str:
 def filter_choices(spec: Filter) -> tuple[str, ...] | None:
     """The values a filter takes when they are few (an enum's, or true and false)."""
     if spec.choices is not None:
-        return tuple(str(member.value) for member in spec.choices)
+        return spec.choices
     return BOOLEANS if spec.kind == "boolean" else None
 
 
