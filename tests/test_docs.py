@@ -141,7 +141,9 @@ async def test_snippet_runs(block: Block, tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
     async with Simulator(SimulatorConfig(size=30)) as simulator:
+        monkeypatch.setenv("REMEDY_BASE_URL", simulator.url)  # a client of the service's own URL
         source = block.source.replace("https://api.example.com", simulator.url)
+        source = source.replace("https://api.furl.ai", simulator.url)
         async with RemedyClient(simulator.url) as client:
             namespace = _namespace(simulator, client)
             await run_snippet(source, namespace, f"docs/{block.page}", block.line + 1)
