@@ -69,10 +69,10 @@ class ResourceCollection(Generic[T]):
         self.resource = resource
         """Which collection this is: its path segment, record model and filters."""
         self.since_filter = since_filter
+        """The update-time range filter `changes()` narrows passes with (None: full passes)."""
         self.max_page_size = max_page_size
         """The largest page a list asks for, and its default page size (the client's
         `max_page_size`)."""
-        """The update-time range filter `changes()` narrows passes with (None: full passes)."""
         self.url = base_url.joinpath("v1", resource.segment)
         """Where the collection lives: the base URL, then `/v1/<segment>`."""
         self._url_text = str(self.url)

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import remedy_async
-from remedy_async import EndpointStatus, RemedyClient
+from remedy_async import RemedyClient, Severity
 from remedy_async.simulator import Simulator, SimulatorConfig
 
 ROOT = Path(__file__).parents[1]
@@ -57,10 +57,11 @@ def test_the_quickstart_runs_as_written(tmp_path: Path) -> None:
         check=False,
     )
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
-    first, *findings = done.stdout.splitlines()
-    assert first.split()[1] in set(EndpointStatus)  # "<hostname> <status>"
-    assert findings  # the critical findings: "<cve> <score> <endpoint id>"
-    assert all(line.startswith("CVE-") for line in findings)
+    lines = [line.split() for line in done.stdout.splitlines()]
+    endpoints, findings = lines[:-5], lines[-5:]  # then five findings
+    assert endpoints  # "<hostname> <ip> <os name> <os version>" of macOS endpoints with agents
+    assert all(fields[2] == "macOS" for fields in endpoints)
+    assert all(fields[-1] in set(Severity) for fields in findings)  # "<id> <date> <time> <sev>"
 
 
 def test_the_setup_commands_are_the_ones_ci_runs() -> None:
