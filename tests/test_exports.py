@@ -100,10 +100,14 @@ def test_public_objects_name_the_package_as_their_module() -> None:
 
 
 def test_records_pickle_by_their_public_names() -> None:
-    """A record survives pickling, referenced as `remedy_async.Endpoint`."""
-    record = remedy_async.from_wire(remedy_async.Endpoint, {"id": "ep-1", "tags": ["a"]})
-    assert b"remedy_async\x94\x8c\x08Endpoint" in pickle.dumps(record)
+    """A record survives pickling, referenced as `remedy_async.VulnerabilityFinding`, its
+    unpublished fields with it."""
+    record = remedy_async.from_wire(
+        remedy_async.VulnerabilityFinding, {"id": "f-1", "severity": "high"}
+    )
+    assert b"remedy_async\x94\x8c\x14VulnerabilityFinding" in pickle.dumps(record)
     assert pickle.loads(pickle.dumps(record)) == record
+    assert pickle.loads(pickle.dumps(record)).extra == {"severity": "high"}
 
 
 def test_the_columnar_module_imports_pyarrow_only_when_a_batch_is_built() -> None:

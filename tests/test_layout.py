@@ -358,12 +358,17 @@ def test_each_core_package_says_what_enters_and_leaves() -> None:
         assert {module for module in modules if f"`{module}`" not in doc} == set(), package
 
 
-def test_no_module_is_over_400_lines() -> None:
-    """Modules stay small enough to read in one sitting."""
+SOFT_CEILING = 1_000
+"""Lines a module may reach. A module is cut by the concept it is named for, not by a count:
+this only catches one that has grown into several concepts."""
+
+
+def test_no_module_is_past_the_soft_ceiling() -> None:
+    """Modules hold one concept each, and none has grown past 1,000 lines."""
     long = {
         module_name(path): count
         for path in ROOT.rglob("*.py")
-        if (count := len(path.read_text(encoding="utf-8").splitlines())) > 400
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > SOFT_CEILING
     }
     assert long == {}
 
