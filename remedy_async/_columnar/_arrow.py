@@ -167,7 +167,9 @@ class BatchBuilder:
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
             # A value Arrow does not take as served: write each row as the model reads it.
             model = self.model
-            return self._build(pa, [to_wire(from_wire(model, row), CONTRACT_NAMING) for row in rows])
+            return self._build(
+                pa, [to_wire(from_wire(model, row), CONTRACT_NAMING) for row in rows]
+            )
 
     def _values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
         try:
