@@ -377,6 +377,10 @@ def _report(
                 count = f"{outcome.written:,} of {count} (--where)"
             terminal.note(f"{segment}: {count} in {outcome.path} ({meter.seconds:.2f} s{retries})")
             continue
+        if isinstance(outcome, UsageError) and job.fresh:
+            # A field the first page's records lack (`SeenCheck`): the export never began
+            # for this selection, so nothing of it is left to resume.
+            job.files.discard(EXPORT_FORMATS)
         if not isinstance(outcome, RemedyError | OSError):
             raise outcome
         failed = True
