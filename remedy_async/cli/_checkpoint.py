@@ -11,7 +11,7 @@ flushed and fsynced to the .part file:
 
     {"version": 1, "resource": "endpoints", "format": "jsonl", "pageSize": 1000,
      "records": 3000, "written": 2990, "bytes": 1234567, "resumeToken": "r1....",
-     "filters": [["status", "online"]], "params": [], "where": ["os.family=linux"],
+     "filters": [["os_family", "linux"]], "params": [], "where": ["agent_id!=null"],
      "fields": ["id", "hostname"], "lineEnd": "\n"}
 
 `bytes` is the length of the .part file the checkpoint covers: a resumed export truncates the

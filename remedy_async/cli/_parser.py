@@ -66,7 +66,7 @@ def _add_api_arguments(api: argparse.ArgumentParser) -> None:
     )
     api.add_argument(
         "path",
-        help="a path starting with /, appended to the base URL, e.g. /v1/scopes/sc-00000001",
+        help="a path starting with /, appended to the base URL, e.g. /v1/scopes/SCOPE_ID",
     )
     api.add_argument(
         "--field",

@@ -10,13 +10,14 @@ from typing import Any, BinaryIO, Protocol
 from remedy_async import Resource
 
 from ._formats import (
-    TABLE_COLUMNS,
     CsvEncoder,
     Encoder,
     FormatName,
     WireRecord,
+    cell_value,
     encoder_for,
     table_cell,
+    table_columns,
 )
 
 
@@ -72,8 +73,9 @@ class StreamSink:
 
 
 class TableSink:
-    """Writes a human-readable table as the records arrive: column widths are set from the
-    first batch to fit `width` characters, and longer cells are cut with `…`."""
+    """Writes a human-readable table as the records arrive: its columns (unless given) and
+    their widths are set from the first batch (`table_columns`), to fit `width` characters;
+    longer cells are cut with `…`."""
 
     def __init__(
         self,
@@ -82,7 +84,8 @@ class TableSink:
         columns: Sequence[str] | None = None,
         width: int = 100,
     ) -> None:
-        self._columns = tuple(columns or TABLE_COLUMNS[resource.segment])
+        self._resource = resource
+        self._columns = tuple(columns or ())
         self._stream = stream
         self._width = width
         self._widths: list[int] | None = None
@@ -90,7 +93,12 @@ class TableSink:
 
     def write(self, records: Sequence[WireRecord]) -> None:
         """Write each record as a row (the header first, sized by this first batch)."""
-        rows = [[table_cell(record.get(column)) for column in self._columns] for record in records]
+        if not self._columns:
+            self._columns = table_columns(self._resource, records)
+        columns = self._columns
+        rows = [
+            [table_cell(cell_value(record, column)) for column in columns] for record in records
+        ]
         lines = []
         if self._widths is None:
             self._widths = fit_widths(self._columns, rows, self._width)
