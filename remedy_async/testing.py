@@ -6,14 +6,18 @@ Opt in from your root conftest.py:
 
 Then:
 
-    @pytest.mark.remedy_simulator(size=50, paging="offset", token="t")
-    async def test_lists_everything(remedy_client, remedy_simulator):
-        endpoints = await remedy_client.endpoints.list().collect()
-        assert len(endpoints) == remedy_simulator.dataset.count("endpoints")
+    @pytest.mark.remedy_simulator(size=50, token="t")
+    async def test_lists_the_macs(remedy_client, remedy_simulator):
+        macs = await remedy_client.endpoints.list(os_family="macos").collect()
+        assert len(macs) == remedy_simulator.dataset.count("endpoints", {"osFamily": "macos"})
+        assert all(mac.operating_system.family == "macos" for mac in macs)
 
-The marker takes any SimulatorConfig field, checked: an unknown name or a bad value fails the
-test with a message naming it (and the closest field). `paging` is the name of any paging
-convention of `remedy_async.CONVENTIONS` (`"cursor"` by default; `"odata"`, `"stripe"`,
+By default the simulator serves the service's published contract (snake_case records with the
+published fields, UUID ids, `limit`/`offset` paging with `data`/`total`/`limit`/`offset`,
+`{"error": "<message>"}` bodies; see SimulatorConfig). The marker takes any SimulatorConfig
+field, checked: an unknown name or a bad value fails the test with a message naming it (and
+the closest field). `paging` is the name of any paging convention of
+`remedy_async.CONVENTIONS` (`"offset"`, the published one, by default; `"odata"`, `"stripe"`,
 `"header-page"`, ...); `disguise_paging=True` renames that convention's continuation signals
 to names no client knows (`nxt_tok_x`, ... in the body, `Nxt-Tok-X` for a next-page header),
 for tests that a client fails loudly on a service it cannot follow:

@@ -40,7 +40,7 @@ from ._error_shapes import error_payload
 from ._faults import FaultInjector, replacing_error
 from ._filters import FilterError
 from ._lists import ECHO_PARAMETER, ListRequest, ListResponder
-from ._positions import carries_continuation
+from ._positions import INVALID, carries_continuation
 from ._prng import iso
 from ._ratelimit import TokenBucket
 from ._responses import ApiError, Payload, json_payload
@@ -59,6 +59,20 @@ _SINGULAR: Final = {
     "scopes": "scope",
     "vulnerability-findings": "vulnerability finding",
 }
+UNAUTHORIZED_MESSAGE: Final = "Missing or invalid API key."
+"""The published message of a 401 (a missing key and a wrong one alike)."""
+
+
+def invalid_id_message(resource: str) -> str:
+    """The published 400 message of a get whose id is no UUID: `Invalid endpoint ID format.`"""
+    return f"Invalid {_SINGULAR[resource]} ID format."
+
+
+def not_found_message(resource: str) -> str:
+    """The published 404 message of a get of an unknown id: `Endpoint not found.`"""
+    return f"{_SINGULAR[resource].capitalize()} not found."
+
+
 _Route = tuple[str, str | None, str | None]
 
 
@@ -232,20 +246,14 @@ class SimulatorApp:
             else f'ApiKey realm="remedy", header="{header}"'
         )
         given = request.headers.get(header)
-        if given is None:
+        credential = None if given is None else self._credential_in(given)
+        if credential is None or not hmac.compare_digest(
+            credential.encode(errors="surrogateescape"), token.encode()
+        ):
             raise ApiError(
                 401,
                 "unauthorized",
-                f"missing credentials: send the {header} header",
-                {"WWW-Authenticate": challenge},
-                location=("header", header),
-            )
-        credential = self._credential_in(given)
-        if not hmac.compare_digest(credential.encode(errors="surrogateescape"), token.encode()):
-            raise ApiError(
-                401,
-                "unauthorized",
-                f"invalid credentials in the {header} header",
+                UNAUTHORIZED_MESSAGE,
                 {"WWW-Authenticate": challenge},
                 location=("header", header),
             )
@@ -332,10 +340,12 @@ class SimulatorApp:
         if self._echo:
             params = [(name, value) for name, value in params if name != ECHO_PARAMETER]
         try:
-            filters = self._dataset.parse_filters(resource, params)
+            filters = self._dataset.parse_filters(
+                resource, params, strict=self._config.strict_params
+            )
         except FilterError as error:
             where = () if error.parameter is None else ("query", error.parameter)
-            raise ApiError(400, error.code, error.message, location=where) from None
+            raise ApiError(INVALID, error.code, error.message, location=where) from None
         listing = ListRequest(
             convention=convention,
             filters=filters,
@@ -352,15 +362,11 @@ class SimulatorApp:
             record_id = unquote(raw_id, errors="strict")
         except UnicodeDecodeError:
             record_id = None
-        index = None if record_id is None else self._dataset.index_of(resource, record_id)
+        if record_id is None or not self._dataset.well_formed(record_id):
+            raise ApiError(400, "invalid_id", invalid_id_message(resource), location=("path", "id"))
+        index = self._dataset.index_of(resource, record_id)
         if index is None:
-            shown = raw_id if record_id is None else record_id
-            raise ApiError(
-                404,
-                "not_found",
-                f"no {_SINGULAR[resource]} with id {shown!r}",
-                location=("path", "id"),
-            )
+            raise ApiError(404, "not_found", not_found_message(resource), location=("path", "id"))
         return Payload(200, self._dataset.encode(resource, index))
 
 

@@ -170,7 +170,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--naming",
         choices=NAMINGS,
         default=_DEFAULTS.naming,
-        help="spelling of record keys (default: %(default)s, the contract's)",
+        help="spelling of record keys (default: %(default)s, the published one)",
     )
     add(
         "--id-prefix",
@@ -189,7 +189,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=_DEFAULTS.churn,
         metavar="SHARE",
         help="change the data over time: every --churn-every list requests of a collection, "
-        "remove SHARE of its records, modify as many (their updatedAt moves) and add as many, "
+        "remove SHARE of its records, modify as many (their updated_at moves) and add as many, "
         "chosen by seed (default: 0, no change)",
     )
     add(
@@ -203,8 +203,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--range-filters",
         action="store_true",
         default=_DEFAULTS.range_filters,
-        help="let lists take FIELD[gte]=TIME on timestamp fields and updatedAt, as a change "
+        help="let lists take updatedAt[gte]=TIME (on records' updated_at), as a change "
         "feed's narrowed passes ask (watch --since-filter 'updatedAt[gte]')",
+    )
+    add(
+        "--strict-params",
+        action="store_true",
+        default=_DEFAULTS.strict_params,
+        help="refuse (422) a list's query parameter that is neither a filter nor a paging "
+        "parameter (default: ignore it, as the service does)",
     )
     add(
         "--print-spec",
@@ -322,6 +329,7 @@ def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         churn=ns.churn,
         churn_every=ns.churn_every,
         range_filters=ns.range_filters,
+        strict_params=ns.strict_params,
     )
 
 

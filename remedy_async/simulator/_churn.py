@@ -3,11 +3,11 @@ of what a churn step adds, modifies and removes, and the update-time range filte
 feed narrows its passes with.
 
 A modified record keeps its id and place and gets a new revision, stamped with the time of the
-change: its `updatedAt` (added to endpoints and findings, which otherwise have none) moves to
-that time; an endpoint's `lastSeenAt` moves with it, a finding's `status` turns from resolved
-to open or from anything else to resolved. An added record (one held back, or removed before)
-is stamped with the time it was added. Which records a step picks is a pure function of the
-seed, the collection and the step's number.
+change: its `updated_at` moves to that time, and an endpoint's agent to the newest agent version
+(if it has one). Scopes publish no `updated_at`: a revision moves a scope's `status` one step
+along `active` -> `paused` -> `archived` (-> `active`). An added record (one held back, or
+removed before) is stamped with the time it was added. Which records a step picks is a pure
+function of the seed, the collection and the step's number.
 """
 
 from __future__ import annotations
@@ -21,13 +21,17 @@ import attrs
 
 from ._filters import FilterError, FilterField, Filters, Matcher, Scalar, parse_filters, parse_value
 from ._prng import iso, seed_key
+from ._vocab import AGENT_VERSIONS
 
 Record = dict[str, Any]
 
 RANGE_SUFFIX: Final = "[gte]"
 """A range filter's parameter is a timestamp field's name and this: `updatedAt[gte]=TIME`
-keeps the records whose field is at or after TIME."""
-UPDATED_AT: Final = "updatedAt"
+keeps the records whose field (`updated_at`) is at or after TIME."""
+UPDATED_AT: Final = "updated_at"
+"""The record key a revision stamps."""
+NEWEST_AGENT: Final = AGENT_VERSIONS[-1]
+SCOPE_STATUSES: Final = ("active", "paused", "archived")
 
 
 @attrs.frozen
@@ -45,11 +49,15 @@ def revised(record: Record, resource: str, revision: int, at: float) -> Record:
     """The record as `revision` changes at time `at` left it (revision 0: just stamped)."""
     changed = dict(record)
     stamp = iso(at)
+    if resource == "scopes":
+        if revision:
+            status = changed.get("status")
+            position = SCOPE_STATUSES.index(status) if status in SCOPE_STATUSES else -1
+            changed["status"] = SCOPE_STATUSES[(position + revision) % len(SCOPE_STATUSES)]
+        return changed
     changed[UPDATED_AT] = stamp
-    if revision and resource == "endpoints":
-        changed["lastSeenAt"] = stamp
-    elif revision and resource == "vulnerability-findings":
-        changed["status"] = "open" if changed.get("status") == "resolved" else "resolved"
+    if revision and resource == "endpoints" and changed.get("agent_version") is not None:
+        changed["agent_version"] = NEWEST_AGENT
     return changed
 
 
@@ -122,20 +130,26 @@ def split_ranges(
 
 
 def range_conditions(
-    resource: str, fields: Mapping[str, FilterField], ranges: Sequence[tuple[str, str]]
+    resource: str,
+    fields: Mapping[str, FilterField],
+    ranges: Sequence[tuple[str, str]],
+    *,
+    strict: bool = False,
 ) -> tuple[tuple[str, tuple[Scalar, ...]], ...]:
     """Range filters as conditions (`updatedAt[gte]`, its canonical time); FilterError for a
-    field that is no timestamp or a value that is no RFC 3339 date-time."""
+    value that is no RFC 3339 date-time. A range filter `resource` does not take (scopes have
+    no `updated_at`) is ignored as any undeclared parameter is, or a FilterError with
+    `strict`."""
     conditions: dict[str, Scalar] = {}
     for name, raw in ranges:
-        field_name = name.removesuffix(RANGE_SUFFIX)
-        field = fields.get(field_name)
-        if field is None and field_name == UPDATED_AT:
-            field = FilterField(UPDATED_AT, "timestamp", lambda _: None)
+        field = fields.get(name.removesuffix(RANGE_SUFFIX))
+        if field is None and not strict:
+            continue
         if field is None or field.type != "timestamp":
+            known = ", ".join(f"{known}{RANGE_SUFFIX}" for known in sorted(fields))
             raise FilterError(
                 "unknown_filter",
-                f"{name!r}: a range filter takes a timestamp field of {resource}",
+                f"{name} is not a range filter of {resource} (those are: {known}).",
                 name,
             )
         try:
@@ -152,10 +166,7 @@ def in_range(
 ) -> Callable[[int], bool]:
     """Whether generated record `index` passes the range conditions (by its generated values)."""
     checks = [
-        (fields[name.removesuffix(RANGE_SUFFIX)].value, str(wanted[0]))
-        if name.removesuffix(RANGE_SUFFIX) in fields
-        else (lambda _: None, str(wanted[0]))
-        for name, wanted in ranges
+        (fields[name.removesuffix(RANGE_SUFFIX)].value, str(wanted[0])) for name, wanted in ranges
     ]
 
     def passes(index: int) -> bool:
@@ -168,15 +179,20 @@ def in_range(
     return passes
 
 
-def record_passes(record: Record, filters: Filters) -> bool:
+def record_passes(
+    record: Record,
+    filters: Filters,
+    fields: Mapping[str, FilterField],
+    ranges: Mapping[str, FilterField],
+) -> bool:
     """Whether a record as it is now passes every condition (for changed records)."""
     for name, wanted in filters.conditions:
         if name.endswith(RANGE_SUFFIX):
-            value = record.get(name.removesuffix(RANGE_SUFFIX))
+            value = ranges[name.removesuffix(RANGE_SUFFIX)].of_record(record)
             if value is None or str(value) < str(wanted[0]):
                 return False
         else:
-            value = record.get(name)
+            value = fields[name].of_record(record)
             if not any(
                 value == choice and isinstance(value, bool) == isinstance(choice, bool)
                 for choice in wanted
@@ -186,19 +202,24 @@ def record_passes(record: Record, filters: Filters) -> bool:
 
 
 def parse_with_ranges(
-    resource: str, fields: Mapping[str, FilterField], params: Iterable[tuple[str, str]]
+    resource: str,
+    fields: Mapping[str, FilterField],
+    range_fields: Mapping[str, FilterField],
+    params: Iterable[tuple[str, str]],
+    *,
+    strict: bool = False,
 ) -> Filters:
     """A query's filters, range filters (`FIELD[gte]`) included."""
     rest, ranges = split_ranges(list(params))
-    plain = parse_filters(resource, fields, rest)
+    plain = parse_filters(resource, fields, rest, strict=strict)
     if not ranges:
         return plain
-    conditions = plain.conditions + range_conditions(resource, fields, ranges)
+    conditions = plain.conditions + range_conditions(resource, range_fields, ranges, strict=strict)
     return Filters(resource, tuple(sorted(conditions)))
 
 
 def generated_matches(
-    matcher: Matcher, fields: Mapping[str, FilterField], filters: Filters
+    matcher: Matcher, ranges_of: Mapping[str, FilterField], filters: Filters
 ) -> Sequence[int]:
     """The records whose generated values pass `filters` (range filters included)."""
     plain = [(name, wanted) for name, wanted in filters.conditions if RANGE_SUFFIX not in name]
@@ -206,7 +227,7 @@ def generated_matches(
     view = matcher.match(Filters(filters.resource, tuple(plain)))
     if not ranges:
         return view
-    passes = in_range(fields, ranges)
+    passes = in_range(ranges_of, ranges)
     return array("I", [index for index in view if passes(index)])
 
 

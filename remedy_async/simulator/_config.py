@@ -36,13 +36,16 @@ UNMATCHED_ROUTE: Final = "unmatched"
 
 PAGING_CONVENTIONS: Final = tuple(CONVENTIONS)
 """Every paging convention the simulator serves: the names of `remedy_async.CONVENTIONS`."""
-NAMINGS: Final = ("camel", "snake", "pascal", "kebab")
-"""How the simulator spells record keys: camelCase by contract, or respelled to test clients."""
+NAMINGS: Final = ("snake", "camel", "pascal", "kebab")
+"""How the simulator spells record keys: snake_case as published, or respelled to test clients."""
 ITEMS_KEYS: Final = ("items", "data", "results")
 """The envelope keys a run may put a page's items under (`SimulatorConfig.items_key`)."""
 ERROR_FORMATS: Final = ERROR_SHAPES
 """Every error-body shape the simulator answers in, named as the client names the shapes it
-tells apart (`remedy_async.ERROR_SHAPES`): the contract's own `error` first."""
+tells apart (`remedy_async.ERROR_SHAPES`). The published one, `{"error": "<message>"}`, is
+`error-string`; `error` is the nested `{"error": {"code", "message"}}`."""
+PUBLISHED_ERROR_FORMAT: Final = "error-string"
+"""The error body the service publishes: `{"error": "<human-readable message>"}`."""
 RETRY_AFTER_FORMATS: Final = ("seconds", "http-date")
 
 PagingName = str
@@ -247,7 +250,18 @@ def _check_faults(_: object, attribute: attrs.Attribute[Any], value: tuple[Fault
 
 @attrs.frozen(kw_only=True)
 class SimulatorConfig:
-    """Everything that shapes one simulator run; the defaults are the assumed service contract.
+    """Everything that shapes one simulator run; the defaults are the service's published
+    contract.
+
+    By default a run serves what the service publishes (REAL-CONTRACT.md): snake_case records
+    with exactly the published fields and UUID ids, `limit`/`offset` in and `data`, `total`,
+    `limit`, `offset` out (`limit` 1 to 100, default 50; a value out of bounds is a 422),
+    `osFamily`/`hasAgent` on endpoints, undeclared query parameters ignored,
+    `{"error": "<message>"}` bodies with the published messages, and 400 for a malformed id.
+    Assumed where nothing is published: the lists of scopes, targets and findings follow the
+    endpoints' pattern, targets' and findings' fields are in the spirit of the product's
+    concepts, list order is creation order, and the health and agent-configuration paths are
+    configurable guesses. Every other option serves a contract the service might drift to.
 
     The data set is a pure function of `seed`, `size` and `now`. Every field is a keyword
     argument (and an option of `python -m remedy_async.simulator`); a bad value raises
@@ -267,32 +281,36 @@ class SimulatorConfig:
     health reports it (plus the time since the simulator was made). A datetime, or an ISO 8601
     string read as UTC without an offset. None: the simulator's clock when it is made
     (`Simulator.config.now` then says which); pin it to get the same records on every run."""
-    paging: PagingName = attrs.field(default="cursor", validator=_check_paging)
-    """The lists' paging convention: a name of `PAGING_CONVENTIONS`, or a composed mode
+    paging: PagingName = attrs.field(default="offset", validator=_check_paging)
+    """The lists' paging convention: a name of `PAGING_CONVENTIONS` (`offset`, the published
+    one: `limit`/`offset` in, `data`/`total`/`limit`/`offset` out), or a composed mode
     `compose:...` (see `Composition`). A request may pick another with the `X-Simulator-Paging`
     header."""
     disguise_paging: bool = False
     """Rename a named convention's continuation signals to names no client knows (`nxt_tok_x`, ...
     in the body, `Nxt-Tok-X` for a header), to prove that clients fail loudly on a service they
     cannot follow."""
-    items_key: ItemsKey = attrs.field(default="items", validator=checks.one_of(ITEMS_KEYS))
-    """The envelope key of a page's items: `items`, `data` or `results`."""
-    naming: str = attrs.field(default="camel", validator=checks.one_of(NAMINGS))
-    """How record keys are spelled: `camel` (the contract's), or `snake`, `pascal`, `kebab` to test
+    items_key: ItemsKey = attrs.field(default="data", validator=checks.one_of(ITEMS_KEYS))
+    """The envelope key of a page's items: `data` (published), `items` or `results`."""
+    naming: str = attrs.field(default="snake", validator=checks.one_of(NAMINGS))
+    """How record keys are spelled: `snake` (published), or `camel`, `pascal`, `kebab` to test
     clients against services that differ only in spelling."""
-    page_size: int = attrs.field(default=100, validator=[checks.integer, checks.positive])
-    """Records per page when a list asks for no size."""
-    max_page_size: int = attrs.field(default=1000, validator=[checks.integer, checks.positive])
-    """The largest page size a list may ask for (a larger one is a 400)."""
+    page_size: int = attrs.field(default=50, validator=[checks.integer, checks.positive])
+    """Records per page when a list asks for no size (published: 50)."""
+    max_page_size: int = attrs.field(default=100, validator=[checks.integer, checks.positive])
+    """The largest page size a list may ask for (published: 100); a larger one, or one below 1,
+    is a 422, in every paging convention."""
     token: str | None = attrs.field(default=None, validator=checks.token, repr=checks.masked)
     """The token every route but health requires; None: no auth. It never appears in the repr."""
     auth_header: str = attrs.field(default="Authorization", validator=checks.header_name)
     """The header that carries the token."""
     auth_scheme: str | None = attrs.field(default="Bearer", validator=checks.scheme)
     """The word before the token (`Authorization: Bearer <token>`); None: the bare token."""
-    error_format: ErrorFormat = attrs.field(default="error", validator=checks.one_of(ERROR_FORMATS))
-    """The shape of every error body: a name of `ERROR_FORMATS` (`error`, the contract's; `fastapi`,
-    `json-api`, `html`, ...)."""
+    error_format: ErrorFormat = attrs.field(
+        default=PUBLISHED_ERROR_FORMAT, validator=checks.one_of(ERROR_FORMATS)
+    )
+    """The shape of every error body: a name of `ERROR_FORMATS` (`error-string`, the published
+    `{"error": "<message>"}`; `error`, `fastapi`, `json-api`, `html`, ...)."""
     echo_token: bool = False
     """A hostile server for tests: whatever credential a request carries is echoed into the cursors
     and next links it is given, into error bodies, and into a redirect of every get (to the same
@@ -316,11 +334,16 @@ class SimulatorConfig:
         default=64 * 1024, validator=[checks.integer, checks.non_negative]
     )
     """The size of the agent configuration file, in bytes."""
-    extra_fields_rate: float = attrs.field(default=0.1, validator=checks.fraction)
+    extra_fields_rate: float = attrs.field(default=0.0, validator=checks.fraction)
     """The share of records carrying fields the client's models do not know (kept in their
-    `extra`)."""
+    `extra`); 0 serves exactly the published fields."""
     id_prefix: str = ""
-    """A prefix of every id (`tenant/a b:`, to test ids that need encoding)."""
+    """A prefix of every id (`tenant/a b:`, to test ids that need encoding); a get's id must be
+    the prefix and a well-formed UUID (else 400)."""
+    strict_params: bool = False
+    """Refuse (422, naming it) a list's query parameter that is neither a filter nor a paging
+    parameter. The service ignores undeclared parameters, as FastAPI does: so does the default
+    run."""
     health_path: str = attrs.field(default="/v1/health", validator=_check_path)
     """The path of the health check."""
     agent_configuration_path: str = attrs.field(
@@ -339,8 +362,8 @@ class SimulatorConfig:
     churn_reserve: float = attrs.field(default=0.2, validator=checks.fraction)
     """The share of records held back at the start, for `churn` to add."""
     range_filters: bool = False
-    """Let lists take `FIELD[gte]=TIME` on timestamp fields and `updatedAt` (the filter a change
-    feed narrows its passes with)."""
+    """Let lists take `updatedAt[gte]=TIME`, on records' `updated_at` (the filter a change feed
+    narrows its passes with; unpublished)."""
 
     def __attrs_post_init__(self) -> None:
         if self.page_size > self.max_page_size:

@@ -22,8 +22,11 @@ class Dataset(Store):
 
     Records are generated on demand from (seed, resource, index), dated a seeded distance
     before `now` (default: the real time when it is made), so any size costs little memory;
-    encoded records and pages are kept in bounded caches. Filters use the same wire names and
-    string values as a list request, e.g. `{"severity": ["high", "critical"]}`.
+    encoded records and pages are kept in bounded caches. Records are snake_case dicts with the
+    published fields (endpoints, scopes) or the assumed ones (targets, findings), ids UUIDs.
+    Filters use the same query parameters and string values as a list request, e.g.
+    `{"osFamily": ["macos", "linux"], "hasAgent": "true"}` (several values: any of them); only
+    endpoints have filters, as published.
 
     A test can make a list move while it is being listed: `hide(resource, ids)` takes records
     out of their collection and `show(resource, ids)` puts them back where they stood (a list
@@ -40,10 +43,10 @@ class Dataset(Store):
 
     A data set can also change as a service's does (see `_churn`): `add` brings back records
     held back at the start (`reserve`, a share of each collection) or removed, `modify` gives
-    records a new revision (their `updatedAt` moves to the time of the change), `remove`
+    records a new revision (their `updated_at` moves to the time of the change), `remove`
     hides them, and `churn` does all three to a share of a collection, choosing by seed and
     step. Filters see records as they are now. With `range_filters`, a list also takes
-    `FIELD[gte]=TIME` on a timestamp field (and on `updatedAt` of every collection).
+    `updatedAt[gte]=TIME` (on `updated_at`, in every collection).
 
     A simulator makes its own (`Simulator.dataset`, `Dataset.from_config(config)`); one made
     alone serves tests that need the records without a server.
@@ -190,6 +193,15 @@ class Dataset(Store):
             return index
         return None
 
+    def well_formed(self, record_id: str) -> bool:
+        """Whether `record_id` has the form of an id (the run's `id_prefix`, then a UUID): a
+        get of anything else is a 400, of an unknown id of this form a 404.
+
+        Args:
+            record_id: What a get asks for.
+        """
+        return self._world.well_formed(record_id)
+
     def id_of(self, resource: str, index: int) -> str:
         """The id of the record at this position of the unfiltered list of every record.
 
@@ -252,7 +264,7 @@ class Dataset(Store):
         return self.churn(resource, added=count, modified=0, removed=0, at=at).added
 
     def modify(self, resource: str, ids: Iterable[str], *, at: float | None = None) -> None:
-        """Give these records a new revision: their `updatedAt` moves to the change's time.
+        """Give these records a new revision: their `updated_at` moves to the change's time.
 
         Args:
             resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).

@@ -94,6 +94,10 @@ class FaultInjector:
         return FaultDecision(delay=delay, latency=latency, fault=chosen)
 
 
+INTERNAL_ERROR_MESSAGE: Final = "Internal server error."
+"""The published message of a 500."""
+
+
 def replacing_error(spec: FaultSpec, now: float) -> ApiError:
     """The error answer of a replacing fault (not RESET, which sends nothing)."""
     if spec.kind is FaultKind.HTTP_429:
@@ -109,4 +113,5 @@ def replacing_error(spec: FaultSpec, now: float) -> ApiError:
             410, "cursor_expired", "the cursor has expired; restart the listing from the beginning"
         )
     status = int(spec.kind.value.removeprefix("http-"))
-    return ApiError(status, ERROR_CODES[status], f"simulated {status} fault")
+    message = INTERNAL_ERROR_MESSAGE if status == 500 else f"simulated {status} fault"
+    return ApiError(status, ERROR_CODES[status], message)

@@ -1,37 +1,73 @@
-"""Declares, per resource, which fields are filters and how each is read or indexed."""
+"""Declares, per resource, which query parameters are filters and how each is read or indexed.
+
+As published: `GET /v1/endpoints` takes `osFamily` (`macos`, `windows`, `linux`) and `hasAgent`
+(`true`/`false`); the other lists publish no filters. With `range_filters`, every list also
+takes the change feed's `updatedAt[gte]=TIME` (see `_churn`), read from `updated_at`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
-from ._filters import FieldType, FilterField, Scalar
+from ._filters import FilterField
 from ._prng import iso
-from ._records import build_endpoint, build_scope, scope_enabled, scope_name, target_error
-from ._vocab import (
-    ACTIONS,
-    AGENT_VERSIONS,
-    ENDPOINT_STATUSES,
-    FINDING_STATUSES,
-    SCANNERS,
-    SEVERITIES,
-    TARGET_STATUSES,
-)
+from ._records import FILTERABLE_FAMILIES
+from ._vocab import OS_FAMILIES
 from ._world import World
 
 Fields = dict[str, FilterField]
 
-PARENTS: Final = {"remediation-targets": "endpoints", "vulnerability-findings": "endpoints"}
+UPDATED_AT: Final = "updatedAt"
+"""The wire name of the change feed's range filter field (`updatedAt[gte]`)."""
+RESOURCE_NAMES: Final = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
 
 
 def filter_fields(world: World) -> dict[str, Fields]:
     """The filters of every resource, by wire name."""
-    return {
-        "endpoints": _endpoint_fields(world),
-        "remediation-targets": _target_fields(world),
-        "scopes": _scope_fields(world),
-        "vulnerability-findings": _finding_fields(world),
+    fields: dict[str, Fields] = {resource: {} for resource in RESOURCE_NAMES}
+    fields["endpoints"] = {
+        "osFamily": FilterField(
+            "osFamily",
+            "string",
+            lambda index: OS_FAMILIES[world.endpoint_family(index)],
+            column="endpoints.family",
+            decode=OS_FAMILIES,
+            choices=FILTERABLE_FAMILIES,
+            read=_os_family,
+        ),
+        "hasAgent": FilterField(
+            "hasAgent",
+            "boolean",
+            world.endpoint_has_agent,
+            column="endpoints.hasAgent",
+            decode=(False, True),
+            read=lambda record: record.get("agent_id") is not None,
+        ),
     }
+    return fields
+
+
+def range_fields(world: World) -> dict[str, Fields]:
+    """The fields a range filter (`FIELD[gte]`) may name, per resource: `updatedAt`, except on
+    scopes, which publish no `updated_at`."""
+
+    def updated(resource: str) -> FilterField:
+        return FilterField(
+            UPDATED_AT,
+            "timestamp",
+            lambda index: iso(world.times(resource, index)[1]),
+            read=lambda record: record.get("updated_at"),
+        )
+
+    fields = {resource: {UPDATED_AT: updated(resource)} for resource in RESOURCE_NAMES}
+    fields["scopes"] = {}  # a published scope has no updated_at
+    return fields
+
+
+def _os_family(record: dict[str, Any]) -> Any:
+    system = record.get("operating_system")
+    return system.get("family") if isinstance(system, dict) else None
 
 
 def column_builders(world: World) -> dict[str, Callable[[], bytes]]:
@@ -41,141 +77,6 @@ def column_builders(world: World) -> dict[str, Callable[[], bytes]]:
         return lambda: bytes(map(code, range(world.counts[resource])))
 
     return {
-        "endpoints.status": per_record("endpoints", world.endpoint_status),
-        "endpoints.agentVersion": per_record("endpoints", world.endpoint_agent),
-        "remediation-targets.scopeId": per_record("remediation-targets", world.target_scope),
-        "remediation-targets.action": per_record("remediation-targets", world.target_action),
-        "remediation-targets.status": per_record("remediation-targets", world.target_status),
-        "remediation-targets.attempts": per_record("remediation-targets", world.target_attempts),
-        "vulnerability-findings.catalog": world.finding_catalog_column,
-        "vulnerability-findings.status": world.finding_status_column,
-        "vulnerability-findings.scanner": per_record(
-            "vulnerability-findings", world.finding_scanner
-        ),
+        "endpoints.family": per_record("endpoints", world.endpoint_family),
+        "endpoints.hasAgent": per_record("endpoints", world.endpoint_has_agent),
     }
-
-
-def _coded(
-    name: str,
-    column: str,
-    decode: tuple[Scalar, ...],
-    code: Callable[[int], int],
-    type_: FieldType = "string",
-) -> FilterField:
-    return FilterField(
-        name=name,
-        type=type_,
-        value=lambda index: decode[code(index)],
-        column=column,
-        decode=decode,
-    )
-
-
-def _endpoint_fields(world: World) -> Fields:
-    fields = [
-        FilterField("hostname", "string", lambda i: build_endpoint(world, i)["hostname"]),
-        FilterField("displayName", "string", lambda i: build_endpoint(world, i)["displayName"]),
-        _coded("agentVersion", "endpoints.agentVersion", AGENT_VERSIONS, world.endpoint_agent),
-        _coded("status", "endpoints.status", ENDPOINT_STATUSES, world.endpoint_status),
-        FilterField("lastSeenAt", "timestamp", lambda i: build_endpoint(world, i)["lastSeenAt"]),
-        FilterField("enrolledAt", "timestamp", lambda i: iso(world.endpoint_enrolled(i))),
-    ]
-    return {field.name: field for field in fields}
-
-
-def _target_fields(world: World) -> Fields:
-    scope_ids = tuple(world.make_id("scopes", scope) for scope in range(world.scope_count))
-
-    def time_of(position: int) -> Callable[[int], Scalar]:
-        def read(index: int) -> Scalar:
-            moment = world.target_times(index)[position]
-            return None if moment is None else iso(moment)
-
-        return read
-
-    fields = [
-        _parent_field(world, "remediation-targets", world.target_endpoint),
-        _coded("scopeId", "remediation-targets.scopeId", scope_ids, world.target_scope),
-        _coded("action", "remediation-targets.action", ACTIONS, world.target_action),
-        _coded("status", "remediation-targets.status", TARGET_STATUSES, world.target_status),
-        FilterField("createdAt", "timestamp", time_of(0)),
-        FilterField("updatedAt", "timestamp", time_of(1)),
-        FilterField("completedAt", "timestamp", time_of(2), nullable=True),
-        _coded(
-            "attempts",
-            "remediation-targets.attempts",
-            (0, 1, 2, 3),
-            world.target_attempts,
-            "integer",
-        ),
-        FilterField("lastError", "string", lambda i: target_error(world, i), nullable=True),
-    ]
-    return {field.name: field for field in fields}
-
-
-def _scope_fields(world: World) -> Fields:
-    fields = [
-        FilterField("name", "string", lambda i: scope_name(i)[0]),
-        FilterField("description", "string", lambda i: scope_name(i)[1]),
-        FilterField("enabled", "boolean", lambda i: scope_enabled(world, i)),
-        FilterField("createdAt", "timestamp", lambda i: build_scope(world, i)["createdAt"]),
-        FilterField("updatedAt", "timestamp", lambda i: build_scope(world, i)["updatedAt"]),
-    ]
-    return {field.name: field for field in fields}
-
-
-def _finding_fields(world: World) -> Fields:
-    entries = world.catalog.entries
-    catalog = world.finding_catalog
-
-    def target_id(index: int) -> Scalar:
-        target = world.finding_target(index)
-        return None if target is None else world.make_id("remediation-targets", target)
-
-    fields = [
-        _parent_field(world, "vulnerability-findings", world.finding_endpoint),
-        _coded(
-            "cveId", "vulnerability-findings.catalog", tuple(e.cve_id for e in entries), catalog
-        ),
-        _coded("title", "vulnerability-findings.catalog", tuple(e.title for e in entries), catalog),
-        _coded(
-            "severity",
-            "vulnerability-findings.catalog",
-            tuple(SEVERITIES[e.severity] for e in entries),
-            catalog,
-        ),
-        _coded(
-            "cvssScore",
-            "vulnerability-findings.catalog",
-            tuple(e.cvss_score for e in entries),
-            catalog,
-            "number",
-        ),
-        _coded("scanner", "vulnerability-findings.scanner", SCANNERS, world.finding_scanner),
-        _coded("status", "vulnerability-findings.status", FINDING_STATUSES, world.finding_status),
-        FilterField("detectedAt", "timestamp", lambda i: iso(world.finding_detected(i))),
-        FilterField("remediationTargetId", "string", target_id, nullable=True),
-    ]
-    return {field.name: field for field in fields}
-
-
-def _parent_field(world: World, resource: str, parent_of: Callable[[int], int]) -> FilterField:
-    return FilterField(
-        "endpointId",
-        "string",
-        lambda index: world.make_id("endpoints", parent_of(index)),
-        parent=PARENTS[resource],
-    )
-
-
-def group_of(world: World, resource: str) -> Callable[[str, Scalar], range | None]:
-    """For a resource grouped by endpoint: the run of records with that endpoint id."""
-    runs = (
-        world.endpoint_findings if resource == "vulnerability-findings" else world.endpoint_targets
-    )
-
-    def group(_: str, value: Scalar) -> range | None:
-        endpoint = world.parse_id("endpoints", value) if isinstance(value, str) else None
-        return None if endpoint is None else runs(endpoint)
-
-    return group

@@ -1,10 +1,14 @@
 """Parses list filters from a query and finds the matching record indices.
 
-A filter is equality on one top-level scalar field, by its wire name; repeated parameters are
-alternatives (OR) and different fields must all match (AND). Values are read as strictly as the
-contract writes them: integers as `-?[0-9]+`, numbers as JSON numbers, timestamps as RFC 3339
-date-times, booleans as `true`/`false`. Fields backed by a one-byte column
-are matched at C speed (bytes.translate + itertools.compress); the rest are computed per record.
+A filter is equality on one value of a record, by its query parameter's name (`osFamily` reads
+`operating_system.family`); repeated parameters are alternatives (OR) and different filters
+must all match (AND). Values are read as strictly as the contract writes them: booleans as
+`true`/`false`, enumerations as one of their published values, integers as `-?[0-9]+`, numbers
+as JSON numbers, timestamps as RFC 3339 date-times; a bad value is a FilterError (the server's
+422). A query parameter that is neither a filter nor a paging parameter is ignored, as the
+service (a FastAPI application) ignores parameters it does not declare, or refused with
+`strict`. Filters backed by a one-byte column are matched at C speed (bytes.translate +
+itertools.compress); the rest are computed per record.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from itertools import compress
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import attrs
 
@@ -42,7 +46,8 @@ _DATE_TIME: Final = re.compile(
 
 
 class FilterError(ValueError):
-    """A query parameter is not a known filter (`unknown_filter`) or has a bad value.
+    """A query parameter is not a known filter (`unknown_filter`, in strict mode) or has a bad
+    value (`invalid_filter`).
 
     `parameter` names the query parameter, once known.
     """
@@ -56,10 +61,11 @@ class FilterError(ValueError):
 
 @attrs.frozen
 class FilterField:
-    """A filterable field: how to read it from record i, and where a fast path exists.
+    """A filter: how to read its value from generated record i and from a record as it is
+    now (`read`, for changed records), and where a fast path exists.
 
     `column` names a one-byte-per-record column whose code `c` means the value `decode[c]`;
-    `parent` names the resource whose id this field holds, when records are grouped by it.
+    `choices` are the only values a string filter takes (another is a FilterError).
     """
 
     name: str
@@ -68,7 +74,15 @@ class FilterField:
     nullable: bool = False
     column: str | None = None
     decode: tuple[Scalar, ...] = attrs.field(default=(), repr=False)
-    parent: str | None = None
+    choices: tuple[str, ...] | None = None
+    read: Callable[[dict[str, Any]], Scalar] | None = attrs.field(default=None, repr=False)
+
+    def of_record(self, record: dict[str, Any]) -> Scalar:
+        """The field's value in a record as it is now."""
+        if self.read is not None:
+            return self.read(record)
+        value = record.get(self.name)
+        return value if isinstance(value, str | int | float | bool) else None
 
 
 @attrs.frozen
@@ -95,17 +109,21 @@ def parse_value(field: FilterField, raw: str) -> Scalar:
         return None
     if field.type == "boolean":
         if raw not in ("true", "false"):
-            raise FilterError("invalid_filter", f"filter {field.name!r} must be true or false")
+            raise FilterError("invalid_filter", f"{field.name} must be true or false.")
         return raw == "true"
     if field.type == "integer":
         if not _INTEGER.match(raw):
-            raise FilterError("invalid_filter", f"filter {field.name!r} must be an integer")
+            raise FilterError("invalid_filter", f"{field.name} must be an integer.")
         return int(raw)
     if field.type == "number":
         number = float(raw) if _NUMBER.match(raw) else math.nan
         if not math.isfinite(number):
-            raise FilterError("invalid_filter", f"filter {field.name!r} must be a number")
+            raise FilterError("invalid_filter", f"{field.name} must be a number.")
         return number
+    if field.choices is not None and raw not in field.choices:
+        raise FilterError(
+            "invalid_filter", f"{field.name} must be one of {', '.join(field.choices)}."
+        )
     if field.type == "timestamp":
         return _canonical_timestamp(field.name, raw)
     return raw
@@ -117,30 +135,30 @@ def _canonical_timestamp(name: str, raw: str) -> str:
             raise ValueError(raw)
         moment = datetime.fromisoformat(raw.upper())
     except ValueError:
-        raise FilterError(
-            "invalid_filter", f"filter {name!r} must be an RFC 3339 date-time"
-        ) from None
+        raise FilterError("invalid_filter", f"{name} must be an RFC 3339 date-time.") from None
     if moment.microsecond:
         return raw  # records are to the second: this matches nothing, as it should
     return iso(moment.timestamp())
 
 
 def parse_filters(
-    resource: str, fields: Mapping[str, FilterField], params: Iterable[tuple[str, str]]
+    resource: str,
+    fields: Mapping[str, FilterField],
+    params: Iterable[tuple[str, str]],
+    *,
+    strict: bool = False,
 ) -> Filters:
-    """Collect the filters of a query, ignoring paging parameters; raise FilterError."""
+    """Collect the filters of a query, skipping paging parameters and ignoring undeclared ones
+    (FilterError for them with `strict`); FilterError for a bad value."""
     values: dict[str, set[Scalar]] = {}
     for name, raw in params:
         if name in PAGING_PARAMETERS:
             continue
         field = fields.get(name)
         if field is None:
-            known = ", ".join(sorted(fields))
-            raise FilterError(
-                "unknown_filter",
-                f"unknown query parameter {name!r}; filters of {resource} are: {known}",
-                name,
-            )
+            if not strict:
+                continue
+            raise FilterError("unknown_filter", unknown_parameter(resource, name, fields), name)
         try:
             value = parse_value(field, raw)
         except FilterError as error:
@@ -152,6 +170,12 @@ def parse_filters(
     return Filters(resource, conditions)
 
 
+def unknown_parameter(resource: str, name: str, fields: Mapping[str, FilterField]) -> str:
+    """The message refusing an undeclared query parameter (strict mode)."""
+    known = ", ".join(sorted(fields)) or "none"
+    return f"Unknown query parameter: {name} (the filters of {resource}: {known})."
+
+
 def _sort_key(value: Scalar) -> tuple[str, str]:
     return (type(value).__name__, repr(value))
 
@@ -160,16 +184,11 @@ class Matcher:
     """Finds the indices of the records of one resource that pass some filters."""
 
     def __init__(
-        self,
-        count: int,
-        fields: Mapping[str, FilterField],
-        columns: Callable[[str], bytes],
-        groups: Callable[[str, Scalar], range | None],
+        self, count: int, fields: Mapping[str, FilterField], columns: Callable[[str], bytes]
     ) -> None:
         self._count = count
         self._fields = fields
         self._columns = columns
-        self._groups = groups
 
     def __repr__(self) -> str:
         return f"Matcher(count={self._count}, fields={sorted(self._fields)})"
@@ -181,9 +200,7 @@ class Matcher:
         computed: list[tuple[Callable[[int], Scalar], frozenset[Scalar]]] = []
         for name, wanted in filters.conditions:
             field = self._fields[name]
-            if field.parent is not None:
-                candidates = self._group_candidates(field, wanted)
-            elif field.column is not None:
+            if field.column is not None:
                 table = bytes(
                     1 if code < len(field.decode) and field.decode[code] in wanted else 0
                     for code in range(256)
@@ -191,29 +208,12 @@ class Matcher:
                 masks.append((self._columns(field.column), table))
             else:
                 computed.append((field.value, frozenset(wanted)))
-        if candidates is None and masks:
+        if masks:
             candidates = array("I", compress(range(self._count), _and_masks(masks, self._count)))
-        elif masks:
-            assert candidates is not None
-            candidates = [
-                index
-                for index in candidates
-                if all(table[column[index]] for column, table in masks)
-            ]
         result: Sequence[int] = range(self._count) if candidates is None else candidates
         if computed:
             result = [index for index in result if all(read(index) in ok for read, ok in computed)]
         return result if isinstance(result, range | array) else array("I", result)
-
-    def _group_candidates(self, field: FilterField, wanted: tuple[Scalar, ...]) -> Sequence[int]:
-        runs = sorted(
-            (run for run in (self._groups(field.name, value) for value in wanted) if run),
-            key=lambda run: run.start,
-        )
-        indices = array("I")
-        for run in runs:
-            indices.extend(run)
-        return indices
 
 
 def _and_masks(masks: list[tuple[bytes, bytes]], count: int) -> bytes:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from ._cache import SizedLRU, view_size
 from ._churn import generated_matches
 from ._config import RESOURCES
-from ._fields import column_builders, group_of
+from ._fields import column_builders
 from ._filters import FilterField, Filters, Matcher
 from ._world import World
 
@@ -17,16 +17,19 @@ class GeneratedMatches:
     (ascending index views) in a cache of a quarter of `budget`, at least 16 MiB."""
 
     def __init__(
-        self, world: World, fields: Mapping[str, Mapping[str, FilterField]], budget: int
+        self,
+        world: World,
+        fields: Mapping[str, Mapping[str, FilterField]],
+        ranges: Mapping[str, Mapping[str, FilterField]],
+        budget: int,
     ) -> None:
         self._counts = world.counts
         self._fields = fields
+        self._ranges = ranges
         self._builders = column_builders(world)
         self._columns: dict[str, bytes] = {}
         self._matchers = {
-            resource: Matcher(
-                world.counts[resource], fields[resource], self._column, group_of(world, resource)
-            )
+            resource: Matcher(world.counts[resource], fields[resource], self._column)
             for resource in RESOURCES
         }
         self._views: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), view_size)
@@ -39,8 +42,8 @@ class GeneratedMatches:
         key = (resource, filters.fingerprint)
         view = self._views.get(key)
         if view is None:
-            matcher, fields = self._matchers[resource], self._fields[resource]
-            view = self._views.put(key, generated_matches(matcher, fields, filters))
+            matcher, ranges = self._matchers[resource], self._ranges[resource]
+            view = self._views.put(key, generated_matches(matcher, ranges, filters))
         return view
 
     def _column(self, name: str) -> bytes:

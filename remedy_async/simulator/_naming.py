@@ -1,7 +1,8 @@
-"""Respells record keys for a run that serves another naming than the contract's camelCase.
+"""Respells record keys for a run that serves another naming than the contract's snake_case.
 
-`--naming snake` serves `last_seen_at`, `pascal` `LastSeenAt`, `kebab` `last-seen-at`, every key
-at every depth, so clients can be tested against services that differ only in spelling.
+Records are built with snake_case keys, as the service publishes them. `--naming camel` serves
+`mac_address` as `macAddress`, `pascal` as `MacAddress`, `kebab` as `mac-address`, every key at
+every depth, so clients can be tested against services that differ only in spelling.
 """
 
 from __future__ import annotations
@@ -9,27 +10,34 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
-_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+CONTRACT_NAMING: Final = "snake"
+"""The spelling of record keys the service publishes."""
+
+_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-\s]+")
 
 
 @lru_cache(maxsize=4096)
 def spelled(key: str, naming: str) -> str:
-    """A camelCase key as `naming` spells it: `lastSeenAt` -> `last_seen_at` (snake)."""
-    if naming == "camel":
+    """A key, written in any of the namings, as `naming` spells it: `mac_address` (or
+    `macAddress`) -> `macAddress` (camel), `MacAddress` (pascal), `mac-address` (kebab)."""
+    words = [word.lower() for word in _BOUNDARY.split(key) if word]
+    if not words:
         return key
-    words = _BOUNDARY.sub(" ", key).lower().split()
     if naming == "snake":
         return "_".join(words)
     if naming == "kebab":
         return "-".join(words)
-    return "".join(word[:1].upper() + word[1:] for word in words)  # pascal
+    capitalised = [word[:1].upper() + word[1:] for word in words]
+    if naming == "camel":
+        return words[0] + "".join(capitalised[1:])
+    return "".join(capitalised)  # pascal
 
 
 def respeller(naming: str) -> Callable[[Any], Any]:
-    """A function that respells every key of a record (identity for camelCase)."""
-    if naming == "camel":
+    """A function that respells every key of a record (identity for the contract's naming)."""
+    if naming == CONTRACT_NAMING:
         return lambda record: record
 
     def respell(value: Any) -> Any:

@@ -2,8 +2,10 @@
 
 The page size comes from the row's `size_param`; the place in the list from its `param`: an
 offset, a page number (counted from the row's `first_page`), an opaque cursor, or the id of the
-last record received (keyset). Bad values are 400 `invalid_parameter`; a cursor this run did
-not issue for these filters is 400 `invalid_cursor`. The contract's own paging parameters
+last record received (keyset). Bad values are 422 `invalid_parameter` (as the service's FastAPI
+answers a `limit` out of bounds), with a message naming the parameter and its bounds (`limit
+must be between 1 and 100.`); a cursor this run did not issue for these filters is 400
+`invalid_cursor`. The contract's own paging parameters
 (`offset`, `limit`, `page`, `pageSize`, `cursor`) keep their bounds in every convention: one a
 row does not read is still checked (`check_contract_parameters`), then ignored.
 """
@@ -70,51 +72,54 @@ def carries_continuation(convention: Convention, query: MultiMapping[str]) -> bo
     return convention.follow in CONTINUING and param is not None and bool(query.get(param))
 
 
+INVALID: Final = 422
+"""The status of a query parameter out of its bounds (FastAPI's validation error)."""
+
+
+def invalid_parameter(name: str, message: str) -> ApiError:
+    """The 422 answer to a bad value of the query parameter `name`."""
+    return ApiError(INVALID, "invalid_parameter", message, location=("query", name))
+
+
 def single(query: MultiMapping[str], name: str) -> str | None:
-    """The one value of a query parameter, or None; 400 if it is given more than once."""
+    """The one value of a query parameter, or None; 422 if it is given more than once."""
     values = query.getall(name, [])
     if not values:
         return None
     if len(values) > 1:
-        raise ApiError(
-            400,
-            "invalid_parameter",
-            f"{name!r} must be given at most once",
-            location=("query", name),
-        )
+        raise invalid_parameter(name, f"{name} must be given at most once.")
     return values[0]
+
+
+def bounds(minimum: int, maximum: int | None) -> str:
+    """How a message says an integer's bounds: `between 1 and 100`, `at least 0`."""
+    if maximum is None or maximum >= MAX_POSITION:
+        return f"at least {minimum}"
+    return f"between {minimum} and {maximum}"
 
 
 def integer(
     query: MultiMapping[str], name: str, default: int, *, minimum: int, maximum: int | None = None
 ) -> int:
-    """An integer query parameter within bounds, or `default`; 400 invalid_parameter if not."""
+    """An integer query parameter within bounds, or `default`; 422 invalid_parameter if not."""
     text = single(query, name)
     if text is None:
         return default
     if not _INTEGER.match(text):
-        raise ApiError(
-            400,
-            "invalid_parameter",
-            f"{name!r} must be an integer, got {text!r}",
-            location=("query", name),
-        )
+        raise invalid_parameter(name, f"{name} must be an integer {bounds(minimum, maximum)}.")
     value = int(text)
-    if value < minimum or (maximum is not None and value > maximum):
-        bounds = f"at least {minimum}" if maximum is None else f"between {minimum} and {maximum}"
-        raise ApiError(
-            400,
-            "invalid_parameter",
-            f"{name!r} must be {bounds}, got {value}",
-            location=("query", name),
-        )
+    if value < minimum:
+        raise invalid_parameter(name, f"{name} must be {bounds(minimum, maximum)}.")
+    if maximum is not None and value > maximum:
+        said = bounds(minimum, maximum) if maximum < MAX_POSITION else f"at most {maximum}"
+        raise invalid_parameter(name, f"{name} must be {said}.")
     return value
 
 
 def check_contract_parameters(
     convention: Convention, query: MultiMapping[str], max_page_size: int
 ) -> None:
-    """400 invalid_parameter for a contract paging parameter out of its bounds, in any
+    """422 invalid_parameter for a contract paging parameter out of its bounds, in any
     convention; those `convention` reads itself are left to it (their bounds may differ)."""
     own = convention.parameter_names
     for name, minimum in CONTRACT_POSITIONS.items():
@@ -165,7 +170,7 @@ def keyset_place(
     filters: Filters,
     view: Sequence[int],
 ) -> Place:
-    """The place right after the record whose id is in `param`; 400 if the list lacks it.
+    """The place right after the record whose id is in `param`; 422 if the list lacks it.
 
     A record of the list that has been hidden since (`Dataset.hide`) still marks its place:
     the page starts at the first visible record after it.
@@ -181,11 +186,9 @@ def keyset_place(
             return Place(found + 1, found + 1)
         if _holds(dataset.matches(filters, include_hidden=True), index):
             return Place(found, found)
-    raise ApiError(
-        400,
-        "invalid_parameter",
-        f"{convention.param!r} must be the id of a record of this list, got {last_id[:80]!r}",
-        location=("query", convention.param),
+    raise invalid_parameter(
+        convention.param,
+        f"{convention.param} must be the id of a record of this list, got {last_id[:80]!r}.",
     )
 
 

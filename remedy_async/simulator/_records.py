@@ -1,38 +1,101 @@
-"""Builds whole records (wire-shaped dicts, camelCase keys) from the seeded World."""
+"""Builds whole records (wire-shaped dicts, snake_case keys) from the seeded World.
+
+Endpoints and scopes have exactly the fields the service publishes (REAL-CONTRACT.md: every
+published field, always present, `null` where the contract allows it). Remediation targets and
+vulnerability findings have no published schema: their fields are assumed, in the spirit of the
+product's concepts (a target is one installation to fix on one endpoint; a finding is a
+scanner's signal about a subject on an endpoint), with `id`, `created_at` and `updated_at` as
+the published resources have them.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-from ._prng import Stream, draw, iso
+from ._prng import Stream, iso
 from ._vocab import (
-    ACTIONS,
     AGENT_VERSIONS,
-    ENDPOINT_STATUSES,
-    FINDING_STATUSES,
-    FIRST_NAMES,
-    LAPTOPS,
-    LAST_NAMES,
-    LINUX_RELEASES,
+    ARCHITECTURES,
     LINUX_ROLES,
-    MACOS_RELEASES,
     MACOS_ROLES,
+    OPERATING_SYSTEMS,
+    OS_COMPONENTS,
     OS_FAMILIES,
-    ROLE_LABELS,
-    SCANNERS,
+    SERVICES,
     SEVERITIES,
     SITES,
     TAGS,
-    TARGET_ERRORS,
-    TARGET_STATUSES,
     TEAMS,
-    WINDOWS_DESKTOPS,
+    VENDORS,
     WINDOWS_SERVER_ROLES,
-    WINDOWS_SERVERS,
 )
-from ._world import DAY, HOUR, World
+from ._world import FINDING_TYPES, World
 
 Record = dict[str, Any]
+
+ENDPOINT_FIELDS: Final = (
+    "id",
+    "hostname",
+    "ip",
+    "mac_address",
+    "operating_system",
+    "agent_id",
+    "agent_version",
+    "created_at",
+    "updated_at",
+)
+"""The published Endpoint fields, in the reference's order."""
+OPERATING_SYSTEM_FIELDS: Final = ("name", "version", "family", "vendor", "architecture")
+SCOPE_FIELDS: Final = (
+    "id",
+    "name",
+    "description",
+    "status",
+    "subject_filter",
+    "endpoint_filter",
+    "finding_filter",
+)
+"""The published Scope fields (the published page is cut after them)."""
+TARGET_FIELDS: Final = (
+    "id",
+    "endpoint_id",
+    "type",
+    "name",
+    "vendor",
+    "version",
+    "path",
+    "package_manager",
+    "created_at",
+    "updated_at",
+)
+"""The remediation target's fields: unpublished, assumed."""
+FINDING_FIELDS: Final = (
+    "id",
+    "endpoint_id",
+    "remediation_target_id",
+    "finding_type",
+    "severity",
+    "cve_id",
+    "title",
+    "cvss_score",
+    "kev",
+    "created_at",
+    "updated_at",
+)
+"""The vulnerability finding's fields: unpublished, assumed."""
+RECORD_FIELDS: Final = {
+    "endpoints": ENDPOINT_FIELDS,
+    "remediation-targets": TARGET_FIELDS,
+    "scopes": SCOPE_FIELDS,
+    "vulnerability-findings": FINDING_FIELDS,
+}
+
+SCOPE_STATUSES: Final = ("active", "paused", "archived")
+SUBJECT_TYPES: Final = ("software", "service", "configuration")
+FILTERABLE_FAMILIES: Final = ("macos", "windows", "linux")
+TARGET_TYPES: Final = ("software", "os_patch", "configuration", "service")
+FINDING_SEVERITIES: Final = ("critical", "high", "medium", "low", "info")
+"""The published severities, most severe first."""
 
 _SCOPE_NAMES = (
     ("Critical patches", "Patch critical vulnerabilities within 7 days"),
@@ -41,7 +104,7 @@ _SCOPE_NAMES = (
     ("PCI quarterly", "Quarterly remediation for cardholder-data systems"),
     ("Workstation hygiene", "Monthly updates for laptops and desktops"),
     ("Server maintenance window", "Saturday-night patching for production servers"),
-    ("Isolate compromised", "Network-isolate endpoints with active exploitation"),
+    ("Known exploited first", "Remediate KEV-listed vulnerabilities before anything else"),
     ("Legacy software removal", "Uninstall end-of-life packages"),
     ("TLS configuration", "Enforce TLS 1.2+ and strong ciphers"),
     ("Developer tools", "Keep compilers, runtimes and SDKs current"),
@@ -60,7 +123,49 @@ _SCOPE_NAMES = (
     ("Log4Shell response", "Emergency response for log4j findings"),
     ("Default policy", "Catch-all policy for unscoped endpoints"),
 )
-_MAINTENANCE_WINDOWS = ("0 2 * * SAT", "0 22 * * SUN", "30 1 * * *", "0 3 1 * *")
+_CPE_PATTERNS = (
+    "cpe:2.3:a:google:chrome:*",
+    "cpe:2.3:a:mozilla:firefox:*",
+    "cpe:2.3:a:openssl:openssl:*",
+    "cpe:2.3:a:apache:log4j:*",
+    "cpe:2.3:o:microsoft:windows_11:*",
+)
+_NON_VULNERABILITY_TITLES = {
+    "deprecation": "{package} {major} has reached end of life",
+    "compliance": "{package} configuration does not meet the CIS benchmark",
+    "licensing": "{package} is installed without a license",
+    "standardization": "{package} {version} is not the approved version",
+}
+_NON_VULNERABILITY_SEVERITIES = {
+    "deprecation": ("medium", "low"),
+    "compliance": ("high", "medium", "low"),
+    "licensing": ("low", "info"),
+    "standardization": ("info", "low"),
+}
+_CONFIGURATIONS = {
+    "windows": ("SMBv1 protocol", "Windows Firewall profile", "BitLocker policy"),
+    "macos": ("FileVault policy", "Gatekeeper setting", "Screen lock policy"),
+    "linux": ("SSH root login", "Kernel module blacklist", "Password policy"),
+    "other": ("Screen lock policy",),
+}
+_CONFIGURATION_VENDORS = {
+    "windows": "Microsoft",
+    "macos": "Apple",
+    "linux": "Center for Internet Security",
+    "other": "Center for Internet Security",
+}
+_PACKAGE_MANAGERS = {
+    "windows": ("winget", "chocolatey", None),
+    "macos": ("homebrew", None),
+    "linux": ("apt", "dnf", "snap"),
+    "other": (None,),
+}
+_OS_PATCH_MANAGERS = {
+    "windows": "windows-update",
+    "macos": "softwareupdate",
+    "linux": "apt",
+    "other": None,
+}
 
 
 def build_record(world: World, resource: str, index: int) -> Record:
@@ -75,129 +180,175 @@ def build_record(world: World, resource: str, index: int) -> Record:
 
 
 def build_endpoint(world: World, index: int) -> Record:
-    """The endpoint `index`: a workstation or server with its OS, addresses and tags."""
+    """The endpoint `index`: a workstation or server, as the service publishes one."""
     stream = Stream(world.keys.records["endpoints"] ^ index)
     family = OS_FAMILIES[world.endpoint_family(index)]
+    name, versions, vendor = stream.pick(OPERATING_SYSTEMS[family])
     site_index = stream.below(len(SITES))
-    site = SITES[site_index]
-    workstation = family == "macos" or (family == "windows" and stream.chance(0.7))
     if family == "windows":
-        role = "ws" if workstation else stream.pick(WINDOWS_SERVER_ROLES)
-        os_name, versions = stream.pick(WINDOWS_DESKTOPS if workstation else WINDOWS_SERVERS)
+        role = "ws" if "Server" not in name else stream.pick(WINDOWS_SERVER_ROLES)
     elif family == "macos":
         role = stream.pick(MACOS_ROLES)
-        os_name, versions = stream.pick(MACOS_RELEASES)
-    else:
+    elif family == "linux":
         role = stream.pick(LINUX_ROLES)
-        os_name, versions = stream.pick(LINUX_RELEASES)
-    if workstation:
-        owner = f"{stream.pick(FIRST_NAMES)} {stream.pick(LAST_NAMES)}"
-        display_name = f"{owner}'s {stream.pick(LAPTOPS[family])}"
     else:
-        display_name = f"{ROLE_LABELS[role]} {index + 1} ({site.upper()})"
-    addresses = [
-        f"10.{site_index * 16 + stream.below(16)}.{stream.below(256)}.{stream.between(2, 254)}"
-    ]
-    if stream.chance(0.2):
-        addresses.append(f"192.168.{stream.below(256)}.{stream.between(2, 254)}")
-    if stream.chance(0.15):
-        addresses.append(f"fd00:{site_index:x}::{stream.below(0xFFFF):x}:{stream.below(0xFFFF):x}")
-    status = world.endpoint_status(index)
-    enrolled = world.endpoint_enrolled(index)
-    if status == 0:
-        last_seen = world.now - stream.below(900)
-    elif status == 1:
-        last_seen = world.now - HOUR - stream.below(30 * DAY)
-    else:
-        last_seen = enrolled + stream.below(world.now - 30 * DAY - enrolled + 1)
-    tags = stream.sample(TAGS, stream.below(5))
+        role = "kiosk" if name == "ChromeOS" else "appliance"
+    ip = (
+        None
+        if stream.chance(0.04)
+        else f"10.{site_index * 16 + stream.below(16)}.{stream.below(256)}.{stream.between(2, 254)}"
+    )
+    mac = None if stream.chance(0.08) else _mac_address(stream)
+    architecture = _architecture(stream, family)
+    has_agent = world.endpoint_has_agent(index)
+    created, updated = world.endpoint_times(index)
     record: Record = {
         "id": world.make_id("endpoints", index),
-        "hostname": f"{site}-{role}-{index + 1:06d}",
-        "displayName": display_name,
-        "os": {"family": family, "name": os_name, "version": stream.pick(versions)},
-        "ipAddresses": addresses,
-        "agentVersion": AGENT_VERSIONS[world.endpoint_agent(index)],
-        "status": ENDPOINT_STATUSES[status],
-        "lastSeenAt": iso(last_seen),
-        "enrolledAt": iso(enrolled),
-        "tags": tags,
+        "hostname": f"{SITES[site_index]}-{role}-{index + 1:06d}",
+        "ip": ip,
+        "mac_address": mac,
+        "operating_system": {
+            "name": name,
+            "version": None if stream.chance(0.03) else stream.pick(versions),
+            "family": family,
+            "vendor": vendor,
+            "architecture": architecture,
+        },
+        "agent_id": world.agent_id(index),
+        "agent_version": AGENT_VERSIONS[world.endpoint_agent(index)] if has_agent else None,
+        "created_at": iso(created),
+        "updated_at": iso(updated),
     }
     if world.has_extra_fields("endpoints", index):
-        record["riskScore"] = stream.below(101)
-        record["labels"] = {
-            "costCenter": f"cc-{stream.below(10000):04d}",
-            "owner": stream.pick(TEAMS),
-        }
+        record["risk_score"] = stream.below(101)
+        record["labels"] = {"cost_center": f"cc-{stream.below(10000):04d}"}
     return record
+
+
+def _mac_address(stream: Stream) -> str:
+    octets = [stream.below(256) for _ in range(6)]
+    octets[0] = (octets[0] | 0x02) & 0xFE  # locally administered, unicast
+    return ":".join(f"{octet:02x}" for octet in octets)
+
+
+def _architecture(stream: Stream, family: str) -> str | None:
+    if stream.chance(0.05):
+        return None
+    choices = ARCHITECTURES[family]
+    roll = stream.below(sum(weight for _, weight in choices))
+    for name, weight in choices:
+        if roll < weight:
+            return name
+        roll -= weight
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def build_target(world: World, index: int) -> Record:
-    """The remediation target `index`: one action on one endpoint for some of its findings."""
+    """The remediation target `index`: one installation to fix on one endpoint (assumed)."""
     stream = Stream(world.keys.records["remediation-targets"] ^ index)
-    status = world.target_status(index)
-    created, updated, completed = world.target_times(index)
+    endpoint = world.target_endpoint(index)
+    family = OS_FAMILIES[world.endpoint_family(endpoint)]
+    subject = world.catalog.entries[world.target_subject(index)]
+    package = subject.package
+    created, updated = world.target_times(index)
+    kind = (
+        "service"
+        if package in SERVICES
+        else "os_patch"
+        if package in OS_COMPONENTS
+        else "configuration"
+        if stream.chance(0.08)
+        else "software"
+    )
+    name: str = package
+    vendor: str | None = VENDORS.get(package)
+    version: str | None = subject.installed_version
+    path: str | None
+    manager: str | None
+    if kind == "configuration":
+        name = stream.pick(_CONFIGURATIONS[family])
+        vendor, version, path, manager = _CONFIGURATION_VENDORS[family], None, None, None
+    elif kind == "os_patch":
+        path, manager = None, _OS_PATCH_MANAGERS[family]
+    else:
+        manager = stream.pick(_PACKAGE_MANAGERS[family])
+        path = _install_path(stream, family, package, vendor)
     record: Record = {
         "id": world.make_id("remediation-targets", index),
-        "endpointId": world.make_id("endpoints", world.target_endpoint(index)),
-        "scopeId": world.make_id("scopes", world.target_scope(index)),
-        "findingIds": [
-            world.make_id("vulnerability-findings", finding)
-            for finding in world.target_findings(index)
-        ],
-        "action": ACTIONS[world.target_action(index)],
-        "status": TARGET_STATUSES[status],
-        "createdAt": iso(created),
-        "updatedAt": iso(updated),
-        "completedAt": None if completed is None else iso(completed),
-        "attempts": world.target_attempts(index),
-        "lastError": target_error(world, index),
+        "endpoint_id": world.make_id("endpoints", endpoint),
+        "type": kind,
+        "name": name,
+        "vendor": vendor,
+        "version": version,
+        "path": path,
+        "package_manager": manager,
+        "created_at": iso(created),
+        "updated_at": iso(updated),
     }
     if world.has_extra_fields("remediation-targets", index):
-        record["changeTicket"] = f"CHG{stream.below(10_000_000):07d}"
-        record["labels"] = {"requestedBy": stream.pick(TEAMS)}
+        record["change_ticket"] = f"CHG{stream.below(10_000_000):07d}"
+        record["labels"] = {"requested_by": stream.pick(TEAMS)}
     return record
 
 
-def target_error(world: World, index: int) -> str | None:
-    """The last error of a failed remediation target, else None."""
-    if TARGET_STATUSES[world.target_status(index)] != "failed":
+def _install_path(stream: Stream, family: str, package: str, vendor: str | None) -> str | None:
+    if stream.chance(0.1):
         return None
-    return TARGET_ERRORS[
-        draw(world.keys.records["remediation-targets"], index) % len(TARGET_ERRORS)
-    ]
+    slug = package.lower().replace(" ", "-")
+    if family == "macos":
+        return f"/Applications/{package}.app"
+    if family == "windows":
+        return f"C:\\Program Files\\{vendor or package}\\{package}"
+    if family == "linux":
+        return f"/usr/lib/{slug}"
+    return f"/usr/local/{slug}"
 
 
 def build_scope(world: World, index: int) -> Record:
-    """The scope `index`: a standing policy selecting endpoints by tag or id."""
+    """The scope `index`: what gets remediated, on which endpoints, under what conditions."""
     stream = Stream(world.keys.records["scopes"] ^ index)
     name, description = scope_name(index)
-    created = world.now - 400 * DAY + stream.below(300 * DAY)
-    endpoint_ids = [
-        world.make_id("endpoints", stream.below(world.size))
-        for _ in range(stream.below(4) if world.size else 0)
-    ]
-    rules: list[dict[str, Any]] = [
-        {"type": "minimumSeverity", "severity": stream.pick(("medium", "high", "critical"))},
-        {"type": "maximumAge", "days": stream.pick((7, 14, 30, 90))},
-    ]
+    roll = stream.below(100)
+    status = SCOPE_STATUSES[0 if roll < 70 else 1 if roll < 90 else 2]
+    subject_filter: dict[str, Any] = {}
+    if stream.chance(0.6):
+        subject_filter["subject_types"] = stream.sample(SUBJECT_TYPES, 1 + stream.below(2))
+    if stream.chance(0.4):
+        vendors = sorted(set(VENDORS.values()))
+        subject_filter["vendors"] = stream.sample(vendors, 1 + stream.below(2))
+    if stream.chance(0.3):
+        products = sorted(VENDORS)
+        subject_filter["products"] = stream.sample(products, 1 + stream.below(3))
+    if stream.chance(0.15):
+        subject_filter["cpe_patterns"] = stream.sample(_CPE_PATTERNS, 1 + stream.below(2))
+    endpoint_filter: dict[str, Any] = {}
     if stream.chance(0.5):
-        rules.append(
-            {
-                "type": "maintenanceWindow",
-                "cron": stream.pick(_MAINTENANCE_WINDOWS),
-                "durationMinutes": stream.pick((60, 120, 240)),
-            }
-        )
+        endpoint_filter["os_families"] = stream.sample(FILTERABLE_FAMILIES, 1 + stream.below(2))
+    if stream.chance(0.2) and world.size:
+        endpoint_filter["endpoint_ids"] = [
+            world.make_id("endpoints", stream.below(world.size)) for _ in range(1 + stream.below(3))
+        ]
+    if stream.chance(0.3):
+        endpoint_filter["has_agent"] = stream.chance(0.8)
+    if stream.chance(0.4):
+        endpoint_filter["tags"] = stream.sample(TAGS, 1 + stream.below(2))
+    finding_filter: dict[str, Any] = {}
+    if stream.chance(0.5):
+        finding_filter["finding_types"] = stream.sample(FINDING_TYPES, 1 + stream.below(2))
+    if stream.chance(0.7):
+        finding_filter["min_severity"] = stream.pick(("critical", "high", "medium", "low"))
+    if stream.chance(0.3):
+        finding_filter["min_cvss_score"] = stream.between(40, 100) / 10
+    if stream.chance(0.25):
+        finding_filter["kev_only"] = stream.chance(0.7)
     record: Record = {
         "id": world.make_id("scopes", index),
         "name": name,
-        "description": description,
-        "enabled": scope_enabled(world, index),
-        "selector": {"tags": stream.sample(TAGS, 1 + stream.below(2)), "endpointIds": endpoint_ids},
-        "rules": rules,
-        "createdAt": iso(created),
-        "updatedAt": iso(created + stream.below(world.now - created + 1)),
+        "description": None if stream.chance(0.15) else description,
+        "status": status,
+        "subject_filter": subject_filter,
+        "endpoint_filter": endpoint_filter,
+        "finding_filter": finding_filter,
     }
     if world.has_extra_fields("scopes", index):
         record["labels"] = {"owner": stream.pick(TEAMS)}
@@ -213,38 +364,45 @@ def scope_name(index: int) -> tuple[str, str]:
     return name, description
 
 
-def scope_enabled(world: World, index: int) -> bool:
-    """Whether scope `index` is enabled (about 85% are)."""
-    return draw(world.keys.records["scopes"], index) % 100 < 85
-
-
 def build_finding(world: World, index: int) -> Record:
-    """The finding `index`: one catalog vulnerability detected on one endpoint."""
+    """The finding `index`: a scanner's signal about one subject on one endpoint (assumed);
+    mostly a catalog CVE (`vulnerability`), else a deprecation, compliance, licensing or
+    standardization finding about the same kind of subject (no CVE, no CVSS score)."""
     facts = world.finding_facts(index)
-    vulnerability = world.catalog.entries[facts.catalog]
+    subject = world.catalog.entries[facts.catalog]
     target = facts.target
+    finding_type = FINDING_TYPES[facts.type]
+    if finding_type == "vulnerability":
+        severity = SEVERITIES[subject.severity]
+        cve_id: str | None = subject.cve_id
+        title = subject.title
+        cvss: float | None = subject.cvss_score
+        kev = subject.kev
+    else:
+        stream = Stream(world.keys.records["vulnerability-findings"] ^ index)
+        severity = stream.pick(_NON_VULNERABILITY_SEVERITIES[finding_type])
+        version = subject.installed_version
+        title = _NON_VULNERABILITY_TITLES[finding_type].format(
+            package=subject.package, major=version.split(".")[0], version=version
+        )
+        cve_id, cvss, kev = None, None, False
     record: Record = {
         "id": world.make_id("vulnerability-findings", index),
-        "endpointId": world.make_id("endpoints", facts.endpoint),
-        "cveId": vulnerability.cve_id,
-        "title": vulnerability.title,
-        "severity": SEVERITIES[vulnerability.severity],
-        "cvssScore": vulnerability.cvss_score,
-        "scanner": SCANNERS[world.finding_scanner(index)],
-        "status": FINDING_STATUSES[facts.status],
-        "detectedAt": iso(facts.detected),
-        "package": {
-            "name": vulnerability.package,
-            "installedVersion": vulnerability.installed_version,
-            "fixedVersion": vulnerability.fixed_version,
-        },
-        "remediationTargetId": (
+        "endpoint_id": world.make_id("endpoints", facts.endpoint),
+        "remediation_target_id": (
             None if target is None else world.make_id("remediation-targets", target)
         ),
+        "finding_type": finding_type,
+        "severity": severity,
+        "cve_id": cve_id,
+        "title": title,
+        "cvss_score": cvss,
+        "kev": kev,
+        "created_at": iso(facts.created),
+        "updated_at": iso(facts.updated),
     }
     if world.has_extra_fields("vulnerability-findings", index):
-        stream = Stream(world.keys.records["vulnerability-findings"] ^ index)
-        record["riskScore"] = stream.below(101)
-        record["exploitAvailable"] = stream.chance(0.3)
-        record["labels"] = {"triagedBy": stream.pick(TEAMS)}
+        stream = Stream(world.keys.records["vulnerability-findings"] ^ ~index)
+        record["risk_score"] = stream.below(101)
+        record["labels"] = {"triaged_by": stream.pick(TEAMS)}
     return record

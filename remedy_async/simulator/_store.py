@@ -17,7 +17,7 @@ from ._cache import SizedLRU, view_size
 from ._churn import Revisions, parse_with_ranges, record_passes, reserved, revised
 from ._config import DEFAULT_CACHE_BYTES, RESOURCES
 from ._encoded import EncodedRecords
-from ._fields import filter_fields
+from ._fields import filter_fields, range_fields
 from ._filters import Filters, parse_filters
 from ._generated import GeneratedMatches
 from ._naming import respeller
@@ -38,8 +38,8 @@ class Store:
         size: int = 100,
         now: datetime | None = None,
         id_prefix: str = "",
-        extra_fields_rate: float = 0.1,
-        naming: str = "camel",
+        extra_fields_rate: float = 0.0,
+        naming: str = "snake",
         cache: bool = True,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         reserve: float = 0.0,
@@ -55,8 +55,9 @@ class Store:
             extra_fields_rate=extra_fields_rate,
         )
         self._fields = filter_fields(self._world)
+        self._ranges = range_fields(self._world)
         budget = cache_bytes if cache else 0
-        self._generated = GeneratedMatches(self._world, self._fields, budget)
+        self._generated = GeneratedMatches(self._world, self._fields, self._ranges, budget)
         self._encoded = EncodedRecords(self._build, respeller(naming), budget)
         self._overrides: dict[tuple[str, int], dict[str, object]] = {}
         """Fields set by `update`, by (resource, index)."""
@@ -96,12 +97,15 @@ class Store:
         self._encoded.forget(resource, indices)
         self._visible.clear()
 
-    def parse_filters(self, resource: str, params: Iterable[tuple[str, str]]) -> Filters:
-        """Read a query's filters; raises FilterError for unknown names or bad values."""
+    def parse_filters(
+        self, resource: str, params: Iterable[tuple[str, str]], *, strict: bool = False
+    ) -> Filters:
+        """Read a query's filters; raises FilterError for bad values (and, with `strict`, for
+        a parameter that is neither a filter nor a paging parameter: else it is ignored)."""
         fields = self._fields[resource]
         if not self._range_filters:
-            return parse_filters(resource, fields, params)
-        return parse_with_ranges(resource, fields, params)
+            return parse_filters(resource, fields, params, strict=strict)
+        return parse_with_ranges(resource, fields, self._ranges[resource], params, strict=strict)
 
     def matches(self, filters: Filters, *, include_hidden: bool = False) -> Sequence[int]:
         """Ascending indices of the visible records that pass `filters` (cached); with
@@ -135,11 +139,13 @@ class Store:
             changed = self._changed_indices(filters.resource) if filters else ()
             kept = [index for index in view if index not in gone and index not in changed]
             if changed:
-                build = self._build
+                build, resource = self._build, filters.resource
+                fields, ranges = self._fields[resource], self._ranges[resource]
                 kept += [
                     index
                     for index in changed
-                    if index not in gone and record_passes(build(filters.resource, index), filters)
+                    if index not in gone
+                    and record_passes(build(resource, index), filters, fields, ranges)
                 ]
                 kept.sort()
             visible = self._visible.put(key, array("I", kept))
@@ -176,7 +182,7 @@ class Store:
         for name, value in filters.items():
             values = [value] if isinstance(value, str) else list(value)
             pairs.extend((name, item) for item in values)
-        return self.parse_filters(self._check(resource), pairs)
+        return self.parse_filters(self._check(resource), pairs, strict=True)
 
     def _check(self, resource: str) -> str:
         if resource not in RESOURCES:

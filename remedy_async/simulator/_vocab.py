@@ -8,63 +8,45 @@ import attrs
 
 from ._prng import Stream, cumulative, seed_key
 
-OS_FAMILIES: Final = ("windows", "macos", "linux")
-OS_FAMILY_WEIGHTS: Final = cumulative((55, 20, 25))
+OS_FAMILIES: Final = ("windows", "macos", "linux", "other")
+"""The published `operating_system.family` values (`other`: neither of the three filterable)."""
+OS_FAMILY_WEIGHTS: Final = cumulative((52, 24, 21, 3))
 
-WINDOWS_DESKTOPS: Final = (
-    ("Windows 11 Pro", ("10.0.22631", "10.0.22621", "10.0.26100")),
-    ("Windows 11 Enterprise", ("10.0.22631", "10.0.26100")),
-    ("Windows 10 Enterprise", ("10.0.19045",)),
-)
-WINDOWS_SERVERS: Final = (
-    ("Windows Server 2022", ("10.0.20348",)),
-    ("Windows Server 2019", ("10.0.17763",)),
-)
-MACOS_RELEASES: Final = (
-    ("macOS Sonoma", ("14.4.1", "14.5", "14.6.1")),
-    ("macOS Sequoia", ("15.0.1", "15.1")),
-    ("macOS Ventura", ("13.6.7",)),
-)
-LINUX_RELEASES: Final = (
-    ("Ubuntu", ("20.04", "22.04", "24.04")),
-    ("Debian GNU/Linux", ("11", "12")),
-    ("Red Hat Enterprise Linux", ("8.9", "9.3", "9.4")),
-    ("Amazon Linux", ("2", "2023")),
-    ("Rocky Linux", ("9.3",)),
-)
+OperatingSystem = tuple[str, tuple[str, ...], str | None]
+"""(name, versions, vendor) of an operating system an endpoint may run."""
+
+OPERATING_SYSTEMS: Final[dict[str, tuple[OperatingSystem, ...]]] = {
+    "windows": (
+        ("Windows 11", ("23H2", "22H2", "24H2"), "Microsoft"),
+        ("Windows 10", ("22H2",), "Microsoft"),
+        ("Windows Server 2022", ("21H2",), "Microsoft"),
+        ("Windows Server 2019", ("1809",), "Microsoft"),
+    ),
+    "macos": (("macOS", ("14.4.1", "14.5", "14.6.1", "15.0.1", "15.1", "13.6.7"), "Apple"),),
+    "linux": (
+        ("Ubuntu", ("20.04", "22.04", "24.04"), "Canonical"),
+        ("Debian GNU/Linux", ("11", "12"), "Debian"),
+        ("Red Hat Enterprise Linux", ("8.9", "9.3", "9.4"), "Red Hat"),
+        ("Amazon Linux", ("2", "2023"), "Amazon"),
+        ("Rocky Linux", ("9.3",), None),
+    ),
+    "other": (
+        ("ChromeOS", ("120.0.6099.235", "121.0.6167.212"), "Google"),
+        ("FreeBSD", ("13.2", "14.0"), None),
+    ),
+}
+ARCHITECTURES: Final = {
+    "windows": (("x86_64", 95), ("arm64", 5)),
+    "macos": (("arm64", 75), ("x86_64", 25)),
+    "linux": (("x86_64", 80), ("arm64", 20)),
+    "other": (("x86_64", 60), ("arm64", 40)),
+}
+"""The `operating_system.architecture` values per family, with their weights."""
 
 SITES: Final = ("ams", "fra", "lon", "nyc", "sfo", "sin", "syd", "tyo", "par", "dub", "sea", "chi")
 WINDOWS_SERVER_ROLES: Final = ("dc", "sql", "iis", "file", "rds")
 MACOS_ROLES: Final = ("mbp", "mba", "imac", "mini")
 LINUX_ROLES: Final = ("web", "db", "app", "k8s", "ci", "cache", "lb", "vpn")
-ROLE_LABELS: Final = {
-    "dc": "Domain controller",
-    "sql": "SQL Server",
-    "iis": "IIS web server",
-    "file": "File server",
-    "rds": "Remote desktop host",
-    "web": "Web server",
-    "db": "Database server",
-    "app": "Application server",
-    "k8s": "Kubernetes node",
-    "ci": "CI runner",
-    "cache": "Cache node",
-    "lb": "Load balancer",
-    "vpn": "VPN gateway",
-}
-LAPTOPS: Final = {
-    "windows": ("ThinkPad X1 Carbon", "Surface Laptop 5", "Latitude 7440", "EliteBook 840"),
-    "macos": ("MacBook Pro", "MacBook Air", "iMac", "Mac mini"),
-}
-FIRST_NAMES: Final = (
-    "Ada", "Ben", "Chloé", "Dev", "Elif", "Femi", "Grace", "Hiro", "Ines", "Jonas",
-    "Kofi", "Lena", "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq",
-    "Uma", "Viktor", "Wen", "Yara", "Zoë",
-)  # fmt: skip
-LAST_NAMES: Final = (
-    "Okafor", "Schmidt", "Tanaka", "García", "Nguyen", "Kowalski", "Haddad", "Larsen",
-    "Moreau", "Singh", "O'Brien", "Rossi", "Ivanova", "Mensah", "Silva", "Cohen",
-)  # fmt: skip
 AGENT_VERSIONS: Final = ("7.10.2", "7.11.0", "7.11.4", "7.12.1", "7.12.3", "8.0.0")
 AGENT_VERSION_WEIGHTS: Final = cumulative((3, 4, 8, 15, 40, 30))
 TAGS: Final = (
@@ -73,31 +55,13 @@ TAGS: Final = (
 )  # fmt: skip
 TEAMS: Final = ("platform", "it-ops", "secops", "data", "payments", "web", "mobile", "corp-it")
 
-ENDPOINT_STATUSES: Final = ("online", "offline", "decommissioned")
-ENDPOINT_STATUS_WEIGHTS: Final = cumulative((70, 25, 5))
-
-ACTIONS: Final = ("patch", "upgrade", "uninstall", "configure", "isolate")
-ACTION_WEIGHTS: Final = cumulative((50, 25, 8, 12, 5))
-TARGET_STATUSES: Final = ("pending", "in_progress", "succeeded", "failed", "cancelled")
-TARGET_STATUS_WEIGHTS: Final = cumulative((20, 15, 45, 12, 8))
-TARGET_ERRORS: Final = (
-    "installer exited with code 1603",
-    "endpoint was offline for the whole maintenance window",
-    "reboot pending: the update was staged but not applied",
-    "package manager lock held by another process",
-    "download failed: checksum mismatch",
-    "insufficient disk space on the system volume",
-    "timed out after 3600 s",
-)
 
 SEVERITIES: Final = ("low", "medium", "high", "critical")
+"""A catalog entry's severity, by position (`Vulnerability.severity`)."""
 SEVERITY_WEIGHTS: Final = cumulative((15, 40, 30, 15))
 CVSS_TENTHS: Final = ((1, 39), (40, 69), (70, 89), (90, 100))
 """The CVSS v3 band of each severity, in tenths of a point."""
 
-FINDING_STATUSES: Final = ("open", "remediating", "resolved", "suppressed")
-SCANNERS: Final = ("qualys", "tenable", "rapid7", "defender", "crowdstrike", "trivy")
-SCANNER_WEIGHTS: Final = cumulative((25, 25, 15, 20, 10, 5))
 
 VULNERABILITY_KINDS: Final = (
     "heap buffer overflow in the parser",
@@ -141,6 +105,27 @@ FAMILY_PACKAGES: Final = {
     ),
 }  # fmt: skip
 
+VENDORS: Final = {
+    "openssl": "OpenSSL Software Foundation", "curl": "curl", "zlib": "zlib",
+    "Google Chrome": "Google", "Mozilla Firefox": "Mozilla", "Python": "Python Software Foundation",
+    "Node.js": "OpenJS Foundation", "Git": "Software Freedom Conservancy", "OpenJDK": "Oracle",
+    "log4j-core": "Apache Software Foundation", "Zoom": "Zoom Video Communications",
+    "Slack": "Slack Technologies", "Docker Engine": "Docker", "PostgreSQL client": "PostgreSQL",
+    "Microsoft Edge": "Microsoft", "7-Zip": "Igor Pavlov", "Notepad++": "Don Ho",
+    "Microsoft Office": "Microsoft", "Adobe Acrobat Reader": "Adobe", ".NET Runtime": "Microsoft",
+    "PuTTY": "Simon Tatham", "WinRAR": "win.rar GmbH", "Safari": "Apple", "WebKit": "Apple",
+    "Xcode": "Apple", "iTerm2": "George Nachman", "Microsoft Teams": "Microsoft",
+    "Homebrew": "Homebrew", "glibc": "GNU", "sudo": "Todd C. Miller", "openssh-server": "OpenBSD",
+    "bash": "GNU", "systemd": "systemd", "nginx": "F5", "apache2": "Apache Software Foundation",
+    "linux-image": "Linux", "polkit": "freedesktop.org", "bind9": "ISC", "samba": "Samba",
+    "xz-utils": "Tukaani", "libssh": "libssh", "containerd": "CNCF",
+}  # fmt: skip
+"""The vendor of each catalog package (a remediation target's `vendor`)."""
+SERVICES: Final = frozenset({"openssh-server", "nginx", "apache2", "bind9", "samba", "containerd"})
+"""Catalog packages that run as services (their remediation targets are of type `service`)."""
+OS_COMPONENTS: Final = frozenset({"linux-image", "glibc", "systemd", "Safari", "WebKit"})
+"""Catalog packages that ship with the operating system (targets of type `os_patch`)."""
+
 CATALOG_SIZE: Final = 256
 _CATALOG_SHARES: Final = (("windows", 48), ("macos", 40), ("linux", 72), ("any", 96))
 
@@ -156,6 +141,8 @@ class Vulnerability:
     package: str
     installed_version: str
     fixed_version: str
+    kev: bool = False
+    """Whether the CVE is in the known exploited vulnerabilities catalogue."""
 
 
 @attrs.frozen
@@ -194,11 +181,13 @@ def build_catalog(seed: int) -> Catalog:
                     package=name,
                     installed_version=f"{major}.{minor}.{patch}",
                     fixed_version=f"{major}.{minor}.{patch + stream.between(1, 4)}",
+                    kev=severity >= 2 and stream.chance(0.2),
                 )
             )
             owners.append(family)
     eligible = tuple(
         tuple(position for position, owner in enumerate(owners) if owner in (family, "any"))
+        or tuple(position for position, owner in enumerate(owners) if owner == "any")
         for family in OS_FAMILIES
     )
     strides = tuple(

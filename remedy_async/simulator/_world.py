@@ -3,6 +3,11 @@
 Nothing here holds records. Each fact of record i is a pure function of (seed, resource, i), so
 a data set of any size costs only two prefix-sum arrays (findings and targets per endpoint)
 plus the one-byte columns the filters ask for, built on first use.
+
+Ids are UUIDs, as the service publishes them (`string format: uuid`): version-4 shaped, lower-case
+hex, made from (seed, resource, index) by an invertible scramble, so they look random, differ per
+resource and seed, and `parse_id` finds the index back in constant time. List order is index
+order (creation order), not id order.
 """
 
 from __future__ import annotations
@@ -13,35 +18,97 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Final, NamedTuple
 
-from ._prng import draw, seed_key, unit, weighted
-from ._vocab import (
-    ACTION_WEIGHTS,
-    AGENT_VERSION_WEIGHTS,
-    ENDPOINT_STATUS_WEIGHTS,
-    OS_FAMILY_WEIGHTS,
-    SCANNER_WEIGHTS,
-    TARGET_STATUS_WEIGHTS,
-    build_catalog,
-)
+from ._prng import MASK64, cumulative, draw, seed_key, unit, weighted
+from ._vocab import AGENT_VERSION_WEIGHTS, OS_FAMILY_WEIGHTS, build_catalog
 
-ID_PREFIXES: Final = {
-    "endpoints": "ep-",
-    "remediation-targets": "rt-",
-    "scopes": "sc-",
-    "vulnerability-findings": "vf-",
-}
 HOUR: Final = 3600
 DAY: Final = 86_400
 MAX_SCOPES: Final = 200
+AGENT_SHARE: Final = 85
+"""Percent of endpoints with an enrolled agent (the others have `agent_id` null)."""
 
-_DIGITS = re.compile(r"^[0-9]{8}$")
+FINDING_TYPES: Final = (
+    "vulnerability",
+    "deprecation",
+    "compliance",
+    "licensing",
+    "standardization",
+)
+"""The finding types (the published `FindingFilter.finding_types` values), by position."""
+FINDING_TYPE_WEIGHTS: Final = cumulative((85, 6, 5, 2, 2))
 
-# Target statuses by position in TARGET_STATUSES, and what they mean for their findings.
-_PENDING, _IN_PROGRESS, _SUCCEEDED, _FAILED, _CANCELLED = range(5)
-_TERMINAL: Final = frozenset({_SUCCEEDED, _FAILED, _CANCELLED})
-# Finding statuses by position in FINDING_STATUSES.
-_OPEN, _REMEDIATING, _RESOLVED, _SUPPRESSED = range(4)
-_FINDING_STATUS_OF_TARGET: Final = (_REMEDIATING, _REMEDIATING, _RESOLVED, _OPEN, _OPEN)
+UUID_TEXT: Final = re.compile(
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+)
+"""A well-formed UUID (any version, either case); what a get needs not to be a 400."""
+_OUR_UUID: Final = re.compile(
+    r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+)
+_C1: Final = 0xBF58476D1CE4E5B9
+_C2: Final = 0x94D049BB133111EB
+_C1_INVERSE: Final = pow(_C1, -1, 1 << 64)
+_C2_INVERSE: Final = pow(_C2, -1, 1 << 64)
+_LOW62: Final = (1 << 62) - 1
+ID_RESOURCES: Final = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
+AGENTS: Final = "agents"
+"""The id space of agents (`agent_id`), which have no collection of their own."""
+
+
+def _scramble(value: int) -> int:
+    """A bijection of 64-bit values (splitmix64's finaliser)."""
+    value = ((value ^ (value >> 30)) * _C1) & MASK64
+    value = ((value ^ (value >> 27)) * _C2) & MASK64
+    return value ^ (value >> 31)
+
+
+def _unshift(value: int, shift: int) -> int:
+    """The inverse of `value ^ (value >> shift)` on 64 bits."""
+    result = value
+    for _ in range(64 // shift):
+        result = value ^ (result >> shift)
+    return result
+
+
+def _unscramble(value: int) -> int:
+    value = _unshift(value, 31)
+    value = _unshift((value * _C2_INVERSE) & MASK64, 27)
+    return _unshift((value * _C1_INVERSE) & MASK64, 30)
+
+
+class IdSpace:
+    """The UUIDs of one resource of a seeded run: index -> id and back, in constant time.
+
+    The id's 122 free bits are a scrambled index (64 bits, keyed by seed and resource) and 58
+    check bits derived from it, so a UUID of another resource or seed is recognised as unknown.
+    """
+
+    __slots__ = ("_check", "_key")
+
+    def __init__(self, seed: int, resource: str) -> None:
+        self._key = seed_key(seed, f"{resource}.id")
+        self._check = seed_key(seed, f"{resource}.id.check")
+
+    def __repr__(self) -> str:
+        return "IdSpace(...)"
+
+    def make(self, index: int) -> str:
+        """The UUID of record `index`."""
+        low = _scramble(index ^ self._key)
+        bits = (draw(self._check, low) >> 6) << 64 | low
+        value = (bits >> 74) << 80 | 4 << 76 | ((bits >> 62) & 0xFFF) << 64 | 2 << 62
+        text = f"{value | (bits & _LOW62):032x}"
+        return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+    def index(self, text: str) -> int | None:
+        """The index whose UUID is `text`, or None when it is none of this space's."""
+        if not _OUR_UUID.match(text):
+            return None
+        value = int(text.replace("-", ""), 16)
+        bits = (value >> 80) << 74 | ((value >> 64) & 0xFFF) << 62 | (value & _LOW62)
+        low = bits & MASK64
+        if bits >> 64 != draw(self._check, low) >> 6:
+            return None
+        return _unscramble(low) ^ self._key
 
 
 class World:
@@ -58,7 +125,7 @@ class World:
         size: int,
         now: int,
         id_prefix: str = "",
-        extra_fields_rate: float = 0.1,
+        extra_fields_rate: float = 0.0,
     ) -> None:
         self.seed = seed
         self.size = size
@@ -68,6 +135,7 @@ class World:
         self.catalog = build_catalog(seed)
         self.scope_count = min(24 + size // 1000, MAX_SCOPES)
         self.keys = _Keys(seed)
+        self._ids = {resource: IdSpace(seed, resource) for resource in (*ID_RESOURCES, AGENTS)}
         findings = array("Q", [0])
         targets = array("Q", [0])
         finding_key, target_key = self.keys.finding_count, self.keys.target_count
@@ -90,17 +158,26 @@ class World:
     # ids -------------------------------------------------------------------------------------
 
     def make_id(self, resource: str, index: int) -> str:
-        """The id of record `index` (0-based) of `resource`."""
-        return f"{self.id_prefix}{ID_PREFIXES[resource]}{index + 1:08d}"
+        """The id of record `index` (0-based) of `resource`: `id_prefix` and a UUID."""
+        return self.id_prefix + self._ids[resource].make(index)
 
     def parse_id(self, resource: str, text: str) -> int | None:
         """The index of the record with id `text`, or None when there is none."""
-        prefix = self.id_prefix + ID_PREFIXES[resource]
-        digits = text[len(prefix) :]
-        if not text.startswith(prefix) or not _DIGITS.match(digits):
+        prefix = self.id_prefix
+        if not text.startswith(prefix):
             return None
-        index = int(digits) - 1
-        return index if 0 <= index < self.counts[resource] else None
+        index = self._ids[resource].index(text[len(prefix) :])
+        return index if index is not None and index < self.counts[resource] else None
+
+    def well_formed(self, text: str) -> bool:
+        """Whether `text` is `id_prefix` and a well-formed UUID (a get of anything else is a
+        400 `Invalid ... ID format.`)."""
+        prefix = self.id_prefix
+        return text.startswith(prefix) and bool(UUID_TEXT.match(text[len(prefix) :]))
+
+    def agent_id(self, endpoint: int) -> str | None:
+        """The UUID of an endpoint's enrolled agent, or None without one (never prefixed)."""
+        return self._ids[AGENTS].make(endpoint) if self.endpoint_has_agent(endpoint) else None
 
     def ids(self, resource: str) -> Iterator[str]:
         """Every id of `resource`, in order."""
@@ -113,7 +190,7 @@ class World:
         return bisect_right(self.finding_starts, finding) - 1
 
     def target_endpoint(self, target: int) -> int:
-        """The endpoint a remediation target works on."""
+        """The endpoint a remediation target is installed on."""
         return bisect_right(self.target_starts, target) - 1
 
     def endpoint_findings(self, endpoint: int) -> range:
@@ -125,7 +202,7 @@ class World:
         return range(self.target_starts[endpoint], self.target_starts[endpoint + 1])
 
     def finding_target(self, finding: int) -> int | None:
-        """The remediation target that covers a finding, if any."""
+        """The remediation target (the installation) a finding affects, if any."""
         endpoint = self.finding_endpoint(finding)
         return self._finding_target(finding, endpoint)
 
@@ -133,39 +210,29 @@ class World:
         first_target = self.target_starts[endpoint]
         target_count = self.target_starts[endpoint + 1] - first_target
         local = finding - self.finding_starts[endpoint]
-        # Each target covers at least its own first finding; others are covered by chance.
+        # Each target has at least its own first finding; others are linked by chance.
         if local < target_count or draw(self.keys.assign, finding) % 100 < 35:
             return first_target + local % target_count
         return None
 
-    def target_findings(self, target: int) -> list[int]:
-        """The findings a remediation target covers (never empty)."""
+    def target_subject(self, target: int) -> int:
+        """The catalog position of what a target installs: the package of its first finding."""
         endpoint = self.target_endpoint(target)
-        first_target = self.target_starts[endpoint]
-        target_count = self.target_starts[endpoint + 1] - first_target
-        wanted = target - first_target
-        first_finding = self.finding_starts[endpoint]
-        assign = self.keys.assign
-        # The same rule as _finding_target, with the cheap test first.
-        return [
-            finding
-            for local, finding in enumerate(self.endpoint_findings(endpoint))
-            if local % target_count == wanted
-            and (local < target_count or draw(assign, first_finding + local) % 100 < 35)
-        ]
+        local = target - self.target_starts[endpoint]
+        return self._catalog_walk(endpoint)(local)
 
     def finding_facts(self, finding: int) -> FindingFacts:
         """Everything a finding record needs from the skeleton, with a single bisect."""
         endpoint = self.finding_endpoint(finding)
         target = self._finding_target(finding, endpoint)
-        enrolled = self.endpoint_enrolled(endpoint)
-        detected = enrolled + draw(self.keys.detected, finding) % (self.now - enrolled + 1)
+        created, updated = self.finding_times(finding, endpoint)
         return FindingFacts(
             endpoint=endpoint,
             catalog=self._catalog_walk(endpoint)(finding - self.finding_starts[endpoint]),
             target=target,
-            status=self._finding_status(finding, target),
-            detected=detected,
+            type=self.finding_type(finding),
+            created=created,
+            updated=updated,
         )
 
     # cheap facts, one byte each where a filter column may need them ---------------------------
@@ -174,49 +241,57 @@ class World:
         """Position in OS_FAMILIES."""
         return weighted(draw(self.keys.family, endpoint), OS_FAMILY_WEIGHTS)
 
-    def endpoint_status(self, endpoint: int) -> int:
-        """Position in ENDPOINT_STATUSES."""
-        return weighted(draw(self.keys.endpoint_status, endpoint), ENDPOINT_STATUS_WEIGHTS)
+    def endpoint_has_agent(self, endpoint: int) -> bool:
+        """Whether an agent is enrolled on the endpoint."""
+        return draw(self.keys.has_agent, endpoint) % 100 < AGENT_SHARE
 
     def endpoint_agent(self, endpoint: int) -> int:
-        """Position in AGENT_VERSIONS."""
+        """Position in AGENT_VERSIONS of the endpoint's agent (if it has one)."""
         return weighted(draw(self.keys.agent, endpoint), AGENT_VERSION_WEIGHTS)
 
     def endpoint_enrolled(self, endpoint: int) -> int:
-        """Enrolment time (Unix seconds): between 3 years and 30 days before `now`."""
+        """Discovery time (Unix seconds): between 3 years and 30 days before `now`."""
         return self.now - 30 * DAY - draw(self.keys.enrolled, endpoint) % (3 * 365 * DAY)
 
-    def target_status(self, target: int) -> int:
-        """Position in TARGET_STATUSES."""
-        return weighted(draw(self.keys.target_status, target), TARGET_STATUS_WEIGHTS)
+    def endpoint_times(self, endpoint: int) -> tuple[int, int]:
+        """(created_at, updated_at) of an endpoint, in Unix seconds."""
+        created = self.endpoint_enrolled(endpoint)
+        return created, created + draw(self.keys.endpoint_updated, endpoint) % (
+            self.now - created + 1
+        )
 
-    def target_action(self, target: int) -> int:
-        """Position in ACTIONS."""
-        return weighted(draw(self.keys.action, target), ACTION_WEIGHTS)
-
-    def target_scope(self, target: int) -> int:
-        """Index of the scope that created the target."""
-        return draw(self.keys.target_scope, target) % self.scope_count
-
-    def target_attempts(self, target: int) -> int:
-        """How many times the remediation ran (0 while pending)."""
-        status = self.target_status(target)
-        if status == _PENDING:
-            return 0
-        extra = 2 if status == _FAILED else 1
-        return 1 + draw(self.keys.attempts, target) % (extra + 1)
-
-    def target_times(self, target: int) -> tuple[int, int, int | None]:
-        """(createdAt, updatedAt, completedAt or None), in Unix seconds."""
+    def target_times(self, target: int) -> tuple[int, int]:
+        """(created_at, updated_at) of a remediation target, in Unix seconds."""
         enrolled = self.endpoint_enrolled(self.target_endpoint(target))
         span = min(120 * DAY, self.now - HOUR - enrolled)
         created = self.now - HOUR - draw(self.keys.target_created, target) % (span + 1)
         updated = created + draw(self.keys.target_updated, target) % (self.now - created + 1)
-        completed = updated if self.target_status(target) in _TERMINAL else None
-        return created, updated, completed
+        return created, updated
+
+    def finding_times(self, finding: int, endpoint: int | None = None) -> tuple[int, int]:
+        """(created_at, updated_at) of a finding: detected after its endpoint's discovery."""
+        if endpoint is None:
+            endpoint = self.finding_endpoint(finding)
+        enrolled = self.endpoint_enrolled(endpoint)
+        created = enrolled + draw(self.keys.detected, finding) % (self.now - enrolled + 1)
+        updated = created + draw(self.keys.finding_updated, finding) % (self.now - created + 1)
+        return created, updated
+
+    def times(self, resource: str, index: int) -> tuple[int, int]:
+        """(created_at, updated_at) of record `index` of `resource` (not scopes: a published
+        scope has neither), as generated."""
+        if resource == "endpoints":
+            return self.endpoint_times(index)
+        if resource == "remediation-targets":
+            return self.target_times(index)
+        return self.finding_times(index)
+
+    def finding_type(self, finding: int) -> int:
+        """Position in FINDING_TYPES (mostly `vulnerability`)."""
+        return weighted(draw(self.keys.finding_type, finding), FINDING_TYPE_WEIGHTS)
 
     def finding_catalog(self, finding: int) -> int:
-        """Position in the catalog: which vulnerability the finding is."""
+        """Position in the catalog: which package (and CVE) the finding is about."""
         endpoint = self.finding_endpoint(finding)
         walk = self._catalog_walk(endpoint)
         return walk(finding - self.finding_starts[endpoint])
@@ -229,48 +304,9 @@ class World:
         stride = strides[draw(self.keys.catalog_stride, endpoint) % len(strides)]
         return _CatalogWalk(eligible, start, stride)
 
-    def finding_status(self, finding: int) -> int:
-        """Position in FINDING_STATUSES, consistent with the covering target's status."""
-        return self._finding_status(finding, self.finding_target(finding))
-
-    def _finding_status(self, finding: int, target: int | None) -> int:
-        if target is not None:
-            return _FINDING_STATUS_OF_TARGET[self.target_status(target)]
-        roll = draw(self.keys.finding_status, finding) % 100
-        return _OPEN if roll < 75 else _RESOLVED if roll < 90 else _SUPPRESSED
-
-    def finding_scanner(self, finding: int) -> int:
-        """Position in SCANNERS."""
-        return weighted(draw(self.keys.scanner, finding), SCANNER_WEIGHTS)
-
-    def finding_detected(self, finding: int) -> int:
-        """Detection time (Unix seconds), after the endpoint's enrolment."""
-        enrolled = self.endpoint_enrolled(self.finding_endpoint(finding))
-        return enrolled + draw(self.keys.detected, finding) % (self.now - enrolled + 1)
-
     def has_extra_fields(self, resource: str, index: int) -> bool:
         """Whether the record carries fields the client's models do not know."""
         return unit(draw(self.keys.extra[resource], index)) < self.extra_fields_rate
-
-    # whole columns, built per endpoint to avoid one bisect per finding -------------------------
-
-    def finding_catalog_column(self) -> bytes:
-        """finding_catalog of every finding, as bytes."""
-        column = bytearray()
-        for endpoint in range(self.size):
-            walk = self._catalog_walk(endpoint)
-            column.extend(walk(local) for local in range(len(self.endpoint_findings(endpoint))))
-        return bytes(column)
-
-    def finding_status_column(self) -> bytes:
-        """finding_status of every finding, as bytes."""
-        column = bytearray()
-        for endpoint in range(self.size):
-            column.extend(
-                self._finding_status(finding, self._finding_target(finding, endpoint))
-                for finding in self.endpoint_findings(endpoint)
-            )
-        return bytes(column)
 
 
 class FindingFacts(NamedTuple):
@@ -279,8 +315,9 @@ class FindingFacts(NamedTuple):
     endpoint: int
     catalog: int
     target: int | None
-    status: int
-    detected: int
+    type: int
+    created: int
+    updated: int
 
 
 class _CatalogWalk:
@@ -308,23 +345,20 @@ class _Keys:
         self.finding_count = seed_key(seed, "endpoint.findingCount")
         self.target_count = seed_key(seed, "endpoint.targetCount")
         self.family = seed_key(seed, "endpoint.family")
-        self.endpoint_status = seed_key(seed, "endpoint.status")
+        self.has_agent = seed_key(seed, "endpoint.hasAgent")
         self.agent = seed_key(seed, "endpoint.agentVersion")
         self.enrolled = seed_key(seed, "endpoint.enrolledAt")
+        self.endpoint_updated = seed_key(seed, "endpoint.updatedAt")
         self.catalog_start = seed_key(seed, "endpoint.catalogStart")
         self.catalog_stride = seed_key(seed, "endpoint.catalogStride")
-        self.target_status = seed_key(seed, "target.status")
-        self.action = seed_key(seed, "target.action")
-        self.target_scope = seed_key(seed, "target.scopeId")
-        self.attempts = seed_key(seed, "target.attempts")
         self.target_created = seed_key(seed, "target.createdAt")
         self.target_updated = seed_key(seed, "target.updatedAt")
         self.assign = seed_key(seed, "finding.remediationTargetId")
-        self.finding_status = seed_key(seed, "finding.status")
-        self.scanner = seed_key(seed, "finding.scanner")
+        self.finding_type = seed_key(seed, "finding.type")
         self.detected = seed_key(seed, "finding.detectedAt")
-        self.records = {resource: seed_key(seed, f"{resource}.record") for resource in ID_PREFIXES}
-        self.extra = {resource: seed_key(seed, f"{resource}.extra") for resource in ID_PREFIXES}
+        self.finding_updated = seed_key(seed, "finding.updatedAt")
+        self.records = {resource: seed_key(seed, f"{resource}.record") for resource in ID_RESOURCES}
+        self.extra = {resource: seed_key(seed, f"{resource}.extra") for resource in ID_RESOURCES}
 
     def __repr__(self) -> str:
         return "_Keys(...)"
