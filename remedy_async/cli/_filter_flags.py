@@ -72,6 +72,7 @@ def add_filter_flags(
     for resource in resources:
         for name, spec in resource.filters.items():
             having.setdefault(name, {})[resource.segment] = spec
+    parser.set_defaults(**{FILTER_FLAGS: []})  # none given, or none published
     bare = [resource.segment for resource in resources if not resource.filters]
     said_none = NONE_PUBLISHED.format(segments=", ".join(bare)) if bare else ""
     group = parser.add_argument_group(title, f"{DESCRIPTION} {said_none}" if having else said_none)

@@ -258,21 +258,13 @@ def encoder_for(name: str, resource: Resource[Any]) -> Encoder:
 
 
 TABLE_COLUMNS: Final[Mapping[str, tuple[str, ...]]] = {
-    "endpoints": (
-        "id",
-        "hostname",
-        "ip",
-        "operating_system.name",
-        "operating_system.version",
-        "agent_version",
-        "updated_at",
-    ),
+    "endpoints": ("id", "hostname", "operating_system.name", "agent_version", "updated_at"),
     "scopes": ("id", "name", "status", "description"),
 }
 """What the human-readable table shows of the resources with a published schema (csv and json
 show everything)."""
 
-TABLE_EXTRA_COLUMNS: Final = 5
+TABLE_EXTRA_COLUMNS: Final = 4
 """How many of the first records' other fields the table of a resource with an unpublished
 schema shows (remediation targets, findings), between `id` and `updated_at`."""
 

@@ -142,9 +142,10 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     export.add_argument(
         "--page-size",
         type=whole(1),
-        default=1000,
+        default=100,
         metavar="N",
-        help="records per page request (default: %(default)s)",
+        help="records per page request, at most 100, the most the service serves (default: "
+        "%(default)s)",
     )
     add_concurrency(export.add_argument, plain)
     again = export.add_mutually_exclusive_group()

@@ -129,15 +129,28 @@ class TableSink:
 
 def fit_widths(columns: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[int]:
     """Column widths for `width` characters (two between columns): each column as wide as its
-    header and the sample's widest cell, the widest ones narrowed first until the row fits."""
+    header and the sample's widest cell, narrowed until the row fits: first the columns after
+    the first (the id, to copy whole), widest first, down to their header; then any, widest
+    first, down to `MIN_COLUMN`."""
     widths = [
         max([len(column), *(len(" ".join(row[index].split())) for row in rows)])
         for index, column in enumerate(columns)
     ]
     room = width - 2 * (len(columns) - 1)
-    while sum(widths) > room and max(widths) > MIN_COLUMN:
-        widest = widths.index(max(widths))
-        widths[widest] -= max(1, min(widths[widest] - MIN_COLUMN, sum(widths) - room))
+    headers = [0, *(max(MIN_COLUMN, len(column)) for column in columns[1:])]
+    for floors in (headers, [MIN_COLUMN] * len(columns)):
+        while sum(widths) > room:
+            slack = [
+                w - floor if index or floors is not headers else 0
+                for index, (w, floor) in enumerate(zip(widths, floors, strict=True))
+            ]
+            if max(slack) <= 0:
+                break
+            widest = max(
+                (index for index, give in enumerate(slack) if give > 0),
+                key=lambda index: widths[index],
+            )
+            widths[widest] -= max(1, min(slack[widest], sum(widths) - room))
     return widths
 
 

@@ -43,7 +43,7 @@ async def test_list_json_csv_and_table_formats(simulator: Simulator) -> None:
     as_json, as_csv, as_table = await asyncio.gather(
         cli(*base, "--format", "json"),
         cli(*base, "--format", "csv"),
-        cli(*base, "--format", "table"),
+        cli(*base, "--format", "table", env=clean_env(COLUMNS="100")),
     )
     ids = list(simulator.dataset.ids("endpoints"))[:5]
     assert as_json.code == as_csv.code == as_table.code == 0

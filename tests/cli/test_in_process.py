@@ -81,15 +81,17 @@ async def test_a_misspelt_filter_is_a_usage_error_with_a_suggestion(simulator: S
 
 
 async def test_get_from_stdin_with_an_unknown_id(simulator: Simulator) -> None:
-    """Found ids are written; the unknown one is reported and makes the status 1."""
+    """Found ids are written; an unknown one (404) and a malformed one (400) are reported and
+    make the status 1."""
     known = list(simulator.dataset.ids("endpoints"))[:2]
     outcome = await cli_here(
         "get", "endpoints", "-", "--base-url", simulator.url, "--format", "json",
-        stdin=f"{known[0]}\nep-nope\n{known[1]}\n",
+        stdin=f"{known[0]}\n{MISSING}\nep-nope\n{known[1]}\n",
     )  # fmt: skip
     assert outcome.code == 1
     assert [record["id"] for record in orjson.loads(outcome.stdout)] == known
-    assert "endpoints/ep-nope: NotFoundError: 404" in outcome.stderr
+    assert f"endpoints/{MISSING}: NotFoundError: 404 Endpoint not found." in outcome.stderr
+    assert "endpoints/ep-nope: BadRequestError: 400 Invalid endpoint ID format." in (outcome.stderr)
 
 
 async def test_health_that_is_not_ok_exits_1(serve: Serve) -> None:
@@ -383,11 +385,13 @@ async def test_api_prints_the_json_of_any_path(simulator: Simulator) -> None:
     first = next(iter(simulator.dataset.ids("scopes")))
     one = await cli_here("api", f"/v1/scopes/{first}", "--base-url", simulator.url)
     every = await cli_here(
-        "api", "GET", "/v1/scopes", "--paginate", "-F", "enabled=true", "--base-url", simulator.url
-    )
+        "api", "GET", "/v1/endpoints", "--paginate", "-F", "osFamily=windows",
+        "--base-url", simulator.url,
+    )  # fmt: skip
     assert one.code == every.code == 0, one.stderr + every.stderr
     assert json.loads(one.stdout)["id"] == first
-    expected = list(simulator.dataset.ids("scopes", {"enabled": ["true"]}))
+    expected = list(simulator.dataset.ids("endpoints", {"osFamily": ["windows"]}))
+    assert expected
     assert [record["id"] for record in json.loads(every.stdout)] == expected
 
 

@@ -72,10 +72,10 @@ async def test_list_where_keeps_matching_records(simulator: Simulator) -> None:
     base = ("list", "vulnerability-findings", "--base-url", simulator.url)
     everything = await cli_here(*base)
     kept = await cli_here(*base, "--where", "cvss_score>=7", "--where", "severity in (high,low)")
-    assert everything.code == kept.code == 0
+    assert everything.code == kept.code == 0, kept.stderr
     records = [orjson.loads(line) for line in everything.stdout.splitlines()]
     expected = [
-        r["id"] for r in records if r["cvssScore"] >= 7 and r["severity"] in ("high", "low")
+        r["id"] for r in records if (r["cvss_score"] or 0) >= 7 and r["severity"] in ("high", "low")
     ]
     assert expected
     assert [orjson.loads(line)["id"] for line in kept.stdout.splitlines()] == expected
