@@ -2,7 +2,7 @@
 
 `endpoint` is an Endpoint record with every published required field (nullable ones null), so a
 test about paging can serve ids of its choosing to `client.endpoints.list()` and get typed
-records back; `published_page` is a list page in the published envelope (`data`, `total`,
+records back; `published_page_body` is a list page in the published envelope (`data`, `total`,
 `limit`, `offset`), cut from a whole list as the service cuts it.
 """
 
@@ -40,7 +40,7 @@ def endpoints(count: int, prefix: str = "ep", start: int = 0) -> list[dict[str, 
     return [endpoint(f"{prefix}-{number}") for number in range(start, start + count)]
 
 
-def published_page(records: Sequence[Any], query: Mapping[str, str]) -> dict[str, Any]:
+def published_page_body(records: Sequence[Any], query: Mapping[str, str]) -> dict[str, Any]:
     """The page of `records` a published list answers `query` with: `limit` (default 50) from
     `offset` (default 0), in the envelope `data`, `total`, `limit`, `offset`."""
     limit = int(query.get("limit", DEFAULT_LIMIT))
