@@ -288,6 +288,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
     for parser in _hooks().subcommands(build_parser()):
         assert f"usage: {parser.prog} " in cli
+    contract = (site / "contract" / "index.html").read_text(encoding="utf-8")
+    for operation in ("listendpoints", "getendpoint", "getscope"):  # published, linked
+        assert f'href="https://furl-docs.pages.dev/api/operations/{operation}/"' in contract
+    assert contract.count(">assumed<") == 7  # the other lists and gets, health, agent config
     reference = (site / "reference" / "index.html").read_text(encoding="utf-8")
     for name in remedy_async.__all__:
         assert f'id="remedy_async.{name}"' in reference
