@@ -23,9 +23,11 @@ import orjson
 
 from remedy_async import CONVENTIONS
 
+from ._churn import RANGE_SUFFIX
 from ._compose_layout import items_path
 from ._composed import composition_of
 from ._config import RESOURCES, SimulatorConfig
+from ._fields import UPDATED_AT
 from ._filters import PAGING_PARAMETERS
 from ._lists import ECHO_PARAMETER, page_layout
 from ._positions import CONTINUING
@@ -96,6 +98,8 @@ def openapi_document(config: SimulatorConfig) -> dict[str, Any]:
     _write_auth(document, config)
     if config.id_prefix:
         _write_id_prefix(document, collections.values(), config)
+    if config.range_filters:
+        _write_range_filters(collections.values())
     if config.echo_token:
         _write_echo(collections.values())
     _write_paths(document, config)
@@ -308,6 +312,18 @@ def _write_id_prefix(
         schemas[found.record]["properties"][key] = {"type": "string", **simulated(said)}
 
 
+def _write_range_filters(collections: Iterable[_Collection]) -> None:
+    range_filter = {
+        "name": UPDATED_AT + RANGE_SUFFIX,
+        "in": "query",
+        "description": "The records updated at or after this time (the change feed's filter).",
+        **simulated("this run's range filter, which no list publishes"),
+        "schema": {"type": "string", "format": "date-time"},
+    }
+    for found in collections:
+        found.list_operation["parameters"].append(range_filter)
+
+
 def _write_echo(collections: Iterable[_Collection]) -> None:
     echo = {
         "name": ECHO_PARAMETER,
@@ -355,6 +371,9 @@ _DIFFERENCES: Final[tuple[tuple[tuple[str, ...], Callable[[SimulatorConfig], str
     (("agent_configuration_path",),
      lambda c: f"agent configuration at `{c.agent_configuration_path}`"),
     (("base_path",), lambda c: f"every route under `{c.base_path}`"),
+    (("strict_params",), lambda c: "a query parameter a list does not declare is a 422"),
+    (("range_filters",), lambda c: f"lists take `{UPDATED_AT}{RANGE_SUFFIX}`"),
+    (("id_prefix",), lambda c: f"ids are {c.id_prefix!r} and a UUID"),
 )  # fmt: skip
 """Each setting that changes the document, and how the document's description says so."""
 

@@ -235,12 +235,15 @@ def test_get_endpoint_documents_the_published_errors_and_messages() -> None:
 
 
 def test_get_scope_is_published_its_errors_assumed_by_the_pattern() -> None:
-    """getScope: a UUID, 200 Scope (published); 400/404 by the pattern, marked assumed."""
+    """getScope: a UUID, 200 Scope (published); 400/401/404/500 by the pattern of
+    getEndpoint."""
     path = "/v1/scopes/{scopeId}"
     assert parameters(path)["scopeId"]["schema"] == UUID
     assert error_example(path, "404") == {"error": "Scope not found."}
-    for status in ("400", "404"):
+    assert error_example(path, "500") == {"error": "Internal server error."}
+    for status in ("400", "404", "500"):
         assert resolve(operation(path)["responses"][status])["x-contract"] == "assumed"
+    assert "401" in operation(path)["responses"]
 
 
 def test_an_out_of_range_query_is_an_assumed_422() -> None:

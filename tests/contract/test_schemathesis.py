@@ -6,7 +6,8 @@ document);
 the other runs take the namings and error shapes in turn, so each of those documents is fuzzed
 too. Stateless: every operation, through schemathesis' pytest integration, in its examples,
 coverage and fuzzing phases, positive and negative data, with every built-in check enabled (the
-equivalent of `st run --checks all`); the `cursor` run with more examples, the others with few.
+equivalent of `st run --checks all`); the default `offset` run with more examples, the others
+with few.
 Stateful: schemathesis' state machine follows each list's link to its get, so listed ids are
 fetched back; its lists go unfiltered (random filters match nothing, leaving no id to fetch).
 

@@ -108,15 +108,18 @@ async def check_lists_and_gets(
             assert (await document.fetch(session, record_url_, GET_PATHS[resource]))[0] == 200
 
 
-async def check_errors(session: aiohttp.ClientSession, url: str, document: Document) -> None:
+async def check_errors(
+    session: aiohttp.ClientSession, url: str, document: Document, config: SimulatorConfig
+) -> None:
     """A 422 of a list, a 400 and a 404 of a get fit the document (media type and body); an
-    undeclared query parameter is ignored."""
+    undeclared query parameter is ignored (a 422 with `strict_params`)."""
     path = LIST_PATHS["scopes"]
     assert (await document.fetch(session, url + path, path, {"limit": "0"}))[0] == 422
-    assert (await document.fetch(session, url + path, path, {"bogus": "1"}))[0] == 200
+    undeclared = 422 if config.strict_params else 200
+    assert (await document.fetch(session, url + path, path, {"bogus": "1"}))[0] == undeclared
     malformed = record_url(url, "scopes", "nope")
     assert (await document.fetch(session, malformed, GET_PATHS["scopes"]))[0] == 400
-    missing = record_url(url, "scopes", MISSING_ID)
+    missing = record_url(url, "scopes", config.id_prefix + MISSING_ID)
     assert (await document.fetch(session, missing, GET_PATHS["scopes"]))[0] == 404
 
 
@@ -129,7 +132,7 @@ async def test_each_run_documents_what_it_serves(
     document = await served_document(session, simulator.url)
     assert document.spec == openapi_document(simulator.config)
     await check_lists_and_gets(session, simulator.url, document, simulator.config)
-    await check_errors(session, simulator.url, document)
+    await check_errors(session, simulator.url, document, simulator.config)
 
 
 @pytest.mark.parametrize("errors", ERROR_FORMATS)
@@ -158,6 +161,9 @@ async def test_auth_and_rate_limit_errors_fit_each_shapes_document(
         {"disguise_paging": True, "paging": "hal"},
         {"health_path": "/healthz", "agent_configuration_path": "/agent.conf"},
         {"echo_token": True, "paging": "link", "token": "t"},
+        {"id_prefix": "tenant/a b:", "naming": "pascal"},
+        {"range_filters": True},
+        {"strict_params": True},
     ],
     ids=[
         "api-key",
@@ -168,13 +174,16 @@ async def test_auth_and_rate_limit_errors_fit_each_shapes_document(
         "disguised-hal",
         "paths",
         "echo",
+        "id-prefix",
+        "range-filters",
+        "strict-params",
     ],
 )
 async def test_configured_runs_document_what_they_serve(
     serve: StartSimulator, session: aiohttp.ClientSession, overrides: dict[str, Any]
 ) -> None:
-    """Auth headers, page sizes, items keys, disguised signals, moved paths and echo mode are
-    written into the document, and the run's answers fit it."""
+    """Auth headers, page sizes, items keys, disguised signals, moved paths, echo mode, id
+    prefixes and range filters are written into the document, and the run's answers fit it."""
     simulator = await serve(**overrides)
     config = simulator.config
     document = await served_document(session, simulator.url)
@@ -190,7 +199,10 @@ async def test_configured_runs_document_what_they_serve(
             assert response.status == 307
     session.headers.update(auth)
     await check_lists_and_gets(session, simulator.url, document, config)
-    await check_errors(session, simulator.url, document)
+    await check_errors(session, simulator.url, document, simulator.config)
+    if config.range_filters:
+        path, since = LIST_PATHS["scopes"], {"updatedAt[gte]": "2020-01-01T00:00:00Z"}
+        assert (await document.fetch(session, simulator.url + path, path, since))[0] == 200
     health = document.spec["paths"][config.health_path]["get"]
     assert health["operationId"] == "getHealth"
     assert config.agent_configuration_path in document.spec["paths"]
