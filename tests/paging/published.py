@@ -1,7 +1,7 @@
 """Records and list pages in the service's published shape, for the paging tests.
 
-`endpoint` is an Endpoint record with every published required field (nullable ones null), so a
-test about paging can serve ids of its choosing to `client.endpoints.list()` and get typed
+`endpoint` (and `scope`) is a record with every published required field (nullable ones null),
+so a test about paging can serve ids of its choosing to `client.endpoints.list()` and get typed
 records back; `published_page_body` is a list page in the published envelope (`data`, `total`,
 `limit`, `offset`), cut from a whole list as the service cuts it.
 """
@@ -30,6 +30,22 @@ def endpoint(record_id: object, **fields: Any) -> dict[str, Any]:
         "agent_version": None,
         "created_at": "2024-01-02T03:04:05Z",
         "updated_at": "2024-01-02T03:04:05Z",
+    }
+    record.update(fields)
+    return record
+
+
+def scope(record_id: object, **fields: Any) -> dict[str, Any]:
+    """A Scope record as the service publishes it (empty filters match everything), with this
+    id and `fields` replacing or adding keys."""
+    record: dict[str, Any] = {
+        "id": record_id,
+        "name": f"scope {record_id}",
+        "description": None,
+        "status": "active",
+        "subject_filter": {},
+        "endpoint_filter": {},
+        "finding_filter": {},
     }
     record.update(fields)
     return record
