@@ -248,10 +248,11 @@ class ResourceCollection(Generic[T]):
             options: Settings for every page request, overriding the client's.
             extra_params: Query parameters sent as given, unchecked (`{"region": "eu"}`), for
                 filters the service has and the contract lacks.
-            **filters: The collection's server-side filters (`EndpointFilters`, ...: type
-                checkers see them), sent as query parameters (`endpoint_id="ep-1"` is
-                `endpointId=ep-1`); several values mean any of them. A misspelt one is a
-                TypeError naming the closest, an enum value the contract lacks a ValueError.
+            **filters: The collection's published server-side filters (`EndpointFilters`:
+                type checkers see them; the other lists publish none), sent as query
+                parameters as the reference spells them (`os_family="macos"` is
+                `osFamily=macos`), one value each. A misspelt one is a TypeError naming the
+                closest, a value the reference does not list a ValueError.
         """
         page_size = sized_page(page_size, self.max_page_size)
         limits = ListLimits(page_size, max_items, prefetch, concurrency)

@@ -187,7 +187,8 @@ class APIStatusError(APIError):
         self.request_id = request_id
         """The service's id of the request (its `X-Request-Id` header), for its support."""
         self.code = code
-        """The service's error code (`not_found`), when its body gave one."""
+        """The service's error code (`not_found`), when its body gave one; None for the
+        published error body, `{"error": "<message>"}`, which has none."""
         self.body_excerpt = body_excerpt
         """The start of the response body (at most 500 characters), the token scrubbed."""
         self.detail = detail

@@ -40,10 +40,12 @@ from ._profiles import DEFAULT_PROFILE, render_profiles
 from ._resources import RESOURCES, Resource
 from ._sending._events import ClientEvent
 
-MISSING_ID = "remedy-probe-no-such-id-0"
+MISSING_ID = "00000000-0000-0000-0000-000000000000"
+"""The id the probe fetches to see how the service says "not found": the nil UUID, well formed
+(ids are UUIDs by the published contract, and a malformed one gets a 400, not a 404) and
+never given to a record."""
 HONOUR_CHECKS = ("offset", "skip", "page", "after")
 """The paging parameters the probe checks a service for, once each per collection."""
-"""The id the probe fetches to see how the service says "not found"."""
 
 _RATE_LIMIT_MARKERS = ("ratelimit", "rate-limit", "retry-after")
 _DETECTED = ("paginator", "paginators", "naming", "namings", "event_hooks")
@@ -70,7 +72,8 @@ class ResourceProbe:
     first_page_items: int | None = None
     """How many records its first page held."""
     naming: str | None = None
-    """How its records spell their keys (camel, snake, pascal, kebab); None with no record."""
+    """How its records spell their keys (snake, the published contract's; or camel, pascal,
+    kebab); None with no record."""
     sample_id: str | None = None
     """The id of the first listed record, fetched back by id."""
     fetched_by_id: bool = False

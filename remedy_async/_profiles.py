@@ -1,7 +1,7 @@
 """Reads and writes client configuration files: TOML tables of settings, one per profile.
 
     [default]
-    base_url = "https://api.example.com"
+    base_url = "https://api.furl.ai"
     naming = "snake"
 
     [default.paginators]

@@ -5,13 +5,17 @@
         writer.write_batch(batch)
         save(batches.resume_token)
 
-The schema of each resource is fixed by its model, never by the data: every field is a column
-under its wire (camelCase) name; strings and enums (unknown values kept) as `string`,
+The schema of each resource is fixed by its model, never by the data: every published field is
+a column under its wire (snake_case) name; strings and enums (unknown values kept) as `string`,
 timestamps as `timestamp[us, UTC]`, numbers as `float64`/`int64`, booleans as `bool`, lists of
-strings as `list<string>`, nested objects (`os`, `package`, `selector`) as structs of their own
-typed fields, scope `rules` as JSON text; then `extra`, a JSON object of every key the model
-does not know, at any depth, in the shape it arrived (`{"os": {"kernel": "6.1"}}`), null when
-there is none. A null field and an absent one are both null. `records_of(batch)` gives the wire
+strings or enum values as `list<string>`, nested objects (an endpoint's `operating_system`, a
+scope's `subject_filter`, `endpoint_filter` and `finding_filter`) as structs of their own typed
+fields; then `extra`, one JSON string column: an object of every key the model does not type,
+at any depth, in the shape it arrived (`{"severity": "high", "operating_system": {"kernel":
+"6.1"}}`), null when there is none. Remediation targets and vulnerability findings type only
+`id`, `created_at` and `updated_at` (their schemas are unpublished), so the rest of each of
+their records is in `extra`: in DuckDB, `extra->>'severity'` or `json_extract_string(extra,
+'$.severity')`. A null field and an absent one are both null. `records_of(batch)` gives the wire
 dicts back. Arrow needs pyarrow (`pip install 'remedy-async[arrow]'`): without it these raise
 `MissingDependencyError` naming the extra. Importing this module imports no pyarrow.
 """
@@ -41,7 +45,7 @@ def arrow_schema(resource: Resource[Any] | type[Any]) -> Any:
 
 
 def record_batch(resource: Resource[Any] | type[Any], rows: Sequence[Mapping[str, Any]]) -> Any:
-    """One `pyarrow.RecordBatch` of a resource's fixed schema from camelCase wire dicts that
+    """One `pyarrow.RecordBatch` of a resource's fixed schema from snake_case wire dicts that
     its model accepts (as `checked_dicts` yields them)."""
     model = _model(resource)
     builder = _BUILDERS.get(model)

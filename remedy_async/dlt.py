@@ -4,16 +4,24 @@
     from remedy_async.dlt import remedy_source
 
     pipeline = dlt.pipeline("remedy", destination="duckdb", dataset_name="remedy")
-    pipeline.run(remedy_source("https://api.example.com", token="..."))
+    pipeline.run(remedy_source(token="..."))
 
 One resource per collection (`endpoints`, `remediation_targets`, `scopes`,
 `vulnerability_findings`: the table names), each with `primary_key="id"` and the `merge` write
-disposition, so a rerun updates rows in place. Records go to dlt as the wire dicts the service
-sent, each checked against its model first (`remedy_async.columnar.checked_dicts`); the
-contract's fields get typed column hints (timestamps with time zone, numbers, booleans, nested
-objects and lists as JSON columns: `max_table_nesting=0` by default, so each collection is one
-table and a merge or a deletion touches one table); fields the contract lacks are added by dlt's
-schema evolution as they appear.
+disposition, so a rerun updates rows in place; where the model types `updated_at` (endpoints,
+targets, findings) it is the merge's `dedup_sort` column, so of two rows with one id in a load
+the most recently updated wins. Records are checked against their model first
+(`remedy_async.columnar.checked_dicts`) and go to dlt with the columns of the Arrow schema
+(`remedy_async.columnar`): each published field under its wire (snake_case) name, with a typed
+hint (timestamps with time zone, numbers, booleans; nested objects such as
+`operating_system` and the scope filters, and lists, as JSON columns), then `extra`, a JSON
+column holding every field the model does not type, at any depth, null when none: every field
+of remediation targets and findings but `id`, `created_at` and `updated_at`, since their
+schemas are unpublished (in DuckDB: `extra->>'severity'`). The table layout is therefore fixed
+by the models, as the Parquet files and DuckDB tables of `export` are. `max_table_nesting=0`
+by default, so each collection is one table and a merge or a deletion touches one table; above
+0, nested objects and `extra` get no hint and dlt flattens them into columns
+(`operating_system__family`, `extra__severity`) and child tables.
 
 The client is created inside each resource, on the event loop dlt drives its async generators
 on. Each resource keeps the list's resume token in its dlt resource state after every page:
@@ -39,13 +47,20 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from remedy_async._client import RemedyClient
+from remedy_async._columnar._arrow import Nested, _nested, _unknown
 from remedy_async._columnar._checked import checked_dicts
 from remedy_async._columnar._extras import require
-from remedy_async._columnar._schema import Kind, record_columns
+from remedy_async._columnar._schema import EXTRA_COLUMN, Kind, record_columns
 from remedy_async._errors import RemedyError
 from remedy_async._resources import RESOURCES, Resource
 
-__all__ = ["DELETED_COLUMN", "Removals", "column_hints", "remedy_source", "unfinished"]
+__all__ = [
+    "DELETED_COLUMN",
+    "Removals",
+    "column_hints",
+    "remedy_source",
+    "unfinished",
+]
 
 DELETED_COLUMN = "_remedy_deleted"
 """The column of deletion rows (dlt's `hard_delete` hint): true deletes the row with that id."""
@@ -67,23 +82,56 @@ _DATA_TYPES: dict[Kind, str] = {
 }
 
 
-def column_hints(resource: Resource[Any], *, nested: bool = False) -> dict[str, dict[str, Any]]:
-    """dlt column hints of a resource's contract fields (by wire name), and the deletion flag.
+SORT_COLUMN = "updated_at"
+"""The column a merge keeps the latest of, among rows with one id (where the model types it)."""
 
-    With `nested`, lists and objects get no hint, so dlt may flatten them into columns and
-    nested tables (`max_table_nesting` above 0).
+
+def column_hints(resource: Resource[Any], *, nested: bool = False) -> dict[str, dict[str, Any]]:
+    """dlt column hints of a resource's columns (by wire name): its published fields, `extra`
+    (JSON), and the deletion flag; `updated_at`, where typed, sorts duplicates of an id.
+
+    With `nested`, lists and objects (and `extra`) get no hint, so dlt may flatten them into
+    columns and nested tables (`max_table_nesting` above 0).
     """
     hints: dict[str, dict[str, Any]] = {}
-    for column in record_columns(resource.model)[:-1]:
+    for column in record_columns(resource.model):
         data_type = _DATA_TYPES[column.kind]
         if nested and data_type == "json":
             continue
         hint: dict[str, Any] = {"data_type": data_type, "nullable": column.name != "id"}
         if data_type == "timestamp":
             hint["timezone"] = True
+        if column.name == SORT_COLUMN:
+            hint["dedup_sort"] = "desc"
         hints[column.name] = hint
     hints[DELETED_COLUMN] = {"data_type": "bool", "nullable": True, "hard_delete": True}
     return hints
+
+
+def _known_only(value: dict[str, Any], known: frozenset[str], nested: Nested) -> dict[str, Any]:
+    """A nested object without the keys its columns do not hold (those are in `extra`)."""
+    kept = {key: item for key, item in value.items() if key in known}
+    for name, inner_known, inner_nested in nested:
+        inner = kept.get(name)
+        if inner.__class__ is dict:
+            kept[name] = _known_only(inner, inner_known, inner_nested)
+    return kept
+
+
+def _row_packer(resource: Resource[Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Turns a checked wire dict into the row dlt loads: the published fields, then `extra`,
+    the fields the model does not type (at any depth, in their shape; None when none)."""
+    columns = record_columns(resource.model)[:-1]
+    known = frozenset(column.name for column in columns)
+    nested = _nested(columns)
+
+    def pack(record: dict[str, Any]) -> dict[str, Any]:
+        extra = _unknown(record, known, nested)
+        row = _known_only(record, known, nested) if extra else dict(record)
+        row[EXTRA_COLUMN] = extra or None
+        return row
+
+    return pack
 
 
 def _resource_named(name: str) -> Resource[Any]:
@@ -115,6 +163,7 @@ def _records(
         dlt = require("dlt", "The dlt source")
         state = dlt.current.resource_state()
         gone = dict.fromkeys(_removed_ids(removed, resource))
+        pack = _row_packer(resource)
         async with connect() as client:
             pager = getattr(client, resource.attribute).list(
                 page_size=page_size, max_items=max_items, resume_token=state.get("resume_token")
@@ -125,7 +174,7 @@ def _records(
                     if gone:
                         for record in page.items:
                             gone.pop(record["id"], None)
-                    yield list(page.items)
+                    yield [pack(record) for record in page.items]
                     state["resume_token"] = page.resume_token
             except RemedyError as error:
                 state["resume_token"] = error.resume_token
@@ -149,7 +198,7 @@ def remedy_source(
     token: str | None = None,
     *,
     collections: Sequence[str] | None = None,
-    page_size: int | None = 1000,
+    page_size: int | None = None,
     max_items: int | None = None,
     removed: Removals | None = None,
     max_table_nesting: int = 0,
@@ -162,7 +211,8 @@ def remedy_source(
     `RemedyClient`; `client_options` are further `RemedyClient` keyword arguments. `collections`
     picks some (all four by default); `max_items` caps each collection's records per run (the
     next run continues after them); `removed` feeds deletions. Needs dlt (`pip install
-    'remedy-async[dlt]'`), else MissingDependencyError.
+    'remedy-async[dlt]'`), else MissingDependencyError. `page_size` defaults to the client's
+    (100, the most the service serves).
     """
     dlt = require("dlt", "The dlt source")
     chosen = [_resource_named(c) for c in collections] if collections else list(RESOURCES)

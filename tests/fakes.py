@@ -1,10 +1,12 @@
-"""Injected time for tests: a clock that only the fake sleep moves, recording every wait."""
+"""Fakes for tests: injected time (a clock that only the fake sleep moves, recording every wait)
+and records in the shape the service publishes."""
 
 from __future__ import annotations
 
 import asyncio
 import heapq
 import itertools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -84,3 +86,56 @@ class InFlight:
 
     def busy(self) -> bool:
         return self.count > 0
+
+
+ENDPOINT_ID = "6f1c2b9e-3d4a-4e5f-8a7b-1c2d3e4f5a6b"
+"""A published-format (UUID) endpoint id."""
+SCOPE_ID = "0b7e8d6c-5a4f-4e3d-9c2b-1a0f9e8d7c6b"
+"""A published-format (UUID) scope id."""
+
+
+def endpoint_record(id: str = ENDPOINT_ID, **fields: Any) -> dict[str, Any]:
+    """A published Endpoint as the service sends it (snake_case, every required field, the
+    nullable ones null), with `fields` replacing or adding keys."""
+    return {
+        "id": id,
+        "hostname": "web-1",
+        "ip": "10.0.0.1",
+        "mac_address": None,
+        "operating_system": {"name": "Ubuntu", "family": "linux", "version": "24.04"},
+        "agent_id": None,
+        "agent_version": None,
+        "created_at": "2026-01-02T03:04:05Z",
+        "updated_at": "2026-11-01T10:00:00Z",
+    } | fields
+
+
+def endpoint_body(id: str = ENDPOINT_ID, **fields: Any) -> bytes:
+    """`endpoint_record(...)` as a JSON response body."""
+    return json.dumps(endpoint_record(id, **fields)).encode()
+
+
+def scope_record(id: str = SCOPE_ID, **fields: Any) -> dict[str, Any]:
+    """A published Scope as the service sends it (its three filters empty: match everything),
+    with `fields` replacing or adding keys."""
+    return {
+        "id": id,
+        "name": "Critical patches",
+        "description": None,
+        "status": "active",
+        "subject_filter": {},
+        "endpoint_filter": {},
+        "finding_filter": {},
+    } | fields
+
+
+def page(
+    records: list[dict[str, Any]], total: int | None = None, offset: int = 0, limit: int = 100
+) -> dict[str, Any]:
+    """A list page in the published envelope: `data`, `total`, `limit`, `offset`."""
+    return {
+        "data": records,
+        "total": len(records) if total is None else total,
+        "limit": limit,
+        "offset": offset,
+    }

@@ -2,8 +2,10 @@
 
 `python` blocks run against the embedded simulator over loopback, as the README's do
 (tests/test_readme.py). A block may use the package's public names and the stand-ins the prose
-implies: `url` and an open `client` (a simulator of 30 endpoints), `ids` (a few finding ids),
-`save` and `log` (collectors); `https://api.example.com` is replaced by the simulator's URL.
+implies: `url` and an open `client` (a simulator of 30 endpoints, serving the published
+contract), `ids` (a few finding ids), `save` and `log` (collectors). A client made without a URL
+talks to the simulator (REMEDY_BASE_URL), and `https://api.furl.ai`, the service's URL, is
+replaced by the simulator's.
 A block may `await` at top level; a whole program (`asyncio.run(...)`) runs in a thread with its
 own event loop, and so does a dlt pipeline (`pipeline.run(...)`, which drives the source on a
 loop of its own), with dlt's files in the test's directory. Warnings are errors.
@@ -93,6 +95,27 @@ def test_the_docs_have_snippets() -> None:
     assert PROJECTS
 
 
+# What the library assumed before the service's reference was found (issue 31): names and
+# fields the published contract has not got, and the placeholder service.
+INVENTED = re.compile(
+    r"\b(EndpointStatus|FindingStatus|RemediationAction|RemediationStatus|ScopeSelector"
+    r"|display_name|displayName|last_seen_at|lastSeenAt|enrolled_at|enrolledAt)\b"
+    r"|api\.example\.com|(?<=\w)(?<!extra)\.severity\b"
+)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(DOCS).as_posix())
+def test_no_page_shows_the_invented_contract(page: Path) -> None:
+    """No page names a removed model, enum or field, reads a finding's unpublished severity as
+    a typed attribute (it is in `.extra`), or talks to a placeholder service."""
+    text = page.read_text(encoding="utf-8")
+    found = [
+        f"line {text.count(chr(10), 0, match.start()) + 1}: {match[0]}"
+        for match in INVENTED.finditer(text)
+    ]
+    assert found == []
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(DOCS).as_posix())
 def test_every_fence_is_collected(page: Path) -> None:
     """Each fence line opens or closes a collected block: none is skipped by a malformed fence."""
@@ -142,8 +165,7 @@ async def test_snippet_runs(block: Block, tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
     async with Simulator(SimulatorConfig(size=30)) as simulator:
         monkeypatch.setenv("REMEDY_BASE_URL", simulator.url)  # a client of the service's own URL
-        source = block.source.replace("https://api.example.com", simulator.url)
-        source = source.replace("https://api.furl.ai", simulator.url)
+        source = block.source.replace("https://api.furl.ai", simulator.url)
         async with RemedyClient(simulator.url) as client:
             namespace = _namespace(simulator, client)
             await run_snippet(source, namespace, f"docs/{block.page}", block.line + 1)
@@ -266,6 +288,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     cli = (site / "cli" / "index.html").read_text(encoding="utf-8")
     for parser in _hooks().subcommands(build_parser()):
         assert f"usage: {parser.prog} " in cli
+    contract = (site / "contract" / "index.html").read_text(encoding="utf-8")
+    for operation in ("listendpoints", "getendpoint", "getscope"):  # published, linked
+        assert f'href="https://furl-docs.pages.dev/api/operations/{operation}/"' in contract
+    assert contract.count(">assumed<") == 7  # the other lists and gets, health, agent config
     reference = (site / "reference" / "index.html").read_text(encoding="utf-8")
     for name in remedy_async.__all__:
         assert f'id="remedy_async.{name}"' in reference

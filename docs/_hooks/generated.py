@@ -102,9 +102,13 @@ def conventions_table() -> str:
 
 
 def operations_table() -> str:
-    """Each operation of the shipped contract: method, path, summary and its filters."""
+    """Each operation of the shipped contract: method, path, summary, its filters, and whether
+    the service publishes it (with its reference page) or the library assumes it."""
     spec = yaml.safe_load((resources.files("remedy_async") / "openapi.yaml").read_text("utf-8"))
-    rows = ["| operation | request | filters (query parameters) |", "|---|---|---|"]
+    rows = [
+        "| operation | request | filters (query parameters) | contract |",
+        "|---|---|---|---|",
+    ]
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
             if not isinstance(operation, dict) or "operationId" not in operation:
@@ -116,9 +120,17 @@ def operations_table() -> str:
             ]
             rows.append(
                 f"| {_cell(operation.get('summary', operation['operationId']))} "
-                f"| `{method.upper()} {path}` | {', '.join(filters)} |"
+                f"| `{method.upper()} {path}` | {', '.join(filters)} "
+                f"| {_contract(operation)} |"
             )
     return "\n".join(rows) + "\n"
+
+
+def _contract(operation: dict[str, Any]) -> str:
+    """`published` with a link to the operation's reference page, or `assumed`."""
+    marker = str(operation.get("x-contract", "assumed"))
+    reference = operation.get("x-reference")
+    return f"[{marker}]({reference})" if marker == "published" and reference else marker
 
 
 GENERATORS = {

@@ -2,8 +2,8 @@
 
 A record's fingerprint is a 128-bit BLAKE2b digest of its canonical JSON: the record as the
 service sent it, keys sorted at every depth. Keys spelled in another naming than the contract's
-camelCase (snake, Pascal, kebab: told once per page from its first record) are respelled to
-camelCase first, so a service that changes its spelling changes no fingerprint. Nothing of how
+snake_case (camel, Pascal, kebab: told once per page from its first record) are respelled to
+snake_case first, so a service that changes its spelling changes no fingerprint. Nothing of how
 the library reads records (naming detection, unknown fields kept in `extra`) enters it.
 
 Each top-level field also gets a 32-bit checksum, kept with the fingerprint, so a modification
@@ -13,13 +13,14 @@ can name the fields that differ without keeping whole records.
 from __future__ import annotations
 
 import hashlib
+import re
 import zlib
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
-from remedy_async._wire._naming import Naming, detect_naming
+from remedy_async._wire._naming import CONTRACT_NAMING, Naming, detect_naming
 
 SORTED = orjson.OPT_SORT_KEYS
 
@@ -33,21 +34,26 @@ def page_naming(items: Sequence[Record], model: type[Any]) -> Naming:
             naming, certain = detect_naming(item, model)
             if naming is not None and certain:
                 return naming
-    return "camel"
+    return CONTRACT_NAMING
 
 
-def to_camel_key(key: str, naming: Naming) -> str:
-    """A key of a naming respelled to camelCase (`last_seen_at` -> `lastSeenAt`)."""
-    if naming == "pascal":
-        return key[:1].lower() + key[1:]
-    parts = key.split("_" if naming == "snake" else "-")
-    return parts[0] + "".join(part[:1].upper() + part[1:] for part in parts[1:])
+_WORD_START = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def to_snake_key(key: str, naming: Naming) -> str:
+    """A key of a naming respelled to snake_case (`macAddress`, `MacAddress`, `mac-address`
+    -> `mac_address`)."""
+    if naming == "kebab":
+        return key.replace("-", "_")
+    if naming == "snake":
+        return key
+    return _WORD_START.sub("_", key).lower()
 
 
 def respelled(value: Any, naming: Naming) -> Any:
-    """`value` with the keys of every object in it respelled from `naming` to camelCase."""
+    """`value` with the keys of every object in it respelled from `naming` to snake_case."""
     if isinstance(value, dict):
-        return {to_camel_key(key, naming): respelled(item, naming) for key, item in value.items()}
+        return {to_snake_key(key, naming): respelled(item, naming) for key, item in value.items()}
     if isinstance(value, list):
         return [respelled(item, naming) for item in value]
     return value
@@ -56,7 +62,7 @@ def respelled(value: Any, naming: Naming) -> Any:
 def canonical(records: Sequence[Record], model: type[Any]) -> Sequence[Record]:
     """A page's records in the contract's spelling (the records themselves when they are)."""
     naming = page_naming(records, model)
-    if naming == "camel":
+    if naming == CONTRACT_NAMING:
         return records
     return [respelled(record, naming) for record in records]
 

@@ -1,7 +1,7 @@
-"""The change state's file: its SQLite schema (format 1), opening it, and the lock that keeps
+"""The change state's file: its SQLite schema (format 2), opening it, and the lock that keeps
 a second watcher out.
 
-Format 1 (the `schema_version` table holds one row, `1`):
+Format 2 (the `schema_version` table holds one row, `2`):
 
     feed     one row (id = 1): the collection and filters the state follows, whether it keeps
              records, and the pass in progress or last (number, kind, phase, resume token,
@@ -13,6 +13,14 @@ Format 1 (the `schema_version` table holds one row, `1`):
              (when the state keeps records, else NULL)
     marks    one row per page the full pass in progress listed: its number and the ids (a
              JSON array); removals are the records no mark holds, once the list is complete
+
+Format 2 has format 1's tables; its fingerprints and field checksums are computed on records
+spelt in snake_case, the published contract's naming, where format 1's were computed on
+camelCase. A format-1 state's digests can therefore never match a record listed now (every
+record would be reported modified, and field names would mix two spellings), and the records
+needed to recompute them are not all kept: such a state is refused with StateVersionError,
+whose message says to delete it to start over (the next pass then reports every record as
+added), and the file is left as it was.
 
 The lock is an exclusive `flock` on `<state>.lock`, held while the state is open; the
 operating system releases it when the holder's process ends, however it ends.
@@ -27,8 +35,11 @@ from typing import IO, Final
 
 from remedy_async._errors import ChangeStateError, StateInUseError, StateVersionError
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """The format this version writes and reads."""
+
+CAMEL_FORMAT: Final = 1
+"""The format of the releases whose fingerprints were computed on camelCase keys."""
 
 _TABLES: Final = (
     "CREATE TABLE schema_version (version INTEGER NOT NULL)",
@@ -64,7 +75,7 @@ _TABLES: Final = (
 
 
 def connect(path: str, keep_records: bool | None) -> sqlite3.Connection:
-    """Open (creating it if new) the state at `path`, checked to be format 1.
+    """Open (creating it if new) the state at `path`, checked to be format 2.
 
     WAL journal, `synchronous=NORMAL` (a commit survives the process's crash; a power loss may
     take back the last commits, which the next pass then delivers again). Transactions are
@@ -106,6 +117,17 @@ def _prepare(db: sqlite3.Connection, path: str, keep_records: bool | None) -> No
         )
     versions = [row[0] for row in db.execute("SELECT version FROM schema_version")]
     version = versions[0] if len(versions) == 1 else versions
+    if version == CAMEL_FORMAT:
+        raise StateVersionError(
+            f"{path} is a change state in format {CAMEL_FORMAT}, written by an earlier release "
+            "whose fingerprints were computed on camelCase keys; this release computes them on "
+            f"snake_case keys, the published contract's, and reads format {SCHEMA_VERSION} "
+            "only, so it would report every record as modified. Start over: delete "
+            f"{path} (with its -wal, -shm and .lock files, if any) and run again; the first "
+            "pass then reports every record as added",
+            path=path,
+            version=version,
+        )
     if version != SCHEMA_VERSION:
         raise StateVersionError(
             f"{path} is a change state in format {version!r}; this version of remedy_async "

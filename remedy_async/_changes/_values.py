@@ -45,8 +45,8 @@ class Change(Generic[T]):
     """The record as the state kept it, for a modification or removal when the state keeps records
     (`keep_records=True`); else None."""
     changed: tuple[str, ...] = ()
-    """For a modification, the top-level fields whose content differs, in the contract's camelCase,
-    sorted."""
+    """For a modification, the top-level fields whose content differs, in the contract's
+    snake_case (`updated_at`), sorted."""
     fingerprint: str | None = None
     """A digest of the new content (None when removed): with `id`, it tells a change delivered again
     from a new one."""

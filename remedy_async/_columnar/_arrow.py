@@ -22,6 +22,7 @@ from attrs import frozen
 from remedy_async._paging._pager import Pager
 from remedy_async._wire._codec import to_wire
 from remedy_async._wire._fastpath import from_wire
+from remedy_async._wire._naming import CONTRACT_NAMING
 from remedy_async._wire._types import format_timestamp
 
 from ._checked import WireDict, checked_dicts
@@ -141,7 +142,7 @@ def _unknown(record: Mapping[str, Any], known: frozenset[str], nested: Nested) -
 
 
 class BatchBuilder:
-    """Builds the record batches of one resource from checked camelCase wire dicts."""
+    """Builds the record batches of one resource from checked snake_case wire dicts."""
 
     def __init__(self, model: type[Any]) -> None:
         self.model = model
@@ -166,7 +167,9 @@ class BatchBuilder:
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
             # A value Arrow does not take as served: write each row as the model reads it.
             model = self.model
-            return self._build(pa, [to_wire(from_wire(model, row), "camel") for row in rows])
+            return self._build(
+                pa, [to_wire(from_wire(model, row), CONTRACT_NAMING) for row in rows]
+            )
 
     def _values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
         try:

@@ -1,14 +1,24 @@
 """The fixed columns of each resource, read from its model: what Arrow, Parquet and dlt get.
 
-Every field of the model is a column under its wire (camelCase) name, typed by the contract:
+Every published field of the model is a column under its wire (snake_case) name, typed by the
+contract:
 
-    str, an enum (open: unknown values kept)  -> string
-    datetime                                  -> timestamp[us, UTC]
-    float / int / bool                        -> float64 / int64 / bool
-    tuple[str, ...]                           -> list<string>
-    a nested model (os, package, selector)    -> struct of its own fields, typed the same way
-    anything else (scope rules)               -> string holding the value as JSON
+    str, an enum (open: unknown values kept)   -> string
+    datetime                                   -> timestamp[us, UTC]
+    float / int / bool                         -> float64 / int64 / bool
+    a tuple of strings or of enum values       -> list<string>
+    a nested model (`operating_system`, a
+    scope's `subject_filter`, `endpoint_filter`,
+    `finding_filter`)                          -> struct of its own fields, typed the same way
+    anything else                              -> string holding the value as JSON
     keys the model does not know, at any depth -> `extra`: one JSON object of the same shape
+
+Nested models are structs, not flattened columns: Arrow, Parquet and DuckDB read a struct's
+fields by a dotted name (`operating_system.family` in DuckDB SQL, `pyarrow.compute.
+struct_field`), and a struct keeps a record one row whatever its shape. The fields a model does
+not type (every field of remediation targets and findings but `id`, `created_at` and
+`updated_at`, whose schemas are unpublished) are in `extra`, reachable with DuckDB's
+`json_extract_string(extra, '$.severity')` or `extra->>'severity'`.
 
 The columns depend on the model only, never on the data, so every page (and every resumed
 export) has the same schema. A field that is absent and one that is null are both null.
@@ -66,9 +76,16 @@ def _kind(type_: Any) -> tuple[Kind, tuple[Column, ...]]:
         return "string", ()
     if isinstance(inner, type) and attrs.has(inner):
         return "struct", model_columns(inner)
-    if typing.get_origin(inner) is tuple and typing.get_args(inner)[0] is str:
+    if typing.get_origin(inner) is tuple and _is_text(typing.get_args(inner)[0]):
         return "strings", ()
     return "json", ()
+
+
+def _is_text(type_: Any) -> bool:
+    """Whether values of a type are written as text: a string, an enum, an open enum."""
+    if type_ is str or open_enum_of(type_) is not None:
+        return True
+    return isinstance(type_, type) and issubclass(type_, enum.Enum)
 
 
 def model_columns(model: type[Any]) -> tuple[Column, ...]:

@@ -20,6 +20,7 @@ from ._conventions import CONVENTIONS
 from ._follow import locate_items, read_page
 from ._positions import (
     CONTRACT_SIZE_PARAMS,
+    PUBLISHED_SIZE_PARAM,
     int_at,
     int_param,
     plan_pages,
@@ -37,6 +38,11 @@ from ._protocol import (
 )
 
 READER = "auto-detection"
+PUBLISHED = CONVENTIONS["offset"]
+"""The service's published paging: `limit` and `offset` in; `data`, `total`, `limit` and
+`offset` out; the end at the total (or an empty page)."""
+PUBLISHED_ENVELOPE = frozenset({"data", "total", "limit", "offset"})
+"""The keys of a published list page, all four required."""
 
 
 def _table(rows: Mapping[str, Convention] | tuple[Convention, ...]) -> tuple[Convention, ...]:
@@ -45,12 +51,17 @@ def _table(rows: Mapping[str, Convention] | tuple[Convention, ...]) -> tuple[Con
 
 @frozen
 class AutoPaginator:
-    """Composes each list's paging convention from its first response, then follows it exactly.
+    """Follows the service's published paging, or composes the list's convention from its first
+    response where the service pages otherwise; then follows it exactly.
 
-    The first request carries the page size under the contract's names (`limit` and
-    `pageSize`); later requests use the detected convention's own. What was found is on
-    `pager.convention` (a preset of `conventions` when one reads the page alike); pin it with
-    `paginator=` to skip detection.
+    The first request carries the page size under the published name (`limit`; `pageSize`
+    alone when the service refuses `limit` with a 400). A first page in exactly the published
+    envelope (`data`, `total`, `limit` and `offset`, at the offset asked, and no paging header)
+    is followed by the published offset convention at once (`CONVENTIONS["offset"]`): no
+    detection, no guess to verify. Any other page is detected; later requests use the
+    detected convention's own parameters. What was followed is on `pager.convention` (a
+    preset of `conventions` when one reads the page alike); pin it with `paginator=` to skip
+    detection.
     """
 
     conventions: tuple[Convention, ...] = field(default=CONVENTIONS, converter=_table)
@@ -67,27 +78,33 @@ class AutoPaginator:
         return frozenset().union(*(row.parameter_names for row in self.conventions))
 
     def first(self, page_size: int | None) -> PageRequest:
-        """Ask for the first page with the page size under the contract's two names.
+        """Ask for the first page with the page size under the published name, `limit`.
 
         Args:
             page_size: As for `Paginator.first`.
         """
         if page_size is None:
             return PageRequest()
-        return PageRequest(params=tuple((name, str(page_size)) for name in CONTRACT_SIZE_PARAMS))
+        return PageRequest(params=((PUBLISHED_SIZE_PARAM, str(page_size)),))
 
     def fallbacks(self, request: PageRequest) -> tuple[PageRequest, ...]:
         """First requests to try, in turn, when the service refuses this one (a 400 for a page
-        size parameter it does not know): each of the contract's size names alone.
+        size parameter it does not know): the page size under each other size name the
+        client knows (`pageSize` for `limit`).
 
         Args:
             request: The first request, refused.
         """
         sizes = [(name, value) for name, value in request.params if name in CONTRACT_SIZE_PARAMS]
-        if request.convention is not None or request.url is not None or len(sizes) < 2:
+        if request.convention is not None or request.url is not None or len(sizes) != 1:
             return ()
-        others = tuple(param for param in request.params if param not in sizes)
-        return tuple(PageRequest(params=(*others, size)) for size in sizes)
+        (sent, value) = sizes[0]
+        others = tuple(param for param in request.params if param != sizes[0])
+        return tuple(
+            PageRequest(params=(*others, (name, value)))
+            for name in CONTRACT_SIZE_PARAMS
+            if name != sent
+        )
 
     def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
         """Read the page by the list's convention, composing it on the first page.
@@ -154,6 +171,8 @@ class AutoPaginator:
         raise PagingFault(f"this list was started with the {name!r} convention, unknown here")
 
     def _first_page(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        if published_page(request, response):
+            return read_page(PUBLISHED, request, response, READER)
         from ._detect import detect  # noqa: PLC0415 - loaded by a list's first page, not import
 
         found = detect(request, response)
@@ -169,6 +188,26 @@ class AutoPaginator:
             first_id, tries[1:], found.refusal, unannounced=found.unannounced, first_ids=first_ids
         )
         return attrs.evolve(result, next=attrs.evolve(tries[0], probe=probe))
+
+
+def published_page(request: PageRequest, response: JSONResponse) -> bool:
+    """Whether a list's first page is exactly in the service's published envelope: an object
+    of `data` (an array), `total`, `limit` and `offset` (integers, the offset the one asked
+    for, 0 when none was) and nothing else, with no paging header beside it."""
+    body = response.body
+    if not isinstance(body, dict) or body.keys() != PUBLISHED_ENVELOPE:
+        return False
+    if not isinstance(body["data"], list) or not all(
+        isinstance(body[key], int) and not isinstance(body[key], bool)
+        for key in ("total", "limit", "offset")
+    ):
+        return False
+    asked = int_param(dict(request.params), PUBLISHED.param or "")
+    if body["offset"] != (PUBLISHED.first_offset if asked is None else asked):
+        return False
+    from ._scan import header_signals  # noqa: PLC0415 - with detection, not at import
+
+    return not header_signals(response.headers)
 
 
 def _tries(

@@ -1,7 +1,7 @@
 """Fetches a page whose request is a guess, or a list's first request, with a way around a 400.
 
-A list's first request carries the page size under the contract's two names; a service that
-refuses an unknown parameter (400) gets it again with one name at a time, and the user is told.
+A list's first request carries the page size under the published name, `limit`; a service that
+refuses it as an unknown parameter (400) gets it again as `pageSize`, and the user is told.
 A guess (a request carrying a `Probe`) that the service refuses gives way to the next guess;
 when none is left, the list ends, or stops with the probe's refusal.
 """
@@ -32,11 +32,14 @@ async def fetch_first(
             refused = refused or error
             continue
         if attempt is not request:
-            dropped = sorted({name for name, _ in request.params} - set(dict(attempt.params)))
+            sent = dict(attempt.params)
+            dropped = sorted({name for name, _ in request.params} - set(sent))
+            instead = sorted(set(sent) - {name for name, _ in request.params})
             warnings.warn(
                 ContractDriftWarning(
                     "the service refused the list's first request with the page size "
-                    f"parameter(s) {', '.join(dropped)} (400 Bad Request); listing without them"
+                    f"parameter {', '.join(dropped)} (400 Bad Request); listing with "
+                    f"{', '.join(instead) or 'no page size'} instead"
                 ),
                 stacklevel=5,
             )

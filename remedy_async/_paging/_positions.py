@@ -17,8 +17,11 @@ from remedy_async._wire._faults import WireFault, json_type_name
 from ._envelope import MISSING, dig, last_page_number, planned_offsets, planned_pages
 from ._protocol import Convention, ListSize, PagePlan, PageRequest, PageResult, PagingFault, Path
 
-CONTRACT_SIZE_PARAMS = ("limit", "pageSize")
-"""The page-size parameters of the contract, which a list's first request carries."""
+PUBLISHED_SIZE_PARAM = "limit"
+"""The published page-size parameter, which a list's first request carries."""
+CONTRACT_SIZE_PARAMS = (PUBLISHED_SIZE_PARAM, "pageSize")
+"""The page-size names a list's first request may carry: the published one, and `pageSize`,
+sent alone instead when the service refuses `limit` with a 400."""
 
 
 def first_request(convention: Convention, page_size: int | None) -> PageRequest:

@@ -122,9 +122,11 @@ class MockTransport:
     """Answers every request with what `handler(request)` returns, without a network.
 
         def handler(request: MockRequest) -> MockResponse:
-            return MockResponse.json(200, {"id": request.path.rsplit("/", 1)[1]})
+            if request.path == "/v1/endpoints":
+                return MockResponse.json(200, {"data": [], "total": 0, "limit": 100, "offset": 0})
+            return MockResponse.json(404, {"error": "Endpoint not found."})
 
-        client = RemedyClient("https://api.example.com", transport=MockTransport(handler))
+        client = RemedyClient("https://api.furl.ai", transport=MockTransport(handler))
 
     The handler gets a `MockRequest` and returns a `MockResponse`, directly or awaited. It may
     raise `TimeoutError` or `ConnectionError` (`ConnectionResetError`, ...) to stand for a

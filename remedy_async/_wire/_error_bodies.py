@@ -1,6 +1,7 @@
 """Reads the service's explanation out of an error body, whatever convention it follows.
 
-Understood: this library's own `{"error": {"code", "message"}}`, RFC 9457 problem details
+Understood: the service's published `{"error": "<message>"}` (shape `error-string`), the
+`{"error": {"code", "message"}}` envelope, RFC 9457 problem details
 (`type`, `title`, `detail`), `{"detail": "..."}` and FastAPI's `{"detail": [{"loc", "msg"}]}`,
 JSON:API and GraphQL `errors[]`, OAuth `error` + `error_description`, `message`/`Message` and
 `code`/`Code` spellings, lists of strings, plain text (its first line) and HTML (its `<title>` or

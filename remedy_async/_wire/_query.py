@@ -20,7 +20,7 @@ FilterValue = Scalar | Iterable[Scalar] | None
 def encode_filters(filters: Mapping[str, FilterValue], *, respell: bool = True) -> QueryParams:
     """Return query parameters for list filters.
 
-    Names go from snake_case to camelCase (`endpoint_id` -> `endpointId`) unless `respell` is
+    Names go from snake_case to camelCase (`os_family` -> `osFamily`) unless `respell` is
     false; values: str, int and
     float as they are, bool as `true`/`false`, enums by value, datetimes as ISO 8601 (they must
     be aware), dates as ISO 8601, sequences as repeated parameters, None left out. Anything

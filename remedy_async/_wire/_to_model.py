@@ -50,7 +50,8 @@ def record_from(
 ) -> T:
     """Decode a successful response's body into a model; DecodeError says what did not fit.
 
-    `read` builds the model from the decoded body (default: `from_wire`, camelCase keys).
+    `read` builds the model from the decoded body (default: `from_wire`, the published
+    snake_case keys).
     """
     body = json_body(response, secrets=secrets)
     try:

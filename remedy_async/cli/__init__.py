@@ -1,8 +1,9 @@
 """The `remedy-async` command line: every operation of the library from the shell.
 
     remedy-async demo                                  the main job, against the simulator
-    remedy-async list vulnerability-findings --severity critical --format csv
-    remedy-async get endpoints ep-00000001 ep-00000002
+    remedy-async list endpoints --os-family macos --format csv
+    remedy-async list vulnerability-findings --where severity=critical --fields id,cve_id
+    remedy-async get endpoints 3f0c2a9e-5b1d-4c8a-9e2f-7a6b5c4d3e21
     remedy-async export --out backup/ [--resume]
     remedy-async health | agent-config download --out agent.conf | serve
 

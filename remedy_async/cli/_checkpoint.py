@@ -9,9 +9,9 @@ The checkpoint is JSON, replaced atomically (written beside, fsynced, renamed) a
 (the latest page's, at most every 0.2 s: `_durable`), and only after that page's bytes were
 flushed and fsynced to the .part file:
 
-    {"version": 1, "resource": "endpoints", "format": "jsonl", "pageSize": 1000,
+    {"version": 1, "resource": "endpoints", "format": "jsonl", "pageSize": 100,
      "records": 3000, "written": 2990, "bytes": 1234567, "resumeToken": "r1....",
-     "filters": [["status", "online"]], "params": [], "where": ["os.family=linux"],
+     "filters": [["os_family", "linux"]], "params": [], "where": ["agent_id!=null"],
      "fields": ["id", "hostname"], "lineEnd": "\n"}
 
 `bytes` is the length of the .part file the checkpoint covers: a resumed export truncates the

@@ -3,6 +3,9 @@
 Starts the simulator in-process on a free loopback port (seeded data, faults on), then exports
 all four collections concurrently while fetching thousands of findings by id, with live
 progress, and checks that every record arrived exactly once against the simulator's own data.
+It then shows what arrived: a few endpoints by their published fields (hostname, operating
+system, agent), and the findings fetched by severity, read from each record's `extra` (the
+findings' schema is unpublished, so only `id`, `created_at` and `updated_at` are typed).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import uuid
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -47,8 +51,11 @@ DEMO_RETRY = RetryPolicy(attempts=8, backoff_base=0.02, backoff_cap=0.25)
 """Retries with short waits, so the demo shows recovery in seconds, not minutes."""
 
 GET_MANY_NAME = "findings by id"
-PAGE_SIZE = 500
+PAGE_SIZE = 100
+"""The most the service serves per page (its published bound)."""
 UNKNOWN_IDS = 5
+SAMPLES = 3
+"""How many of the endpoints listed the demo shows."""
 FINDINGS = next(r for r in RESOURCES if r.attribute == "vulnerability_findings")
 
 
@@ -65,6 +72,10 @@ class Check:
     problems: tuple[str, ...] = ()
     """Why the job is not exactly once (missing, duplicated, unexpected records); empty if it is."""
     note: str = ""
+    samples: tuple[Any, ...] = ()
+    """The first few records the job received, to show."""
+    severities: tuple[tuple[str, int], ...] = ()
+    """For the findings fetched by id: how many had each severity (from `extra`)."""
 
     @property
     def exact(self) -> bool:
@@ -90,9 +101,11 @@ async def _export(collection: ResourceCollection[Any], dataset: Dataset, meter: 
     segment = collection.resource.segment
     received: Counter[str] = Counter()
     failure: tuple[str, ...] = ()
+    samples: list[Any] = []
     try:
         async for page in collection.list(page_size=PAGE_SIZE).pages():
             received.update(record.id for record in page.items)
+            samples += page.items[: SAMPLES - len(samples)]
             meter.add(len(page.items))
     except RemedyError as error:
         failure = (f"{segment}: {describe(error)}",)
@@ -106,16 +119,26 @@ async def _export(collection: ResourceCollection[Any], dataset: Dataset, meter: 
         meter.retries,
         len(failure),
         (*failure, *_compare(segment, received, expected)),
+        samples=tuple(samples),
     )
 
 
 def _ids_to_get(dataset: Dataset, count: int, seed: int) -> tuple[list[str], set[str]]:
-    """Return known finding ids in a seeded random order with a few unknown ones mixed in."""
+    """Return known finding ids in a seeded random order with a few unknown ones mixed in
+    (well-formed UUIDs no finding has, so the service answers 404, not 400)."""
     segment = FINDINGS.segment
     rng = random.Random(seed)
     total = dataset.count(segment)
     known = [dataset.id_of(segment, index) for index in rng.sample(range(total), min(count, total))]
-    unknown = [f"vf-unknown-{number:04d}" for number in range(min(UNKNOWN_IDS, count))]
+    taken = set(known)
+    unknown = [
+        text
+        for text in (
+            str(uuid.UUID(int=rng.getrandbits(128), version=4))
+            for _ in range(min(UNKNOWN_IDS, count))
+        )
+        if text not in taken
+    ]
     ids = known + unknown
     rng.shuffle(ids)
     return ids, set(known)
@@ -126,6 +149,7 @@ async def _get_many(
 ) -> Check:
     answered: Counter[str] = Counter()
     found: Counter[str] = Counter()
+    severities: Counter[str] = Counter()
     problems: list[str] = []
     not_found = errors = 0
     async for result in collection.get_many(ids, concurrency=32):
@@ -134,6 +158,7 @@ async def _get_many(
             if result.unwrap().id != result.id:
                 problems.append(f"get_many: asked for {result.id}, got {result.unwrap().id}")
             found[result.id] += 1
+            severities[str(result.unwrap().extra.get("severity", "not given"))] += 1
             meter.add(1, pages=0)
         elif isinstance(result.error, NotFoundError) and result.id not in known:
             not_found += 1
@@ -152,7 +177,34 @@ async def _get_many(
         errors,
         (*problems, *_compare("get_many", found, known)),
         note=f"{not_found} unknown ids answered 404, as expected" if not_found else "",
+        severities=tuple(severities.most_common()),
     )
+
+
+def _os(endpoint: Any) -> str:
+    system = endpoint.operating_system
+    return " ".join(part for part in (system.name, system.version) if part) + (
+        f" ({system.family})"
+    )
+
+
+def _shown(checks: Sequence[Check]) -> list[str]:
+    """Lines showing what arrived: endpoints by their published fields, findings by the
+    severity in their `extra`."""
+    lines: list[str] = []
+    endpoints = next((check for check in checks if check.name == "endpoints"), None)
+    if endpoints is not None and endpoints.samples:
+        lines.append("Endpoints listed (hostname, operating_system, agent_version, ip):")
+        lines += [
+            f"  {endpoint.hostname}  {_os(endpoint)}  "
+            f"{endpoint.agent_version or 'no agent'}  {endpoint.ip or '-'}"
+            for endpoint in endpoints.samples
+        ]
+    fetched = next((check for check in checks if check.name == GET_MANY_NAME), None)
+    if fetched is not None and fetched.severities:
+        counts = ", ".join(f"{name} {count:,}" for name, count in fetched.severities)
+        lines.append(f"Findings fetched by id, by severity (from extra): {counts}")
+    return lines
 
 
 def _rows(checks: Sequence[Check]) -> list[list[str]]:
@@ -226,6 +278,8 @@ async def run_demo(options: argparse.Namespace, terminal: Terminal) -> int:
         for check in checks:
             if check.note:
                 console.print(f"{check.name}: {check.note}")
+        for line in _shown(checks):
+            console.print(line, markup=False, highlight=False)
         if all(check.exact for check in checks):
             console.print(f"Every record arrived exactly once ({records:,} records).")
             return EXIT_OK

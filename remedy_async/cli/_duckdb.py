@@ -111,7 +111,7 @@ async def _export(
     resource = collection.resource
     selection = selection_of(options, resource)
     token, records = start
-    cut = cutter(selection, "jsonl")
+    cut = cutter(selection, "jsonl", resource)
     filters: dict[str, Any] = group_filters(selection.filters)
     try:
         pager = collection.list(

@@ -5,9 +5,9 @@ files and the checkpoint; in short, each resource is written to `<name>.<format>
 checkpointed as pages arrive (`_durable`), and renamed to `<name>.<format>` once complete (a
 Parquet file is written from the `.part` Arrow stream then, `_parquet`). Records are written
 as the service sent them once their model accepted them (`remedy_async.columnar.
-checked_dicts`), respelt in camelCase when the service spells keys otherwise. `--resume`
-continues an interrupted export exactly; without it, an unfinished export in the directory is
-refused (exit 2) unless `--restart` discards it.
+checked_dicts`), respelt in snake_case, the contract's naming, when the service spells keys
+otherwise. `--resume` continues an interrupted export exactly; without it, an unfinished
+export in the directory is refused (exit 2) unless `--restart` discards it.
 """
 
 from __future__ import annotations
@@ -217,7 +217,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
     moves past it like past any other, so a resume neither repeats nor skips a record."""
     assert job.start is not None
     encoder = _encoder(job.format, job.resource, job.start.selection.fields, job.start.line_end)
-    cut = cutter(job.start.selection, job.format)
+    cut = cutter(job.start.selection, job.format, job.resource)
     checkpoint = job.start
     parquet: ParquetBeside | None = None
     try:
@@ -377,6 +377,10 @@ def _report(
                 count = f"{outcome.written:,} of {count} (--where)"
             terminal.note(f"{segment}: {count} in {outcome.path} ({meter.seconds:.2f} s{retries})")
             continue
+        if isinstance(outcome, UsageError) and job.fresh:
+            # A field the first page's records lack (`SeenCheck`): the export never began
+            # for this selection, so nothing of it is left to resume.
+            job.files.discard(EXPORT_FORMATS)
         if not isinstance(outcome, RemedyError | OSError):
             raise outcome
         failed = True

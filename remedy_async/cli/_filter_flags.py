@@ -1,10 +1,12 @@
-"""The server-side filters as flags (`--severity high --severity critical`), generated from the
-contract's filters (`Resource.filters`), enums shown in `--help` as the flag's choices.
+"""The published server-side filters as flags (`--os-family macos --has-agent true`),
+generated from `Resource.filters`, their values shown in `--help` as the flag's choices.
 
-`list RESOURCE` takes its resource's filters; `export` takes every resource's, each of which
-must be a filter of every collection it exports (checked by `resource_filters`, which also
-checks the values a flag shares between collections with different enums). A flag's values go,
-as (keyword name, value) pairs, to `FILTER_FLAGS`.
+Only endpoints have published filters: `--os-family {macos,windows,linux}` and `--has-agent
+{true,false}`, one value each. `list RESOURCE` takes its resource's filters (the help of the
+others says none are published, and how to send the service's own with `--param`); `export`
+and `watch` take every resource's, each of which must be a filter of every collection exported
+(checked by `resource_filters`). A flag's value goes, as a (keyword name, value) pair, to
+`FILTER_FLAGS`.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ if TYPE_CHECKING:
 
 FILTER_FLAGS: Final = "filter_flags"
 """The options' attribute holding the filter flags given, as (keyword name, value) pairs."""
-_METAVARS: Final = {"timestamp": "TIME", "number": "NUMBER", "integer": "N"}
-_NOTES: Final = {"timestamp": ", an RFC 3339 time"}
 DESCRIPTION: Final = (
-    "Sent to the service, which keeps the records whose field equals the value (times in RFC "
-    "3339, e.g. 2024-05-01T12:00:00Z); repeat a flag for any of several values (--severity "
-    "high --severity critical)."
+    "Published filters, sent to the service, which keeps the records that match; each takes "
+    "one value."
+)
+NONE_PUBLISHED: Final = (
+    "The service publishes no filters for {segments} (only endpoints have any: --os-family, "
+    "--has-agent); send a query parameter it has and does not publish as is with --param "
+    "KEY=VALUE (it ignores one it does not know), or filter here with --where."
 )
 
 
@@ -64,23 +68,26 @@ def add_filter_flags(
     A filter several resources have is one flag; its choices are shown when they agree, and
     each resource's values are listed in its help when they do not.
     """
-    group = parser.add_argument_group(title, DESCRIPTION)
     having: dict[str, dict[str, Filter]] = {}
     for resource in resources:
         for name, spec in resource.filters.items():
             having.setdefault(name, {})[resource.segment] = spec
+    parser.set_defaults(**{FILTER_FLAGS: []})  # none given, or none published
+    bare = [resource.segment for resource in resources if not resource.filters]
+    said_none = NONE_PUBLISHED.format(segments=", ".join(bare)) if bare else ""
+    group = parser.add_argument_group(title, f"{DESCRIPTION} {said_none}" if having else said_none)
     for name, specs in having.items():
         first = next(iter(specs.values()))
         values = {segment: filter_choices(spec) for segment, spec in specs.items()}
         agreed = len(set(values.values())) == 1
         choices = first_choices = values[next(iter(values))]
-        said = f"only records with this {first.wire_name}{_NOTES.get(first.kind, '')}"
+        said = f"only records matching {first.wire_name}=VALUE"
         if not agreed:  # one flag, several enums: each resource's values
             choices = None
             said = "; ".join(f"{segment}: {', '.join(v or ())}" for segment, v in values.items())
         elif len(resources) > 1:
             said = f"{', '.join(specs)}: {said}"
-        metavar = "ID" if name.endswith("_id") else _METAVARS.get(first.kind, name.upper())
+        metavar = "ID" if name.endswith("_id") else name.upper()
         group.add_argument(
             filter_flag(name),
             action=_FilterFlag,

@@ -1,15 +1,19 @@
 """Reads the command line's resource names and its filters, `--filter k=v` and the filter
-flags (`--severity high`), and checks their values against the contract before any request."""
+flags (`--os-family macos`), and checks them against the published filters before any request.
+
+The service publishes two list filters, both of endpoints: `osFamily` (`macos`, `windows`,
+`linux`) and `hasAgent` (`true`, `false`), one value each. It publishes none for the other
+collections, and it ignores a query parameter it does not know (a misspelt filter would list
+everything), so any other filter is refused here; `--param KEY=VALUE` sends a parameter the
+service has and does not publish, unchecked.
+"""
 
 from __future__ import annotations
 
 import difflib
 import functools
 import inspect
-import math
-import re
-from collections.abc import Callable, Iterable
-from datetime import datetime
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from remedy_async import RESOURCES
@@ -64,9 +68,8 @@ def parse_filter(text: str) -> tuple[str, str]:
 
 
 def group_filters(pairs: Iterable[tuple[str, str]]) -> dict[str, str | list[str]]:
-    """Group filters by key: one value stays a string, a repeated key gives a list of values.
-
-    The list is sent as the key repeated (`severity=high&severity=critical`).
+    """Group query parameters by key: one value stays a string, a repeated key gives a list
+    of values, sent as the key repeated (`--param tag=a --param tag=b`: `tag=a&tag=b`).
     """
     grouped: dict[str, list[str]] = {}
     for key, value in pairs:
@@ -75,11 +78,10 @@ def group_filters(pairs: Iterable[tuple[str, str]]) -> dict[str, str | list[str]
 
 
 BOOLEANS: Final = ("true", "false")
-_INTEGER: Final = re.compile(r"^-?[0-9]+$")
 
 
 def filter_flag(name: str) -> str:
-    """The flag of a filter keyword: `cvss_score` -> `--cvss-score`."""
+    """The flag of a filter keyword: `os_family` -> `--os-family`."""
     return "--" + name.replace("_", "-")
 
 
@@ -90,41 +92,21 @@ def filter_choices(spec: Filter) -> tuple[str, ...] | None:
     return BOOLEANS if spec.kind == "boolean" else None
 
 
-def _is_time(text: str) -> bool:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return "T" in text.upper() and moment.tzinfo is not None
-
-
-def _is_number(text: str) -> bool:
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
-
-
-def _is_integer(text: str) -> bool:
-    return bool(_INTEGER.match(text))
-
-
-_KIND_CHECKS: Final[dict[str, tuple[Callable[[str], bool], str]]] = {
-    "integer": (_is_integer, "a whole number"),
-    "number": (_is_number, "a number"),
-    "timestamp": (_is_time, "an RFC 3339 time such as 2024-05-01T12:00:00Z"),
-}
-
-
 def value_problem(spec: Filter, value: str) -> str | None:
     """What is wrong with `value` for the filter, as the end of a sentence; None if nothing."""
     choices = filter_choices(spec)
-    if choices is not None:
-        return None if value in choices else f"is one of {', '.join(choices)}"
-    check = _KIND_CHECKS.get(spec.kind)
-    if check is None or check[0](value):
-        return None
-    return f"is {check[1]}"
+    if choices is not None and value not in choices:
+        return f"is one of {', '.join(choices)}"
+    return None
+
+
+def no_filters(resource: Resource[Any]) -> str:
+    """What to say of a resource without published filters: how to send the service's own."""
+    return (
+        f"the service publishes no filters for {resource.segment} (only endpoints have any: "
+        "osFamily and hasAgent); send a query parameter the service has and does not "
+        "publish as is with --param KEY=VALUE"
+    )
 
 
 def _named(resource: Resource[Any], key: str) -> str:
@@ -135,13 +117,16 @@ def _named(resource: Resource[Any], key: str) -> str:
         for spelling in (name, spec.wire_name, name.replace("_", "-"))
     }
     name = by_spelling.get(key)
+    if name is None and not by_spelling:
+        raise UsageError(f"--filter {key}: {no_filters(resource)}")
     if name is None:
         close = difflib.get_close_matches(key, list(by_spelling), n=2)
         hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
         known = ", ".join(spec.wire_name for spec in resource.filters.values())
         raise UsageError(
-            f"--filter {key}: {resource.segment} has no such filter{hint}; its filters are "
-            f"{known}; send another query parameter as is with --param {key}=VALUE"
+            f"--filter {key}: {resource.segment} has no such filter{hint}; its published "
+            f"filters are {known} (the service ignores a parameter it does not know); send "
+            f"another query parameter as is with --param {key}=VALUE"
         )
     return name
 
@@ -153,10 +138,15 @@ def _flag_named(resource: Resource[Any], name: str) -> str:
         return name
     flag = filter_flag(name)
     having = [each.segment for each in RESOURCES if name in each.filters]
+    published = (
+        f"its published filters are {', '.join(map(filter_flag, resource.filters))}"
+        if resource.filters
+        else no_filters(resource)
+    )
     raise UsageError(
         f"{flag}: {resource.segment} has no such filter (it is a filter of "
-        f"{', '.join(having)}); name the collections to export, e.g. export {having[0]} "
-        f"{flag} VALUE"
+        f"{', '.join(having)}; {published}); name the collections to export, e.g. export "
+        f"{having[0]} {flag} VALUE"
     )
 
 
@@ -177,12 +167,20 @@ def filter_pairs(
     """The filters as (keyword name, value): `--filter` pairs (a key spelt as on the wire,
     `endpointId`, or in snake_case), then the filter flags' (keyword name, value) pairs.
 
-    An unknown key or a value the contract does not allow is a usage error naming the flag.
+    An unknown key, a value the contract does not allow or a filter given twice (each takes
+    one value) is a usage error naming the flag.
     """
     named = [(_named(resource, key), value, f"--filter {key}={value}") for key, value in pairs]
     for name, value in flags:
         named.append((_flag_named(resource, name), value, f"{filter_flag(name)} {value}"))
+    given: dict[str, str] = {}
     for name, value, typed in named:
+        if name in given:
+            raise UsageError(
+                f"{typed}: {filter_flag(name)} was given already ({given[name]}); the "
+                f"service reads one value of {resource.filters[name].wire_name}"
+            )
+        given[name] = typed
         spec = resource.filters[name]
         problem = value_problem(spec, value)
         if problem is not None:

@@ -6,10 +6,15 @@ parquet (export only) one Parquet file per resource, of the fixed Arrow schema o
         `remedy_async.columnar`; written as an Arrow stream while the export runs (`_parquet`).
 csv     RFC 4180 quoting, rows ending in `\n` (as `cut`, `awk` and spreadsheets read them;
         RFC 4180's `\r\n` only where a resumed export began with it), with a fixed header per
-        resource: the model's wire fields in declaration order, then `extra`, a JSON object
-        of any keys the model does not know (empty when none). Nested values are compact
-        JSON, booleans `true`/`false`, absent values empty. The header does not depend on
-        the data, so pages and resumed exports line up.
+        resource: the model's published fields in declaration order, a nested object's fields
+        flattened to dotted columns (`operating_system.name`, `operating_system.family`, ...),
+        then `extra`, a JSON object of every key the model does not type, at any depth
+        (`{"severity": "high"}`; empty when none): every field of remediation targets and
+        findings but `id`, `created_at` and `updated_at` is there, since their schemas are
+        unpublished; `--fields` makes any of them a column of its own (`--fields
+        id,severity,cve_id`). Lists and objects are compact JSON, booleans `true`/`false`,
+        absent values empty. The header does not depend on the data, so pages and resumed
+        exports line up.
 
 Every encoder is pure: it returns bytes and never writes, so a caller can count and checkpoint
 exactly what it wrote.
@@ -35,14 +40,75 @@ EXTRA_COLUMN: Final = "extra"
 WireRecord = Mapping[str, Any]
 
 
+EXTRA_MARK: Final = "extra"
+"""The mark of a field not to be checked in a dotted path (`extra.severity`); see `_fields`."""
+
+
+def wire_keys(path: str) -> list[str]:
+    """The keys a dotted path follows in a wire record: the path without its `extra` mark."""
+    keys = path.split(".")
+    if EXTRA_MARK in keys:
+        keys.remove(EXTRA_MARK)
+    return keys
+
+
+def value_at(record: WireRecord, path: str) -> Any:
+    """The value at a dotted path, or None where the record has nothing there."""
+    value: Any = record
+    for key in wire_keys(path):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _flat_names(columns: Sequence[Any], above: str = "") -> list[str]:
+    names: list[str] = []
+    for column in columns:
+        name = f"{above}{column.name}"
+        if column.kind == "struct":
+            names += _flat_names(column.children, f"{name}.")
+        else:
+            names.append(name)
+    return names
+
+
 def wire_fields(resource: Resource[Any]) -> tuple[str, ...]:
-    """Return the wire names of a resource's model fields, in declaration order."""
-    return resource.wire_fields
+    """Return a resource's published fields as flat columns, in declaration order: a nested
+    object's fields as dotted names (`operating_system.family`)."""
+    from remedy_async._columnar._schema import model_columns  # noqa: PLC0415 - only for csv
+
+    return tuple(_flat_names(model_columns(resource.model)))
 
 
 def csv_columns(resource: Resource[Any]) -> tuple[str, ...]:
-    """Return the CSV header of a resource: its model's wire fields, then `extra`."""
+    """Return the CSV header of a resource: its published fields, flat, then `extra`."""
     return (*wire_fields(resource), EXTRA_COLUMN)
+
+
+Tree = dict[str, "Tree"]
+"""The keys columns hold, level by level (`{"operating_system": {"name": {}, ...}}`)."""
+
+
+def _tree(columns: Iterable[str]) -> Tree:
+    tree: Tree = {}
+    for column in columns:
+        place = tree
+        for key in wire_keys(column):
+            place = place.setdefault(key, {})
+    return tree
+
+
+def _unknown(record: WireRecord, tree: Tree) -> dict[str, Any]:
+    """The keys of a record (and of its nested objects) that no column holds, in their shape."""
+    extra = {key: value for key, value in record.items() if key not in tree}
+    for key, inner in tree.items():
+        value = record.get(key)
+        if inner and isinstance(value, Mapping):
+            found = _unknown(value, inner)
+            if found:
+                extra[key] = found
+    return extra
 
 
 def csv_cell(value: object) -> str:
@@ -54,13 +120,21 @@ def csv_cell(value: object) -> str:
     return orjson.dumps(value).decode()
 
 
-def csv_row(record: WireRecord, columns: Sequence[str]) -> list[str]:
-    """Flatten a record to the cells of `columns`; keys outside them go to the extra column."""
-    known = set(columns)
-    extra = {key: value for key, value in record.items() if key not in known}
-    cells = [csv_cell(record.get(column)) if column != EXTRA_COLUMN else "" for column in columns]
-    if EXTRA_COLUMN in known and extra:
-        cells[columns.index(EXTRA_COLUMN)] = csv_cell(extra)
+def cell_value(record: WireRecord, column: str) -> Any:
+    """A column's value in a record: the key itself (a record cut by `--fields` is keyed by
+    dotted paths), else the value at the dotted path."""
+    if column in record:
+        return record[column]
+    return value_at(record, column) if "." in column else None
+
+
+def csv_row(record: WireRecord, columns: Sequence[str], tree: Tree | None = None) -> list[str]:
+    """Flatten a record to the cells of `columns`; keys no column holds, at any depth, go to
+    the extra column (`tree`: the columns' keys, computed when not given)."""
+    cells = [csv_cell(cell_value(record, column)) for column in columns]
+    if EXTRA_COLUMN in columns:
+        extra = _unknown(record, _tree(columns) if tree is None else tree)
+        cells[columns.index(EXTRA_COLUMN)] = csv_cell(extra) if extra else ""
     return cells
 
 
@@ -135,6 +209,7 @@ class CsvEncoder:
     def __init__(self, columns: Sequence[str], line_end: LineEnd = LINE_END) -> None:
         self.columns = tuple(columns)
         self.line_end = line_end
+        self._tree = _tree(column for column in self.columns if column != EXTRA_COLUMN)
 
     def _rows(self, rows: Iterable[Sequence[str]]) -> bytes:
         # The writer ends rows in \r\n so that it quotes a cell holding either character (with
@@ -152,7 +227,7 @@ class CsvEncoder:
 
     def records(self, records: Iterable[WireRecord]) -> bytes:
         """One row per record."""
-        return self._rows(csv_row(record, self.columns) for record in records)
+        return self._rows(csv_row(record, self.columns, self._tree) for record in records)
 
     def end(self) -> bytes:
         """Nothing: CSV has no footer."""
@@ -183,18 +258,33 @@ def encoder_for(name: str, resource: Resource[Any]) -> Encoder:
 
 
 TABLE_COLUMNS: Final[Mapping[str, tuple[str, ...]]] = {
-    "endpoints": ("id", "hostname", "os", "status", "agentVersion", "lastSeenAt"),
-    "remediation-targets": ("id", "endpointId", "action", "status", "attempts", "updatedAt"),
-    "scopes": ("id", "name", "enabled", "createdAt", "updatedAt"),
-    "vulnerability-findings": ("id", "endpointId", "cveId", "severity", "cvssScore", "status"),
+    "endpoints": ("id", "hostname", "operating_system.name", "agent_version", "updated_at"),
+    "scopes": ("id", "name", "status", "description"),
 }
-"""What the human-readable table shows of each resource (csv and json show everything)."""
+"""What the human-readable table shows of the resources with a published schema (csv and json
+show everything)."""
+
+TABLE_EXTRA_COLUMNS: Final = 4
+"""How many of the first records' other fields the table of a resource with an unpublished
+schema shows (remediation targets, findings), between `id` and `updated_at`."""
+
+
+def table_columns(resource: Resource[Any], records: Sequence[WireRecord]) -> tuple[str, ...]:
+    """The table's columns: the chosen published fields; for a resource whose schema is
+    unpublished, `id`, the first fields the first records have beyond the typed ones, in the
+    order they come (`endpoint_id`, `type`, `name`, ...), and `updated_at`."""
+    chosen = TABLE_COLUMNS.get(resource.segment)
+    if chosen is not None:
+        return chosen
+    typed = set(resource.wire_fields)
+    seen: dict[str, None] = {}
+    for record in records:
+        seen.update(dict.fromkeys(key for key in record if key not in typed))
+    return ("id", *list(seen)[:TABLE_EXTRA_COLUMNS], "updated_at")
 
 
 def table_cell(value: object) -> str:
-    """Return a value as table text: an operating system or package as its words."""
-    if isinstance(value, Mapping) and value and all(isinstance(v, str) for v in value.values()):
-        return " ".join(str(part) for part in value.values())
+    """Return a value as table text: a list of words as words, anything else as CSV does."""
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return ", ".join(value)
     return csv_cell(value)

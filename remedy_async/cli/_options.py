@@ -250,8 +250,9 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="server-side filter (KEY as on the wire or in snake_case), repeatable; a repeated "
-        "key sends several values (default: none)",
+        help="a published server-side filter, checked here (KEY as on the wire, osFamily, or "
+        "in snake_case, os_family; one value each): only endpoints have any, osFamily and "
+        "hasAgent, also given as --os-family and --has-agent (default: none)",
     )
     add(
         add_argument,
@@ -260,8 +261,8 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a query parameter sent as is, unchecked (a filter the service has and the "
-        "contract lacks), repeatable (default: none)",
+        help="a query parameter sent as is, unchecked (a filter the service has and does not "
+        "publish: it ignores one it does not know), repeatable (default: none)",
     )
     add(
         add_argument,
@@ -271,10 +272,12 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
         default=[],
         metavar="CONDITION",
         help="keep only records meeting it, checked here after fetching, repeatable (all must "
-        "hold): 'cvssScore>=7', 'package.name=openssl', 'severity in (critical,high)', "
-        "'status not in (resolved)'. PATH is a field of the records (an unknown one is an "
-        "error); mark one outside the contract as extra.NAME: 'extra.riskScore>=50' "
-        "(default: every record)",
+        "hold): 'operating_system.family=macos', 'severity in (critical,high)', "
+        "'cvss_score>=7', 'agent_id=null'. PATH is a published field, or a field the records "
+        "carry beside them (every field of targets and findings but id, created_at and "
+        "updated_at), checked against the first page; a name no record has is an error; "
+        "extra.NAME skips that check, for a field only some records have (default: every "
+        "record)",
     )
 
 
@@ -301,8 +304,9 @@ def add_fields(add_argument: Adder, add: Adder) -> None:
         add_argument,
         "--fields",
         metavar="PATHS",
-        help="keep only these fields, comma-separated dotted paths: id,hostname,os.family "
-        "(csv and table get one column each) (default: every field)",
+        help="keep only these fields, comma-separated dotted paths, published or not: "
+        "id,hostname,operating_system.family or id,severity,cve_id (csv and table get one "
+        "column each) (default: every field)",
     )
 
 

@@ -58,7 +58,7 @@ class ParquetBeside:
     """Writes one resource's Parquet file as its batches arrive, a row group per batch.
 
     `start` replays the batches a resumed export's stream holds; `add` writes a batch (Arrow
-    encodes a page of 1000 findings in well under a millisecond, so this runs in the event
+    encodes a page of 100 findings in well under a millisecond, so this runs in the event
     loop's thread: a writer thread would spend more on handing the GIL back and forth);
     `finish` closes the file durably and renames it; `abandon` removes it.
     """

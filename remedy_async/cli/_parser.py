@@ -66,7 +66,7 @@ def _add_api_arguments(api: argparse.ArgumentParser) -> None:
     )
     api.add_argument(
         "path",
-        help="a path starting with /, appended to the base URL, e.g. /v1/scopes/sc-00000001",
+        help="a path starting with /, appended to the base URL, e.g. /v1/scopes/SCOPE_ID",
     )
     api.add_argument(
         "--field",
@@ -142,9 +142,10 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     export.add_argument(
         "--page-size",
         type=whole(1),
-        default=1000,
+        default=100,
         metavar="N",
-        help="records per page request (default: %(default)s)",
+        help="records per page request, at most 100, the most the service serves (default: "
+        "%(default)s)",
     )
     add_concurrency(export.add_argument, plain)
     again = export.add_mutually_exclusive_group()

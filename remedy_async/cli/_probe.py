@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from remedy_async import ProbeReport, RemedyClient, probe
+from remedy_async._wire._naming import CONTRACT_NAMING
 
 from ._checkpoint import replace_file
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
@@ -17,6 +18,10 @@ from ._filters import resource_named
 from ._options import BASE_URL_ENV, TOKEN_ENV
 from ._settings import client_settings, config_file, profile
 from ._terminal import Terminal
+
+CONTRACT_PAGING = "offset"
+"""The paging convention the published contract documents (`limit`/`offset` in; `data`,
+`total`, `limit`, `offset` out)."""
 
 FOUND_BY_PROBING = ("paginator", "paginators", "naming", "namings")
 """Client settings the probe finds out, so a --config profile's are set aside."""
@@ -100,9 +105,9 @@ def render_text(report: ProbeReport) -> str:
         rows.append(
             (
                 resource_named(found.resource).segment,
-                found.convention or "?",
+                _contract(found.convention, CONTRACT_PAGING),
                 found.items_path or "?",
-                found.naming or "?",
+                _contract(found.naming, CONTRACT_NAMING),
                 "ok" if found.fetched_by_id else "-" if found.sample_id is None else "failed",
                 f"{found.missing_status or '?'} {found.error_shape or ''}".strip(),
             )
@@ -130,6 +135,13 @@ def render_text(report: ProbeReport) -> str:
             f"  {event.kind} {event.method} {event.url} -> {event.status}{took}{said}{request_id}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _contract(found: str | None, contract: str) -> str:
+    """A paging convention or naming as the report shows it: the contract's is said to be."""
+    if found is None:
+        return "?"
+    return f"{found} (the contract's)" if found == contract else found
 
 
 def _check_writable(path: Path) -> None:

@@ -8,8 +8,10 @@ from contextlib import AbstractContextManager, aclosing
 from typing import Any, TextIO
 
 from remedy_async import Pager, ResourceCollection, to_wire
+from remedy_async._wire._naming import CONTRACT_NAMING
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe, in_flags
+from ._fields import SeenCheck, parse_fields
 from ._filters import group_filters, resource_filters
 from ._meters import Meter, Meters
 from ._output import output
@@ -17,7 +19,15 @@ from ._progress import Say, progress
 from ._settings import open_client
 from ._sinks import Sink
 from ._terminal import Terminal
-from ._where import Condition, check_conditions, keep
+from ._where import Condition, check_conditions, keep, where_paths
+
+
+def seen_check(options: argparse.Namespace, where: Sequence[Condition] = ()) -> SeenCheck:
+    """The check of the `--fields` and `--where` paths that the records must show."""
+    resource = options.resource
+    fields = parse_fields(options.fields, resource) if options.fields else ()
+    given = [(path, f"--fields {path}") for path in fields]
+    return SeenCheck(resource, [*given, *where_paths(where)])
 
 
 async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
@@ -28,6 +38,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     """
     resource = options.resource
     check_conditions(resource, options.where)
+    seen = seen_check(options, options.where)
     meters = Meters(terminal.clock)
     async with open_client(options, terminal.env, [meters.on_event]) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
@@ -50,7 +61,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
             output(options, resource, terminal.stdout, stdout_tty=terminal.stdout_tty) as sink,
         ):
             try:
-                await _write_pages(pager, sink, meter, options.where, options.max_items)
+                await _write_pages(pager, sink, meter, options.where, options.max_items, seen)
             finally:
                 meter.finish()
     return EXIT_OK
@@ -71,15 +82,19 @@ async def _write_pages(
     meter: Meter,
     where: Sequence[Condition],
     max_items: int | None,
+    seen: SeenCheck,
 ) -> None:
     """Write the records of each page meeting `where` until `max_items` are written; the meter
-    counts the records fetched, and learns the list's size when a page announces it."""
+    counts the records fetched, and learns the list's size when a page announces it. Records
+    are written in the contract's spelling (snake_case), whatever the service's; `seen`
+    checks the first records for the fields the paths name beyond the published ones."""
     if max_items == 0:
         return
     written = 0
     async with aclosing(pager.pages()) as pages:
         async for page in pages:
-            records = [to_wire(record, "camel") for record in page.items]
+            records = [to_wire(record, CONTRACT_NAMING) for record in page.items]
+            seen.check(records)
             kept = keep(records, where) if where else records
             if max_items is not None:
                 kept = kept[: max_items - written]
@@ -118,6 +133,7 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
     line on stderr; the others are still written, and the status is 1 at the end.
     """
     resource = options.resource
+    seen = seen_check(options)
     ids = _stdin_ids(terminal.stdin) if options.ids == ["-"] else options.ids
     meters = Meters(terminal.clock)
     failures = 0
@@ -131,7 +147,9 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
             try:
                 async for result in collection.get_many(ids, concurrency=options.concurrency):
                     if result.error is None:
-                        sink.write([to_wire(result.value, "camel")])
+                        record = to_wire(result.value, CONTRACT_NAMING)
+                        seen.check([record])
+                        sink.write([record])
                         meter.add(1, pages=0)
                     else:
                         failures += 1

@@ -17,10 +17,10 @@ from remedy_async import Resource
 
 from ._checkpoint import Selection
 from ._errors import UsageError
-from ._fields import parse_fields, select
+from ._fields import SeenCheck, parse_fields, select
 from ._filters import filter_flag, filter_pairs
 from ._formats import LINE_END, CsvEncoder, Encoder, LineEnd, WireRecord, csv_columns, encoder_for
-from ._where import check_conditions, keep, parse_where
+from ._where import check_conditions, keep, parse_where, where_paths
 
 
 def export_encoder(
@@ -90,12 +90,20 @@ def kept(segment: str, started: Selection, given: Selection) -> Selection:
     return started
 
 
-def cutter(chosen: Selection, file_format: str) -> Callable[[list[WireRecord]], list[WireRecord]]:
-    """What of each page goes to the file: the records meeting --where, cut to --fields."""
+def cutter(
+    chosen: Selection, file_format: str, resource: Resource[Any]
+) -> Callable[[list[WireRecord]], list[WireRecord]]:
+    """What of each page goes to the file: the records meeting --where, cut to --fields. The
+    first page holding records is checked for the fields the paths name beyond the published
+    ones (`SeenCheck`): one that none of its records has stops the export (a usage error)
+    before anything of it is written."""
     conditions = [parse_where(text) for text in chosen.where]
     flatten = file_format == "csv"
+    fields = [(path, f"--fields {path}") for path in chosen.fields]
+    seen = SeenCheck(resource, [*fields, *where_paths(conditions)])
 
     def cut(records: list[WireRecord]) -> list[WireRecord]:
+        seen.check(records)
         meeting = keep(records, conditions) if conditions else records
         return select(meeting, chosen.fields, flatten=flatten) if chosen.fields else meeting
 

@@ -10,13 +10,14 @@ from typing import Any, BinaryIO, Protocol
 from remedy_async import Resource
 
 from ._formats import (
-    TABLE_COLUMNS,
     CsvEncoder,
     Encoder,
     FormatName,
     WireRecord,
+    cell_value,
     encoder_for,
     table_cell,
+    table_columns,
 )
 
 
@@ -72,8 +73,9 @@ class StreamSink:
 
 
 class TableSink:
-    """Writes a human-readable table as the records arrive: column widths are set from the
-    first batch to fit `width` characters, and longer cells are cut with `…`."""
+    """Writes a human-readable table as the records arrive: its columns (unless given) and
+    their widths are set from the first batch (`table_columns`), to fit `width` characters;
+    longer cells are cut with `…`."""
 
     def __init__(
         self,
@@ -82,7 +84,8 @@ class TableSink:
         columns: Sequence[str] | None = None,
         width: int = 100,
     ) -> None:
-        self._columns = tuple(columns or TABLE_COLUMNS[resource.segment])
+        self._resource = resource
+        self._columns = tuple(columns or ())
         self._stream = stream
         self._width = width
         self._widths: list[int] | None = None
@@ -90,7 +93,12 @@ class TableSink:
 
     def write(self, records: Sequence[WireRecord]) -> None:
         """Write each record as a row (the header first, sized by this first batch)."""
-        rows = [[table_cell(record.get(column)) for column in self._columns] for record in records]
+        if not self._columns:
+            self._columns = table_columns(self._resource, records)
+        columns = self._columns
+        rows = [
+            [table_cell(cell_value(record, column)) for column in columns] for record in records
+        ]
         lines = []
         if self._widths is None:
             self._widths = fit_widths(self._columns, rows, self._width)
@@ -121,15 +129,28 @@ class TableSink:
 
 def fit_widths(columns: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[int]:
     """Column widths for `width` characters (two between columns): each column as wide as its
-    header and the sample's widest cell, the widest ones narrowed first until the row fits."""
+    header and the sample's widest cell, narrowed until the row fits: first the columns after
+    the first (the id, to copy whole), widest first, down to their header; then any, widest
+    first, down to `MIN_COLUMN`."""
     widths = [
         max([len(column), *(len(" ".join(row[index].split())) for row in rows)])
         for index, column in enumerate(columns)
     ]
     room = width - 2 * (len(columns) - 1)
-    while sum(widths) > room and max(widths) > MIN_COLUMN:
-        widest = widths.index(max(widths))
-        widths[widest] -= max(1, min(widths[widest] - MIN_COLUMN, sum(widths) - room))
+    headers = [0, *(max(MIN_COLUMN, len(column)) for column in columns[1:])]
+    for floors in (headers, [MIN_COLUMN] * len(columns)):
+        while sum(widths) > room:
+            slack = [
+                w - floor if index or floors is not headers else 0
+                for index, (w, floor) in enumerate(zip(widths, floors, strict=True))
+            ]
+            if max(slack) <= 0:
+                break
+            widest = max(
+                (index for index, give in enumerate(slack) if give > 0),
+                key=lambda index: widths[index],
+            )
+            widths[widest] -= max(1, min(slack[widest], sum(widths) - room))
     return widths
 
 

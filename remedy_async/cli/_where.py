@@ -1,12 +1,13 @@
-"""`--where 'severity in (critical,high)' --where 'cvssScore>=7'`: client-side record filters.
+"""`--where 'severity in (critical,high)' --where 'cvss_score>=7'`: client-side record filters.
 
-A condition is `PATH OP VALUE`: PATH a dotted path into the wire record (`os.family`), OP one
-of `= != < <= > >=`, or `in (A,B)` / `not in (A,B)`. PATH is a field of the collection's
-records, checked level by level before any request (`extra.NAME` for a field outside the
-contract, see `_fields`). Values compare as the record's value does: numbers as numbers,
-booleans as `true`/`false`, `null` as a missing or null value, anything else as text (ISO
-timestamps order correctly as text). Parsed by a regular expression, never `eval`. Several
-`--where` must all hold.
+A condition is `PATH OP VALUE`: PATH a dotted path into the wire record
+(`operating_system.family`), OP one of `= != < <= > >=`, or `in (A,B)` / `not in (A,B)`. PATH
+is a published field of the collection's records, checked level by level before any request,
+or a field the model keeps in `extra` (`severity` of a finding), checked against the first
+records listed (`extra.NAME` skips that check; see `_fields`). Values compare as the record's
+value does: numbers as numbers, booleans as `true`/`false`, `null` as a missing or null value,
+anything else as text (ISO timestamps order correctly as text). Parsed by a regular
+expression, never `eval`. Several `--where` must all hold.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Condition:
 
     @property
     def text(self) -> str:
-        """The condition as `--where` takes it, spelt one way (`cvssScore>=7`, `a in (x,y)`)."""
+        """The condition as `--where` takes it, spelt one way (`cvss_score>=7`, `a in (x,y)`)."""
         if self.op in ("in", "not in"):
             return f"{self.path} {self.op} ({','.join(self.values)})"
         return f"{self.path}{self.op}{self.values[0]}"
@@ -76,7 +77,7 @@ def parse_where(text: str) -> Condition:
     if found is None:
         raise UsageError(
             f"--where {text!r}: write PATH OP VALUE (OP one of = != < <= > >=) or "
-            "PATH in (A,B) / PATH not in (A,B), e.g. --where 'cvssScore>=7'"
+            "PATH in (A,B) / PATH not in (A,B), e.g. --where 'cvss_score>=7'"
         )
     if found["choices"] is not None:
         values = tuple(part.strip() for part in found["choices"].split(",") if part.strip())
@@ -87,11 +88,17 @@ def parse_where(text: str) -> Condition:
     return Condition(found["path"], found["op"], (found["value"].strip(),))
 
 
+def where_paths(conditions: Sequence[Condition]) -> list[tuple[str, str]]:
+    """Each condition's path, with the flag as typed (for `SeenCheck`'s messages)."""
+    return [(condition.path, f"--where {condition.text}") for condition in conditions]
+
+
 def check_conditions(resource: Resource[Any], conditions: Sequence[Condition]) -> None:
-    """Check that each condition's path is a field of the resource's records (`extra.NAME`
-    for one outside the contract); a usage error names the closest fields otherwise."""
-    for condition in conditions:
-        check_path(resource, condition.path, f"--where {condition.text}")
+    """Check each condition's path against the resource's model before any request: a typo of
+    a published field is a usage error naming it (fields kept in `extra` are checked against
+    the records, by `SeenCheck`)."""
+    for path, given in where_paths(conditions):
+        check_path(resource, path, given)
 
 
 def keep(records: Sequence[WireRecord], conditions: Sequence[Condition]) -> list[WireRecord]:

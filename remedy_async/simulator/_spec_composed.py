@@ -73,7 +73,7 @@ def _place(c: Composition) -> tuple[str, dict[str, Any]]:
         return f"The id of the last record of the previous page{first}", _STRING
     what = "the token in the URL the previous page gave" if c.follow == "url" else "the token"
     text = f"The opaque cursor: {what} at {_where(c.next)}{first}"
-    return f"{text} One this server did not issue for this list is `400 invalid_cursor`.", _STRING
+    return f"{text} One this server did not issue for this list is a 400.", _STRING
 
 
 def _integer(start: int) -> dict[str, Any]:

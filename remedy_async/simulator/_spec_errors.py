@@ -2,7 +2,8 @@
 
 The schema is read off an error rendered by the shape's own renderer (`_error_shapes.SHAPES`),
 so the document and the bodies cannot drift apart: every object's keys are required, every
-value typed as the sample's (a text or HTML body is a string).
+value typed as the sample's (a text or HTML body is a string). The published shape,
+`{"error": "<message>"}`, is `openapi.yaml`'s own (`PUBLISHED_ERROR_FORMAT`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Final
 import orjson
 
 from ._error_shapes import SHAPES
-from ._responses import ApiError
+from ._responses import JSON, ApiError
 
 SAMPLE: Final = ApiError(404, "not_found", "no endpoint with id 'x'", location=("path", "id"))
 """The error the schemas are read from (one with a location, so FastAPI's `loc` has items)."""
@@ -39,6 +40,20 @@ def schema_of(value: Any) -> dict[str, Any]:
     if value is None:
         return {"type": "null"}
     return {"type": next(name for kind, name in _TYPES if isinstance(value, kind))}
+
+
+def _published_format() -> str:
+    """The shape whose bodies are the published `{"error": "<message>"}`."""
+    for name, (content_type, render) in SHAPES.items():
+        if content_type.split(";")[0].strip() == JSON and orjson.loads(render(SAMPLE)) == {
+            "error": SAMPLE.message
+        }:
+            return name
+    raise LookupError("no error shape writes the published {'error': message}")  # pragma: no cover
+
+
+PUBLISHED_ERROR_FORMAT: Final = _published_format()
+"""The name of the error shape the service publishes (`{"error": "<message>"}`)."""
 
 
 def error_content(error_format: str) -> tuple[str, dict[str, Any]]:

@@ -14,7 +14,6 @@ from typing import Any, Final
 from remedy_async import Convention
 
 from ._layout import PageLayout
-from ._naming import spelled
 from ._positions import MAX_POSITION, reading
 
 JSON_POINTER_ESCAPES: Final = (("~", "~0"), ("/", "~1"))
@@ -22,6 +21,24 @@ LINK_DESCRIPTION: Final = "The first listed record, fetched back by its id."
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _TOKENS: Final = frozenset({"cursor", "url", "keyset", "page-token"})
 """Readings whose next-page value is a string (a token, URL or id) rather than a number."""
+
+
+def simulated(what: str) -> dict[str, str]:
+    """The marker of a part a simulator run rewrote: `x-contract: simulated` and what the run
+    does instead of the published contract (`x-simulated`)."""
+    return {"x-contract": "simulated", "x-simulated": what}
+
+
+def respelled(key: str, naming: str) -> str:
+    """A snake_case key (as the contract spells record keys) as `naming` spells it:
+    `mac_address` -> `macAddress` (camel), `MacAddress` (pascal), `mac-address` (kebab)."""
+    words = key.split("_")
+    if naming == "snake":
+        return key
+    if naming == "kebab":
+        return "-".join(words)
+    capitalised = "".join(word[:1].upper() + word[1:] for word in words)
+    return capitalised if naming == "pascal" else words[0] + capitalised[len(words[0]) :]
 
 
 def component_name(parameter: str) -> str:
@@ -67,7 +84,7 @@ def _place(convention: Convention) -> tuple[str, dict[str, Any]]:
         return f"The page number, from {start} (default {start}).", _position(start)
     if how == "keyset":
         text = f"The id of the last record of the previous page{first}"
-        return f"{text} An id that is not in this list is `400 invalid_parameter`.", _STRING
+        return f"{text} An id that is not in this list is a 422.", _STRING
     if how == "url":
         text = f"The opaque token of the previous page's next URL (follow it as given){first}"
     else:
@@ -77,7 +94,7 @@ def _place(convention: Convention) -> tuple[str, dict[str, Any]]:
             else f"its `{convention.next_header}` header"
         )
         text = f"The token the previous page gave at {where}{first}"
-    return f"{text} One this server did not issue for this list is `400 invalid_cursor`.", _STRING
+    return f"{text} One this server did not issue for this list is a 400.", _STRING
 
 
 _STRING: Final = {"type": "string"}
@@ -169,7 +186,7 @@ def first_record_link(
 ) -> dict[str, Any]:
     """The OpenAPI link from a page whose records are at `items` to the get of its first
     record (`$response.body#/.../0/id`)."""
-    path = (*items, "0", spelled("id", naming))
+    path = (*items, "0", respelled("id", naming))
     pointer = "".join("/" + _escaped(key) for key in path)
     return {
         "operationId": operation_id,

@@ -1,5 +1,6 @@
-"""A small service a test fully controls: one cursor-paged collection of endpoints, whose
-records, key spelling, failing pages and page size the test sets between and during passes."""
+"""A small service a test fully controls: one cursor-paged collection of endpoints in the
+published shape (snake_case, UUID ids, `{"error": "..."}` bodies), whose records, key spelling,
+failing pages and page size the test sets between and during passes."""
 
 from __future__ import annotations
 
@@ -17,20 +18,37 @@ from tests.loopback import serve_app
 Record = dict[str, Any]
 
 
+def eid(number: int) -> str:
+    """The id of endpoint `number`: a UUID whose last group is the number, so ids sort as
+    numbers."""
+    return f"00000000-0000-4000-8000-{number:012d}"
+
+
 def endpoint(number: int, **fields: Any) -> Record:
-    """An endpoint record with id `ep-<number>` (zero-padded, so ids sort as numbers)."""
-    return {"id": f"ep-{number:04d}", "hostname": f"host-{number}", "status": "online", **fields}
+    """A published endpoint record (snake_case, every published field) with id `eid(number)`."""
+    return {
+        "id": eid(number),
+        "hostname": f"host-{number}",
+        "ip": f"10.0.0.{number % 250}",
+        "mac_address": None,
+        "operating_system": {"name": "macOS", "family": "macos", "version": "14.4"},
+        "agent_id": None,
+        "agent_version": "2.1.0",
+        "created_at": "2024-05-01T00:00:00Z",
+        "updated_at": "2024-05-01T00:00:00Z",
+        **fields,
+    }
 
 
-def snake(record: Any) -> Any:
-    """A record with every key respelled in snake_case."""
+def camel(record: Any) -> Any:
+    """A record with every key respelled in camelCase (a service drifting from snake_case)."""
     if isinstance(record, dict):
         return {
-            re.sub(r"([A-Z])", lambda m: "_" + m[1].lower(), key): snake(value)
+            re.sub(r"_([a-z0-9])", lambda m: m[1].upper(), key): camel(value)
             for key, value in record.items()
         }
     if isinstance(record, list):
-        return [snake(item) for item in record]
+        return [camel(item) for item in record]
     return record
 
 
@@ -74,8 +92,8 @@ class Service:
         self.requests.append(query)
         position = int(query.get("cursor", "0"))
         if position in self.fail_at or (self.refuse_cursors and "cursor" in query):
-            status, code = (400, "invalid_cursor") if self.refuse_cursors else (503, "busy")
-            body = orjson.dumps({"error": {"code": code, "message": code}})
+            status, said = (400, "Invalid cursor.") if self.refuse_cursors else (503, "Busy.")
+            body = orjson.dumps({"error": said})
             return web.Response(status=status, body=body, content_type="application/json")
         if self.before_page is not None:
             self.before_page(position)
@@ -96,10 +114,10 @@ class Service:
         record_id = request.match_info["id"]
         self.gets.append(record_id)
         if self.fail_gets:
-            return web.json_response({"error": {"code": "busy", "message": "busy"}}, status=503)
+            return web.json_response({"error": "Busy."}, status=503)
         record = self.records.get(record_id)
         if record is None:
-            return web.json_response({"error": {"code": "nf", "message": "no"}}, status=404)
+            return web.json_response({"error": "Endpoint not found."}, status=404)
         return web.json_response(self.shape(record))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from remedy_async import (
@@ -19,7 +20,7 @@ from remedy_async import (
     RemedyClient,
     ServerError,
 )
-from tests.changes.service import Service, endpoint, running, snake
+from tests.changes.service import Service, camel, eid, endpoint, running
 
 ADDED, MODIFIED, REMOVED = ChangeKind.ADDED, ChangeKind.MODIFIED, ChangeKind.REMOVED
 
@@ -42,7 +43,7 @@ async def test_a_first_pass_reports_every_record_as_added(service: Service, tmp_
     """On an empty state every listed record is added, as a typed record, in list order."""
     async with running(service) as client:
         changes = await one_pass(client, tmp_path / "s.db")
-    assert kinds(changes) == [("added", f"ep-{n:04d}") for n in range(1, 8)]
+    assert kinds(changes) == [("added", eid(n)) for n in range(1, 8)]
     assert all(isinstance(change.record, Endpoint) for change in changes)
     assert {change.pass_number for change in changes} == {1}
 
@@ -60,35 +61,36 @@ async def test_an_unchanged_collection_reports_nothing(service: Service, tmp_pat
 async def test_key_order_and_key_spelling_are_no_modification(
     service: Service, tmp_path: Path
 ) -> None:
-    """Records served with their keys reversed, then in snake_case, are not modified."""
+    """Records served with their keys reversed, then in camelCase, are not modified."""
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db")
         service.shape = lambda record: dict(reversed(record.items()))
         assert await one_pass(client, tmp_path / "s.db") == []
-    service.shape = snake
-    service.put(endpoint(3, lastSeenAt="2024-06-01T00:00:00Z"))
+    service.shape = camel
+    service.put(endpoint(3, updated_at="2024-06-01T00:00:00Z"))
     async with running(service) as client:
-        with pytest.warns(ContractDriftWarning, match="snake"):  # the typed reader notices
+        with pytest.warns(ContractDriftWarning, match="camel"):  # the typed reader notices
             changes = await one_pass(client, tmp_path / "s.db")
-    assert [(c.kind, c.id, c.changed) for c in changes] == [(MODIFIED, "ep-0003", ("lastSeenAt",))]
+    assert [(c.kind, c.id, c.changed) for c in changes] == [(MODIFIED, eid(3), ("updated_at",))]
 
 
 async def test_a_modification_names_the_fields_that_changed(
     service: Service, tmp_path: Path
 ) -> None:
-    """A record whose status changed and which gained a field is modified in those fields."""
+    """A record whose agent version changed and which gained a field is modified in those
+    fields, named in snake_case."""
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db")
-        service.put(endpoint(4, status="offline", riskScore=7))
+        service.put(endpoint(4, agent_version="2.2.0", risk_score=7))
         changes = await one_pass(client, tmp_path / "s.db")
     [change] = changes
     assert (change.kind, change.id, change.changed) == (
         MODIFIED,
-        "ep-0004",
-        ("riskScore", "status"),
+        eid(4),
+        ("agent_version", "risk_score"),
     )
     assert change.record is not None
-    assert change.record.extra == {"riskScore": 7}
+    assert change.record.extra == {"risk_score": 7}
     assert change.previous is None  # the state keeps no records by default
 
 
@@ -98,12 +100,12 @@ async def test_a_state_that_keeps_records_gives_the_previous_one(
     """With keep_records, a modification and a removal carry the record as it was."""
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db", keep_records=True)
-        service.put(endpoint(2, status="offline"))
-        service.drop("ep-0005")
+        service.put(endpoint(2, agent_version="2.2.0"))
+        service.drop(eid(5))
         changes = await one_pass(client, tmp_path / "s.db")
     modified, removed = changes
     assert modified.previous is not None
-    assert modified.previous.status == "online"
+    assert modified.previous.agent_version == "2.1.0"
     assert removed.kind is REMOVED
     assert removed.previous is not None
     assert removed.previous.hostname == "host-5"
@@ -113,10 +115,10 @@ async def test_removals_follow_a_complete_list(service: Service, tmp_path: Path)
     """Records no longer listed are removed after the pass's other changes, by id."""
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db")
-        service.drop("ep-0002", "ep-0006")
+        service.drop(eid(2), eid(6))
         service.put(endpoint(9))
         changes = await one_pass(client, tmp_path / "s.db")
-    assert kinds(changes) == [("added", "ep-0009"), ("removed", "ep-0002"), ("removed", "ep-0006")]
+    assert kinds(changes) == [("added", eid(9)), ("removed", eid(2)), ("removed", eid(6))]
     assert changes[1].record is None
 
 
@@ -127,8 +129,8 @@ async def test_a_failed_pass_reports_no_removal_and_the_next_continues_it(
     token (not from the start) and then reports the removal."""
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db")
-        service.drop("ep-0001")
-        service.put(endpoint(7, status="offline"))
+        service.drop(eid(1))
+        service.put(endpoint(7, agent_version="2.2.0"))
         service.fail_at = {3}
         feed = client.endpoints.changes(tmp_path / "s.db")
         seen: list[Change[Any]] = []
@@ -141,7 +143,7 @@ async def test_a_failed_pass_reports_no_removal_and_the_next_continues_it(
         service.fail_at = set()
         service.requests.clear()
         changes = await one_pass(client, tmp_path / "s.db")
-    assert kinds(changes) == [("modified", "ep-0007"), ("removed", "ep-0001")]
+    assert kinds(changes) == [("modified", eid(7)), ("removed", eid(1))]
     assert service.requests[0].get("cursor") == "3"
 
 
@@ -149,39 +151,39 @@ async def test_a_change_not_taken_is_delivered_again(service: Service, tmp_path:
     """Leaving a pass before asking past a page's last change re-delivers that page."""
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db")
-        service.put(endpoint(1, status="offline"), endpoint(2, status="offline"))
+        service.put(endpoint(1, agent_version="2.2.0"), endpoint(2, agent_version="2.2.0"))
         async for change in client.endpoints.changes(tmp_path / "s.db"):
-            assert change.id == "ep-0001"
+            assert change.id == eid(1)
             break
         again = await one_pass(client, tmp_path / "s.db")
-    assert kinds(again) == [("modified", "ep-0001"), ("modified", "ep-0002")]
+    assert kinds(again) == [("modified", eid(1)), ("modified", eid(2))]
 
 
 async def test_a_batch_is_committed_when_the_next_is_asked_for(
     service: Service, tmp_path: Path
 ) -> None:
     """Once the batch after a page's changes is asked for, they are not delivered again."""
-    service.put(endpoint(1, status="offline"), endpoint(5, status="offline"))
+    service.put(endpoint(1, agent_version="2.2.0"), endpoint(5, agent_version="2.2.0"))
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db")
-        service.put(endpoint(1, status="busy"), endpoint(5, status="busy"))
+        service.put(endpoint(1, agent_version="2.3.0"), endpoint(5, agent_version="2.3.0"))
         batches = client.endpoints.changes(tmp_path / "s.db").batches()
         first = await anext(batches)
         second = await anext(batches)
         await batches.aclose()
         again = await one_pass(client, tmp_path / "s.db")
-    assert [c.id for c in first] == ["ep-0001"]
-    assert [c.id for c in second] == ["ep-0005"]
-    assert kinds(again) == [("modified", "ep-0005")]
+    assert [c.id for c in first] == [eid(1)]
+    assert [c.id for c in second] == [eid(5)]
+    assert kinds(again) == [("modified", eid(5))]
 
 
 async def test_records_can_be_wire_dicts(service: Service, tmp_path: Path) -> None:
     """`as_dicts()` hands out records (and previous ones) as the dicts served."""
-    service.shape = lambda record: {**record, "unknownThing": 1}
+    service.shape = lambda record: {**record, "unknown_thing": 1}
     async with running(service) as client:
         feed = client.endpoints.changes(tmp_path / "s.db", keep_records=True).as_dicts()
         changes = [change async for change in feed]
-    assert changes[0].record == {**endpoint(1), "unknownThing": 1}
+    assert changes[0].record == {**endpoint(1), "unknown_thing": 1}
 
 
 async def test_a_page_repeating_an_id_reports_it_once_per_content(
@@ -194,16 +196,14 @@ async def test_a_page_repeating_an_id_reports_it_once_per_content(
 
     async def doubled(request: Any) -> Any:
         response = await original(request)
-        body = response.body.replace(
-            b'"items":[', b'"items":[' + b'{"id":"ep-0001","hostname":"host-1","status":"online"},'
-        )
+        body = response.body.replace(b'"items":[', b'"items":[' + orjson.dumps(endpoint(1)) + b",")
         return type(response)(body=body, status=200, content_type="application/json")
 
     service.handle = doubled  # type: ignore[method-assign]
     async with running(service) as client:
         with pytest.warns(DuplicateItemWarning):
             changes = await one_pass(client, tmp_path / "s.db")
-    assert [c.id for c in changes].count("ep-0001") == 1
+    assert [c.id for c in changes].count(eid(1)) == 1
 
 
 async def test_a_record_without_an_id_is_a_decode_error(tmp_path: Path) -> None:
@@ -227,7 +227,7 @@ async def test_a_refused_cursor_lists_the_pass_again_from_the_start(
         service.refuse_cursors = True
         service.page_size = 10
         changes = await one_pass(client, tmp_path / "s.db")
-    assert [c.id for c in changes] == [f"ep-{n:04d}" for n in range(4, 8)]
+    assert [c.id for c in changes] == [eid(n) for n in range(4, 8)]
 
 
 async def test_an_open_state_serves_several_passes(service: Service, tmp_path: Path) -> None:

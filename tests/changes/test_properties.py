@@ -19,11 +19,12 @@ from remedy_async import (
     ChangeKind,
     ClientEvent,
     DuplicateItemWarning,
+    Endpoint,
     RemedyClient,
     RemedyError,
     RetryPolicy,
 )
-from remedy_async._changes._fingerprint import fingerprints
+from remedy_async._changes._fingerprint import canonical, fingerprints
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 from tests.budget import examples
 from tests.client.test_resilience import LIST_FAULTS
@@ -132,7 +133,8 @@ def check_complete(
     record in it as served during the pass, none that never was; and one there throughout
     the pass in it as it ended, if the list keeps its place or the state knew it already (a
     removal is confirmed by a get, which finds it)."""
-    assert state_of(path) == dict(zip(snapshot, fingerprints(list(snapshot.values())), strict=True))
+    records = canonical(list(snapshot.values()), Endpoint)
+    assert state_of(path) == dict(zip(snapshot, fingerprints(records), strict=True))
     end = churn.current()
     if not churn.changed_during:
         assert snapshot == end

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from remedy_async import Change, RemedyClient, ServerError
-from tests.changes.service import Service, endpoint, running
+from tests.changes.service import Service, eid, endpoint, running
 
 
 async def one_pass(client: RemedyClient, path: Path, **settings: Any) -> list[Change[Any]]:
@@ -34,14 +34,14 @@ async def test_a_record_the_list_missed_is_kept_and_compared(
     shows it changed, it is modified."""
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db")
-        service.unlisted = {"ep-0003", "ep-0005"}
-        service.put(endpoint(5, status="offline"))
-        service.drop("ep-0006")
+        service.unlisted = {eid(3), eid(5)}
+        service.put(endpoint(5, agent_version="2.2.0"))
+        service.drop(eid(6))
         changes = await one_pass(client, tmp_path / "s.db")
         service.unlisted = set()
         again = await one_pass(client, tmp_path / "s.db")
-    assert kinds(changes) == [("modified", "ep-0005"), ("removed", "ep-0006")]
-    assert sorted(service.gets) == ["ep-0003", "ep-0005", "ep-0006"]
+    assert kinds(changes) == [("modified", eid(5)), ("removed", eid(6))]
+    assert sorted(service.gets) == [eid(3), eid(5), eid(6)]
     assert again == []
 
 
@@ -50,17 +50,15 @@ async def test_a_filtered_feed_removes_without_asking_unless_told(tmp_path: Path
     confirm_removals=True a get that finds it keeps it."""
     service = Service([endpoint(n) for n in range(1, 5)])
     async with running(service) as client:
-        await one_pass(client, tmp_path / "a.db", status="online")
-        await one_pass(client, tmp_path / "b.db", status="online", confirm_removals=True)
-        service.unlisted = {"ep-0002"}
-        plain = await one_pass(client, tmp_path / "a.db", status="online")
+        await one_pass(client, tmp_path / "a.db", has_agent=True)
+        await one_pass(client, tmp_path / "b.db", has_agent=True, confirm_removals=True)
+        service.unlisted = {eid(2)}
+        plain = await one_pass(client, tmp_path / "a.db", has_agent=True)
         assert service.gets == []
-        confirmed = await one_pass(
-            client, tmp_path / "b.db", status="online", confirm_removals=True
-        )
-    assert kinds(plain) == [("removed", "ep-0002")]
+        confirmed = await one_pass(client, tmp_path / "b.db", has_agent=True, confirm_removals=True)
+    assert kinds(plain) == [("removed", eid(2))]
     assert confirmed == []
-    assert service.gets == ["ep-0002"]
+    assert service.gets == [eid(2)]
 
 
 async def test_a_pass_stopped_during_its_removals_finishes_them_first(
@@ -70,7 +68,7 @@ async def test_a_pass_stopped_during_its_removals_finishes_them_first(
     and reports the removal, as a continued pass."""
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db")
-        service.drop("ep-0004")
+        service.drop(eid(4))
         service.fail_gets = True
         feed = client.endpoints.changes(tmp_path / "s.db")
         with pytest.raises(ServerError):
@@ -81,7 +79,7 @@ async def test_a_pass_stopped_during_its_removals_finishes_them_first(
         service.requests.clear()
         feed = client.endpoints.changes(tmp_path / "s.db")
         changes = [change async for change in feed]
-    assert kinds(changes) == [("removed", "ep-0004")]
+    assert kinds(changes) == [("removed", eid(4))]
     assert service.requests == []
     assert feed.result is not None
     assert (feed.result.resumed, feed.result.number) == (True, 2)
@@ -94,11 +92,11 @@ async def test_a_list_in_any_order_finds_its_removals(service: Service, tmp_path
     async with running(service) as client:
         first = await one_pass(client, tmp_path / "s.db")
         assert await one_pass(client, tmp_path / "s.db") == []
-        service.drop("ep-0002")
+        service.drop(eid(2))
         service.put(endpoint(9))
         changes = await one_pass(client, tmp_path / "s.db")
     assert len(first) == 7
-    assert kinds(changes) == [("added", "ep-0009"), ("removed", "ep-0002")]
+    assert kinds(changes) == [("added", eid(9)), ("removed", eid(2))]
 
 
 async def test_an_unchanged_ordered_pass_asks_for_nothing(service: Service, tmp_path: Path) -> None:
@@ -115,7 +113,7 @@ async def test_removals_come_in_batches_of_a_thousand(tmp_path: Path) -> None:
     service = Service([endpoint(n) for n in range(1, 1502)], page_size=500)
     async with running(service) as client:
         await one_pass(client, tmp_path / "s.db", confirm_removals=False)
-        service.drop(*(f"ep-{n:04d}" for n in range(2, 1502)))
+        service.drop(*(eid(n) for n in range(2, 1502)))
         feed = client.endpoints.changes(tmp_path / "s.db", confirm_removals=False)
         sizes = [len(batch) async for batch in feed.batches()]
     assert sizes == [1000, 500]

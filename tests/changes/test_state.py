@@ -59,16 +59,61 @@ def test_a_killed_watcher_blocks_nobody(tmp_path: Path) -> None:
 
 
 def test_a_newer_format_is_refused_by_number(tmp_path: Path) -> None:
-    """A state whose schema_version is not 1 raises StateVersionError with that version."""
+    """A state whose schema_version is above 2 raises StateVersionError with that version."""
     path = tmp_path / "s.db"
     ChangeState(path).close()
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE schema_version SET version = 2")
+        db.execute("UPDATE schema_version SET version = 3")
     db.close()
-    with pytest.raises(StateVersionError, match=r"format 2; .* reads format 1") as caught:
+    with pytest.raises(StateVersionError, match=r"format 3; .* reads format 2") as caught:
         ChangeState(path)
-    assert caught.value.version == 2
+    assert caught.value.version == 3
     assert caught.value.path == str(path)
+
+
+def _contents(path: Path) -> list[list[tuple[object, ...]]]:
+    with sqlite3.connect(path) as db:
+        tables = ("schema_version", "feed", "records", "details", "marks")
+        contents = [sorted(db.execute(f"SELECT * FROM {table}")) for table in tables]
+    db.close()
+    return contents
+
+
+async def test_a_camel_case_state_is_refused_saying_how_to_start_over(tmp_path: Path) -> None:
+    """A format-1 state (fingerprints of camelCase records) raises StateVersionError saying
+    why and to delete it; neither opening it nor a pass on it changes a row, so nothing of
+    the old digests is mixed with new ones; deleted, the next pass adds every record."""
+    path = tmp_path / "s.db"
+    service = Service([endpoint(1), endpoint(2)])
+    async with running(service) as client:
+        assert len([change async for change in client.endpoints.changes(path)]) == 2
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE schema_version SET version = 1")
+        db.execute("UPDATE records SET fingerprint = '00000000000000000000000000000000'")
+    db.close()
+    before = _contents(path)
+    said = (
+        rf"{path} is a change state in format 1, written by an earlier release whose "
+        r"fingerprints were computed on camelCase keys; .* snake_case keys, the published "
+        r"contract's, and reads format 2 only, .* Start over: delete "
+        rf"{path} \(with its -wal, -shm and \.lock files, if any\) and run again; the first "
+        r"pass then reports every record as added"
+    )
+    with pytest.raises(StateVersionError, match=said) as caught:
+        ChangeState(path)
+    assert caught.value.version == 1
+    service.requests.clear()
+    async with running(service) as client:
+        with pytest.raises(StateVersionError, match="Start over"):
+            async for _ in client.endpoints.changes(path):
+                pass
+    assert service.requests == []
+    assert _contents(path) == before
+    for leftover in tmp_path.glob("s.db*"):
+        leftover.unlink()
+    async with running(service) as client:
+        changes = [change async for change in client.endpoints.changes(path)]
+    assert [change.kind.value for change in changes] == ["added", "added"]
 
 
 def test_a_file_that_is_no_state_is_refused(tmp_path: Path) -> None:
@@ -99,10 +144,10 @@ async def test_a_state_follows_one_collection_with_one_set_of_filters(tmp_path: 
     """A state used for some filters refuses other filters, naming both."""
     service = Service([endpoint(1)])
     async with running(service) as client:
-        async for _ in client.endpoints.changes(tmp_path / "s.db", status="online"):
+        async for _ in client.endpoints.changes(tmp_path / "s.db", has_agent=True):
             pass
         with pytest.raises(ChangeStateError, match="follows endpoints with filters"):
-            async for _ in client.endpoints.changes(tmp_path / "s.db", status="offline"):
+            async for _ in client.endpoints.changes(tmp_path / "s.db", os_family="linux"):
                 pass
 
 
@@ -114,14 +159,14 @@ async def test_bad_settings_are_refused_before_any_request(tmp_path: Path) -> No
             client.endpoints.changes(tmp_path / "s.db", overlap=-1)
         with pytest.raises(ValueError, match="jitter"):
             client.endpoints.watch(tmp_path / "s.db", jitter=2)
-        with pytest.raises(TypeError, match="statu"):
-            client.endpoints.changes(tmp_path / "s.db", statuss="online")
+        with pytest.raises(TypeError, match="os_family"):
+            client.endpoints.changes(tmp_path / "s.db", os_famly="macos")
     assert service.requests == []
     assert not (tmp_path / "s.db").exists()
 
 
 def test_the_format_is_the_one_documented(tmp_path: Path) -> None:
-    """Format 1 holds the tables and columns the docs describe."""
+    """Format 2 holds the tables and columns the docs describe, and says it is format 2."""
     path = tmp_path / "s.db"
     ChangeState(path).close()
     with sqlite3.connect(path) as db:
@@ -131,6 +176,9 @@ def test_the_format_is_the_one_documented(tmp_path: Path) -> None:
         }
     db.close()
     docs = (Path(__file__).parents[2] / "docs" / "changes.md").read_text(encoding="utf-8")
+    with sqlite3.connect(path) as db:
+        assert list(db.execute("SELECT version FROM schema_version")) == [(2,)]
+    db.close()
     assert tables["schema_version"] == ["version"]
     assert tables["records"] == ["id", "fingerprint"]
     assert tables["details"] == ["id", "fields", "record"]

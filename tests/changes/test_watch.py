@@ -12,7 +12,7 @@ import pytest
 
 from remedy_async import Change, ChangeKind, ClientEvent, PassResult, RemedyClient, ServerError
 from remedy_async.simulator import Simulator, SimulatorConfig
-from tests.changes.service import Service, endpoint, running
+from tests.changes.service import Service, eid, endpoint, running
 from tests.fakes import FakeTime
 
 TARGETS = "remediation-targets"
@@ -37,7 +37,7 @@ async def test_passes_repeat_every_interval_with_jitter(tmp_path: Path) -> None:
             found.append(change.id)
             if len(found) == 4:
                 break
-    assert found == ["ep-0001", "ep-0011", "ep-0012", "ep-0013"]
+    assert found == [eid(1), eid(11), eid(12), eid(13)]
     assert [result.number for result in results] == [1, 2, 3]
     assert len(time.waits) == 3
     assert all(30 <= wait <= 90 for wait in time.waits)
@@ -63,7 +63,7 @@ async def test_a_failed_pass_is_retried_and_continued(tmp_path: Path) -> None:
             found.append(change.id)
             if len(found) == 7:
                 break
-    assert found == [f"ep-{n:04d}" for n in range(1, 8)]
+    assert found == [eid(n) for n in range(1, 8)]
     assert [(r.number, r.complete, r.resumed) for r in results] == [(1, False, False)]
     assert isinstance(results[0].error, ServerError)
     assert time.waits == [5]
@@ -97,14 +97,14 @@ async def test_cancelling_mid_pass_keeps_what_was_committed(tmp_path: Path) -> N
         async def consume() -> None:
             async for change in client.endpoints.watch(tmp_path / "s.db", sleep=time.sleep):
                 found.append(change.id)
-                if change.id == "ep-0005":
+                if change.id == eid(5):
                     raise asyncio.CancelledError
 
         with pytest.raises(asyncio.CancelledError):
             await asyncio.create_task(consume())
         again = [change.id async for change in client.endpoints.changes(tmp_path / "s.db")]
-    assert found == [f"ep-{n:04d}" for n in range(1, 6)]
-    assert again == ["ep-0004", "ep-0005", "ep-0006", "ep-0007"]
+    assert found == [eid(n) for n in range(1, 6)]
+    assert again == [eid(4), eid(5), eid(6), eid(7)]
 
 
 START = 2_000_000_000.0

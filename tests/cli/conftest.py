@@ -27,6 +27,21 @@ even when this suite itself was started with SIGINT ignored (a job a non-interac
 in the background with `&`, which Python then leaves ignored in every child)."""
 COMMAND = (sys.executable, "-c", AS_FROM_A_SHELL)
 RESOURCES = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
+MISSING = "00000000-0000-4000-8000-000000000000"
+"""A well-formed UUID no record has (the service answers a malformed id with a 400)."""
+
+
+def scope(record_id: str, name: str = "x") -> dict[str, Any]:
+    """A scope record in the published shape, for a test's own server."""
+    return {
+        "id": record_id,
+        "name": name,
+        "description": None,
+        "status": "active",
+        "subject_filter": {},
+        "endpoint_filter": {},
+        "finding_filter": {},
+    }
 
 
 @attrs.frozen

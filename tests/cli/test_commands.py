@@ -15,23 +15,26 @@ import remedy_async
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import CANARY
 
-from .conftest import RESOURCES, clean_env, cli, start_cli
+from .conftest import MISSING, RESOURCES, clean_env, cli, start_cli
 
 
 async def test_list_streams_jsonl_in_wire_form_with_filters(simulator: Simulator) -> None:
-    """list writes one camelCase record per line: the filtered set, in order, nothing on stderr."""
+    """list writes one snake_case record per line: the set the published filters select, in
+    order, nothing on stderr."""
     outcome = await cli(
-        "list", "vulnerability_findings", "--base-url", simulator.url,
-        "-f", "severity=critical", "--filter", "severity=high", "--page-size", "7",
+        "list", "endpoints", "--base-url", simulator.url,
+        "-f", "osFamily=linux", "--has-agent", "true", "--page-size", "7",
     )  # fmt: skip
     assert (outcome.code, outcome.stderr) == (0, "")
     records = outcome.jsonl()
-    filters = {"severity": ["critical", "high"]}
-    expected = list(simulator.dataset.ids("vulnerability-findings", filters))
+    filters = {"osFamily": "linux", "hasAgent": "true"}
+    expected = list(simulator.dataset.ids("endpoints", filters))
+    assert expected
     assert [record["id"] for record in records] == expected
-    assert {record["severity"] for record in records} == {"critical", "high"}
-    assert "cveId" in records[0]
-    assert "cve_id" not in records[0]
+    assert {record["operating_system"]["family"] for record in records} == {"linux"}
+    assert all(record["agent_id"] is not None for record in records)
+    assert "mac_address" in records[0]
+    assert "macAddress" not in records[0]
 
 
 async def test_list_json_csv_and_table_formats(simulator: Simulator) -> None:
@@ -40,16 +43,16 @@ async def test_list_json_csv_and_table_formats(simulator: Simulator) -> None:
     as_json, as_csv, as_table = await asyncio.gather(
         cli(*base, "--format", "json"),
         cli(*base, "--format", "csv"),
-        cli(*base, "--format", "table"),
+        cli(*base, "--format", "table", env=clean_env(COLUMNS="100")),
     )
     ids = list(simulator.dataset.ids("endpoints"))[:5]
     assert as_json.code == as_csv.code == as_table.code == 0
     assert [record["id"] for record in orjson.loads(as_json.stdout)] == ids
     rows = as_csv.csv()
     assert [row["id"] for row in rows] == ids
-    assert list(rows[0])[:3] == ["id", "hostname", "displayName"]
+    assert list(rows[0])[:3] == ["id", "hostname", "ip"]
     assert list(rows[0])[-1] == "extra"
-    assert orjson.loads(rows[0]["os"])["family"] in {"windows", "macos", "linux"}
+    assert rows[0]["operating_system.family"] in {"windows", "macos", "linux", "other"}
     table = as_table.stdout.decode()
     assert "hostname" in table
     assert all(endpoint_id in table for endpoint_id in ids)
@@ -59,12 +62,12 @@ async def test_list_json_csv_and_table_formats(simulator: Simulator) -> None:
 async def test_get_prints_found_records_and_exits_1_for_unknown_ids(simulator: Simulator) -> None:
     """get fetches ids in input order; each unknown id is one stderr line and the status is 1."""
     first, second = list(simulator.dataset.ids("scopes"))[:2]
-    outcome = await cli("get", "scopes", second, "sc-missing", first, "--base-url", simulator.url)
+    outcome = await cli("get", "scopes", second, MISSING, first, "--base-url", simulator.url)
     assert outcome.code == 1
     assert [record["id"] for record in outcome.jsonl()] == [second, first]
     (line,) = outcome.stderr.splitlines()
-    assert line.startswith("remedy-async: scopes/sc-missing: NotFoundError: 404")
-    assert "request id" in line
+    assert line.startswith(f"remedy-async: scopes/{MISSING}: NotFoundError: 404")
+    assert "Scope not found." in line
 
 
 async def test_get_reads_ids_from_stdin(simulator: Simulator) -> None:
@@ -116,7 +119,15 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
         ((*REMOTE, "--auth-scheme", "a b"), "--auth-scheme must be one word"),
         ((*REMOTE, "--page-size", "0"), "--page-size: must be at least 1"),
         ((*REMOTE, "-f", "severty=high"), "--filter severty: endpoints has no such filter"),
-        ((*REMOTE, "--fields", "id,nme"), "--fields nme: endpoints records have no field"),
+        (
+            (*REMOTE, "--fields", "id,hostnme"),
+            "--fields hostnme: endpoints records have no published field 'hostnme'",
+        ),
+        (
+            ("list", "scopes", "--base-url", "https://api.example.com", "-f", "status=active"),
+            "--filter status: the service publishes no filters for scopes",
+        ),
+        ((*REMOTE, "--os-family", "linux", "--os-family", "macos"), "was given already"),
         (
             ("export", "--base-url", "https://api.example.com", "--out", "/proc/remedy/x"),
             "--out /proc/remedy/x:",
@@ -142,6 +153,8 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
         "page-size",
         "filter-typo",
         "fields-typo",
+        "no-published-filter",
+        "filter-twice",
         "out-unwritable",
         "config-missing",
         "abbreviated-global",
@@ -286,12 +299,12 @@ async def test_a_table_streams_and_fits_the_terminal_width(simulator: Simulator)
     """Every line fits COLUMNS; long cells end in an ellipsis; the count closes the table."""
     outcome = await cli(
         "list", "vulnerability-findings", "--base-url", simulator.url, "--format", "table",
-        "--fields", "id,title,cveId,severity", "--page-size", "7",
+        "--fields", "id,title,cve_id,severity", "--page-size", "7",
         env=clean_env(COLUMNS="50"),
     )  # fmt: skip
     assert outcome.code == 0, outcome.stderr
     lines = outcome.stdout.decode().splitlines()
-    assert lines[0].split() == ["id", "title", "cveId", "severity"]
+    assert lines[0].split() == ["id", "title", "cve_id", "severity"]
     assert all(len(line) <= 50 for line in lines)
     assert any("…" in line for line in lines[2:])
     total = len(list(simulator.dataset.ids("vulnerability-findings")))

@@ -152,37 +152,55 @@ def test_every_client_command_takes_config_and_profile() -> None:
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda resource: resource.segment)
 def test_each_resource_lists_its_filters_and_their_values_in_help(resource: Resource[Any]) -> None:
-    """`list RESOURCE --help` shows a flag per filter, with an enum's values as its choices."""
+    """`list RESOURCE --help` shows a flag per published filter, with its values as its
+    choices; a resource without any says none are published and how to send a parameter."""
     prog = f"remedy-async list {resource.segment}"
-    text = next(p for p in parsers(build_parser()) if p.prog == prog).format_help()
+    text = " ".join(
+        next(p for p in parsers(build_parser()) if p.prog == prog).format_help().split()
+    )
     for name, spec in resource.filters.items():
         assert filter_flag(name) in text
         choices = filter_choices(spec)
         if choices is not None:
             assert "{" + ",".join(choices) + "}" in text
+    if not resource.filters:
+        assert f"The service publishes no filters for {resource.segment}" in text
+        assert "--param KEY=VALUE" in text
+
+
+def test_endpoints_take_the_published_filters_as_flags() -> None:
+    """`--os-family` takes macos, windows or linux (not other), `--has-agent` true or false."""
+    text = next(
+        p for p in parsers(build_parser()) if p.prog == "remedy-async list endpoints"
+    ).format_help()
+    assert "--os-family {macos,windows,linux}" in text
+    assert "--has-agent {true,false}" in text
+    options = parse_command_line(
+        ["list", "endpoints", "--os-family", "linux", "--has-agent", "false"]
+    )
+    assert options.filter_flags == [("os_family", "linux"), ("has_agent", "false")]
 
 
 def test_snake_case_names_the_same_resource() -> None:
     """`list remediation_targets` is `list remediation-targets`."""
-    snake = parse_command_line(["list", "remediation_targets", "--status", "failed"])
+    snake = parse_command_line(["list", "remediation_targets", "--param", "type=software"])
     assert snake.resource.segment == "remediation-targets"
-    assert snake.filter_flags == [("status", "failed")]
+    assert snake.param == [("type", "software")]
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["list", "devices"], "unknown resource 'devices'"),
-        (["list", "scopes", "--severity", "high"], "unrecognized arguments: --severity high"),
-        (["list", "vulnerability-findings", "--severity", "hgh"], "argument --severity: invalid"),
-        (["list", "vulnerability-findings", "--cvss-score", "x"], "cvssScore is a number, not 'x'"),
-        (["list", "endpoints", "--last-seen-at", "2024-05-01"], "an RFC 3339 time"),
-        (["list", "remediation-targets", "--attempts", "1.5"], "is a whole number"),
+        (["list", "scopes", "--os-family", "macos"], "unrecognized arguments: --os-family macos"),
+        (["list", "vulnerability-findings", "--severity", "high"], "unrecognized arguments"),
+        (["list", "endpoints", "--os-family", "other"], "argument --os-family: invalid choice"),
+        (["list", "endpoints", "--has-agent", "yes"], "argument --has-agent: invalid choice"),
     ],
 )
 def test_a_bad_filter_flag_is_a_usage_error_naming_it(argv: list[str], message: str) -> None:
-    """An unknown resource, a flag of another resource and a value of the wrong kind are
-    refused while parsing."""
+    """An unknown resource, a flag of another resource (or no published filter) and a value
+    the filter does not take (`other` among them) are refused while parsing."""
     with pytest.raises(UsageError, match=re.escape(message)):
         parse_command_line(argv)
 
@@ -190,7 +208,7 @@ def test_a_bad_filter_flag_is_a_usage_error_naming_it(argv: list[str], message: 
 def test_unrecognized_words_are_an_error_of_the_command_they_follow() -> None:
     """An option no parser took is reported by the chosen command, pointing at its --help."""
     with pytest.raises(UsageError) as refused:
-        parse_command_line(["list", "scopes", "--severity", "high"])
+        parse_command_line(["list", "scopes", "--os-family", "macos"])
     assert refused.value.command == "remedy-async list scopes"
     assert str(refused.value).endswith("(see remedy-async list scopes --help)")
 

@@ -20,7 +20,7 @@ from remedy_async.cli._checkpoint import (
 )
 from remedy_async.cli._errors import UsageError, describe, exit_status
 from remedy_async.cli._export import plan_jobs
-from remedy_async.cli._filters import group_filters, parse_filter, resource_named
+from remedy_async.cli._filters import filter_pairs, group_filters, parse_filter, resource_named
 from remedy_async.cli._formats import (
     CsvEncoder,
     JsonArrayEncoder,
@@ -29,6 +29,7 @@ from remedy_async.cli._formats import (
     csv_columns,
     csv_row,
     table_cell,
+    table_columns,
 )
 from remedy_async.cli._meters import Meters, route_of
 from remedy_async.cli._progress import progress_line
@@ -71,19 +72,58 @@ def test_malformed_or_reserved_filters_are_refused(text: str) -> None:
         parse_filter(text)
 
 
-def test_a_repeated_filter_key_gives_several_values() -> None:
+def test_a_repeated_parameter_gives_several_values() -> None:
     """One value stays a string; a repeated key collects its values in order."""
-    pairs = [("severity", "high"), ("status", "open"), ("severity", "critical")]
-    assert group_filters(pairs) == {"severity": ["high", "critical"], "status": "open"}
+    pairs = [("tag", "a"), ("type", "software"), ("tag", "b")]
+    assert group_filters(pairs) == {"tag": ["a", "b"], "type": "software"}
 
 
-def test_csv_columns_are_the_model_wire_fields_then_extra() -> None:
-    """The CSV header is fixed per resource: camelCase model fields, then `extra`."""
-    assert csv_columns(SCOPES) == (
-        "id", "name", "description", "enabled", "selector", "rules", "createdAt", "updatedAt",
-        "extra",
+def test_a_published_filter_given_twice_is_a_usage_error() -> None:
+    """Each published filter takes one value: given twice, the command line refuses it."""
+    flags = [("os_family", "macos"), ("os_family", "linux")]
+    with pytest.raises(UsageError, match="--os-family was given already"):
+        filter_pairs(ENDPOINTS, [], flags)
+    assert filter_pairs(ENDPOINTS, [("osFamily", "linux")], [("has_agent", "true")]) == [
+        ("os_family", "linux"),
+        ("has_agent", "true"),
+    ]
+
+
+def test_a_filter_of_a_collection_without_published_ones_says_so() -> None:
+    """`--filter` on findings says the service publishes none for them, and names --param."""
+    with pytest.raises(UsageError, match="publishes no filters for vulnerability-findings"):
+        filter_pairs(VULNERABILITY_FINDINGS, [("severity", "high")])
+
+
+def test_csv_columns_are_the_published_fields_flat_then_extra() -> None:
+    """The CSV header is fixed per resource: its published fields in snake_case, a nested
+    object's fields as dotted columns, then `extra`."""
+    assert csv_columns(ENDPOINTS) == (
+        "id", "hostname", "ip", "mac_address", "operating_system.name",
+        "operating_system.family", "operating_system.version", "operating_system.vendor",
+        "operating_system.architecture", "agent_id", "agent_version", "created_at",
+        "updated_at", "extra",
     )  # fmt: skip
-    assert csv_columns(VULNERABILITY_FINDINGS)[:3] == ("id", "endpointId", "cveId")
+    assert csv_columns(SCOPES)[:6] == (
+        "id", "name", "description", "status", "subject_filter.subject_types",
+        "subject_filter.vendors",
+    )  # fmt: skip
+    assert csv_columns(VULNERABILITY_FINDINGS) == ("id", "created_at", "updated_at", "extra")
+
+
+def test_csv_rows_flatten_nested_objects_and_keep_the_rest_in_extra() -> None:
+    """A nested object's published fields fill its dotted columns; its other keys and the
+    record's go to `extra`, in their shape."""
+    columns = csv_columns(ENDPOINTS)
+    record = {
+        "id": "e-1",
+        "operating_system": {"name": "Ubuntu", "family": "linux", "kernel": "6.1"},
+        "risk_score": 3,
+    }
+    row = dict(zip(columns, csv_row(record, columns), strict=True))
+    assert (row["operating_system.name"], row["operating_system.family"]) == ("Ubuntu", "linux")
+    assert row["operating_system.version"] == ""
+    assert orjson.loads(row["extra"]) == {"risk_score": 3, "operating_system": {"kernel": "6.1"}}
 
 
 @pytest.mark.parametrize(
@@ -139,10 +179,27 @@ def test_json_lines_encoder_writes_one_object_per_line() -> None:
 
 
 def test_table_cells_read_as_words() -> None:
-    """A table shows an OS as its words and a list of strings comma-separated."""
-    assert table_cell({"family": "linux", "name": "Ubuntu"}) == "linux Ubuntu"
+    """A table shows a list of strings comma-separated, anything else as CSV does."""
     assert table_cell(["us", "eu"]) == "us, eu"
     assert table_cell(9.8) == "9.8"
+    assert table_cell(None) == ""
+
+
+def test_table_columns_are_published_fields_or_the_first_records_fields() -> None:
+    """Endpoints show chosen published fields (nested ones by dotted name); findings, whose
+    schema is unpublished, show id, the first records' other fields and updated_at."""
+    assert table_columns(ENDPOINTS, [])[:4] == ("id", "hostname", "ip", "operating_system.name")
+    records = [
+        {"id": "f-1", "updated_at": "t", "severity": "high", "cve_id": "CVE-1"},
+        {"id": "f-2", "title": "x", "severity": "low"},
+    ]
+    assert table_columns(VULNERABILITY_FINDINGS, records) == (
+        "id",
+        "severity",
+        "cve_id",
+        "title",
+        "updated_at",
+    )
 
 
 def test_checkpoints_round_trip_through_their_file(tmp_path: Path) -> None:

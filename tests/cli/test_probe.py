@@ -15,43 +15,60 @@ from .conftest import clean_env, cli, cli_here
 
 
 @pytest.fixture
-async def snake_offset() -> AsyncIterator[Simulator]:
+async def drifting() -> AsyncIterator[Simulator]:
     """A simulator that differs from the contract in paging, naming and error bodies."""
     config = SimulatorConfig(
-        seed=4, size=10, paging="offset", naming="snake", error_format="json-api", token=CANARY
+        seed=4, size=10, paging="cursor", naming="camel", error_format="json-api", token=CANARY
     )
     async with Simulator(config) as running:
         yield running
 
 
-async def test_probe_prints_what_it_found(snake_offset: Simulator) -> None:
-    """The text report names the paging, naming and error shape per collection; exit 0."""
-    outcome = await cli_here(
-        "probe", "--base-url", snake_offset.url, env={"REMEDY_API_TOKEN": CANARY}
+async def test_probe_says_a_service_follows_the_published_contract() -> None:
+    """Against the simulator's default, the published contract, the report names the offset
+    paging, snake_case naming and the `{"error": "..."}` bodies, the first two as the
+    contract's; no drift is warned of; the unknown id is a well-formed UUID, so a 404."""
+    async with Simulator(SimulatorConfig(seed=4, size=10, token=CANARY)) as simulator:
+        outcome = await cli_here(
+            "probe", "--base-url", simulator.url, env={"REMEDY_API_TOKEN": CANARY}
+        )
+    assert outcome.code == 0, outcome.stderr
+    text = outcome.stdout.decode()
+    row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
+    assert " ".join(row.split()[1:]) == (
+        "offset (the contract's) $.data snake (the contract's) ok 404 error-string"
     )
+    assert "error bodies: error-string" in text
+    assert "warnings:" not in text
+
+
+async def test_probe_prints_what_it_found(drifting: Simulator) -> None:
+    """The text report names the paging, naming and error shape per collection; exit 0."""
+    outcome = await cli_here("probe", "--base-url", drifting.url, env={"REMEDY_API_TOKEN": CANARY})
     assert outcome.code == 0, outcome.stderr
     text = outcome.stdout.decode()
     assert "auth (Authorization: Bearer ***): accepted" in text
     assert "error bodies: json-api" in text
     row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
-    assert row.split()[1:] == ["offset", "$.items", "snake", "ok", "404", "json-api"]
+    assert row.split()[1:] == ["cursor", "$.data", "camel", "ok", "404", "json-api"]
     assert "ContractDriftWarning" in text
     assert CANARY not in text + outcome.stderr
 
 
 async def test_probe_json_and_emitted_config_drive_list(
-    snake_offset: Simulator, tmp_path: Path
+    drifting: Simulator, tmp_path: Path
 ) -> None:
     """--format json is one document; --emit-config writes a file that list --config uses."""
     config = tmp_path / "remedy.toml"
     env = {"REMEDY_API_TOKEN": CANARY}
     probed = await cli_here(
-        "probe", "--base-url", snake_offset.url, "--format", "json",
+        "probe", "--base-url", drifting.url, "--format", "json",
         "--emit-config", str(config), env=env,
     )  # fmt: skip
     assert probed.code == 0, probed.stderr
     document = orjson.loads(probed.stdout)
-    assert {found["convention"] for found in document["resources"]} == {"offset"}
+    assert {found["convention"] for found in document["resources"]} == {"cursor"}
+    assert {found["naming"] for found in document["resources"]} == {"camel"}
     assert f"--config {config}" in probed.stderr
     assert CANARY not in config.read_text()
 
@@ -60,17 +77,15 @@ async def test_probe_json_and_emitted_config_drive_list(
     )
     assert listed.code == 0, listed.stderr
     assert listed.stderr == ""  # pinned: no drift warning
-    assert [record["id"] for record in listed.jsonl()] == list(
-        snake_offset.dataset.ids("endpoints")
-    )
+    assert [record["id"] for record in listed.jsonl()] == list(drifting.dataset.ids("endpoints"))
 
 
-async def test_flags_override_the_config_file(snake_offset: Simulator, tmp_path: Path) -> None:
+async def test_flags_override_the_config_file(drifting: Simulator, tmp_path: Path) -> None:
     """--base-url beats the file's; a missing profile is a usage error that names it."""
     config = tmp_path / "remedy.toml"
-    config.write_text('[default]\nbase_url = "http://127.0.0.1:9"\nnaming = "snake"\n')
+    config.write_text('[default]\nbase_url = "http://127.0.0.1:9"\nnaming = "camel"\n')
     env = clean_env(REMEDY_API_TOKEN=CANARY)
-    good = await cli("list", "scopes", "--config", str(config), "--base-url", snake_offset.url,
+    good = await cli("list", "scopes", "--config", str(config), "--base-url", drifting.url,
                      "--max-items", "3", env=env)  # fmt: skip
     assert good.code == 0, good.stderr
     assert len(good.jsonl()) == 3
@@ -126,31 +141,26 @@ async def test_the_environment_names_the_config_file_and_the_auth_header(
     assert from_file.stdout == by_header.stdout != b""
 
 
-async def test_probe_takes_its_connection_from_config(
-    snake_offset: Simulator, tmp_path: Path
-) -> None:
+async def test_probe_takes_its_connection_from_config(drifting: Simulator, tmp_path: Path) -> None:
     """probe --config FILE reads the profile's base URL, auth and token variable as every
     client command does, and finds out paging itself whatever the profile pins."""
     config = tmp_path / "remedy.toml"
     config.write_text(
-        f'[default]\nbase_url = "{snake_offset.url}"\ntoken_env = "MY_TOKEN"\n'
-        'paginator = "cursor"\n'
+        f'[default]\nbase_url = "{drifting.url}"\ntoken_env = "MY_TOKEN"\npaginator = "offset"\n'
     )
     outcome = await cli_here("probe", "--config", str(config), env={"MY_TOKEN": CANARY})
     assert outcome.code == 0, outcome.stderr
     text = outcome.stdout.decode()
-    assert f"Remedy API at {snake_offset.url}" in text
+    assert f"Remedy API at {drifting.url}" in text
     assert "auth (Authorization: Bearer ***): accepted" in text
     row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
-    assert row.split()[1] == "offset"
+    assert row.split()[1] == "cursor"
     assert "the probe finds out paginator itself, not from --config" in outcome.stderr
 
 
-async def test_probe_names_collections_as_the_command_line_does(snake_offset: Simulator) -> None:
+async def test_probe_names_collections_as_the_command_line_does(drifting: Simulator) -> None:
     """The text report's rows read `remediation-targets`, as `list` and `export` spell it."""
-    outcome = await cli_here(
-        "probe", "--base-url", snake_offset.url, env={"REMEDY_API_TOKEN": CANARY}
-    )
+    outcome = await cli_here("probe", "--base-url", drifting.url, env={"REMEDY_API_TOKEN": CANARY})
     lines = outcome.stdout.decode().splitlines()
     header = next(index for index, line in enumerate(lines) if line.split()[:1] == ["collection"])
     rows = [line.split()[0] for line in lines[header + 1 : header + 5]]

@@ -22,32 +22,36 @@ FAILING = SimulatorConfig(
     seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
 )
 """With seed 0 and no retries, the findings list fails after 3 pages of 50 (150 records)."""
+ENDPOINTS_FAILING = SimulatorConfig(
+    seed=0, size=300, faults=[FaultSpec("http-500", 0.3, "list:endpoints")]
+)
+"""With seed 0 and no retries, the endpoints list fails before its end (pages of 5)."""
 
 
 async def test_filter_flags_select_what_filter_options_do(simulator: Simulator) -> None:
-    """--severity high --severity critical --status open sends the same query as -f does."""
-    base = ("list", FINDINGS, "--base-url", simulator.url)
-    flags = await cli_here(*base, "--severity", "high", "--severity", "critical", "--status=open")
-    options = await cli_here(
-        *base, "-f", "severity=high", "-f", "severity=critical", "-f", "status=open"
-    )
-    expected = simulator.dataset.ids(
-        FINDINGS, {"severity": ["high", "critical"], "status": ["open"]}
-    )
+    """--os-family macos --has-agent false sends the same query as -f does, in any spelling."""
+    base = ("list", "endpoints", "--base-url", simulator.url)
+    flags = await cli_here(*base, "--os-family", "macos", "--has-agent=false")
+    options = await cli_here(*base, "-f", "osFamily=macos", "-f", "has_agent=false")
+    expected = simulator.dataset.ids("endpoints", {"osFamily": ["macos"], "hasAgent": ["false"]})
     assert flags.code == options.code == 0, flags.stderr + options.stderr
     assert [record["id"] for record in flags.jsonl()] == list(expected)
+    assert flags.jsonl()
     assert flags.stdout == options.stdout
 
 
 async def test_a_filter_value_the_contract_lacks_is_a_usage_error_before_any_request(
     simulator: Simulator,
 ) -> None:
-    """--filter status=bogus names the flag, the values the contract has, and --param."""
-    outcome = await cli_here("list", "endpoints", "--base-url", simulator.url, "-f", "status=bogus")
+    """--filter osFamily=other (a family the filter does not take) names the flag, the
+    published values, and --param."""
+    outcome = await cli_here(
+        "list", "endpoints", "--base-url", simulator.url, "-f", "osFamily=other"
+    )
     assert outcome.code == 2
     assert (
-        "--filter status=bogus: endpoints status is one of online, offline, decommissioned; "
-        "send another value as is with --param status=bogus" in outcome.stderr
+        "--filter osFamily=other: endpoints osFamily is one of macos, windows, linux; "
+        "send another value as is with --param osFamily=other" in outcome.stderr
     )
     assert simulator.counters.total_requests == 0
 
@@ -56,37 +60,43 @@ async def test_export_keeps_the_filtered_records_cut_to_the_fields(
     simulator: Simulator, tmp_path: Path
 ) -> None:
     """A filter flag, --where and --fields shape the file as they shape list's output."""
-    selection = ("--severity", "critical", "--where", "cvssScore>=9.5", "--fields", "id,cvssScore")
+    selection = (
+        "--os-family", "windows", "--where", "agent_id!=null",
+        "--fields", "id,operating_system.name,agent_version",
+    )  # fmt: skip
     exported = await cli_here(
-        "export", FINDINGS, "--out", str(tmp_path), "--format", "csv",
+        "export", "endpoints", "--out", str(tmp_path), "--format", "csv",
         "--base-url", simulator.url, *selection,
     )  # fmt: skip
     listed = await cli_here(
-        "list", FINDINGS, "--base-url", simulator.url, "--format", "csv", *selection
+        "list", "endpoints", "--base-url", simulator.url, "--format", "csv", *selection
     )
     assert exported.code == listed.code == 0, exported.stderr + listed.stderr
-    content = (tmp_path / f"{FINDINGS}.csv").read_bytes()
+    content = (tmp_path / "endpoints.csv").read_bytes()
     assert content == listed.stdout
     rows = Outcome(0, content, "").csv()
     assert rows
-    assert list(rows[0]) == ["id", "cvssScore"]
-    assert all(float(row["cvssScore"]) >= 9.5 for row in rows)
-    fetched = simulator.dataset.count(FINDINGS, {"severity": ["critical"]})
+    assert list(rows[0]) == ["id", "operating_system.name", "agent_version"]
+    assert all(row["agent_version"] for row in rows)
+    fetched = simulator.dataset.count("endpoints", {"osFamily": ["windows"]})
     assert f"{len(rows):,} of {fetched:,} records (--where)" in exported.stderr
 
 
 async def test_export_refuses_a_filter_flag_of_a_collection_it_does_not_export(
     simulator: Simulator, tmp_path: Path
 ) -> None:
-    """Exporting all four, --severity would not apply to three: a usage error naming it."""
+    """Exporting all four, --os-family would not apply to three: a usage error naming it and
+    saying the service publishes no filters for them."""
     outcome = await cli_here(
-        "export", "--out", str(tmp_path), "--base-url", simulator.url, "--severity", "high"
+        "export", "--out", str(tmp_path), "--base-url", simulator.url, "--os-family", "macos"
     )
     assert outcome.code == 2
     assert (
-        "--severity: endpoints has no such filter (it is a filter of vulnerability-findings); "
-        "name the collections to export, e.g. export vulnerability-findings --severity VALUE"
-        in outcome.stderr
+        "--os-family: remediation-targets has no such filter (it is a filter of endpoints; "
+        "the service publishes no filters for remediation-targets" in outcome.stderr
+    )
+    assert "name the collections to export, e.g. export endpoints --os-family VALUE" in (
+        outcome.stderr
     )
     assert simulator.counters.total_requests == 0
 
@@ -114,7 +124,11 @@ async def test_a_resume_keeps_where_and_fields_and_refuses_to_change_them(tmp_pa
         other_fields = await cli_here(*base, "--fields", "id")
         assert healthy.counters.total_requests == 0
         resumed = await cli_here(*base)
-        expected = list(healthy.dataset.records(FINDINGS, {"severity": ["critical", "high"]}))
+        expected = [
+            record
+            for record in healthy.dataset.records(FINDINGS)
+            if record["severity"] in ("critical", "high")
+        ]
     assert other_where.code == other_fields.code == 2
     assert (
         "was started with --where 'severity in (critical,high)', not --where severity=low; "
@@ -130,15 +144,15 @@ async def test_a_resume_keeps_where_and_fields_and_refuses_to_change_them(tmp_pa
 
 async def test_a_resume_refuses_other_server_side_filters(tmp_path: Path) -> None:
     """A resume with another filter flag than its start exits 2 naming both spellings."""
-    args = ("export", FINDINGS, "--out", str(tmp_path), "--page-size", "50", "--retries", "0")
-    async with Simulator(FAILING) as failing:
-        first = await cli_here(*args, "--base-url", failing.url, "--status", "open")
+    args = ("export", "endpoints", "--out", str(tmp_path), "--page-size", "5", "--retries", "0")
+    async with Simulator(ENDPOINTS_FAILING) as failing:
+        first = await cli_here(*args, "--base-url", failing.url, "--os-family", "linux")
         changed = await cli_here(
-            *args, "--base-url", failing.url, "--resume", "-f", "status=resolved"
+            *args, "--base-url", failing.url, "--resume", "-f", "osFamily=macos"
         )
     assert first.code == 3, first.stderr
     assert changed.code == 2
-    assert "was started with --status open, not --status resolved" in changed.stderr
+    assert "was started with --os-family linux, not --os-family macos" in changed.stderr
 
 
 async def test_sigterm_stops_an_export_given_global_options_first(tmp_path: Path) -> None:

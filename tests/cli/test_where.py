@@ -17,11 +17,11 @@ from .test_selection import FAILING
 FINDING = {
     "id": "vf-1",
     "severity": "high",
-    "cvssScore": 7.5,
-    "fixable": True,
-    "resolvedAt": None,
-    "os": {"family": "linux"},
-    "detectedAt": "2024-05-01T10:00:00Z",
+    "cvss_score": 7.5,
+    "kev": True,
+    "remediation_target_id": None,
+    "operating_system": {"family": "linux"},
+    "created_at": "2024-05-01T10:00:00Z",
 }
 
 
@@ -30,22 +30,22 @@ FINDING = {
     [
         ("severity=high", True),
         ("severity != high", False),
-        ("cvssScore>=7", True),
-        ("cvssScore > 7.5", False),
-        ("cvssScore<=7.5", True),
-        ("cvssScore < x", False),
+        ("cvss_score>=7", True),
+        ("cvss_score > 7.5", False),
+        ("cvss_score<=7.5", True),
+        ("cvss_score < x", False),
         ("severity in (critical, high)", True),
         ("severity not in (critical,high)", False),
         ("SEVERITY IN (high)", False),
-        ("fixable=true", True),
-        ("fixable=1", False),
-        ("resolvedAt=null", True),
+        ("kev=true", True),
+        ("kev=1", False),
+        ("remediation_target_id=null", True),
         ("missing=null", True),
         ("missing>=1", False),
-        ("os.family=linux", True),
-        ("os.family.deeper=linux", False),
-        ("detectedAt>=2024-01-01", True),
-        ("detectedAt<2024-05-01T10:00:00Z", False),
+        ("operating_system.family=linux", True),
+        ("operating_system.family.deeper=linux", False),
+        ("created_at>=2024-01-01", True),
+        ("created_at<2024-05-01T10:00:00Z", False),
     ],
 )
 def test_a_condition_compares_as_the_records_value_does(condition: str, holds: bool) -> None:
@@ -53,7 +53,7 @@ def test_a_condition_compares_as_the_records_value_does(condition: str, holds: b
     assert parse_where(condition).holds(FINDING) is holds
 
 
-@pytest.mark.parametrize("text", ["severity", "cvssScore >> 7", "x in ()", "__import__('os')"])
+@pytest.mark.parametrize("text", ["severity", "cvss_score >> 7", "x in ()", "__import__('os')"])
 def test_a_malformed_condition_is_a_usage_error(text: str) -> None:
     """Anything but PATH OP VALUE or PATH [not] in (...) is refused, naming the flag."""
     with pytest.raises(UsageError, match="--where"):
@@ -62,8 +62,8 @@ def test_a_malformed_condition_is_a_usage_error(text: str) -> None:
 
 def test_every_condition_must_hold() -> None:
     """Several conditions are ANDed; order is kept."""
-    records = [FINDING, {**FINDING, "id": "vf-2", "cvssScore": 5.0}, {**FINDING, "id": "vf-3"}]
-    kept = keep(records, [parse_where("cvssScore>=7"), parse_where("severity=high")])
+    records = [FINDING, {**FINDING, "id": "vf-2", "cvss_score": 5.0}, {**FINDING, "id": "vf-3"}]
+    kept = keep(records, [parse_where("cvss_score>=7"), parse_where("severity=high")])
     assert [record["id"] for record in kept] == ["vf-1", "vf-3"]
 
 
@@ -71,66 +71,91 @@ async def test_list_where_keeps_matching_records(simulator: Simulator) -> None:
     """list --where filters after fetching: the same as filtering the whole list by hand."""
     base = ("list", "vulnerability-findings", "--base-url", simulator.url)
     everything = await cli_here(*base)
-    kept = await cli_here(*base, "--where", "cvssScore>=7", "--where", "severity in (high,low)")
-    assert everything.code == kept.code == 0
+    kept = await cli_here(*base, "--where", "cvss_score>=7", "--where", "severity in (high,low)")
+    assert everything.code == kept.code == 0, kept.stderr
     records = [orjson.loads(line) for line in everything.stdout.splitlines()]
     expected = [
-        r["id"] for r in records if r["cvssScore"] >= 7 and r["severity"] in ("high", "low")
+        r["id"] for r in records if (r["cvss_score"] or 0) >= 7 and r["severity"] in ("high", "low")
     ]
     assert expected
     assert [orjson.loads(line)["id"] for line in kept.stdout.splitlines()] == expected
 
 
 @pytest.mark.parametrize("command", ["list", "export"])
-async def test_an_unknown_field_is_a_usage_error_before_any_request(
+async def test_a_typo_of_a_published_field_is_a_usage_error_before_any_request(
     simulator: Simulator, command: str, tmp_path: Path
 ) -> None:
-    """`--where sevrity=critical` exits 2 naming the closest field, fetching and writing
-    nothing, where it used to keep no record and exit 0."""
+    """`--where updatd_at>=2024` exits 2 naming the published field, fetching and writing
+    nothing."""
     out = tmp_path / "out"
     args = ("--out", str(out)) if command == "export" else ()
     outcome = await cli_here(
         command, "vulnerability-findings", *args, "--base-url", simulator.url,
-        "--where", "sevrity=critical",
+        "--where", "updatd_at>=2024",
     )  # fmt: skip
     assert (outcome.code, outcome.stdout) == (2, b"")
     assert (
-        "--where sevrity=critical: vulnerability-findings records have no field 'sevrity' "
-        "(did you mean 'severity'?)" in outcome.stderr
+        "--where updatd_at>=2024: vulnerability-findings records have no published field "
+        "'updatd_at' (did you mean 'updated_at'?)" in outcome.stderr
     )
-    assert "mark a field outside the contract as extra.sevrity" in outcome.stderr
+    assert "name a field the service sends beside them as extra.updatd_at" in outcome.stderr
     assert simulator.counters.total_requests == 0
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["list", "export"])
+async def test_a_field_no_record_has_is_a_usage_error_after_the_first_page(
+    simulator: Simulator, command: str, tmp_path: Path
+) -> None:
+    """`--where sevrity=critical` (not published, so looked for in the records) exits 2 once
+    the first page shows no record has it, naming the closest key, where it used to keep no
+    record and exit 0; nothing is written, and an export leaves nothing to resume."""
+    out = tmp_path / "out"
+    args = ("--out", str(out)) if command == "export" else ()
+    outcome = await cli_here(
+        command, "vulnerability-findings", *args, "--base-url", simulator.url,
+        "--where", "sevrity=critical", "--progress", "never",
+    )  # fmt: skip
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert "--where sevrity=critical: none of the first " in outcome.stderr
+    assert (
+        " vulnerability-findings records has a field 'sevrity' (did you mean 'severity'?)"
+        in outcome.stderr
+    )
+    assert "as extra.sevrity (not checked)" in outcome.stderr
+    assert list(out.iterdir() if out.exists() else []) == []
 
 
 async def test_a_field_outside_the_contract_is_filtered_on_when_marked(
     simulator: Simulator,
 ) -> None:
-    """`--where extra.riskScore>=50` keeps the records whose own riskScore (a field the service
-    adds, outside the contract) is at least 50."""
-    base = ("list", "endpoints", "--base-url", simulator.url)
+    """`--where extra.kev=true` keeps the findings whose own `kev` is true (a field their
+    records carry beside the typed ones), without looking for it in the first page."""
+    base = ("list", "vulnerability-findings", "--base-url", simulator.url)
     everything = await cli_here(*base)
-    kept = await cli_here(*base, "--where", "extra.riskScore>=50")
+    kept = await cli_here(*base, "--where", "extra.kev=true")
     assert everything.code == kept.code == 0, kept.stderr
-    expected = [r["id"] for r in everything.jsonl() if r.get("riskScore", -1) >= 50]
+    expected = [r["id"] for r in everything.jsonl() if r.get("kev") is True]
     assert expected
     assert [record["id"] for record in kept.jsonl()] == expected
 
 
 async def test_a_resumed_export_keeps_a_marked_condition(tmp_path: Path) -> None:
-    """The checkpoint stores `extra.riskScore>=0` as typed; the resume, with it or without it,
-    goes on filtering on the record's own riskScore: the file holds exactly those records."""
+    """The checkpoint stores `extra.cvss_score>=0` as typed; the resume, with it or without it,
+    goes on filtering on the record's own cvss_score: the file holds exactly those records."""
     findings = "vulnerability-findings"
     args = ("export", findings, "--out", str(tmp_path), "--page-size", "50", "--retries", "0")
-    condition = ("--where", "extra.riskScore>=0")
+    condition = ("--where", "extra.cvss_score>=0")
     async with Simulator(FAILING) as failing:
         first = await cli_here(*args, "--base-url", failing.url, *condition)
     assert first.code == 3, first.stderr
     checkpoint = orjson.loads((tmp_path / f"{findings}.checkpoint.json").read_bytes())
-    assert checkpoint["where"] == ["extra.riskScore>=0"]
+    assert checkpoint["where"] == ["extra.cvss_score>=0"]
     async with Simulator(SimulatorConfig(seed=FAILING.seed, size=FAILING.size)) as healthy:
         resumed = await cli_here(*args, "--base-url", healthy.url, "--resume", *condition)
-        expected = [r["id"] for r in healthy.dataset.records(findings) if "riskScore" in r]
+        expected = [
+            r["id"] for r in healthy.dataset.records(findings) if r.get("cvss_score") is not None
+        ]
     assert resumed.code == 0, resumed.stderr
     lines = (tmp_path / f"{findings}.jsonl").read_bytes().splitlines()
     assert expected
@@ -140,12 +165,12 @@ async def test_a_resumed_export_keeps_a_marked_condition(tmp_path: Path) -> None
 async def test_the_readmes_null_example_keeps_findings_without_a_target(
     simulator: Simulator,
 ) -> None:
-    """`--where 'remediationTargetId=null'` (the docs') keeps the findings no remediation
+    """`--where 'remediation_target_id=null'` (the docs') keeps the findings no remediation
     target covers yet, and only those."""
     base = ("list", "vulnerability-findings", "--base-url", simulator.url)
     everything = await cli_here(*base)
-    kept = await cli_here(*base, "--where", "remediationTargetId=null")
+    kept = await cli_here(*base, "--where", "remediation_target_id=null")
     assert everything.code == kept.code == 0, kept.stderr
-    expected = [r["id"] for r in everything.jsonl() if r.get("remediationTargetId") is None]
+    expected = [r["id"] for r in everything.jsonl() if r.get("remediation_target_id") is None]
     assert 0 < len(expected) < len(everything.jsonl())
     assert [record["id"] for record in kept.jsonl()] == expected

@@ -9,12 +9,17 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from aiohttp import web
 
-from remedy_async import GetResult, NotFoundError, RemedyClient
+from remedy_async import BadRequestError, GetResult, NotFoundError, RemedyClient
 from remedy_async.simulator import Simulator
+from tests.fakes import endpoint_record
 from tests.loopback import Serve
 
 pytestmark = pytest.mark.remedy_simulator(seed=4, size=30)
 ENDPOINTS = "endpoints"
+
+
+UNKNOWN = "00000000-0000-4000-8000-000000000000"
+"""A well-formed id no record has."""
 
 
 def some_ids(simulator: Simulator, count: int) -> list[str]:
@@ -22,9 +27,10 @@ def some_ids(simulator: Simulator, count: int) -> list[str]:
 
 
 async def test_one_result_per_id_in_input_order(remedy_simulator: Simulator) -> None:
-    """Results come one per input id, in input order, each with its record or error."""
+    """Results come one per input id, in input order, each with its record or error: an id
+    the service does not know is its 404, a malformed one its 400, an empty one refused."""
     known = some_ids(remedy_simulator, 20)
-    ids = [*known[:10], "missing-1", *known[10:], "", "missing-2"]
+    ids = [*known[:10], UNKNOWN, *known[10:], "", "not-a-uuid"]
     async with RemedyClient(remedy_simulator.url) as client:
         results = [r async for r in client.endpoints.get_many(ids, concurrency=4)]
     assert [r.id for r in results] == ids
@@ -34,9 +40,13 @@ async def test_one_result_per_id_in_input_order(remedy_simulator: Simulator) -> 
             assert result.unwrap().id == result.id
         elif result.id == "":
             assert isinstance(result.error, ValueError)
-        else:
+        elif result.id == UNKNOWN:
             assert isinstance(result.error, NotFoundError)
-            with pytest.raises(NotFoundError):
+            with pytest.raises(NotFoundError, match=r"Endpoint not found\."):
+                result.unwrap()
+        else:
+            assert isinstance(result.error, BadRequestError)
+            with pytest.raises(BadRequestError, match=r"Invalid endpoint ID format\."):
                 result.unwrap()
 
 
@@ -69,11 +79,12 @@ async def test_an_id_beyond_the_dedupe_window_is_fetched_again(
 
 
 async def test_int_ids_are_accepted(remedy_simulator: Simulator) -> None:
-    """Int ids are fetched by their decimal string, and reported under it."""
+    """Int ids are fetched by their decimal string, and reported under it (the service's
+    ids are UUIDs: it answers 400 for "7", which the client never judges itself)."""
     async with RemedyClient(remedy_simulator.url) as client:
         results = [r async for r in client.endpoints.get_many([7, 7])]
     assert [r.id for r in results] == ["7", "7"]
-    assert all(isinstance(r.error, NotFoundError) for r in results)
+    assert all(isinstance(r.error, BadRequestError) for r in results)
     assert remedy_simulator.counters.requests["get:endpoints"] == 1
 
 
@@ -93,7 +104,7 @@ async def test_async_iterable_input(remedy_simulator: Simulator) -> None:
 async def test_unordered_yields_every_result_once(remedy_simulator: Simulator) -> None:
     """ordered=False yields every input id's result exactly once, duplicates included."""
     known = some_ids(remedy_simulator, 12)
-    ids = [*known, known[0], "missing"]
+    ids = [*known, known[0], UNKNOWN]
     async with RemedyClient(remedy_simulator.url) as client:
         results = [r async for r in client.endpoints.get_many(ids, concurrency=4, ordered=False)]
     assert sorted(r.id for r in results) == sorted(ids)
@@ -146,7 +157,7 @@ class GatedGets:
             self.arrived.notify_all()
         try:
             await asyncio.wait_for(self.release.wait(), timeout=10)
-            return web.json_response({"id": request.match_info["id"]})
+            return web.json_response(endpoint_record(request.match_info["id"]))
         finally:
             self.in_flight -= 1
 

@@ -29,13 +29,15 @@ from remedy_async import (
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.budget import examples
+from tests.fakes import endpoint_record, page
 from tests.loopback import ScriptedServer, Serve, serve_app
 
 TOKEN = "canary-token-7f3e9a"
 
 
 async def header_echo(request: web.Request) -> web.Response:
-    return web.json_response({"id": "ep-1", "hostname": "echo", "headers": dict(request.headers)})
+    """Answer a get with a published endpoint carrying the request's headers as an extra."""
+    return web.json_response(endpoint_record("ep-1", headers=dict(request.headers)))
 
 
 async def test_base_url_and_token_come_from_the_environment(
@@ -50,11 +52,64 @@ async def test_base_url_and_token_come_from_the_environment(
     assert endpoint.extra["headers"]["Authorization"] == f"Bearer {TOKEN}"
 
 
-def test_missing_base_url_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No argument and no REMEDY_BASE_URL raises ConfigurationError at construction."""
-    monkeypatch.delenv("REMEDY_BASE_URL", raising=False)
-    with pytest.raises(ConfigurationError, match="REMEDY_BASE_URL"):
-        RemedyClient()
+@pytest.mark.parametrize("unset", [None, ""], ids=["unset", "empty"])
+def test_the_service_is_the_default_base_url(
+    monkeypatch: pytest.MonkeyPatch, unset: str | None
+) -> None:
+    """No argument and no REMEDY_BASE_URL (or an empty one): the service's own API,
+    https://api.furl.ai, its collections under /v1."""
+    if unset is None:
+        monkeypatch.delenv("REMEDY_BASE_URL", raising=False)
+    else:
+        monkeypatch.setenv("REMEDY_BASE_URL", unset)
+    client = RemedyClient()
+    assert str(client.base_url) == "https://api.furl.ai"
+    assert str(client.scopes.url) == "https://api.furl.ai/v1/scopes"
+
+
+def test_remedy_base_url_wins_over_the_default_and_the_argument_over_both(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """REMEDY_BASE_URL replaces the default; a base_url argument replaces REMEDY_BASE_URL."""
+    monkeypatch.setenv("REMEDY_BASE_URL", "https://remedy.internal.example/api")
+    assert str(RemedyClient().base_url) == "https://remedy.internal.example/api"
+    assert str(RemedyClient("https://eu.api.furl.ai").base_url) == "https://eu.api.furl.ai"
+
+
+def test_an_empty_base_url_argument_is_a_configuration_error() -> None:
+    """base_url="" is no URL: ConfigurationError naming the default, never a silent default."""
+    with pytest.raises(ConfigurationError, match=r"empty base URL.*https://api\.furl\.ai"):
+        RemedyClient("")
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 10.0, "100", None])
+def test_a_bad_max_page_size_is_a_configuration_error(bad: object) -> None:
+    """max_page_size takes a positive int; anything else fails at construction."""
+    with pytest.raises(ConfigurationError, match="max_page_size"):
+        RemedyClient("https://api.furl.ai", max_page_size=bad)  # type: ignore[arg-type]
+
+
+async def test_max_page_size_bounds_and_defaults_every_list(serve: Serve) -> None:
+    """max_page_size is every list's default page size and its bound: a larger page_size is
+    refused before any request by default, and goes through with a larger max_page_size."""
+    seen: list[str | None] = []
+
+    async def listing(request: web.Request) -> web.Response:
+        seen.append(request.query.get("limit"))
+        return web.json_response(page([endpoint_record()], limit=int(request.query["limit"])))
+
+    url = await serve({"/v1/endpoints": listing})
+    async with RemedyClient(url) as default:
+        with pytest.raises(ValueError, match="page_size must be at most 100, got 250"):
+            default.endpoints.list(page_size=250)
+        assert seen == []
+        await default.endpoints.list().collect()
+    async with RemedyClient(url, max_page_size=500) as larger:
+        await larger.endpoints.list(page_size=250).collect()
+        await larger.endpoints.list().collect()
+        with pytest.raises(ValueError, match="at most 500"):
+            larger.scopes.list(page_size=501)
+    assert seen == ["100", "250", "500"]
 
 
 @pytest.mark.parametrize(
@@ -125,11 +180,7 @@ async def test_per_call_headers_are_added_to_that_call_only(serve: Serve) -> Non
 
 async def header_list_echo(request: web.Request) -> web.Response:
     return web.json_response(
-        {
-            "id": "ep-1",
-            "hostname": "echo",
-            "headers": [list(item) for item in request.headers.items()],
-        }
+        endpoint_record("ep-1", headers=[list(item) for item in request.headers.items()])
     )
 
 
@@ -292,7 +343,8 @@ async def test_get_json_reads_any_path_under_the_base_url() -> None:
     async with simulator, RemedyClient(simulator.url + "/", token="t0k") as client:
         response = await client.get_json("/v1/scopes", params={"limit": 2})
         assert response.status == 200
-        assert len(response.body["items"]) == 2
+        assert len(response.body["data"]) == 2
+        assert response.body["limit"] == 2
         assert str(response.url).endswith("/v1/scopes?limit=2")
         with pytest.raises(ValueError, match="path must be a path starting with '/'"):
             await client.get_json("https://elsewhere.example.com/v1/scopes")
@@ -300,7 +352,7 @@ async def test_get_json_reads_any_path_under_the_base_url() -> None:
 
 async def record_echo(request: web.Request) -> web.Response:
     """Answer a get with a record of the id asked."""
-    return web.json_response({"id": request.match_info["id"]})
+    return web.json_response(endpoint_record(request.match_info["id"]))
 
 
 def test_a_client_used_from_a_second_event_loop_says_why_it_cannot_be() -> None:

@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import unicodedata
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from urllib.parse import unquote
 
 import pytest
@@ -22,6 +23,7 @@ from remedy_async import (
     DecodeError,
     Endpoint,
     NotFoundError,
+    OsFamily,
     Pager,
     PageRequest,
     PageResult,
@@ -30,11 +32,13 @@ from remedy_async import (
     RemedyClient,
     RetryPolicy,
     ServerError,
-    Severity,
     UnprocessableEntityError,
+    VulnerabilityFinding,
 )
+from remedy_async._checks import MAX_PAGE_SIZE, sized_page
 from remedy_async._wire._ids import MAX_ID_LENGTH
 from tests.budget import examples
+from tests.fakes import ENDPOINT_ID, endpoint_record, page
 from tests.loopback import Serve, serve_app
 
 TOKEN = "canary-token-7f3e9a"
@@ -47,12 +51,7 @@ async def segment_echo(request: web.Request) -> web.Response:
     assert raw.startswith(PREFIX)
     segments = raw[len(PREFIX) :].split("/")
     return web.json_response(
-        {
-            "id": unquote(segments[0], errors="strict"),
-            "hostname": "echo",
-            "segments": len(segments),
-            "raw": raw,
-        }
+        endpoint_record(unquote(segments[0], errors="strict"), segments=len(segments), raw=raw)
     )
 
 
@@ -105,7 +104,7 @@ def test_int_id_is_sent_as_its_decimal_string(
 @pytest.mark.parametrize("bad", ["", ".", "..", "a\x00b", "line\nbreak", "x" * (MAX_ID_LENGTH + 1)])
 async def test_invalid_id_raises_value_error_before_any_io(bad: str) -> None:
     """An empty, dot, control-character or over-long id raises ValueError and sends nothing."""
-    async with RemedyClient("https://api.example.com") as client:
+    async with RemedyClient("https://api.furl.ai") as client:
         with aioresponses() as mocked:
             with pytest.raises(ValueError, match="resource id"):
                 await client.endpoints.get(bad)
@@ -113,26 +112,43 @@ async def test_invalid_id_raises_value_error_before_any_io(bad: str) -> None:
 
 
 async def test_get_structures_the_model(serve: Serve) -> None:
-    """get() returns the collection's model built from the response body."""
+    """get() returns the collection's model built from the response body: a finding types its
+    id and times, and keeps its unpublished fields (severity, ...) as sent."""
 
     async def finding(request: web.Request) -> web.Response:
-        return web.json_response({"id": request.match_info["id"], "severity": "critical"})
+        return web.json_response(
+            {
+                "id": request.match_info["id"],
+                "created_at": "2026-11-01T10:00:00Z",
+                "severity": "critical",
+            }
+        )
 
     url = await serve({"/v1/vulnerability-findings/{id}": finding})
     async with RemedyClient(url) as client:
         record = await client.vulnerability_findings.get("vf-1")
+    assert isinstance(record, VulnerabilityFinding)
     assert record.id == "vf-1"
-    assert record.severity is Severity.CRITICAL
+    assert record.created_at == datetime(2026, 11, 1, 10, tzinfo=UTC)
+    assert record.extra == {"severity": "critical"}
 
 
 @pytest.mark.parametrize(
     ("body", "path"),
-    [([{"id": "ep-1"}], "$"), ({"hostname": "h"}, "$.id"), ({"id": "e", "tags": "a,b"}, "$.tags")],
-)
+    [
+        ([endpoint_record()], "$"),
+        ({k: v for k, v in endpoint_record().items() if k != "id"}, "$.id"),
+        ({k: v for k, v in endpoint_record().items() if k != "created_at"}, "$.created_at"),
+        (endpoint_record(hostname=None), "$.hostname"),
+        (endpoint_record(operating_system={"name": "x", "family": ["linux"]}),
+         "$.operating_system.family"),
+    ],
+)  # fmt: skip
 async def test_get_with_unexpected_body_is_a_decode_error(
     serve: Serve, body: object, path: str
 ) -> None:
-    """A get body that is an array, lacks id or has a wrong type is a DecodeError at its path."""
+    """A get body that is an array, lacks a required field, has a null non-nullable one or a
+    wrong type is a DecodeError at its path."""
 
     async def answer(request: web.Request) -> web.Response:
         return web.json_response(body, headers={"X-Request-Id": "req-9"})
@@ -181,10 +197,11 @@ STATUS_CASES = [
 async def test_error_status_maps_to_its_error_class(
     serve: Serve, status: int, error_class: type[APIStatusError]
 ) -> None:
-    """Each error status raises its class carrying status, code, message, request id and URL."""
+    """Each error status raises its class carrying status, the published error body's message,
+    the request id and URL (the published body has no code)."""
 
     async def failing(request: web.Request) -> web.Response:
-        body = {"error": {"code": f"e{status}", "message": f"failed with {status}"}}
+        body = {"error": f"failed with {status}"}
         return web.json_response(
             body, status=status, headers={"X-Request-Id": "req-1", "Retry-After": "2"}
         )
@@ -195,11 +212,7 @@ async def test_error_status_maps_to_its_error_class(
             await client.scopes.get("sc-1")
     error = caught.value
     assert type(error) is error_class
-    assert (error.status, error.code, error.message) == (
-        status,
-        f"e{status}",
-        f"failed with {status}",
-    )
+    assert (error.status, error.code, error.message) == (status, None, f"failed with {status}")
     assert error.request_id == "req-1"
     assert error.url == f"{url}/v1/scopes/sc-1"
     assert TOKEN not in str(error) + repr(error)
@@ -211,8 +224,8 @@ async def test_token_echoed_by_the_server_is_redacted(serve: Serve) -> None:
     """A server that echoes the credential in its error body never gets it into the error."""
 
     async def echo_auth(request: web.Request) -> web.Response:
-        text = f"bad credential {request.headers['Authorization']}"
-        return web.json_response({"error": {"code": "unauthorized", "message": text}}, status=401)
+        text = f"Missing or invalid API key: {request.headers['Authorization']}"
+        return web.json_response({"error": text}, status=401)
 
     url = await serve({"/v1/endpoints/{id}": echo_auth})
     async with RemedyClient(url, token=TOKEN) as client:
@@ -225,49 +238,55 @@ async def test_token_echoed_by_the_server_is_redacted(serve: Serve) -> None:
 
 def test_list_returns_a_pager_at_once_without_io() -> None:
     """list() is a plain call returning a Pager; nothing is sent until iteration."""
-    client = RemedyClient("https://api.example.com")
+    client = RemedyClient("https://api.furl.ai")
     with aioresponses() as mocked:
-        pager = client.endpoints.list(status="online")
+        pager = client.endpoints.list(os_family="macos", has_agent=True)
         assert isinstance(pager, Pager)
         assert not inspect.isawaitable(pager)
         assert not mocked.requests
 
 
 async def test_list_sends_filters_as_query_parameters(serve: Serve) -> None:
-    """Filters become camelCase query parameters, sequences repeated, booleans true/false."""
+    """Filters become their published camelCase query parameters, booleans true/false, None
+    left out; extra_params go as given, sequences repeated; the page size is always sent."""
     seen: list[list[tuple[str, str]]] = []
 
     async def listing(request: web.Request) -> web.Response:
         seen.append(list(request.rel_url.query.items()))
-        return web.json_response([{"id": "vf-1"}])
+        return web.json_response(page([endpoint_record()]))
 
-    url = await serve({"/v1/vulnerability-findings": listing})
+    url = await serve({"/v1/endpoints": listing})
     async with RemedyClient(url) as client:
-        pager = client.vulnerability_findings.list(
-            severity=[Severity.HIGH, "critical"],
-            endpoint_id="ep 1/2",
-            cve_id=None,
+        pager = client.endpoints.list(
+            os_family=OsFamily.WINDOWS,
+            has_agent=False,
             extra_params={"resolved": False, "region": ["eu", "us"]},
         )
-        assert [f.id async for f in pager] == ["vf-1"]
-    assert seen == [
-        [
-            ("severity", "high"),
-            ("severity", "critical"),
-            ("endpointId", "ep 1/2"),
-            ("resolved", "false"),
-            ("region", "eu"),
-            ("region", "us"),
-        ]
+        assert [e.id async for e in pager] == [ENDPOINT_ID]
+        await client.endpoints.list(os_family="linux", has_agent=None).collect()
+    filters = [
+        ("osFamily", "windows"),
+        ("hasAgent", "false"),
+        ("resolved", "false"),
+        ("region", "eu"),
+        ("region", "us"),
     ]
+    assert seen[0][: len(filters)] == filters
+    assert ("limit", "100") in seen[0]
+    assert seen[1][0] == ("osFamily", "linux")
+    assert not any(name == "hasAgent" for name, _ in seen[1])
 
 
 @pytest.mark.parametrize(
     ("kwargs", "error"),
     [
-        ({"status": object()}, TypeError),
-        ({"status": []}, ValueError),
+        ({"os_family": object()}, TypeError),
+        ({"os_family": []}, TypeError),
+        ({"os_family": "other"}, ValueError),
+        ({"has_agent": "maybe"}, ValueError),
+        ({"status": "online"}, TypeError),
         ({"page_size": 0}, ValueError),
+        ({"page_size": 101}, ValueError),
         ({"max_items": -1}, ValueError),
         ({"page_size": True}, ValueError),
     ],
@@ -276,7 +295,7 @@ def test_bad_list_arguments_raise_before_any_io(
     kwargs: dict[str, object], error: type[Exception]
 ) -> None:
     """A bad filter, page size or cap raises from list() itself."""
-    client = RemedyClient("https://api.example.com")
+    client = RemedyClient("https://api.furl.ai")
     with aioresponses() as mocked:
         with pytest.raises(error):
             client.endpoints.list(**kwargs)  # type: ignore[arg-type]
@@ -295,14 +314,14 @@ class PageNumberPaginator:
 
 def test_filter_that_clashes_with_a_paging_parameter_is_refused() -> None:
     """An extra parameter named like a parameter the paginator sets raises ValueError."""
-    client = RemedyClient("https://api.example.com", paginator=PageNumberPaginator())
+    client = RemedyClient("https://api.furl.ai", paginator=PageNumberPaginator())
     with pytest.raises(ValueError, match="paging parameters"):
         client.endpoints.list(extra_params={"page": 3})
 
 
 def test_collections_are_one_generic_class_configured_per_resource() -> None:
     """The four collections are instances of one class, differing only in path and model."""
-    client = RemedyClient("https://api.example.com/")
+    client = RemedyClient("https://api.furl.ai/")
     collections = [
         client.endpoints,
         client.remediation_targets,
@@ -311,9 +330,48 @@ def test_collections_are_one_generic_class_configured_per_resource() -> None:
     ]
     assert len({type(c) for c in collections}) == 1
     assert [str(c.url) for c in collections] == [
-        "https://api.example.com/v1/endpoints",
-        "https://api.example.com/v1/remediation-targets",
-        "https://api.example.com/v1/scopes",
-        "https://api.example.com/v1/vulnerability-findings",
+        "https://api.furl.ai/v1/endpoints",
+        "https://api.furl.ai/v1/remediation-targets",
+        "https://api.furl.ai/v1/scopes",
+        "https://api.furl.ai/v1/vulnerability-findings",
     ]
     assert client.endpoints.resource.model is Endpoint
+
+
+@pytest.mark.parametrize(
+    ("page_size", "maximum", "asked"),
+    [(None, 100, 100), (1, 100, 1), (100, 100, 100), (None, 500, 500), (250, 500, 250)],
+)
+def test_sized_page_asks_for_the_maximum_unless_told_less(
+    page_size: int | None, maximum: int, asked: int
+) -> None:
+    """No page size asks for the maximum (fewer requests); one within 1..maximum is kept."""
+    assert sized_page(page_size, maximum) == asked
+
+
+@pytest.mark.parametrize(
+    ("page_size", "message"),
+    [
+        (101, r"page_size must be at most 100, got 101: the service serves at most 100 "
+              r"records a page \(for a service that allows more, raise "
+              r"RemedyClient\(max_page_size=\.\.\.\)\)"),
+        (10**6, "at most 100, got 1000000"),
+        (0, r"page_size must be an int >= 1 or None, got 0"),
+        (-5, ">= 1"),
+        (True, "got True"),
+        (2.0, "got 2.0"),
+    ],
+)  # fmt: skip
+def test_sized_page_refuses_a_size_outside_its_bounds_naming_them(
+    page_size: object, message: str
+) -> None:
+    """A page size under 1, over the maximum, or not an int is a ValueError naming the bound
+    and how to raise it."""
+    with pytest.raises(ValueError, match=message):
+        sized_page(page_size, MAX_PAGE_SIZE)  # type: ignore[arg-type]
+
+
+def test_the_default_maximum_is_the_published_one() -> None:
+    """The published `limit` is at most 100: the default maximum, and every list's default."""
+    assert MAX_PAGE_SIZE == 100
+    assert RemedyClient("https://api.furl.ai").endpoints.max_page_size == 100

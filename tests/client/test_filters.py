@@ -1,138 +1,163 @@
-"""List filters: the contract's are accepted and typed, a misspelt one fails before any I/O."""
+"""List filters: the published ones (`osFamily`, `hasAgent` of endpoints) are accepted, typed
+and sent as published; a misspelt one, a value the reference does not list, several values, or
+any filter of a list that publishes none fails before any I/O."""
 
 from __future__ import annotations
 
-import enum
 import textwrap
 from pathlib import Path
 from typing import Any, get_type_hints
 
 import pytest
-import yaml
 from aiohttp import web
 from aioresponses import aioresponses
 from mypy import api as mypy_api
 from yarl import URL
 
-import remedy_async
-from remedy_async import RESOURCES, RemedyClient, RequestOptions, Resource
-from remedy_async._filters import TYPED_FILTERS
+from remedy_async import RESOURCES, OsFamily, RemedyClient, RequestOptions, Resource
+from remedy_async._filters import FILTERS, TYPED_FILTERS, check_filters
 from remedy_async.simulator import Simulator, SimulatorConfig
+from tests.fakes import page, scope_record
 from tests.loopback import Serve
 
-SPEC = yaml.safe_load((Path(remedy_async.__file__).parent / "openapi.yaml").read_text())
-KINDS = {"string": "string", "number": "number", "integer": "integer", "boolean": "boolean"}
-
-
-def spec_filters(resource: Resource[Any]) -> dict[str, dict[str, Any]]:
-    """The list operation's filters in the contract: wire name to item schema (refs resolved)."""
-    schemas = SPEC["components"]["schemas"]
-    found = {}
-    for parameter in SPEC["paths"][f"/v1/{resource.segment}"]["get"]["parameters"]:
-        if "$ref" in parameter:
-            continue  # the paging parameters, shared by every list
-        schema = parameter["schema"]
-        if "$ref" in schema:
-            schema = schemas[schema["$ref"].rsplit("/", 1)[1]]
-        item = schema["items"]
-        # An enum or timestamp filter may also take other strings (`null`, a value the service
-        # added); the documented alternative is the one with a schema of its own.
-        item = next((choice for choice in item.get("anyOf", ()) if "$ref" in choice), item)
-        if "$ref" in item:
-            name = item["$ref"].rsplit("/", 1)[1]
-            item = {**schemas[name], "x-name": name}
-        found[parameter["name"]] = item
-    return found
-
-
-def kind_of(item: dict[str, Any]) -> str:
-    if "enum" in item:
-        return "enum"
-    if item.get("format") == "date-time":
-        return "timestamp"
-    return KINDS[item["type"]]
+PUBLISHED: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
+    "endpoints": {
+        "os_family": ("osFamily", "enum", ("macos", "windows", "linux")),
+        "has_agent": ("hasAgent", "boolean", None),
+    },
+    "remediation_targets": {},
+    "scopes": {},
+    "vulnerability_findings": {},
+}
+"""Each list's published filters: keyword, query parameter, kind and values (REAL-CONTRACT:
+`GET /v1/endpoints` takes `osFamily` (macos, windows, linux) and `hasAgent` (boolean); the
+other three lists publish none)."""
 
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda resource: resource.attribute)
-def test_the_filters_are_the_contracts(resource: Resource[Any]) -> None:
-    """Names, kinds and enum values agree with openapi.yaml; the TypedDict has the same keys."""
-    documented = spec_filters(resource)
-    ours = resource.filters
-    assert {spec.wire_name for spec in ours.values()} == set(documented)
-    for spec in ours.values():
-        item = documented[spec.wire_name]
-        if spec.choices is None:
-            assert spec.kind == kind_of(item), spec.wire_name
-        else:  # the contract's values, as an enum or as examples of a free string
-            values = item.get("enum", item.get("examples"))
-            assert [member.value for member in spec.choices] == values, spec.wire_name
+def test_the_filters_are_the_published_ones(resource: Resource[Any]) -> None:
+    """Names, wire names, kinds and enum values are exactly the published filters; the
+    TypedDict type checkers see has the same keys."""
+    ours = {
+        name: (spec.wire_name, spec.kind, spec.choices) for name, spec in resource.filters.items()
+    }
+    assert ours == PUBLISHED[resource.attribute]
+    assert FILTERS[resource.attribute] is resource.filters
     assert set(get_type_hints(TYPED_FILTERS[resource.attribute])) == set(ours)
 
 
-def sample(kind: str, choices: type[enum.Enum] | None) -> tuple[Any, str]:
-    """A value of a filter kind and how it is sent."""
-    if choices is not None:
-        member = next(iter(choices))
-        return member, str(member.value)
-    return {
-        "string": ("x y/z", "x y/z"),
-        "timestamp": ("2024-05-01T10:00:00Z", "2024-05-01T10:00:00Z"),
-        "number": (9.5, "9.5"),
-        "integer": (3, "3"),
-        "boolean": (False, "false"),
-    }[kind]
-
-
-@pytest.mark.parametrize("resource", RESOURCES, ids=lambda resource: resource.attribute)
-async def test_every_documented_filter_reaches_the_wire(resource: Resource[Any]) -> None:
-    """Each filter is accepted by the client and by the simulator, sent under its wire name."""
-    simulator = Simulator(SimulatorConfig(size=5))
+@pytest.mark.parametrize(
+    ("filters", "sent"),
+    [
+        ({"os_family": OsFamily.MACOS}, [("osFamily", "macos")]),
+        ({"os_family": "windows"}, [("osFamily", "windows")]),
+        ({"has_agent": True}, [("hasAgent", "true")]),
+        ({"has_agent": "false"}, [("hasAgent", "false")]),
+        ({"os_family": "linux", "has_agent": False}, [("osFamily", "linux"),
+                                                      ("hasAgent", "false")]),
+    ],
+)  # fmt: skip
+async def test_every_published_filter_reaches_the_wire_and_filters(
+    filters: dict[str, Any], sent: list[tuple[str, str]]
+) -> None:
+    """Each filter is accepted by the client and by the simulator, sent under its published
+    name, and the simulator answers only the matching endpoints."""
+    simulator = Simulator(SimulatorConfig(size=30))
     async with simulator, RemedyClient(simulator.url) as client:
-        collection = getattr(client, resource.attribute)
-        for name, spec in resource.filters.items():
-            value, sent = sample(spec.kind, spec.choices)
-            pager = collection.list(**{name: value})
-            pages = [page async for page in pager.pages()]
-            assert (spec.wire_name, sent) in URL(pages[0].url).query.items(), name
+        pages = [page async for page in client.endpoints.list(**filters).pages()]
+        everything = await client.endpoints.list().collect()
+    query = list(URL(pages[0].url).query.items())
+    assert all(pair in query for pair in sent)
+    got = [endpoint.id for page in pages for endpoint in page.items]
+    family = dict(sent).get("osFamily")
+    agent = dict(sent).get("hasAgent")
+    expected = [
+        endpoint.id
+        for endpoint in everything
+        if family in (None, endpoint.operating_system.family)
+        if agent in (None, str(endpoint.agent_id is not None).lower())
+    ]
+    assert got == expected
+    assert 0 < len(expected) < len(everything)
 
 
 @pytest.mark.parametrize(
     ("resource", "typo", "suggestion"),
     [
-        ("vulnerability_findings", "severty", "'severity'"),
-        ("vulnerability_findings", "max_item", "'max_items'"),
-        ("endpoints", "last_seen", "'last_seen_at'"),
-        ("remediation_targets", "scopeId", "'scope_id'"),
-        ("scopes", "enabld", "'enabled'"),
+        ("endpoints", "os_famly", "'os_family'"),
+        ("endpoints", "hasagent", "'has_agent'"),
+        ("endpoints", "max_item", "'max_items'"),
+        ("vulnerability_findings", "page_sise", "'page_size'"),
     ],
 )
 def test_a_misspelt_filter_is_a_type_error_that_sends_nothing(
     resource: str, typo: str, suggestion: str
 ) -> None:
     """The error names the collection, the closest names and extra_params; no request is made."""
-    client = RemedyClient("https://api.example.com")
+    client = RemedyClient("https://api.furl.ai")
     with aioresponses() as mocked:
         with pytest.raises(
-            TypeError, match=f"unknown filter '{typo}' \\(did you mean {suggestion}"
+            TypeError, match=f"unknown filter '{typo}' \\(did you mean {suggestion}.*extra_params"
         ):
             getattr(client, resource).list(**{typo: "x"})
         assert not mocked.requests
 
 
-def test_an_enum_value_the_contract_lacks_is_a_value_error_pointing_to_extra_params() -> None:
-    """A severity the contract does not list fails, and says how to send it anyway."""
-    client = RemedyClient("https://api.example.com")
-    with pytest.raises(ValueError, match=r"extra_params=\{'severity': 'catastrophic'\}"):
-        client.vulnerability_findings.list(severity=["high", "catastrophic"])
+@pytest.mark.parametrize("resource", ["remediation_targets", "scopes", "vulnerability_findings"])
+@pytest.mark.parametrize("keyword", ["severity", "os_family", "endpoint_id", "status"])
+def test_the_lists_without_published_filters_refuse_any(resource: str, keyword: str) -> None:
+    """Targets, scopes and findings publish no filter: any keyword, even one another list
+    takes, is a TypeError saying none is published and pointing to extra_params."""
+    client = RemedyClient("https://api.furl.ai")
+    with aioresponses() as mocked:
+        with pytest.raises(TypeError, match=r"publishes no filters.*extra_params") as caught:
+            getattr(client, resource).list(**{keyword: "x"})
+        assert not mocked.requests
+    assert f"{resource}.list() got an unknown filter '{keyword}'" in str(caught.value)
 
 
-def test_a_value_of_the_wrong_type_is_a_type_error() -> None:
-    """A number filter refuses a bool, a bool filter refuses a number."""
-    client = RemedyClient("https://api.example.com")
-    with pytest.raises(TypeError, match="'cvss_score' takes number values"):
-        client.vulnerability_findings.list(cvss_score=True)
-    with pytest.raises(TypeError, match="'enabled' takes boolean values"):
-        client.scopes.list(enabled=1)  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("filters", "error", "message"),
+    [
+        ({"os_family": "other"}, ValueError,
+         "no value 'other'; the published values are macos, windows, linux"),
+        ({"os_family": OsFamily.OTHER}, ValueError, "no value 'other'"),
+        ({"os_family": "MacOS"}, ValueError, "no value 'MacOS'"),
+        ({"os_family": ["macos", "linux"]}, TypeError,
+         "'os_family' takes one value \\(the service reads one\\), got list"),
+        ({"os_family": ("macos",)}, TypeError, "takes one value"),
+        ({"has_agent": ["true"]}, TypeError, "takes one value"),
+        ({"os_family": 3}, TypeError, "'os_family' takes a enum value, got int 3"),
+        ({"has_agent": 1}, TypeError, "'has_agent' takes a boolean value, got int 1"),
+        ({"has_agent": "yes"}, ValueError, "takes True or False \\(or 'true', 'false'\\)"),
+        ({"has_agent": "True"}, ValueError, "got 'True'"),
+    ],
+)  # fmt: skip
+def test_a_value_the_filter_does_not_take_is_refused_before_any_request(
+    filters: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """os_family takes one of the published values (an OsFamily or its text, never `other`,
+    which the filter does not publish), has_agent a bool or 'true'/'false': one value each."""
+    client = RemedyClient("https://api.furl.ai")
+    with aioresponses() as mocked:
+        with pytest.raises(error, match=message):
+            client.endpoints.list(**filters)
+        assert not mocked.requests
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"os_family": OsFamily.LINUX},
+        {"os_family": "macos"},
+        {"has_agent": True},
+        {"has_agent": "false"},
+        {"os_family": None, "has_agent": None},
+    ],
+)
+def test_check_filters_takes_the_published_values(filters: dict[str, Any]) -> None:
+    """An OsFamily member or its text, a bool or its text, and None (left out) all pass."""
+    check_filters("endpoints", filters)
 
 
 async def test_extra_params_reach_the_wire_unchanged(serve: Serve) -> None:
@@ -141,7 +166,9 @@ async def test_extra_params_reach_the_wire_unchanged(serve: Serve) -> None:
 
     async def answer(request: web.Request) -> web.Response:
         seen.append(list(request.query.items()))
-        return web.json_response({"id": "sc-1"} if "id" in request.match_info else [])
+        if "id" in request.match_info:
+            return web.json_response(scope_record(request.match_info["id"]))
+        return web.json_response(page([], limit=2))
 
     url = await serve({"/v1/scopes": answer, "/v1/scopes/{id}": answer})
     options = RequestOptions(extra_params={"X-odd_Name": "a b", "flag": True})
@@ -152,20 +179,25 @@ async def test_extra_params_reach_the_wire_unchanged(serve: Serve) -> None:
         assert await pager.collect() == []
         assert (await client.scopes.get("sc-1", options=options)).id == "sc-1"
     extra = [("X-odd_Name", "a b"), ("flag", "true")]
-    listed = [("region", "eu"), ("region", "us"), *extra, ("limit", "2"), ("pageSize", "2")]
-    assert seen == [listed, extra]
+    listed = [("region", "eu"), ("region", "us"), *extra]
+    assert seen[0][: len(listed)] == listed
+    assert ("limit", "2") in seen[0][len(listed) :]
+    assert seen[1] == extra
 
 
 def test_type_checkers_see_each_collections_filters(tmp_path: Path) -> None:
-    """mypy flags a misspelt filter, and one of another collection, with a suggestion."""
+    """mypy flags a misspelt filter (with a suggestion), a filter of another collection, and
+    `os_family="other"`, which the filter does not take."""
     code = textwrap.dedent(
         """
-        from remedy_async import RemedyClient, Severity
+        from remedy_async import OsFamily, RemedyClient
 
         def use(client: RemedyClient) -> None:
-            client.vulnerability_findings.list(severity=[Severity.HIGH, "low"], cvss_score=9.8)
-            client.vulnerability_findings.list(severty="high")
-            client.endpoints.list(severity="high")
+            client.endpoints.list(os_family=OsFamily.MACOS, has_agent=True)
+            client.endpoints.list(os_family="linux")
+            client.endpoints.list(os_famly="linux")
+            client.vulnerability_findings.list(os_family="linux")
+            client.endpoints.list(os_family="other")
         """
     )
     source = tmp_path / "use.py"
@@ -175,7 +207,9 @@ def test_type_checkers_see_each_collections_filters(tmp_path: Path) -> None:
     )
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1
-    assert len(errors) == 2, out
-    assert 'Unexpected keyword argument "severty"' in errors[0]
-    assert 'did you mean "severity"' in errors[0]
-    assert 'Unexpected keyword argument "severity"' in errors[1]
+    assert len(errors) == 3, out
+    assert 'Unexpected keyword argument "os_famly"' in errors[0]
+    assert 'did you mean "os_family"' in errors[0]
+    assert 'Unexpected keyword argument "os_family"' in errors[1]
+    assert 'Argument "os_family"' in errors[2]
+    assert "'other'" in errors[2]

@@ -21,6 +21,8 @@ from remedy_async.simulator import Simulator, SimulatorConfig
 from remedy_async.simulator._config import ERROR_FORMATS, NAMINGS
 
 TOKEN = "probe-token"
+UNKNOWN = "00000000-0000-4000-8000-000000000000"
+"""An id in the published format (a UUID) that no record has: the service's 404."""
 SIZE = 12
 MODES = [
     (paging, NAMINGS[index % len(NAMINGS)], ERROR_FORMATS[index % len(ERROR_FORMATS)])
@@ -45,7 +47,7 @@ async def test_probe_reports_the_mode_and_its_config_lists_everything_exactly(
         seed=5, size=SIZE, paging=paging, naming=naming, error_format=errors, token=TOKEN
     )
     async with Simulator(config) as simulator:
-        report = await probe(simulator.url, token=TOKEN)
+        report = await probe(simulator.url, token=TOKEN, missing_id=UNKNOWN)
         assert report.ok, report
         assert report.auth == "accepted"
         assert report.health == "ok"

@@ -248,8 +248,9 @@ async def expect(shown: Shown, kind: type[APIError], call: Any) -> APIError:
 
 
 async def tampered_token(client: RemedyClient) -> str:
-    """A resume token of the scopes list whose cursor the server never issued."""
-    pager = client.scopes.list(page_size=PAGE_SIZE)
+    """A resume token of the scopes list, paged by cursors, whose cursor the server never
+    issued."""
+    pager = client.scopes.list(page_size=PAGE_SIZE, options=paging("cursor"))
     count = 0
     async for _ in pager:
         count += 1
@@ -285,9 +286,14 @@ async def test_an_echoing_service_never_gets_the_token_shown(token: str) -> None
             assert resets
             assert all(reset.__cause__ is not None for reset in resets)
             assert all(reset.url.startswith(f"{main.url}/v1/endpoints/") for reset in resets)
-            await expect(shown, NotFoundError, following.scopes.get("no-such-id"))
+            unknown = "00000000-0000-4000-8000-000000000000"
+            await expect(shown, NotFoundError, following.scopes.get(unknown))
+            malformed = await expect(shown, BadRequestError, following.scopes.get("no-such-id"))
+            assert "Invalid scope ID format." in malformed.message
             bad_cursor = following.scopes.list(
-                page_size=PAGE_SIZE, resume_token=await tampered_token(following)
+                page_size=PAGE_SIZE,
+                resume_token=await tampered_token(following),
+                options=paging("cursor"),
             )
             refused = await expect(shown, BadRequestError, bad_cursor.collect())
             assert "invalid cursor" in refused.message
@@ -306,7 +312,7 @@ async def test_an_echoing_service_never_gets_the_token_shown(token: str) -> None
                 RemedyClient(guard.url, token=token, event_hooks=[events.append])
             )
             await expect(shown, AuthenticationError, wrong.endpoints.list().collect())
-            await expect(shown, AuthenticationError, wrong.endpoints.get("ep-00000001"))
+            await expect(shown, AuthenticationError, wrong.endpoints.get(expected["endpoints"][0]))
             for client in (following, staying, wrong):
                 shown.add("client", client, str(client))
                 shown.add("collections", *(getattr(client, name) for name in COLLECTIONS))

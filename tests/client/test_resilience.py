@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from remedy_async import (
+    BadRequestError,
     NotFoundError,
     RateLimitError,
     RemedyClient,
@@ -24,6 +25,9 @@ pytestmark = pytest.mark.usefixtures("library_logging")
 
 FINDINGS = "vulnerability-findings"
 PATIENT = RetryPolicy(attempts=8)
+LARGE_PAGES = 1000
+"""Pages of 1,000 records (a service allowing more than the published 100), so 20,000 records
+are 20 pages each time."""
 
 
 LIST_FAULTS = (
@@ -66,10 +70,16 @@ async def test_listing_under_faults_loses_and_repeats_nothing(
     """20,000 findings under 503s, resets, 429s and truncated bodies arrive exactly, in order,
     sequentially and with pages fetched in parallel."""
     time = FakeTime()
-    config = SimulatorConfig(seed=21, size=1040, paging=paging, faults=LIST_FAULTS)
+    config = SimulatorConfig(
+        seed=21, size=1040, paging=paging, faults=LIST_FAULTS, max_page_size=LARGE_PAGES
+    )
     async with Simulator(config) as simulator:
         async with RemedyClient(
-            simulator.url, retry=PATIENT, clock=time.clock, sleep=time.sleep
+            simulator.url,
+            retry=PATIENT,
+            clock=time.clock,
+            sleep=time.sleep,
+            max_page_size=LARGE_PAGES,
         ) as client:
             # An unpaged list is one request; list it several times so that faults hit it.
             for _ in range(8 if paging == "none" else 1):
@@ -85,7 +95,8 @@ async def test_listing_under_faults_loses_and_repeats_nothing(
 
 
 async def test_get_many_under_faults_answers_every_id_once() -> None:
-    """5,000 gets (1% unknown) under 20% faults give one right result per id, within the cap."""
+    """5,000 gets (1% unknown or malformed) under 20% faults give one right result per id (a
+    404 or a 400 for those), within the cap."""
     faults = (
         FaultSpec("http-500", 0.05, routes=["get:*"]),
         FaultSpec("http-503", 0.05, routes=["get:*"]),
@@ -95,8 +106,9 @@ async def test_get_many_under_faults_answers_every_id_once() -> None:
     time = FakeTime()
     async with Simulator(SimulatorConfig(seed=8, size=250, faults=faults)) as simulator:
         known = list(simulator.dataset.ids(FINDINGS))[:4950]
-        unknown = [f"vf-missing-{i}" for i in range(50)]
-        ids = known + unknown
+        malformed = [f"vf-missing-{i}" for i in range(25)]
+        unknown = [f"00000000-0000-4000-8000-{i:012d}" for i in range(25)]
+        ids = known + malformed + unknown
         random.Random(3).shuffle(ids)
         async with RemedyClient(
             simulator.url, retry=PATIENT, max_in_flight=16, clock=time.clock, sleep=time.sleep
@@ -105,7 +117,9 @@ async def test_get_many_under_faults_answers_every_id_once() -> None:
         counters = simulator.counters
     assert [r.id for r in results] == ids
     for result in results:
-        if result.id.startswith("vf-missing"):
+        if result.id in malformed:
+            assert isinstance(result.error, BadRequestError)
+        elif result.id in unknown:
             assert isinstance(result.error, NotFoundError)
         else:
             assert result.error is None
@@ -123,7 +137,7 @@ async def test_persistent_503_stops_after_exactly_the_configured_attempts() -> N
             simulator.url, retry=RetryPolicy(attempts=4), clock=time.clock, sleep=time.sleep
         ) as client:
             with pytest.raises(ServerError) as caught:
-                await client.endpoints.get("ep-00000001")
+                await client.endpoints.get(next(simulator.dataset.ids("endpoints")))
         assert simulator.counters.requests["get:endpoints"] == 4
     assert caught.value.attempts == 4
     assert len(time.waits) == 3
@@ -139,7 +153,7 @@ async def test_retry_after_is_honoured_and_the_deadline_holds() -> None:
         RemedyClient(simulator.url, retry=policy, clock=time.clock, sleep=time.sleep) as client,
     ):
         with pytest.raises(RateLimitError) as caught:
-            await client.endpoints.get("ep-00000001")
+            await client.endpoints.get(next(simulator.dataset.ids("endpoints")))
     assert time.waits
     assert all(wait >= 3 for wait in time.waits)
     assert sum(time.waits) <= 10

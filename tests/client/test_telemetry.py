@@ -24,11 +24,11 @@ from remedy_async import (
     probe,
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
-from tests.fakes import FakeTime
+from tests.fakes import FakeTime, endpoint_body, endpoint_record, page
 from tests.loopback import ScriptedServer, Serve, http_response
 from tests.otel import Otel
 
-RECORD = b'{"id": "ep-1"}'
+RECORD = endpoint_body("ep-1")
 JSON = {"Content-Type": "application/json"}
 
 
@@ -140,8 +140,8 @@ async def test_parallel_pages_are_children_of_their_list_across_tasks(
 
     async def offset_pages(request: web.Request) -> web.Response:
         offset = int(request.query.get("offset", "0"))
-        items = [{"id": f"ep-{n}"} for n in range(offset, min(offset + 5, 40))]
-        return web.json_response({"items": items, "total": 40, "offset": offset, "limit": 5})
+        records = [endpoint_record(f"ep-{n}") for n in range(offset, min(offset + 5, 40))]
+        return web.json_response(page(records, total=40, offset=offset, limit=5))
 
     url = await serve({"/v1/endpoints": offset_pages})
     async with RemedyClient(url, telemetry=otel.telemetry) as client:
@@ -180,7 +180,7 @@ async def test_a_failing_list_span_records_the_error(otel: Otel, serve: Serve) -
     """A list whose page fails ends its span with the error's type and an error status."""
 
     async def missing(request: web.Request) -> web.Response:
-        return web.json_response({"error": {"code": "nope", "message": "no"}}, status=404)
+        return web.json_response({"error": "Endpoint not found."}, status=404)
 
     url = await serve({"/v1/endpoints": missing})
     async with RemedyClient(url, telemetry=otel.telemetry) as client:
@@ -199,7 +199,7 @@ async def test_a_cancelled_list_ends_its_span_and_its_attempt(otel: Otel, serve:
     async def stalls(request: web.Request) -> web.Response:
         arrived.set()
         await released.wait()
-        return web.json_response([])
+        return web.json_response(page([]))
 
     url = await serve({"/v1/endpoints": stalls})
     async with RemedyClient(url, telemetry=otel.telemetry) as client:
@@ -261,7 +261,7 @@ async def test_aiohttp_instrumentation_nests_under_the_attempt(otel: Otel, serve
 
     async def record(request: web.Request) -> web.Response:
         seen.append(request.headers.get("traceparent", ""))
-        return web.json_response({"id": "ep-1"})
+        return web.json_response(endpoint_record("ep-1"))
 
     url = await serve({"/v1/endpoints/{id}": record})
     config = create_trace_config(tracer_provider=otel.tracer_provider)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import re
+import typing
 from datetime import datetime
 from typing import Any
 
+import attrs
 import orjson
 
+from remedy_async import RESOURCES
 from remedy_async.dlt import DELETED_COLUMN
 from remedy_async.simulator import Simulator
 
@@ -19,12 +21,17 @@ TABLES = {
 }
 """Each table of the source, and the collection it holds."""
 
-_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+def _held(annotation: Any) -> type[Any] | None:
+    """The model a field holds (`OperatingSystem`), if any."""
+    for candidate in typing.get_args(annotation) or (annotation,):
+        if isinstance(candidate, type) and attrs.has(candidate):
+            return candidate
+    return None
 
 
-def snake(name: str) -> str:
-    """A wire name as dlt's default naming spells its column (`lastSeenAt` -> `last_seen_at`)."""
-    return _BOUNDARY.sub("_", name).lower()
+def _is_time(annotation: Any) -> bool:
+    return datetime in (typing.get_args(annotation) or (annotation,))
 
 
 def _timestamp(value: str) -> datetime:
@@ -32,15 +39,32 @@ def _timestamp(value: str) -> datetime:
 
 
 def expected_rows(simulator: Simulator, collection: str) -> list[dict[str, Any]]:
-    """The simulator's records as rows: snake_case columns, timestamps parsed, nulls left out."""
+    """The simulator's records as rows: the model's published fields (timestamps parsed, a
+    nested object as its published fields), the rest in `extra` (at any depth, as served),
+    nulls left out."""
+    model = next(r.model for r in RESOURCES if r.segment == collection)
+    fields = [field for field in attrs.fields(model) if field.name != "extra"]
+    typed = {field.name: _held(field.type) for field in fields}
+    times = {field.name for field in fields if _is_time(field.type)}
     rows = []
     for record in simulator.dataset.records(collection):
-        row = {}
-        for key, value in record.items():
-            if value is None:
+        row: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, served in record.items():
+            if key not in typed:
+                extra[key] = served
                 continue
-            timestamp = isinstance(value, str) and key.endswith("At")
-            row[snake(key)] = _timestamp(value) if timestamp else value
+            value, nested = served, typed[key]
+            if nested is not None and isinstance(served, dict):
+                known = {field.name for field in attrs.fields(nested)}
+                unknown = {name: item for name, item in served.items() if name not in known}
+                if unknown:
+                    extra[key] = unknown
+                value = {name: item for name, item in served.items() if name in known}
+            if value is not None:
+                row[key] = _timestamp(value) if key in times else value
+        if extra:
+            row["extra"] = extra
         rows.append(row)
     return rows
 

@@ -11,9 +11,11 @@ from aiohttp import web
 from remedy_async import (
     ContractDriftWarning,
     DecodeError,
+    Endpoint,
     MissingDependencyError,
     RemediationTarget,
     RemedyClient,
+    Scope,
     VulnerabilityFinding,
 )
 from remedy_async.columnar import arrow_schema, checked_dicts, record_batch, records_of
@@ -48,7 +50,8 @@ async def test_batches_read_back_equal_the_served_records() -> None:
 
 
 async def test_every_batch_has_the_resources_fixed_schema() -> None:
-    """Pages with and without unknown fields give the same typed schema."""
+    """Pages with and without unknown fields give the same typed schema: published fields
+    typed under their snake_case names, nested objects as structs, the rest in `extra`."""
     async with (
         Simulator(SimulatorConfig(seed=2, size=25)) as simulator,
         RemedyClient(simulator.url) as client,
@@ -56,35 +59,93 @@ async def test_every_batch_has_the_resources_fixed_schema() -> None:
         batches = client.vulnerability_findings.list(page_size=10).as_arrow()
         schemas = {batch.schema async for batch in batches}
     assert schemas == {arrow_schema(VulnerabilityFinding)}
-    schema = arrow_schema(VulnerabilityFinding)
-    assert schema.field("detectedAt").type == pa.timestamp("us", tz="UTC")
-    assert schema.field("cvssScore").type == pa.float64()
-    assert schema.field("package").type.field("installedVersion").type == pa.string()
-    assert schema.field("extra").type == pa.string()
-    assert not schema.field("id").nullable
+    findings = arrow_schema(VulnerabilityFinding)
+    assert findings.names == ["id", "created_at", "updated_at", "extra"]
+    assert findings.field("updated_at").type == pa.timestamp("us", tz="UTC")
+    assert findings.field("extra").type == pa.string()
+    assert not findings.field("id").nullable
+    endpoints = arrow_schema(Endpoint)
+    assert endpoints.names == [
+        "id",
+        "hostname",
+        "ip",
+        "mac_address",
+        "operating_system",
+        "agent_id",
+        "agent_version",
+        "created_at",
+        "updated_at",
+        "extra",
+    ]
+    system = endpoints.field("operating_system").type
+    assert [system.field(i).name for i in range(system.num_fields)] == [
+        "name",
+        "family",
+        "version",
+        "vendor",
+        "architecture",
+    ]
+    assert system.field("family").type == pa.string()
+    scopes = arrow_schema(Scope)
+    assert scopes.field("status").type == pa.string()
+    subjects = scopes.field("subject_filter").type
+    assert subjects.field("subject_types").type == pa.list_(pa.string())
+    assert scopes.field("endpoint_filter").type.field("has_agent").type == pa.bool_()
+    assert scopes.field("finding_filter").type.field("min_cvss_score").type == pa.float64()
+
+
+ENDPOINT = {
+    "id": "0b7c4d2e-9a1f-4e3b-8c5d-6f7a8b9c0d1e",
+    "hostname": "mac-01",
+    "ip": None,
+    "mac_address": "a4:83:e7:00:00:01",
+    "operating_system": {"name": "macOS", "family": "macos", "version": "14.4", "kernel": "23E"},
+    "agent_id": None,
+    "agent_version": None,
+    "created_at": "2024-05-01T10:00:00Z",
+    "updated_at": "2024-05-02T10:00:00Z",
+    "risk_score": 7,
+}
 
 
 def test_unknown_keys_at_any_depth_are_kept_in_extra() -> None:
     """Keys the model lacks, top level or nested, go to `extra` and come back in place."""
-    record = {
-        "id": "vf-1",
-        "severity": "apocalyptic",  # an unknown enum value is kept as its string
-        "package": {"name": "openssl", "vendorUrl": "https://example.org"},
-        "riskScore": 7,
-    }
-    batch = record_batch(VulnerabilityFinding, [record])
+    batch = record_batch(Endpoint, [ENDPOINT])
     assert batch.column("extra").to_pylist() == [
-        '{"riskScore":7,"package":{"vendorUrl":"https://example.org"}}'
+        '{"risk_score":7,"operating_system":{"kernel":"23E"}}'
     ]
-    assert records_of(batch) == [record]
+    assert records_of(batch) == [without_nulls(ENDPOINT)]
+
+
+def test_a_findings_fields_are_reachable_in_extra_from_duckdb() -> None:
+    """A finding's untyped fields are one JSON column that DuckDB reads with `->>`."""
+    duckdb = pytest.importorskip("duckdb", reason="the duckdb extra is not installed")
+    finding = {
+        "id": "5d0e8f1a-2b3c-4d5e-9f60-718293a4b5c6",
+        "created_at": "2024-05-01T10:00:00Z",
+        "severity": "apocalyptic",
+        "cvss_score": 9.8,
+        "kev": True,
+    }
+    batch = record_batch(VulnerabilityFinding, [finding])
+    assert records_of(batch) == [finding]
+    with duckdb.connect() as db:
+        db.register("findings", pa.Table.from_batches([batch]))
+        row = db.execute(
+            "SELECT id, extra->>'severity', CAST(extra->>'cvss_score' AS DOUBLE), "
+            "CAST(json_extract(extra, '$.kev') AS BOOLEAN), updated_at FROM findings"
+        ).fetchone()
+    assert row == (finding["id"], "apocalyptic", 9.8, True, None)
 
 
 def test_values_arrow_does_not_take_are_written_as_the_model_reads_them() -> None:
-    """An int id, `3.0` for an int and a zoneless timestamp are stored as the model reads them."""
-    record = {"id": 7, "attempts": 3.0, "createdAt": "2024-05-01T10:00:00"}
+    """An int id and a zoneless timestamp are stored as the model reads them."""
+    record = {"id": 7, "created_at": "2024-05-01T10:00:00", "name": "Google Chrome"}
     batch = record_batch(RemediationTarget, [record])
     assert batch.schema == arrow_schema(RemediationTarget)
-    assert records_of(batch) == [{"id": "7", "attempts": 3, "createdAt": "2024-05-01T10:00:00Z"}]
+    assert records_of(batch) == [
+        {"id": "7", "created_at": "2024-05-01T10:00:00Z", "name": "Google Chrome"}
+    ]
 
 
 async def test_batch_rows_cuts_exact_batches_and_resumes_after_the_latest() -> None:
@@ -116,26 +177,35 @@ async def test_a_record_that_does_not_decode_is_a_decode_error(serve: Serve) -> 
     """A record its model refuses is a DecodeError with its path, never written."""
 
     async def findings(_: web.Request) -> web.Response:
-        return web.json_response([{"id": "vf-1"}, {"id": "vf-2", "detectedAt": 5}])
+        return web.json_response([{"id": "vf-1"}, {"id": "vf-2", "created_at": 5}])
 
     url = await serve({"/v1/vulnerability-findings": findings})
     async with RemedyClient(url, allow_insecure_http=True) as client:
         rows = checked_dicts(client.vulnerability_findings.list())
         with pytest.raises(DecodeError) as raised:
             await rows.collect()
-    assert raised.value.path == "$[1].detectedAt"
+    assert raised.value.path == "$[1].created_at"
 
 
-async def test_snake_case_records_are_checked_and_respelt_in_camel_case() -> None:
-    """A service spelling keys in snake case gives camelCase dicts, as the contract spells."""
-    async with (
-        Simulator(SimulatorConfig(seed=2, size=10, naming="snake")) as simulator,
-        RemedyClient(simulator.url) as client,
-    ):
-        with pytest.warns(ContractDriftWarning):
+async def test_camel_case_records_are_checked_and_respelt_in_snake_case(serve: Serve) -> None:
+    """A service spelling keys in camelCase gives snake_case dicts, as the contract spells."""
+
+    def camel(key: str) -> str:
+        head, *rest = key.split("_")
+        return head + "".join(part.title() for part in rest)
+
+    served = {camel(key): value for key, value in ENDPOINT.items()}
+
+    async def endpoints(_: web.Request) -> web.Response:
+        page = {"data": [served], "total": 1, "limit": 100, "offset": 0}
+        return web.json_response(page)
+
+    url = await serve({"/v1/endpoints": endpoints})
+    async with RemedyClient(url, allow_insecure_http=True) as client:
+        with pytest.warns(ContractDriftWarning, match="camel"):
             rows = await checked_dicts(client.endpoints.list()).collect()
-    assert "displayName" in rows[0]
-    assert "display_name" not in rows[0]
+    published = {key: value for key, value in ENDPOINT.items() if key != "risk_score"}
+    assert rows == [{**published, "riskScore": 7}]  # an unknown key is kept as sent
 
 
 def test_without_pyarrow_arrow_output_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,9 +56,9 @@ async def run(pipeline: Any, source: Any) -> Any:
 async def change_and_remove(simulator: Simulator) -> dict[str, list[str]]:
     """Change some records and remove others on the simulator; return the removed ids."""
     dataset = simulator.dataset
-    dataset.update("scopes", dataset.id_of("scopes", 1), {"name": "Renamed", "enabled": False})
+    dataset.update("scopes", dataset.id_of("scopes", 1), {"name": "Renamed", "status": "paused"})
     finding = dataset.id_of("vulnerability-findings", 3)
-    dataset.update("vulnerability-findings", finding, {"status": "resolved", "cvssScore": 1.5})
+    dataset.update("vulnerability-findings", finding, {"severity": "low", "cvss_score": 1.5})
     removed = {
         "endpoints": [dataset.id_of("endpoints", 2)],
         "vulnerability_findings": [dataset.id_of("vulnerability-findings", 5)],

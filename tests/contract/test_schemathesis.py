@@ -1,18 +1,20 @@
 """schemathesis against the simulator: every check, a fixed seed, bounded examples, zero failures.
 
 One run per paging convention, faults off, each against the document that run serves at
-`/openapi.json` (the `cursor` run against the published `openapi.yaml`, which is its document);
+`/openapi.json` (the `offset` run, the published contract, against `openapi.yaml`, which is its
+document);
 the other runs take the namings and error shapes in turn, so each of those documents is fuzzed
 too. Stateless: every operation, through schemathesis' pytest integration, in its examples,
 coverage and fuzzing phases, positive and negative data, with every built-in check enabled (the
-equivalent of `st run --checks all`); the `cursor` run with more examples, the others with few.
+equivalent of `st run --checks all`); the default `offset` run with more examples, the others
+with few.
 Stateful: schemathesis' state machine follows each list's link to its get, so listed ids are
 fetched back; its lists go unfiltered (random filters match nothing, leaving no id to fetch).
 
 One refinement of `positive_data_acceptance`: a continuation token (a cursor, or the last id for
-keyset paging) is opaque, so a schema-valid one this server never issued is rightly a 400. Such
-a refusal passes only if the same request without the token is accepted; any other refused
-valid request fails.
+keyset paging) is opaque, so a schema-valid one this server never issued is rightly refused (a
+400 for a cursor, a 422 for an id that is not in the list). Such a refusal passes only if the
+same request without the token is accepted; any other refused valid request fails.
 """
 
 from __future__ import annotations
@@ -42,15 +44,17 @@ SPEC_PATH: Final = Path(remedy_async.__file__).parent / "openapi.yaml"
 SEED: Final = 20240601
 TOKEN: Final = "contract-token"
 AUTH: Final = {"Authorization": f"Bearer {TOKEN}"}
-DEFAULT_RUN: Final = "cursor"
-NAMINGS: Final = ("camel", "snake", "pascal", "kebab")
+DEFAULT_RUN: Final = "offset"
+NAMINGS: Final = ("snake", "camel", "pascal", "kebab")
+REFUSED_CONTINUATION: Final = frozenset({400, 422})
+"""How a run refuses a continuation token it did not issue."""
 MAX_EXAMPLES: Final = {DEFAULT_RUN: 20}
 OTHER_MAX_EXAMPLES: Final = 3
 STATEFUL: Final = {DEFAULT_RUN: (12, 12)}
 OTHER_STATEFUL: Final = (4, 6)
 """Examples and steps of the stateful runs."""
 COVERED_LIST: Final = "/v1/scopes"
-"""The list the runs but the default one take the coverage phase on (it has the fewest filters)."""
+"""The list the runs but the default one take the coverage phase on (it has no filters)."""
 
 
 def _configs() -> dict[str, SimulatorConfig]:
@@ -140,7 +144,11 @@ def accepted_without(parameter: str | None) -> schemathesis.CheckFunction:
     def positive_data_acceptance_but_unissued_continuations(
         ctx: schemathesis.CheckContext, response: schemathesis.Response, case: schemathesis.Case
     ) -> bool | None:
-        refused = parameter is not None and response.status_code == 400 and case.query
+        refused = (
+            parameter is not None
+            and response.status_code in REFUSED_CONTINUATION
+            and bool(case.query)
+        )
         if refused and case.query.get(parameter) not in (None, ""):
             assert parameter is not None
             if _accepted_without(response, parameter):
@@ -215,9 +223,11 @@ def unfiltered_lists(size: str | None) -> Any:
     """A `map_query` hook: a list's query without its filters and place (so its first record
     exists to fetch), its page size kept."""
 
-    def map_query(context: schemathesis.HookContext, query: dict[str, Any]) -> dict[str, Any]:
+    def map_query(
+        context: schemathesis.HookContext, query: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
         operation = context.operation
-        if operation is None or "{" in operation.path:
+        if operation is None or "{" in operation.path or query is None:
             return query
         return {name: value for name, value in query.items() if name == size}
 

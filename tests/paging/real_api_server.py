@@ -20,6 +20,7 @@ from aiohttp import web
 from attrs import field, frozen
 
 from remedy_async import CONVENTIONS, Convention, PaginationError, RemedyClient, RemedyError
+from remedy_async._checks import MAX_PAGE_SIZE
 from tests.loopback import CANARY, Handler, serve_app
 from tests.paging.real_apis import RealApi, Request, make_records
 
@@ -42,8 +43,10 @@ RUN_TIMEOUT = 30.0
 
 
 def request_budget(api: RealApi, records: int, page_size: int | None) -> int:
-    """20 times the pages a list of `records` needs at the smallest size in play, plus 20."""
-    sizes = [size for size in (api.default_page_size, page_size) if size]
+    """20 times the pages a list of `records` needs at the smallest size in play (the API's
+    default, and the size the client asks for: `page_size`, else its default), plus 20."""
+    asked = MAX_PAGE_SIZE if page_size is None else page_size
+    sizes = [size for size in (api.default_page_size, asked) if size]
     pages = math.ceil(records / min(sizes)) if sizes else 1
     return 20 * max(1, pages) + 20
 

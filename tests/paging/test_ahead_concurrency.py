@@ -39,10 +39,24 @@ def latency() -> tuple[FaultSpec, ...]:
     return (FaultSpec("latency", 1.0, latency_ms=1),)
 
 
+SERVED_PAGE = 20
+"""The page size the simulator serves when a request names none it reads: the client asks
+its size as `limit`, which the `page` convention does not read (its size is `pageSize`)."""
+
+
 def simulator(paging: str, **config: Any) -> Simulator:
-    """A simulator of 60 endpoints (about 1,200 findings), its latency without real time."""
+    """A simulator of 60 endpoints (about 1,200 findings) serving pages of SERVED_PAGE by
+    default, its latency without real time."""
     return Simulator(
-        SimulatorConfig(host="127.0.0.1", port=0, seed=5, size=60, paging=paging, **config),
+        SimulatorConfig(
+            host="127.0.0.1",
+            port=0,
+            seed=5,
+            size=60,
+            paging=paging,
+            page_size=SERVED_PAGE,
+            **config,
+        ),
         sleep=yielding_sleep,
     )
 
@@ -127,12 +141,21 @@ async def test_lists_whose_pages_name_the_next_stay_sequential(served: Simulator
     assert served.counters.max_in_flight == 1
 
 
-@pytest.mark.parametrize("served", ["offset", "page"], indirect=True)
-async def test_max_items_fetches_only_the_pages_it_needs(served: Simulator) -> None:
-    """max_items=20 in pages of 7 with concurrency=8 sends exactly three list requests."""
+@pytest.mark.parametrize(
+    ("served", "page_size", "max_items"),
+    [("offset", 7, 20), ("page", SERVED_PAGE, 3 * SERVED_PAGE - 1)],
+    indirect=["served"],
+)
+async def test_max_items_fetches_only_the_pages_it_needs(
+    served: Simulator, page_size: int, max_items: int
+) -> None:
+    """max_items within a third page with concurrency=8 sends exactly three list requests (the
+    page convention pages in the size it serves, as it reads no `limit`)."""
     async with RemedyClient(served.url, token=served.config.token) as client:
-        pager = client.vulnerability_findings.list(page_size=7, max_items=20, concurrency=8)
-        assert [f.id async for f in pager] == all_ids(served)[:20]
+        pager = client.vulnerability_findings.list(
+            page_size=page_size, max_items=max_items, concurrency=8
+        )
+        assert [f.id async for f in pager] == all_ids(served)[:max_items]
     assert served.counters.requests[LIST_ROUTE] == 3
 
 

@@ -9,12 +9,14 @@ from aiohttp import web
 
 from remedy_async import RemedyClient
 from tests.loopback import Serve
+from tests.paging.published import endpoint
 
 PAGES = 10
 
 
 class OffsetListing:
-    """A loopback offset listing of PAGES pages of 5 that counts requests and can signal on one."""
+    """A loopback listing of PAGES pages of 5 in the published envelope (`data`, `total`, `limit`,
+    `offset`) that counts requests and can signal on one."""
 
     def __init__(self) -> None:
         self.requests = 0
@@ -28,8 +30,9 @@ class OffsetListing:
         self.requests += 1
         self.event_at(self.requests).set()
         offset = int(request.query.get("offset", 0))
-        items = [{"id": f"ep-{i:03d}"} for i in range(offset, min(offset + 5, PAGES * 5))]
-        return web.json_response({"items": items, "offset": offset, "total": PAGES * 5})
+        items = [endpoint(f"ep-{i:03d}") for i in range(offset, min(offset + 5, PAGES * 5))]
+        body = {"data": items, "total": PAGES * 5, "limit": 5, "offset": offset}
+        return web.json_response(body)
 
 
 @pytest.fixture
@@ -129,7 +132,8 @@ def test_negative_prefetch_is_refused() -> None:
 
 
 class GatedOffsetListing:
-    """An offset listing that holds every request after the first until released, counting them."""
+    """A listing in the published envelope that holds every request after the first until
+    released, counting them; `served_size` caps the pages it serves."""
 
     def __init__(self, served_size: int | None = None) -> None:
         self.served_size = served_size
@@ -151,8 +155,9 @@ class GatedOffsetListing:
         try:
             if offset > 0:
                 await asyncio.wait_for(self.release.wait(), timeout=10)
-            items = [{"id": f"ep-{i:03d}"} for i in range(offset, min(offset + size, 40))]
-            return web.json_response({"items": items, "offset": offset, "total": 40})
+            items = [endpoint(f"ep-{i:03d}") for i in range(offset, min(offset + size, 40))]
+            body = {"data": items, "total": 40, "limit": size, "offset": offset}
+            return web.json_response(body)
         finally:
             self.in_flight -= 1
 

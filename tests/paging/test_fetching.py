@@ -11,6 +11,7 @@ from aiohttp import web
 
 from remedy_async import BadRequestError, ContractDriftWarning, PaginationError, RemedyClient
 from tests.loopback import Serve
+from tests.paging.published import endpoints
 from tests.paging.responses import records
 
 Handler = Callable[[web.Request], Awaitable[web.Response]]
@@ -30,17 +31,17 @@ def refusing(names: set[str], answer: Callable[[web.Request], object]) -> tuple[
     return seen, handler
 
 
-async def test_a_first_request_refused_for_a_size_name_is_sent_with_limit_alone(
+async def test_a_first_request_refused_for_limit_is_sent_with_page_size_instead(
     serve: Serve,
 ) -> None:
-    """A 400 for `pageSize` is met by asking with `limit` alone, told as a drift warning."""
-    seen, handler = refusing({"pageSize"}, lambda _: {"items": records(3)})
+    """A 400 for `limit` is met by asking with `pageSize` instead, told as a drift warning."""
+    seen, handler = refusing({"limit"}, lambda _: {"items": endpoints(3)})
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
-        with pytest.warns(ContractDriftWarning, match="pageSize"):
+        with pytest.warns(ContractDriftWarning, match="parameter limit .* with pageSize"):
             found = await client.endpoints.list(page_size=5).collect()
     assert [record.id for record in found] == ["ep-0", "ep-1", "ep-2"]
-    assert seen == ["limit=5&pageSize=5", "limit=5"]
+    assert seen == ["limit=5", "pageSize=5"]
 
 
 async def test_a_first_request_refused_under_every_size_name_raises_the_first_refusal(
@@ -52,7 +53,7 @@ async def test_a_first_request_refused_under_every_size_name_raises_the_first_re
     async with RemedyClient(url) as client:
         with pytest.raises(BadRequestError):
             await client.endpoints.list(page_size=5).collect()
-    assert seen == ["limit=5&pageSize=5", "limit=5", "pageSize=5"]
+    assert seen == ["limit=5", "pageSize=5"]
 
 
 def by_page(request: web.Request) -> object:
@@ -70,8 +71,8 @@ async def test_a_refused_guess_gives_way_to_the_next(serve: Serve) -> None:
             found = await client.endpoints.list().as_dicts().collect()
     assert len(found) == 150
     assert len({record["id"] for record in found}) == 150
-    assert seen[:2] == ["", "offset=100"]
-    assert "page=2" in seen
+    assert seen[:2] == ["limit=100", "offset=100&limit=100"]
+    assert "page=2&limit=100" in seen
 
 
 async def test_every_guess_refused_on_a_silent_page_ends_the_list(serve: Serve) -> None:
@@ -81,7 +82,7 @@ async def test_every_guess_refused_on_a_silent_page_ends_the_list(serve: Serve) 
     async with RemedyClient(url) as client:
         found = await client.endpoints.list().as_dicts().collect()
     assert len(found) == 100
-    assert seen[:2] == ["", "offset=100"]
+    assert seen[:2] == ["limit=100", "offset=100&limit=100"]
     assert len(seen) <= 6  # one check per paging parameter, never a loop
 
 
@@ -97,5 +98,5 @@ async def test_every_guess_refused_after_a_continuation_is_a_pagination_error(
         with pytest.raises(PaginationError, match="each parameter tried") as caught:
             await client.endpoints.list().as_dicts().collect()
     assert caught.value.items_yielded == 2
-    assert seen[:2] == ["", "cursor=c2"]
-    assert "next_cursor=c2" in seen
+    assert seen[:2] == ["limit=100", "cursor=c2&limit=100"]
+    assert "next_cursor=c2&limit=100" in seen

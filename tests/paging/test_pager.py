@@ -24,6 +24,7 @@ from remedy_async import (
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import Serve
+from tests.paging.published import endpoint, endpoints, scope
 
 TOTAL = 25
 
@@ -55,7 +56,7 @@ class Scopes:
         self.headers_seen.append(request.headers.get("X-Trace"))
         page, size = int(request.query["page"]), int(request.query["size"])
         ids = range((page - 1) * size, min(page * size, TOTAL))
-        body = {"items": [{"id": f"sc-{i:02d}", "enabled": True} for i in ids]}
+        body = {"items": [scope(f"sc-{i:02d}") for i in ids]}
         return web.json_response(body, headers={"X-Request-Id": f"req-{page}"})
 
 
@@ -67,6 +68,8 @@ async def scopes(serve: Serve) -> tuple[RemedyClient, Scopes]:
 
 
 ALL_IDS = [f"sc-{i:02d}" for i in range(TOTAL)]
+NO_ID = {key: value for key, value in endpoint("x").items() if key != "id"}
+"""An endpoint record without its id."""
 
 
 async def test_a_new_paginator_plugs_in_as_one_class(
@@ -170,7 +173,7 @@ async def test_bad_item_is_a_decode_error_with_its_path(serve: Serve) -> None:
     """An item that does not fit the model raises DecodeError naming its index in the page."""
 
     async def listing(request: web.Request) -> web.Response:
-        return web.json_response({"data": [{"id": "ep-1"}, {"hostname": "no-id"}]})
+        return web.json_response({"data": [endpoint("ep-1"), NO_ID]})
 
     url = await serve({"/v1/endpoints": listing})
     async with RemedyClient(url) as client:
@@ -186,15 +189,15 @@ async def test_records_before_a_bad_item_are_delivered_and_resume_stops_at_it(
     fixed = False
 
     async def listing(request: web.Request) -> web.Response:
-        bad = {"id": "ep-2"} if fixed else {"hostname": "no-id"}
-        return web.json_response({"items": [{"id": "ep-0"}, {"id": "ep-1"}, bad, {"id": "ep-3"}]})
+        bad = endpoint("ep-2") if fixed else NO_ID
+        return web.json_response({"items": [*endpoints(2), bad, endpoint("ep-3")]})
 
     url = await serve({"/v1/endpoints": listing})
     got: list[str] = []
 
     async def take_all(pager: AsyncIterator[Endpoint]) -> None:
-        async for endpoint in pager:
-            got.append(endpoint.id)
+        async for record in pager:
+            got.append(record.id)
 
     async with RemedyClient(url) as client:
         with pytest.raises(DecodeError) as caught:
@@ -204,14 +207,14 @@ async def test_records_before_a_bad_item_are_delivered_and_resume_stops_at_it(
         assert caught.value.items_yielded == 2
         fixed = True
         rest = client.endpoints.list(resume_token=caught.value.resume_token)
-        assert [endpoint.id async for endpoint in rest] == ["ep-2", "ep-3"]
+        assert [record.id async for record in rest] == ["ep-2", "ep-3"]
 
 
 async def test_pages_with_a_bad_item_raise_before_the_page_is_yielded(serve: Serve) -> None:
     """pages() builds a whole page first, so a bad item raises with no part of its page yielded."""
 
     async def listing(request: web.Request) -> web.Response:
-        return web.json_response({"items": [{"id": "ep-0"}, {"id": 7.5}]})
+        return web.json_response({"items": [endpoint("ep-0"), endpoint(7.5)]})
 
     url = await serve({"/v1/endpoints": listing})
     seen: list[Page[Endpoint]] = []
@@ -243,8 +246,8 @@ async def test_unpaged_list_that_advertises_more_pages_is_a_pagination_error(ser
 async def test_unpaged_envelope_keys_are_all_understood(serve: Serve) -> None:
     """Bare arrays and items/data/results envelopes all list their items."""
     bodies = {
-        "/v1/endpoints": [{"id": "a"}],
-        "/v1/scopes": {"items": [{"id": "b"}]},
+        "/v1/endpoints": [endpoint("a")],
+        "/v1/scopes": {"items": [scope("b")]},
         "/v1/remediation-targets": {"data": [{"id": "c"}]},
         "/v1/vulnerability-findings": {"results": [{"id": "d"}], "nextCursor": None},
     }
@@ -284,7 +287,7 @@ async def test_as_dicts_yields_wire_records_with_paging_unchanged(
     async with client:
         pager = client.scopes.list(page_size=10).as_dicts()
         records = [record async for record in pager]
-        assert records == [{"id": i, "enabled": True} for i in ALL_IDS]
+        assert records == [scope(i) for i in ALL_IDS]
         first_page = await anext(aiter(client.scopes.list(page_size=10).as_dicts().pages()))
         rest = client.scopes.list(resume_token=first_page.resume_token).as_dicts()
         assert [r["id"] async for r in rest] == ALL_IDS[10:]

@@ -7,9 +7,11 @@ documented paging can be listed safely must list every id exactly once, in order
 client can list safely without configuration must raise PaginationError before claiming the
 end. Never a prefix without an error, never a loop (the server's request budget catches one).
 
-Two APIs cap their lists at an odd size with no paging signal at all (YouTrack's 42, Discord's
-1): their first page reads like a whole list, so they are listed by pinning their documented
-convention, which the corpus states as data (`pinned(api.reference)`). Every documented
+An API that caps its lists at an odd size with no paging signal at all, and does not read
+`limit` (YouTrack's 42), has a first page that reads like a whole list, so it is listed by
+pinning its documented convention, which the corpus states as data (`pinned(api.reference)`).
+(Discord's default of 1 is not such a cap: the client always asks a page size, as `limit`,
+which Discord reads.) Every documented
 convention, pinned, lists its API; and every refusal that advises a convention is right: the
 advised convention, pinned, lists the API. `scripts/real-apis` prints the table.
 """

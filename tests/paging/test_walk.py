@@ -16,6 +16,7 @@ from remedy_async import (
     RemedyClient,
 )
 from tests.loopback import Serve
+from tests.paging.published import endpoint
 
 
 def pages(*bodies: Any) -> Any:
@@ -47,22 +48,22 @@ async def test_bad_next_links_are_pagination_errors(serve: Serve, link: str) -> 
     One that is not a URL at all fails as its page is read; an unsafe one after the page's
     items, before it would be fetched. Either way the error's token resumes exactly.
     """
-    handler = pages({"data": [{"id": "a"}], "links": {"next": link}})
+    handler = pages({"data": [endpoint("a")], "links": {"next": link}})
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
         with pytest.raises(PaginationError) as caught:
             await client.endpoints.list().collect()
     assert caught.value.items_yielded in (0, 1)
     assert caught.value.resume_token is not None
-    assert handler.seen == [""]
+    assert handler.seen == ["limit=100"]
     assert "secret" not in str(caught.value)
 
 
 async def test_a_link_differing_only_by_fragment_cannot_loop(serve: Serve) -> None:
     """A next link that is the current request plus a #fragment is refused as a cycle."""
     handler = pages(
-        {"data": [{"id": "a"}], "links": {"next": "/v1/endpoints?page[cursor]=x&b=1"}},
-        {"data": [{"id": "b"}], "links": {"next": "/v1/endpoints?b=1&page[cursor]=x#again"}},
+        {"data": [endpoint("a")], "links": {"next": "/v1/endpoints?page[cursor]=x&b=1"}},
+        {"data": [endpoint("b")], "links": {"next": "/v1/endpoints?b=1&page[cursor]=x#again"}},
     )
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
@@ -72,7 +73,7 @@ async def test_a_link_differing_only_by_fragment_cannot_loop(serve: Serve) -> No
 
 async def test_a_page_that_repeats_the_previous_one_is_refused(serve: Serve) -> None:
     """A service that ignores the paging parameters (the same page again) fails loudly."""
-    same = {"items": [{"id": "a"}, {"id": "b"}], "total": 10}
+    same = {"items": [endpoint("a"), endpoint("b")], "total": 10}
     url = await serve({"/v1/endpoints": pages(same, same, same)})
     async with RemedyClient(url, paginator=OffsetPaginator()) as client:
         with pytest.raises(PaginationError, match="repeats an id") as caught:
@@ -82,14 +83,14 @@ async def test_a_page_that_repeats_the_previous_one_is_refused(serve: Serve) -> 
 
 async def test_an_echoed_offset_other_than_the_one_asked_is_refused(serve: Serve) -> None:
     """A page echoing offset 0 for a request of offset 2 is refused, not trusted (issue 23)."""
-    same = {"items": [{"id": "a"}, {"id": "b"}], "offset": 0, "total": 10}
+    same = {"items": [endpoint("a"), endpoint("b")], "offset": 0, "total": 10}
     handler = pages(same, same, same)
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
         with pytest.raises(PaginationError, match="offset") as caught:
             await client.endpoints.list(page_size=2).collect()
     assert caught.value.items_yielded == 2
-    assert handler.seen == ["limit=2&pageSize=2", "offset=2&limit=2"]
+    assert handler.seen == ["limit=2", "offset=2&limit=2"]
 
 
 async def test_ids_equal_in_python_but_not_on_the_wire_are_both_delivered(serve: Serve) -> None:
@@ -109,7 +110,7 @@ async def test_ids_equal_in_python_but_not_on_the_wire_are_both_delivered(serve:
 
 async def test_an_end_before_the_announced_total_is_refused(serve: Serve) -> None:
     """A list that stops before the total it announced is a PaginationError, not a short list."""
-    url = await serve({"/v1/endpoints": pages({"items": [{"id": "a"}], "totalCount": 3})})
+    url = await serve({"/v1/endpoints": pages({"items": [endpoint("a")], "totalCount": 3})})
     async with RemedyClient(url) as client:
         with pytest.raises(PaginationError, match="announced 3"):
             await client.endpoints.list().collect()
@@ -120,9 +121,9 @@ async def test_the_detected_convention_is_reported_and_can_be_pinned(serve: Serv
 
     async def handler(request: web.Request) -> web.Response:
         if "$skiptoken" in request.query:
-            return web.json_response({"value": [{"id": "b"}]})
+            return web.json_response({"value": [endpoint("b")]})
         return web.json_response(
-            {"value": [{"id": "a"}], "@odata.nextLink": "/v1/endpoints?$skiptoken=2"}
+            {"value": [endpoint("a")], "@odata.nextLink": "/v1/endpoints?$skiptoken=2"}
         )
 
     url = await serve({"/v1/endpoints": handler})
@@ -146,16 +147,19 @@ async def test_links_relative_to_the_base_path_are_followed_once_confirmed(serve
     async def handler(request: web.Request) -> web.Response:
         seen.append(request.path_qs)
         if "cursor" not in request.query:
-            body = {"data": [{"id": "a"}, {"id": "b"}], "links": {"next": "/v1/endpoints?cursor=x"}}
+            body = {
+                "data": [endpoint("a"), endpoint("b")],
+                "links": {"next": "/v1/endpoints?cursor=x"},
+            }
             return web.json_response(body)
-        return web.json_response({"data": [{"id": "c"}], "links": {"next": None}})
+        return web.json_response({"data": [endpoint("c")], "links": {"next": None}})
 
     url = await serve({"/wiki/v1/endpoints": handler})
     async with RemedyClient(f"{url}/wiki") as client:
         pager = client.endpoints.list()
         found = [record.id async for record in pager]
     assert found == ["a", "b", "c"]
-    assert seen == ["/wiki/v1/endpoints", "/wiki/v1/endpoints?cursor=x"]
+    assert seen == ["/wiki/v1/endpoints?limit=100", "/wiki/v1/endpoints?cursor=x"]
     assert pager.convention is not None
     assert pager.convention.links_from == "base"
 
@@ -165,8 +169,8 @@ async def test_a_composed_convention_is_reported_and_can_be_pinned(serve: Serve)
 
     async def handler(request: web.Request) -> web.Response:
         if request.query.get("cursor") == "c2":
-            return web.json_response({"data": [{"id": "b"}], "meta": {"pagination": {}}})
-        body = {"data": [{"id": "a"}], "meta": {"pagination": {"next_cursor": "c2"}}}
+            return web.json_response({"data": [endpoint("b")], "meta": {"pagination": {}}})
+        body = {"data": [endpoint("a")], "meta": {"pagination": {"next_cursor": "c2"}}}
         return web.json_response(body)
 
     url = await serve({"/v1/endpoints": handler})

@@ -16,6 +16,7 @@ from remedy_async import (
     RemedyClient,
 )
 from tests.loopback import Serve
+from tests.paging.published import endpoint, scope
 
 TOKEN = "canary-token-7f3e9a"
 
@@ -29,7 +30,7 @@ def cursor_server(
     async def handler(request: web.Request) -> web.Response:
         number = len(received)
         received.append(request.query.get("cursor"))
-        body = {"items": [{"id": f"ep-{number}"}], "nextCursor": next_cursors[number]}
+        body = {"items": [endpoint(f"ep-{number}")], "nextCursor": next_cursors[number]}
         return web.json_response(body)
 
     return received, handler
@@ -65,7 +66,7 @@ async def test_an_empty_cursor_ends_the_list(serve: Serve) -> None:
 
 def link_handler(target: str) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handler(request: web.Request) -> web.Response:
-        return web.json_response([{"id": "ep-1"}], headers={"Link": f'<{target}>; rel="next"'})
+        return web.json_response([endpoint("ep-1")], headers={"Link": f'<{target}>; rel="next"'})
 
     return handler
 
@@ -100,8 +101,8 @@ async def test_relative_next_link_within_the_api_is_followed(serve: Serve) -> No
 
     async def listing(request: web.Request) -> web.Response:
         if request.query.get("page") == "2":
-            return web.json_response([{"id": "ep-2"}])
-        return web.json_response([{"id": "ep-1"}], headers={"Link": '<?page=2>; rel="next"'})
+            return web.json_response([endpoint("ep-2")])
+        return web.json_response([endpoint("ep-1")], headers={"Link": '<?page=2>; rel="next"'})
 
     url = await serve({"/v1/endpoints": listing})
     async with RemedyClient(url) as client:
@@ -114,7 +115,7 @@ async def test_items_repeated_across_pages_are_skipped_with_a_warning(serve: Ser
 
     async def listing(request: web.Request) -> web.Response:
         offset = int(request.query.get("offset", 0))
-        items = [{"id": i} for i in pages.get(offset, [])]
+        items = [endpoint(i) for i in pages.get(offset, [])]
         return web.json_response({"items": items, "offset": offset})
 
     url = await serve({"/v1/endpoints": listing})
@@ -142,17 +143,17 @@ async def test_resume_token_from_another_list_is_refused(serve: Serve) -> None:
     _, handler = cursor_server(["A", None])
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
-        pager = client.endpoints.list(status="online")
+        pager = client.endpoints.list(os_family="macos")
         await pager.first()
         token = pager.resume_token
         assert token is not None
         with pytest.raises(ValueError, match="'endpoints', not for 'scopes'"):
             client.scopes.list(resume_token=token)
         with pytest.raises(ValueError, match="other filters"):
-            client.endpoints.list(status="offline", resume_token=token)
+            client.endpoints.list(os_family="linux", resume_token=token)
     async with RemedyClient(url, paginator=OffsetPaginator()) as other:
         with pytest.raises(ValueError, match="AutoPaginator"):
-            other.endpoints.list(status="online", resume_token=token)
+            other.endpoints.list(os_family="macos", resume_token=token)
 
 
 async def test_a_paginator_can_be_pinned_per_collection(serve: Serve) -> None:
@@ -161,7 +162,7 @@ async def test_a_paginator_can_be_pinned_per_collection(serve: Serve) -> None:
 
     async def scopes(request: web.Request) -> web.Response:
         return web.json_response(
-            {"data": [{"id": "sc-1"}], "after": None, "seen": request.query_string}
+            {"data": [scope("sc-1")], "after": None, "seen": request.query_string}
         )
 
     url = await serve({"/v1/endpoints": handler, "/v1/scopes": scopes})

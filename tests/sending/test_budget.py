@@ -22,7 +22,7 @@ from remedy_async import (
     RetryPolicy,
 )
 from remedy_async._sending._budget import RequestBudget
-from tests.fakes import InFlight, VirtualTime
+from tests.fakes import InFlight, VirtualTime, endpoint_record, page
 from tests.loopback import Serve
 
 SLACK = 1e-9
@@ -55,7 +55,7 @@ class Stamps:
         if self._limited_first is not None:
             wait, self._limited_first = self._limited_first, None
             return web.json_response(
-                {"error": {"code": "slow_down", "message": "later"}},
+                {"error": "later"},
                 status=429,
                 headers={"Retry-After": f"{wait:g}"},
             )
@@ -63,9 +63,9 @@ class Stamps:
             return web.Response(body=b"agent: {}\n")
         if request.path.endswith("/endpoints"):
             offset = int(request.query.get("offset", "0"))
-            items = [{"id": f"ep-{n}"} for n in range(offset, min(offset + 5, 40))]
-            return web.json_response({"items": items, "total": 40, "offset": offset})
-        return web.json_response({"id": request.match_info.get("id", "x")})
+            records = [endpoint_record(f"ep-{n}") for n in range(offset, min(offset + 5, 40))]
+            return web.json_response(page(records, total=40, offset=offset, limit=5))
+        return web.json_response(endpoint_record(request.match_info.get("id", "x")))
 
     async def url(self, serve: Serve) -> str:
         return await serve(

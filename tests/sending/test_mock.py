@@ -29,11 +29,11 @@ from remedy_async import (
     Transport,
 )
 from remedy_async._sending import _transport
-from tests.fakes import FakeTime
+from tests.fakes import FakeTime, endpoint_record, page, scope_record
 
 pytestmark = pytest.mark.usefixtures("library_logging")
 
-BASE = "https://api.example.com"
+BASE = "https://api.furl.ai"
 TOKEN = "canary-token-7f3e9a"
 FAKE_START = FakeTime().now
 
@@ -69,19 +69,20 @@ def scripted(*answers: MockResponse | BaseException) -> tuple[Handler, list[Mock
 
 
 def record(id_: str = "ep-1") -> MockResponse:
-    return MockResponse.json(200, {"id": id_})
+    return MockResponse.json(200, endpoint_record(id_))
 
 
 async def test_the_handler_sees_method_url_query_and_headers() -> None:
     """A handler reads the request's method, path, decoded query and every header sent."""
-    handler, seen = scripted(MockResponse.json(200, []))
+    handler, seen = scripted(MockResponse.json(200, page([])))
     async with mocked(handler) as client:
-        await client.endpoints.list(hostname="a b").collect()
+        await client.endpoints.list(os_family="macos", extra_params={"site": "a b"}).collect()
     (request,) = seen
-    assert (request.method, request.path, request.query["hostname"]) == (
-        "GET",
-        "/v1/endpoints",
+    assert (request.method, request.path) == ("GET", "/v1/endpoints")
+    assert (request.query["osFamily"], request.query["site"], request.query["limit"]) == (
+        "macos",
         "a b",
+        "100",
     )
     assert request.url.origin() == URL(BASE)
     assert request.headers["authorization"] == f"Bearer {TOKEN}"
@@ -89,7 +90,7 @@ async def test_the_handler_sees_method_url_query_and_headers() -> None:
 
 async def test_a_json_answer_becomes_a_record() -> None:
     """MockResponse.json's body is decoded and structured like a service's."""
-    handler, _ = scripted(MockResponse.json(200, {"id": "ep-1", "hostname": "web-1"}))
+    handler, _ = scripted(MockResponse.json(200, endpoint_record("ep-1", hostname="web-1")))
     async with mocked(handler) as client:
         endpoint = await client.endpoints.get("ep-1")
     assert (endpoint.id, endpoint.hostname) == ("ep-1", "web-1")
@@ -182,7 +183,7 @@ async def test_an_exhausted_budget_pauses_the_next_request() -> None:
     """X-RateLimit-Remaining: 0 with a reset 4 s away holds the next request for 4 s."""
     clock = FakeTime()
     spent = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "4"}
-    handler, _ = scripted(MockResponse.json(200, {"id": "a"}, headers=spent), record("b"))
+    handler, _ = scripted(MockResponse.json(200, endpoint_record("a"), headers=spent), record("b"))
     async with mocked(handler, clock) as client:
         await client.endpoints.get("a")
         await client.endpoints.get("b")
@@ -191,9 +192,9 @@ async def test_an_exhausted_budget_pauses_the_next_request() -> None:
 
 async def test_the_statuses_become_typed_errors() -> None:
     """A 404 answer raises NotFoundError carrying the status; a 500 after retries ServerError."""
-    handler, _ = scripted(MockResponse.json(404, {"error": {"code": "nf", "message": "gone"}}))
+    handler, _ = scripted(MockResponse.json(404, {"error": "Endpoint not found."}))
     async with mocked(handler) as client:
-        with pytest.raises(NotFoundError, match="gone"):
+        with pytest.raises(NotFoundError, match=r"Endpoint not found\."):
             await client.endpoints.get("ep-1")
     handler, seen = scripted(*[MockResponse.text(500, "down")] * 3)
     async with mocked(handler) as client:
@@ -253,23 +254,33 @@ async def test_a_body_over_the_limit_is_refused() -> None:
 
 async def test_a_handler_must_return_a_mock_response() -> None:
     """Returning anything else is a TypeError naming what was returned."""
-    handler, _ = scripted({"id": "ep-1"})  # type: ignore[arg-type]
+    handler, _ = scripted(endpoint_record("ep-1"))  # type: ignore[arg-type]
     async with mocked(handler) as client:
         with pytest.raises(TypeError, match="must return a MockResponse"):
             await client.endpoints.get("ep-1")
 
 
 async def test_paging_is_detected_from_mock_answers() -> None:
-    """A cursor envelope is detected and followed across mock pages."""
+    """The published envelope is followed by its offsets, and a cursor envelope (a service
+    drifting from it) is detected and followed, across mock pages."""
+    records = [endpoint_record(name) for name in "abc"]
+
+    def published(request: MockRequest) -> MockResponse:
+        offset = int(request.query.get("offset", "0"))
+        return MockResponse.json(200, page(records[offset : offset + 2], 3, offset, 2))
+
+    async with RemedyClient(BASE, transport=MockTransport(published)) as client:
+        assert [e.id async for e in client.endpoints.list(page_size=2)] == ["a", "b", "c"]
+
     pages = {
-        None: {"items": [{"id": "a"}, {"id": "b"}], "nextCursor": "c2"},
-        "c2": {"items": [{"id": "c"}], "nextCursor": None},
+        None: {"items": records[:2], "nextCursor": "c2"},
+        "c2": {"items": records[2:], "nextCursor": None},
     }
 
-    def handler(request: MockRequest) -> MockResponse:
+    def drifted(request: MockRequest) -> MockResponse:
         return MockResponse.json(200, pages[request.query.get("cursor")])
 
-    async with RemedyClient(BASE, transport=MockTransport(handler)) as client:
+    async with RemedyClient(BASE, transport=MockTransport(drifted)) as client:
         assert [e.id async for e in client.endpoints.list()] == ["a", "b", "c"]
 
 
@@ -278,9 +289,9 @@ async def test_link_headers_are_followed() -> None:
 
     def handler(request: MockRequest) -> MockResponse:
         if request.query.get("page") == "2":
-            return MockResponse.json(200, [{"id": "b"}])
+            return MockResponse.json(200, [scope_record("b")])
         link = ("Link", f'<{BASE}/v1/scopes?page=2>; rel="next"')
-        return MockResponse.json(200, [{"id": "a"}], headers=[link])
+        return MockResponse.json(200, [scope_record("a")], headers=[link])
 
     async with RemedyClient(BASE, transport=MockTransport(handler)) as client:
         assert [s.id async for s in client.scopes.list()] == ["a", "b"]
@@ -310,7 +321,7 @@ async def test_events_see_each_mock_exchange() -> None:
 
 async def test_an_echoed_token_is_redacted() -> None:
     """A handler echoing the credential into an error body does not put it in the error."""
-    body = {"error": {"code": "nf", "message": f"no such record for {TOKEN}"}}
+    body = {"error": f"Endpoint not found for {TOKEN}."}
     handler, _ = scripted(MockResponse.json(404, body))
     async with mocked(handler) as client:
         with pytest.raises(NotFoundError) as caught:
@@ -341,7 +352,7 @@ async def test_a_rate_limited_download_is_retried(tmp_path: Path) -> None:
 
 async def test_a_download_error_status_is_typed() -> None:
     """A 404 to a download raises NotFoundError with the service's explanation."""
-    handler, _ = scripted(MockResponse.json(404, {"error": {"code": "nf", "message": "none"}}))
+    handler, _ = scripted(MockResponse.json(404, {"error": "none"}))
     async with mocked(handler) as client:
         with pytest.raises(NotFoundError, match="none"):
             await client.download_agent_configuration(io.BytesIO())

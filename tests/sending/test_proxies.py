@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from remedy_async import ConfigurationError, ProxyError, RemedyClient, RetryPolicy
 from remedy_async._sending._proxies import ProxyRoutes, proxy_from
-from tests.fakes import FakeTime
+from tests.fakes import FakeTime, endpoint_record
 from tests.loopback import CANARY, serve_app
 from tests.proxy import ForwardProxy
 
@@ -32,7 +32,7 @@ class Origin:
 
     async def handle(self, request: web.Request) -> web.Response:
         self.headers.append(dict(request.headers))
-        return web.json_response({"id": request.match_info["id"]})
+        return web.json_response(endpoint_record(request.match_info["id"]))
 
     def app(self) -> web.Application:
         app = web.Application()

@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from remedy_async import APIStatusError, RemedyClient, RemedyError, RequestOptions, RetryPolicy
 from tests.budget import examples
+from tests.fakes import endpoint_body
 from tests.loopback import CANARY
 
 ONE_TRY = RequestOptions(retry=RetryPolicy(attempts=1))
-RECORD = b'{"id": "ep-1"}'
+RECORD = endpoint_body("ep-1")
 
 
 class LoopbackOnly(AbstractResolver):

@@ -29,13 +29,13 @@ from remedy_async import (
 )
 from remedy_async._sending._redirects import MAX_REDIRECTS
 from remedy_async._sending._transport import TLS_FAILURES, safe_cause
-from tests.fakes import FakeTime
+from tests.fakes import FakeTime, endpoint_body, endpoint_record
 from tests.loopback import ScriptedServer, Serve, http_response
 
 pytestmark = pytest.mark.usefixtures("library_logging")
 
 TOKEN = "canary-token-7f3e9a"
-RECORD = b'{"id": "ep-1"}'
+RECORD = endpoint_body("ep-1")
 
 
 def client_for(url: str, time: FakeTime, **settings: object) -> RemedyClient:
@@ -49,7 +49,7 @@ def ok() -> bytes:
 def status(code: int, **headers: str) -> bytes:
     return http_response(
         code,
-        b'{"error": {"code": "x", "message": "y"}}',
+        b'{"error": "y"}',
         headers={"Content-Type": "application/json", **headers},
     )
 
@@ -189,9 +189,9 @@ async def test_a_429_pauses_every_other_request_of_the_client(serve: Serve) -> N
         calls += 1
         if calls == 1:
             return web.json_response(
-                {"error": {"code": "rate_limited"}}, status=429, headers={"Retry-After": "5"}
+                {"error": "Too many requests."}, status=429, headers={"Retry-After": "5"}
             )
-        return web.json_response({"id": request.match_info["id"]})
+        return web.json_response(endpoint_record(request.match_info["id"]))
 
     url = await serve({"/v1/endpoints/{id}": limited})
     events: list[ClientEvent] = []
@@ -211,7 +211,7 @@ async def test_exhausted_rate_limit_budget_pauses_until_reset(serve: Serve) -> N
 
     async def budget(request: web.Request) -> web.Response:
         return web.json_response(
-            {"id": request.match_info["id"]},
+            endpoint_record(request.match_info["id"]),
             headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "3"},
         )
 
@@ -237,7 +237,7 @@ async def test_max_in_flight_caps_concurrent_requests(serve: Serve) -> None:
             arrived.notify_all()
         await asyncio.wait_for(release.wait(), 10)
         in_flight -= 1
-        return web.json_response({"id": request.match_info["id"]})
+        return web.json_response(endpoint_record(request.match_info["id"]))
 
     url = await serve({"/v1/endpoints/{id}": held})
     async with RemedyClient(url, max_in_flight=3) as client:
@@ -288,7 +288,9 @@ def redirect_to(location: str) -> Callable[[web.Request], Awaitable[web.Response
 
 
 async def headers_echo(request: web.Request) -> web.Response:
-    return web.json_response({"id": "ep-1", "hostname": "echo", "headers": dict(request.headers)})
+    return web.json_response(
+        endpoint_record("ep-1", hostname="echo", headers=dict(request.headers))
+    )
 
 
 async def test_redirects_are_not_followed_by_default(serve: Serve) -> None:
@@ -429,7 +431,7 @@ async def test_not_found_is_final(serve: Serve) -> None:
     """A 404 is raised on the first attempt."""
 
     async def missing(request: web.Request) -> web.Response:
-        return web.json_response({"error": {"code": "not_found", "message": "no"}}, status=404)
+        return web.json_response({"error": "Endpoint not found."}, status=404)
 
     url = await serve({"/v1/endpoints/{id}": missing})
     async with RemedyClient(url) as client:
@@ -447,7 +449,7 @@ async def test_a_pause_past_the_deadline_fails_without_sending(serve: Serve) -> 
         nonlocal calls
         calls += 1
         return web.json_response(
-            {"error": {"code": "rate_limited"}}, status=429, headers={"Retry-After": "30"}
+            {"error": "Too many requests."}, status=429, headers={"Retry-After": "30"}
         )
 
     url = await serve({"/v1/endpoints/{id}": limited})

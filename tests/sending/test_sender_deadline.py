@@ -23,7 +23,7 @@ from remedy_async import (
     RetryPolicy,
 )
 from tests.budget import examples
-from tests.fakes import FakeTime
+from tests.fakes import FakeTime, endpoint_record
 from tests.loopback import Serve, serve_app
 
 ONE_TRY = RetryPolicy(attempts=1)
@@ -47,11 +47,11 @@ class Script:
         if self.armed:
             self.armed = False
             return web.json_response(
-                {"error": {"code": "rate_limited", "message": "slow down"}},
+                {"error": "slow down"},
                 status=429,
                 headers={"Retry-After": self.hint},
             )
-        return web.json_response({"id": request.match_info["id"]})
+        return web.json_response(endpoint_record(request.match_info["id"]))
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +182,7 @@ async def test_an_attempt_queued_for_a_slot_past_its_time_fails_unsent(serve: Se
         seen.append(request.match_info["id"])
         arrived.set()
         await release.wait()
-        return web.json_response({"id": request.match_info["id"]})
+        return web.json_response(endpoint_record(request.match_info["id"]))
 
     url = await serve({"/v1/endpoints/{id}": slow})
     time = FakeTime()

@@ -10,6 +10,7 @@ import trustme
 from aiohttp import web
 
 from remedy_async import APIConnectionError, RemedyClient
+from tests.fakes import endpoint_record
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +26,7 @@ async def tls_url(authority: trustme.CA) -> AsyncIterator[str]:
     async def endpoint(request: web.Request) -> web.Response:
         nonlocal served
         served += 1
-        return web.json_response(
-            {"id": request.match_info["id"], "hostname": "h", "served": served}
-        )
+        return web.json_response(endpoint_record(request.match_info["id"], served=served))
 
     server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     authority.issue_cert("127.0.0.1").configure_cert(server_context)

@@ -22,9 +22,16 @@ from tests.paging.compositions import ComposedService, compositions, serving_com
 from .compose_walker import walk_composition
 from .documents import Document
 from .helpers import LIST_PATHS, StartSimulator
-from .test_compose import CASES, SMALL_SIZES, expected
+from .test_compose import SMALL_SIZES, expected
 
 BASE_PATH = "/rest/api/3"
+CASES = (
+    ("scopes", ()),
+    ("endpoints", (("osFamily", "macos"), ("hasAgent", "true"))),
+    ("remediation-targets", ()),
+    ("vulnerability-findings", ()),
+)
+"""Lists to walk: whole collections, and the endpoints filtered by the published filters."""
 
 
 @pytest.fixture(scope="module")

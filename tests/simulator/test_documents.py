@@ -22,25 +22,36 @@ from remedy_async import CONVENTIONS
 from remedy_async.cli import Terminal, run
 from remedy_async.simulator import ERROR_FORMATS, FaultSpec, SimulatorConfig, openapi_document
 from remedy_async.simulator.__main__ import main
+from remedy_async.simulator._spec_lists import respelled
 
 from .documents import Document
 from .helpers import GET_PATHS, LIST_PATHS, RESOURCES, StartSimulator, get_json, record_url
 
 PUBLISHED = Path(remedy_async.__file__).parent / "openapi.yaml"
-NAMINGS = ("camel", "snake", "pascal", "kebab")
+NAMINGS = ("snake", "camel", "pascal", "kebab")
 RUNS = [
     (paging, NAMINGS[index % len(NAMINGS)], ERROR_FORMATS[index % len(ERROR_FORMATS)])
     for index, paging in enumerate(CONVENTIONS)
 ]
 """Each convention once, with the namings and error shapes in turn (each met at least once)."""
-EXTRA_FIELDS = {
-    "camel": {"riskScore", "labels"},
-    "snake": {"risk_score", "labels"},
-    "pascal": {"RiskScore", "Labels"},
-    "kebab": {"risk-score", "labels"},
+UNTYPED = {
+    "endpoints": "",
+    "remediation-targets": "endpoint_id type name vendor version path package_manager",
+    "scopes": "",
+    "vulnerability-findings": "endpoint_id remediation_target_id finding_type severity cve_id "
+    "title cvss_score kev",
 }
-"""The fields the simulator adds to some records, which no schema declares, as each naming
-spells them."""
+"""The simulator's fields of each record that its schema leaves untyped (no field of targets and
+findings is published but their pattern's); the description names them."""
+EXTRA_FIELDS = ("risk_score", "labels")
+"""The fields the simulator adds to some records with `extra_fields_rate` (none by default)."""
+MISSING_ID = "00000000-0000-4000-8000-000000000000"
+"""A well-formed id no record has."""
+
+
+def untyped(resource: str, naming: str) -> set[str]:
+    """The keys a record may carry beyond its schema's properties, as `naming` spells them."""
+    return {respelled(key, naming) for key in (*UNTYPED[resource].split(), *EXTRA_FIELDS)}
 
 
 async def served_document(session: aiohttp.ClientSession, url: str) -> Document:
@@ -92,16 +103,23 @@ async def check_lists_and_gets(
             assert status == 200
             record = pointed(page, expression.rsplit("/", 1)[0])
             undeclared = set(record) - set(record_schema["properties"])
-            assert undeclared <= EXTRA_FIELDS[config.naming], undeclared
+            assert undeclared <= untyped(resource, config.naming), undeclared
             record_url_ = record_url(url, resource, pointed(page, expression))
             assert (await document.fetch(session, record_url_, GET_PATHS[resource]))[0] == 200
 
 
-async def check_errors(session: aiohttp.ClientSession, url: str, document: Document) -> None:
-    """A 400 of a list and a 404 of a get fit the document (media type and body)."""
+async def check_errors(
+    session: aiohttp.ClientSession, url: str, document: Document, config: SimulatorConfig
+) -> None:
+    """A 422 of a list, a 400 and a 404 of a get fit the document (media type and body); an
+    undeclared query parameter is ignored (a 422 with `strict_params`)."""
     path = LIST_PATHS["scopes"]
-    assert (await document.fetch(session, url + path, path, {"bogus": "1"}))[0] == 400
-    missing = f"{url}{path}/nope"
+    assert (await document.fetch(session, url + path, path, {"limit": "0"}))[0] == 422
+    undeclared = 422 if config.strict_params else 200
+    assert (await document.fetch(session, url + path, path, {"bogus": "1"}))[0] == undeclared
+    malformed = record_url(url, "scopes", "nope")
+    assert (await document.fetch(session, malformed, GET_PATHS["scopes"]))[0] == 400
+    missing = record_url(url, "scopes", config.id_prefix + MISSING_ID)
     assert (await document.fetch(session, missing, GET_PATHS["scopes"]))[0] == 404
 
 
@@ -114,7 +132,7 @@ async def test_each_run_documents_what_it_serves(
     document = await served_document(session, simulator.url)
     assert document.spec == openapi_document(simulator.config)
     await check_lists_and_gets(session, simulator.url, document, simulator.config)
-    await check_errors(session, simulator.url, document)
+    await check_errors(session, simulator.url, document, simulator.config)
 
 
 @pytest.mark.parametrize("errors", ERROR_FORMATS)
@@ -143,6 +161,9 @@ async def test_auth_and_rate_limit_errors_fit_each_shapes_document(
         {"disguise_paging": True, "paging": "hal"},
         {"health_path": "/healthz", "agent_configuration_path": "/agent.conf"},
         {"echo_token": True, "paging": "link", "token": "t"},
+        {"id_prefix": "tenant/a b:", "naming": "pascal"},
+        {"range_filters": True},
+        {"strict_params": True},
     ],
     ids=[
         "api-key",
@@ -153,13 +174,16 @@ async def test_auth_and_rate_limit_errors_fit_each_shapes_document(
         "disguised-hal",
         "paths",
         "echo",
+        "id-prefix",
+        "range-filters",
+        "strict-params",
     ],
 )
 async def test_configured_runs_document_what_they_serve(
     serve: StartSimulator, session: aiohttp.ClientSession, overrides: dict[str, Any]
 ) -> None:
-    """Auth headers, page sizes, items keys, disguised signals, moved paths and echo mode are
-    written into the document, and the run's answers fit it."""
+    """Auth headers, page sizes, items keys, disguised signals, moved paths, echo mode, id
+    prefixes and range filters are written into the document, and the run's answers fit it."""
     simulator = await serve(**overrides)
     config = simulator.config
     document = await served_document(session, simulator.url)
@@ -168,14 +192,17 @@ async def test_configured_runs_document_what_they_serve(
     assert scheme.get("name", "Authorization") == config.auth_header
     auth = {config.auth_header: credential} if config.token else {}
     if config.echo_token:
-        getting = record_url(simulator.url, "scopes", "sc-00000001")
+        getting = record_url(simulator.url, "scopes", simulator.dataset.id_of("scopes", 0))
         async with session.get(getting, headers=auth, allow_redirects=False) as response:
             body = await response.read()
             document.check(GET_PATHS["scopes"], response.status, response.headers, body)
             assert response.status == 307
     session.headers.update(auth)
     await check_lists_and_gets(session, simulator.url, document, config)
-    await check_errors(session, simulator.url, document)
+    await check_errors(session, simulator.url, document, simulator.config)
+    if config.range_filters:
+        path, since = LIST_PATHS["scopes"], {"updatedAt[gte]": "2020-01-01T00:00:00Z"}
+        assert (await document.fetch(session, simulator.url + path, path, since))[0] == 200
     health = document.spec["paths"][config.health_path]["get"]
     assert health["operationId"] == "getHealth"
     assert config.agent_configuration_path in document.spec["paths"]
@@ -214,6 +241,6 @@ async def test_remedy_async_serve_print_spec_writes_the_runs_document() -> None:
     assert await run(argv, terminal) == 0, stderr.getvalue()
     printed = orjson.loads(stdout.getvalue())
     assert printed == openapi_document(SimulatorConfig(error_format="problem"))
-    assert printed["components"]["responses"]["NotFound"]["content"] == {
+    assert printed["components"]["responses"]["EndpointNotFound"]["content"] == {
         "application/problem+json": {"schema": {"$ref": "#/components/schemas/Error"}}
     }

@@ -12,7 +12,6 @@ from remedy_async.simulator import Simulator, SimulatorConfig
 
 from .helpers import FakeClock, StartSimulator, get_json, record_url
 
-
 UNKNOWN = "00000000-0000-4000-8000-000000000000"
 
 

@@ -232,3 +232,23 @@ def test_a_problem_code_member_is_preferred_to_its_type() -> None:
     """RFC 9457 allows extension members; a `code` one is the machine code, not the type URI."""
     body = js({"type": "urn:x:not_found", "title": "Not Found", "detail": "gone", "code": "E404"})
     assert status_error(response(404, body, "application/problem+json")).code == "E404"
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "error_class"),
+    [
+        (400, "Invalid endpoint ID format.", "BadRequestError"),
+        (401, "Missing or invalid API key.", "AuthenticationError"),
+        (404, "Endpoint not found.", "NotFoundError"),
+        (500, "Internal server error.", "ServerError"),
+    ],
+)
+def test_the_published_error_bodies_give_their_messages_as_sent(
+    status: int, message: str, error_class: str
+) -> None:
+    """Each documented error of the reference, `{"error": "<message>"}`, raises its typed
+    error carrying the published message exactly, and no code (the body has none)."""
+    error = status_error(response(status, js({"error": message})))
+    assert type(error).__name__ == error_class
+    assert (error.message, error.code, error.body_shape) == (message, None, "error-string")
+    assert message in str(error)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from remedy_async._models import Severity
+from remedy_async._models import OsFamily, Severity
 from remedy_async._wire._query import encode_filters
 
 
@@ -60,12 +60,29 @@ def test_float_is_sent_as_is() -> None:
 @pytest.mark.parametrize(("value", "text"), [(True, "true"), (False, "false")])
 def test_bool_is_lower_case(value: bool, text: str) -> None:
     """A bool is sent as `true`/`false`, never `True`/`1`."""
-    assert encode_filters({"enabled": value}) == (("enabled", text),)
+    assert encode_filters({"has_agent": value}) == (("hasAgent", text),)
 
 
 def test_str_enum_is_sent_by_value() -> None:
     """A StrEnum member is sent as its value."""
-    assert encode_filters({"severity": Severity.HIGH}) == (("severity", "high"),)
+    assert encode_filters({"os_family": OsFamily.MACOS}) == (("osFamily", "macos"),)
+
+
+@pytest.mark.parametrize(
+    ("filters", "params"),
+    [
+        ({"os_family": "linux"}, (("osFamily", "linux"),)),
+        ({"os_family": OsFamily.WINDOWS, "has_agent": True},
+         (("osFamily", "windows"), ("hasAgent", "true"))),
+        ({"has_agent": "false"}, (("hasAgent", "false"),)),
+    ],
+)  # fmt: skip
+def test_the_published_filters_go_out_as_published(
+    filters: dict[str, object], params: tuple[tuple[str, str], ...]
+) -> None:
+    """os_family and has_agent are sent as `osFamily` and `hasAgent`, the reference's
+    camelCase query parameters, with the enum's value and a lower-case boolean."""
+    assert encode_filters(filters) == params
 
 
 def test_plain_enum_is_sent_by_value() -> None:
@@ -201,14 +218,16 @@ def test_unsupported_type_is_a_type_error(value: object) -> None:
 @pytest.mark.parametrize(
     ("name", "wire"),
     [
-        ("endpoint_id", "endpointId"),
+        ("os_family", "osFamily"),
+        ("has_agent", "hasAgent"),
         ("remediation_target_id", "remediationTargetId"),
         ("severity", "severity"),
-        ("cveId", "cveId"),
+        ("osFamily", "osFamily"),
     ],
 )
 def test_snake_case_names_become_camel_case(name: str, wire: str) -> None:
-    """Filter names go from snake_case to camelCase; camelCase names pass through."""
+    """Filter names go from snake_case to camelCase, as the service spells its query
+    parameters; camelCase names pass through."""
     assert encode_filters({name: "x"}) == ((wire, "x"),)
 
 

@@ -1,8 +1,10 @@
-"""Record naming: snake, Pascal and kebab services are read fully, never as records of Nones."""
+"""Record naming: the published snake_case is the contract; camel, Pascal and kebab services
+are read fully after one ContractDriftWarning, never as records of Nones."""
 
 from __future__ import annotations
 
 import gc
+import warnings
 from typing import Any
 
 import attrs
@@ -15,79 +17,80 @@ from remedy_async import (
     ContractDriftWarning,
     DecodeError,
     Endpoint,
+    RemediationTarget,
     RemedyClient,
-    Scope,
     from_wire,
     to_wire,
 )
 from remedy_async._wire._naming import _READ_IN, detect_naming, spell
 from remedy_async._wire._record_reader import RecordReader
 from remedy_async.simulator import Simulator, SimulatorConfig
+from tests.fakes import ENDPOINT_ID, endpoint_record, page
 from tests.loopback import Serve
 
-CAMEL = {
-    "id": "ep-1",
-    "hostname": "web-1",
-    "displayName": "Web 1",
-    "os": {"family": "linux", "name": "Debian", "version": "12"},
-    "ipAddresses": ["10.0.0.1"],
-    "lastSeenAt": "2026-11-01T10:00:00Z",
-}
+SNAKE = endpoint_record(
+    hostname="web-1",
+    ip="10.0.0.1",
+    mac_address="3c:22:fb:00:01:00",
+    operating_system={"name": "Debian", "family": "linux", "version": "12"},
+    agent_id="0d9c8b7a-6f5e-4d3c-8b2a-1f0e9d8c7b6a",
+    agent_version="4.2.1",
+)
+"""An endpoint as the service publishes it: snake_case keys, a nested object among them."""
 
 
 def respelled(record: dict[str, Any], naming: str) -> dict[str, Any]:
-    """The camelCase record with every key spelled in another naming."""
-    snake = {
-        "id": "id",
-        "hostname": "hostname",
-        "displayName": "display_name",
-        "os": "os",
-        "ipAddresses": "ip_addresses",
-        "lastSeenAt": "last_seen_at",
-        "family": "family",
-        "name": "name",
-        "version": "version",
-    }
+    """The snake_case record with every key, nested ones too, spelled in another naming."""
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
-            return {spell(snake[k], naming): walk(v) for k, v in value.items()}  # type: ignore[arg-type]
+            return {spell(k, naming): walk(v) for k, v in value.items()}  # type: ignore[arg-type]
         return value
 
     return walk(record)  # type: ignore[no-any-return]
 
 
-EXPECTED = from_wire(Endpoint, CAMEL)
+EXPECTED = from_wire(Endpoint, SNAKE)
+DRIFTS = ["camel", "pascal", "kebab"]
+"""The namings a service may drift to from the published snake_case."""
 NOW = "2024-06-01T00:00:00Z"
 """The simulators' present, pinned so two of them serve the same records."""
 
 
-@pytest.mark.parametrize("naming", ["snake", "pascal", "kebab"])
+def test_the_published_record_is_read_in_the_contracts_naming() -> None:
+    """A snake_case record is the contract: every field typed, nothing left in `extra`."""
+    assert EXPECTED.mac_address == "3c:22:fb:00:01:00"
+    assert EXPECTED.operating_system.version == "12"
+    assert EXPECTED.agent_version == "4.2.1"
+    assert EXPECTED.extra == EXPECTED.operating_system.extra == {}
+
+
+@pytest.mark.parametrize("naming", DRIFTS)
 def test_a_respelled_record_is_read_in_its_naming(naming: str) -> None:
-    """Every typed field is populated from a record in another naming."""
-    record = from_wire(Endpoint, respelled(CAMEL, naming), naming=naming)  # type: ignore[arg-type]
+    """Every typed field, nested ones too, is populated from a record in another naming."""
+    record = from_wire(Endpoint, respelled(SNAKE, naming), naming=naming)  # type: ignore[arg-type]
     assert record == EXPECTED
-    assert record.extra == {}
+    assert record.extra == record.operating_system.extra == {}
 
 
-@pytest.mark.parametrize("naming", ["snake", "pascal", "kebab"])
+@pytest.mark.parametrize("naming", DRIFTS)
 def test_to_wire_writes_a_naming_back(naming: str) -> None:
     """to_wire(record, naming) spells the keys as they were read."""
-    assert to_wire(EXPECTED, naming) == respelled(CAMEL, naming)  # type: ignore[arg-type]
+    assert to_wire(EXPECTED, naming) == respelled(SNAKE, naming)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("naming", ["camel", "snake", "pascal", "kebab"])
+@pytest.mark.parametrize("naming", ["snake", *DRIFTS])
 def test_to_wire_writes_back_the_naming_a_record_was_read_in(naming: str) -> None:
-    """Without a naming, to_wire spells the keys as they came; camelCase for built records."""
-    wire = respelled(CAMEL, naming)
+    """Without a naming, to_wire spells the keys as they came; snake_case for built records."""
+    wire = respelled(SNAKE, naming)
     record = from_wire(Endpoint, wire, naming=naming)  # type: ignore[arg-type]
     assert to_wire(record) == wire
-    assert to_wire(attrs.evolve(record)) == CAMEL  # a new record was read in no naming
+    assert to_wire(attrs.evolve(record)) == SNAKE  # a new record was read in no naming
 
 
 def test_remembered_namings_leave_with_their_records() -> None:
     """The note of a record's naming lives as long as the record, no longer."""
-    records = [from_wire(Endpoint, respelled(CAMEL, "snake"), naming="snake") for _ in range(50)]
+    records = [from_wire(Endpoint, respelled(SNAKE, "camel"), naming="camel") for _ in range(50)]
     noted = len(_READ_IN)
     del records
     gc.collect()
@@ -97,17 +100,18 @@ def test_remembered_namings_leave_with_their_records() -> None:
 @pytest.mark.parametrize(
     ("record", "found"),
     [
-        (CAMEL, ("camel", True)),
-        (respelled(CAMEL, "snake"), ("snake", True)),
-        (respelled(CAMEL, "pascal"), ("pascal", True)),
-        (respelled(CAMEL, "kebab"), ("kebab", True)),
-        ({"id": "x"}, ("camel", False)),
-        ({"id": "x", "hostname": "h"}, ("camel", False)),
+        (SNAKE, ("snake", True)),
+        (respelled(SNAKE, "camel"), ("camel", True)),
+        (respelled(SNAKE, "pascal"), ("pascal", True)),
+        (respelled(SNAKE, "kebab"), ("kebab", True)),
+        ({"id": "x"}, ("snake", False)),
+        ({"id": "x", "hostname": "h", "ip": None}, ("snake", False)),
         ({"foo": 1}, (None, False)),
     ],
 )
 def test_detect_naming(record: dict[str, Any], found: tuple[str | None, bool]) -> None:
-    """The naming with the most fields present wins; a tie is uncertain."""
+    """The naming with the most fields present wins, the contract's snake_case on a tie; a tie
+    is uncertain."""
     assert detect_naming(record, Endpoint) == found
 
 
@@ -117,63 +121,84 @@ def test_a_record_with_none_of_the_fields_is_a_decode_error() -> None:
         from_wire(Endpoint, {"id": "ep-1", "fqdn": "x", "uptime": 3})
 
 
-def test_a_record_with_only_an_id_is_a_record() -> None:
-    """A record carrying only its id is read (its fields simply absent)."""
-    assert from_wire(Endpoint, {"id": "ep-1"}).hostname is None
+def test_a_record_with_only_an_id_is_a_record_where_only_the_id_is_required() -> None:
+    """A target carrying only its id is read (its unpublished fields simply absent); an
+    endpoint carrying only its id lacks published required fields, and says which."""
+    assert from_wire(RemediationTarget, {"id": "rt-1"}).created_at is None
+    with pytest.raises(ValueError, match=r"required field is missing at \$\.hostname"):
+        from_wire(Endpoint, {"id": "ep-1"})
 
 
-def test_the_reader_decides_once_and_warns_once() -> None:
-    """Auto naming switches to snake on the first decisive record and announces it once."""
+def test_published_records_read_with_auto_naming_never_warn() -> None:
+    """With naming="auto", snake_case records are the contract: read as such, unannounced."""
     reader: RecordReader[Endpoint] = RecordReader(Endpoint, "auto", "endpoints")
-    snake = respelled(CAMEL, "snake")
-    assert reader.hook_for([{"id": "a"}]) is reader.hook  # not decisive: still camel
-    assert reader.naming == "camel"
-    with pytest.warns(ContractDriftWarning, match="endpoints.*snake"):
-        hook = reader.hook_for([snake])
-    assert hook(snake, Endpoint) == EXPECTED
-    assert reader.hook_for([CAMEL]) is hook  # decided: no more detection, no more warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert reader.hook_for([SNAKE])(SNAKE, Endpoint) == EXPECTED
     assert reader.naming == "snake"
 
 
+@pytest.mark.parametrize("naming", DRIFTS)
+def test_the_reader_decides_once_and_warns_once(naming: str) -> None:
+    """Auto naming switches from snake_case to the drifted naming on the first decisive record
+    and announces it with one ContractDriftWarning."""
+    reader: RecordReader[Endpoint] = RecordReader(Endpoint, "auto", "endpoints")
+    drifted = respelled(SNAKE, naming)
+    assert reader.hook_for([{"id": "a"}]) is reader.hook  # not decisive: still snake
+    assert reader.naming == "snake"
+    with pytest.warns(ContractDriftWarning, match=f"endpoints.*{naming}.*not snake_case") as seen:
+        hook = reader.hook_for([drifted, drifted])
+    assert len(seen) == 1
+    assert hook(drifted, Endpoint) == EXPECTED
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert reader.hook_for([SNAKE]) is hook  # decided: no more detection, no warnings
+    assert reader.naming == naming
+
+
 def test_a_pinned_naming_neither_detects_nor_warns() -> None:
-    """naming="snake" reads snake records without a warning."""
-    reader: RecordReader[Endpoint] = RecordReader(Endpoint, "snake", "endpoints")
-    assert reader.read(respelled(CAMEL, "snake")) == EXPECTED
+    """naming="camel" reads camelCase records without a warning."""
+    reader: RecordReader[Endpoint] = RecordReader(Endpoint, "camel", "endpoints")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert reader.read(respelled(SNAKE, "camel")) == EXPECTED
 
 
 def test_an_unknown_naming_is_a_configuration_error() -> None:
-    """RemedyClient(naming=...) takes auto, camel, snake, pascal or kebab."""
+    """RemedyClient(naming=...) takes auto, snake, camel, pascal or kebab."""
     with pytest.raises(ConfigurationError, match="naming"):
-        RemedyClient("https://api.example.com", naming="screaming")  # type: ignore[arg-type]
+        RemedyClient("https://api.furl.ai", naming="screaming")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("naming", ["snake", "pascal", "kebab"])
+@pytest.mark.parametrize("naming", DRIFTS)
 async def test_a_service_in_another_naming_lists_and_gets_every_field(
     serve: Serve, naming: str
 ) -> None:
     """Over loopback, list and get of a respelled service give fully populated records."""
-    record = respelled(CAMEL, naming)
+    record = respelled(SNAKE, naming)
+    other = record | {spell("id", naming): "ep-2"}  # type: ignore[arg-type]
 
     async def listing(_: web.Request) -> web.Response:
-        return web.json_response({"items": [record, record | {spell("id", naming): "ep-2"}]})  # type: ignore[arg-type]
+        return web.json_response(page([record, other]))
 
     async def one(_: web.Request) -> web.Response:
         return web.json_response(record)
 
-    url = await serve({"/v1/endpoints": listing, "/v1/endpoints/ep-1": one})
+    url = await serve({"/v1/endpoints": listing, f"/v1/endpoints/{ENDPOINT_ID}": one})
     async with RemedyClient(url) as client:
         with pytest.warns(ContractDriftWarning):
             listed = await client.endpoints.list().collect()
-        got = await client.endpoints.get("ep-1")
+        got = await client.endpoints.get(ENDPOINT_ID)
     assert listed[0] == got == EXPECTED
     assert listed[1].hostname == "web-1"
+    assert listed[1].operating_system.version == "12"
 
 
 async def test_a_service_of_unknown_records_fails_loudly(serve: Serve) -> None:
     """Records with none of the model's fields raise DecodeError, never records of Nones."""
 
     async def listing(_: web.Request) -> web.Response:
-        return web.json_response({"items": [{"id": "a", "HOST_NAME": "x", "OS_NAME": "y"}]})
+        return web.json_response(page([{"id": "a", "HOST_NAME": "x", "OS_NAME": "y"}]))
 
     url = await serve({"/v1/endpoints": listing})
     async with RemedyClient(url) as client:
@@ -181,23 +206,26 @@ async def test_a_service_of_unknown_records_fails_loudly(serve: Serve) -> None:
             await client.endpoints.list().collect()
 
 
-@pytest.mark.parametrize("naming", ["snake", "pascal", "kebab"])
+@pytest.mark.parametrize("naming", DRIFTS)
 @pytest.mark.parametrize("pinned", [False, True], ids=["detected", "pinned"])
 async def test_every_resource_in_every_naming_matches_the_contract(
     naming: str, pinned: bool
 ) -> None:
-    """Over the simulator, every resource lists and gets in each naming with every typed field."""
-    camel_sim = Simulator(SimulatorConfig(seed=3, size=12, now=NOW))
+    """Over the simulator, every resource lists and gets in each drifted naming with every
+    typed field of the same records served in the published snake_case."""
+    snake_sim = Simulator(SimulatorConfig(seed=3, size=12, now=NOW, naming="snake"))
     other_sim = Simulator(SimulatorConfig(seed=3, size=12, now=NOW, naming=naming))
     setting: Any = naming if pinned else "auto"
     async with (
-        camel_sim,
+        snake_sim,
         other_sim,
-        RemedyClient(camel_sim.url) as camel,
+        RemedyClient(snake_sim.url) as snake,
         RemedyClient(other_sim.url, naming=setting) as other,
     ):
         for resource in RESOURCES:
-            expected = await getattr(camel, resource.attribute).list().collect()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                expected = await getattr(snake, resource.attribute).list().collect()
             collection = getattr(other, resource.attribute)
             if pinned:
                 got = await collection.list().collect()
@@ -213,9 +241,6 @@ async def test_every_resource_in_every_naming_matches_the_contract(
 
 
 def typed(record: Any) -> Any:
-    """A record without the parts whose keys follow the service's own spelling.
-
-    Unknown keys (`extra`) and a scope's free-form `rules` are the service's JSON as sent.
-    """
-    opaque = {"rules": None} if isinstance(record, Scope) else {}
-    return attrs.evolve(record, extra={}, **opaque)
+    """A record without the part whose keys follow the service's own spelling: its unknown
+    keys (`extra`), the service's JSON as sent."""
+    return attrs.evolve(record, extra={})

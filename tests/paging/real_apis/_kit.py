@@ -21,6 +21,8 @@ from attrs import field, frozen
 from multidict import CIMultiDict, CIMultiDictProxy, MultiDict, MultiDictProxy
 from yarl import URL
 
+from tests.paging.published import endpoint
+
 if TYPE_CHECKING:
     from ._reference import Reference
 
@@ -420,5 +422,6 @@ class RealApi:
 
 
 def make_records(count: int) -> list[dict[str, Any]]:
-    """`count` endpoint records in id order (ids sort as strings and as numbers alike)."""
-    return [{"id": f"ep-{index:05d}", "hostname": f"host-{index}"} for index in range(count)]
+    """`count` endpoint records in the published shape, in id order (ids sort as strings and as
+    numbers alike)."""
+    return [endpoint(f"ep-{index:05d}", hostname=f"host-{index}") for index in range(count)]
