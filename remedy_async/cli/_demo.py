@@ -28,6 +28,7 @@ from remedy_async import (
     Resource,
     ResourceCollection,
     RetryPolicy,
+    Severity,
 )
 from remedy_async.simulator import Dataset, FaultSpec, Simulator, SimulatorConfig
 
@@ -177,8 +178,14 @@ async def _get_many(
         errors,
         (*problems, *_compare("get_many", found, known)),
         note=f"{not_found} unknown ids answered 404, as expected" if not_found else "",
-        severities=tuple(severities.most_common()),
+        severities=tuple(sorted(severities.items(), key=lambda item: _rank(item[0]))),
     )
+
+
+def _rank(severity: str) -> int:
+    """Where a severity comes, most serious first (another value after the published ones)."""
+    order = [member.value for member in Severity]
+    return order.index(severity) if severity in order else len(order)
 
 
 def _os(endpoint: Any) -> str:
@@ -279,7 +286,7 @@ async def run_demo(options: argparse.Namespace, terminal: Terminal) -> int:
             if check.note:
                 console.print(f"{check.name}: {check.note}")
         for line in _shown(checks):
-            console.print(line, markup=False, highlight=False)
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
         if all(check.exact for check in checks):
             console.print(f"Every record arrived exactly once ({records:,} records).")
             return EXIT_OK

@@ -327,7 +327,7 @@ def list_options() -> Parser:
         "--page-size",
         type=whole(1),
         metavar="N",
-        help="records per page request (default: the service's)",
+        help="records per page request, at most 100 (default: 100, the most the service serves)",
     )
     add_concurrency(parent.add_argument, add_shared)
     group = parent.add_argument_group("output")

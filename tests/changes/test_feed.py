@@ -19,7 +19,10 @@ from remedy_async import (
     Endpoint,
     RemedyClient,
     ServerError,
+    to_wire,
 )
+from remedy_async._changes._fingerprint import canonical, fingerprints
+from remedy_async._wire._fastpath import from_wire
 from tests.changes.service import Service, camel, eid, endpoint, running
 
 ADDED, MODIFIED, REMOVED = ChangeKind.ADDED, ChangeKind.MODIFIED, ChangeKind.REMOVED
@@ -238,3 +241,14 @@ async def test_an_open_state_serves_several_passes(service: Service, tmp_path: P
             await one_pass(client, state)
         assert (state.pass_number, state.pass_in_progress) == (2, False)
     assert "closed" in repr(state)
+
+
+@pytest.mark.parametrize("naming", ["camel", "pascal", "kebab"])
+def test_every_naming_is_fingerprinted_as_its_snake_case_spelling(naming: str) -> None:
+    """A record spelt in camel, Pascal or kebab case, nested keys too, has the fingerprint of
+    its snake_case spelling, the contract's: a service changing its spelling changes none."""
+    record = endpoint(1, risk_score=3)
+    spelt = to_wire(from_wire(Endpoint, record), naming)  # type: ignore[arg-type]
+    assert spelt != record
+    assert canonical([spelt], Endpoint) == [record]
+    assert fingerprints(canonical([spelt], Endpoint)) == fingerprints([record])

@@ -164,8 +164,8 @@ async def test_narrowed_passes_ask_for_what_changed_and_resyncs_find_removals(
     ids = seen["ids"]
     assert {change.kind for change in first} == {ChangeKind.ADDED}
     assert [(c.kind, c.id, c.changed) for c in narrowed] == [
-        (ChangeKind.MODIFIED, ids[2], ("updatedAt",)),
-        (ChangeKind.MODIFIED, ids[3], ("updatedAt",)),
+        (ChangeKind.MODIFIED, ids[2], ("updated_at",)),
+        (ChangeKind.MODIFIED, ids[3], ("updated_at",)),
     ]
     assert all(stamp(START - 300) in query for query in seen["queries"][1])
     assert [(c.kind, c.id) for c in resync] == [(ChangeKind.REMOVED, ids[7])]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from remedy_async.simulator import Dataset, SimulatorConfig
+
 from .conftest import cli
 
 
@@ -16,4 +18,15 @@ async def test_demo_exports_everything_exactly_once_despite_faults() -> None:
     assert "findings by id" in text
     assert "total" in text
     assert "5 unknown ids answered 404, as expected" in text
+    shown = text.splitlines()
+    at = shown.index("Endpoints listed (hostname, operating_system, agent_version, ip):")
+    hostnames = [line.split()[0] for line in shown[at + 1 : at + 4]]
+    dataset = Dataset.from_config(SimulatorConfig(seed=4, size=60))
+    assert hostnames == [record["hostname"] for record in dataset.records("endpoints")][:3]
+    (severity,) = [line for line in shown if line.startswith("Findings fetched by id, by")]
+    assert severity.startswith("Findings fetched by id, by severity (from extra): critical ")
+    counts = [
+        int(part.split()[-1].replace(",", "")) for part in severity.split(": ")[1].split(", ")
+    ]
+    assert sum(counts) == 300
     assert text.splitlines()[-1].startswith("Every record arrived exactly once")

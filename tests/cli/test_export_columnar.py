@@ -13,6 +13,7 @@ import pytest
 
 from remedy_async.columnar import records_of
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+from tests.columnar.forms import model_of, read_back
 
 from .conftest import RESOURCES, cli, cli_here, start_cli
 
@@ -22,15 +23,10 @@ duckdb = pytest.importorskip("duckdb", reason="the duckdb extra is not installed
 TABLES = {resource: resource.replace("-", "_") for resource in RESOURCES}
 
 
-def without_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: without_nulls(item) for key, item in value.items() if item is not None}
-    return value
-
-
 def json_lines(directory: Path, resource: str) -> list[dict[str, Any]]:
+    """The JSON lines export as the columnar outputs give it back (null typed fields out)."""
     lines = (directory / f"{resource}.jsonl").read_bytes().splitlines()
-    return [without_nulls(orjson.loads(line)) for line in lines]
+    return [read_back(orjson.loads(line), model_of(resource)) for line in lines]
 
 
 def parquet_records(directory: Path, resource: str) -> list[dict[str, Any]]:
@@ -65,6 +61,20 @@ async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
         assert duckdb_records(database, resource) == by_id, resource
     parquet = pq.ParquetFile(tmp_path / "parquet" / "vulnerability-findings.parquet")
     assert parquet.metadata.num_row_groups > 1  # a row group per page
+    critical = sum(
+        record["severity"] == "critical"
+        for record in simulator.dataset.records("vulnerability-findings")
+    )
+    with duckdb.connect(str(database)) as connection:
+        (found,) = connection.execute(
+            "SELECT count(*) FROM vulnerability_findings WHERE extra->>'severity' = 'critical'"
+        ).fetchone()
+        (family,) = connection.execute(
+            "SELECT operating_system.family FROM endpoints ORDER BY id LIMIT 1"
+        ).fetchone()
+    assert found == critical > 0  # a finding's fields are reachable in its `extra` JSON
+    first = min(simulator.dataset.records("endpoints"), key=lambda record: record["id"])
+    assert family == first["operating_system"]["family"]  # a struct, read by dotted name
 
 
 async def test_a_killed_parquet_export_resumes_exactly(tmp_path: Path) -> None:
@@ -101,11 +111,11 @@ async def test_a_killed_parquet_export_resumes_exactly(tmp_path: Path) -> None:
 
 
 async def _served(url: str) -> Any:
-    from remedy_async import RemedyClient  # noqa: PLC0415
+    from remedy_async import RemedyClient, VulnerabilityFinding  # noqa: PLC0415
 
     async with RemedyClient(url) as client:
         async for record in client.vulnerability_findings.list().as_dicts():
-            yield without_nulls(record)
+            yield read_back(record, VulnerabilityFinding)
 
 
 async def test_a_stopped_duckdb_export_resumes_from_its_saved_position(tmp_path: Path) -> None:

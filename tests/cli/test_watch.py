@@ -41,7 +41,7 @@ async def test_once_writes_every_change_as_a_json_line(tmp_path: Path) -> None:
             "kind": "modified",
             "id": ids[1],
             "record": dataset.get(ENDPOINTS, ids[1]),
-            "changed": ["lastSeenAt", "updatedAt"],
+            "changed": ["updated_at"],
             "pass": 2,
         },
         {"kind": "removed", "id": ids[4], "record": None, "changed": [], "pass": 2},
@@ -83,10 +83,11 @@ async def test_filters_narrow_the_watch_and_tie_the_state(tmp_path: Path) -> Non
     state = str(tmp_path / "s.db")
     async with Simulator(SimulatorConfig(seed=5, size=30)) as simulator:
         args = ("watch", ENDPOINTS, "--state", state, "--once", "--base-url", simulator.url)
-        online = await cli_here(*args, "--status", "online")
-        other = await cli_here(*args, "--status", "offline")
-        expected = list(simulator.dataset.ids(ENDPOINTS, {"status": "online"}))
-    assert [line["id"] for line in online.jsonl()] == expected
+        macs = await cli_here(*args, "--os-family", "macos")
+        other = await cli_here(*args, "--os-family", "windows")
+        expected = list(simulator.dataset.ids(ENDPOINTS, {"osFamily": "macos"}))
+    assert expected
+    assert [line["id"] for line in macs.jsonl()] == expected
     assert other.code == 2
     assert "follows endpoints with filters" in other.stderr
 

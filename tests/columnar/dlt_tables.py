@@ -39,9 +39,9 @@ def _timestamp(value: str) -> datetime:
 
 
 def expected_rows(simulator: Simulator, collection: str) -> list[dict[str, Any]]:
-    """The simulator's records as rows: the model's published fields (timestamps parsed, a
-    nested object as its published fields), the rest in `extra` (at any depth, as served),
-    nulls left out."""
+    """The simulator's records as rows, by id: the model's published fields (timestamps
+    parsed, a nested object as its published fields), the rest in `extra` (at any depth, as
+    served), nulls left out."""
     model = next(r.model for r in RESOURCES if r.segment == collection)
     fields = [field for field in attrs.fields(model) if field.name != "extra"]
     typed = {field.name: _held(field.type) for field in fields}
@@ -66,7 +66,7 @@ def expected_rows(simulator: Simulator, collection: str) -> list[dict[str, Any]]
         if extra:
             row["extra"] = extra
         rows.append(row)
-    return rows
+    return sorted(rows, key=lambda row: row["id"])  # as the tables are read: ORDER BY id
 
 
 def table_rows(columns: list[str], rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:

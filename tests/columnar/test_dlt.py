@@ -18,7 +18,8 @@ from .dlt_tables import TABLES, expected_rows, table_rows
 dlt = pytest.importorskip("dlt", reason="the dlt extra is not installed")
 duckdb = pytest.importorskip("duckdb", reason="the duckdb extra is not installed")
 
-from remedy_async.dlt import remedy_source, unfinished  # noqa: E402
+from remedy_async._resources import ENDPOINTS, SCOPES, VULNERABILITY_FINDINGS  # noqa: E402
+from remedy_async.dlt import DELETED_COLUMN, column_hints, remedy_source, unfinished  # noqa: E402
 
 SEED, SIZE = 4, 12
 
@@ -173,6 +174,31 @@ async def test_the_client_runs_on_dlts_own_event_loop(tmp_path: Path) -> None:
     assert seen
     assert {loop for loop, _ in seen}.isdisjoint({id(asyncio.get_running_loop())})
     assert threading.main_thread().name not in {thread for _, thread in seen}
+
+
+def test_column_hints_follow_the_published_models() -> None:
+    """Published fields get typed hints under their snake_case names, nested objects and
+    `extra` are JSON, `updated_at` sorts duplicates where typed; a finding has only its typed
+    fields and `extra`; with nesting, objects are left to dlt to flatten."""
+    endpoints = column_hints(ENDPOINTS)
+    assert endpoints["id"] == {"data_type": "text", "nullable": False}
+    assert endpoints["operating_system"]["data_type"] == "json"
+    assert endpoints["extra"]["data_type"] == "json"
+    assert endpoints["created_at"] == {"data_type": "timestamp", "nullable": True, "timezone": True}
+    assert endpoints["updated_at"]["dedup_sort"] == "desc"
+    assert list(column_hints(VULNERABILITY_FINDINGS)) == [
+        "id",
+        "created_at",
+        "updated_at",
+        "extra",
+        DELETED_COLUMN,
+    ]
+    scopes = column_hints(SCOPES)
+    assert scopes["finding_filter"]["data_type"] == "json"
+    assert not any("dedup_sort" in hint for hint in scopes.values())
+    nested = column_hints(ENDPOINTS, nested=True)
+    assert "operating_system" not in nested
+    assert "extra" not in nested
 
 
 def test_without_dlt_the_source_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
