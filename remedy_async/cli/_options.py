@@ -22,6 +22,9 @@ from ._where import parse_where
 T = TypeVar("T")
 
 BASE_URL_ENV: Final = "REMEDY_BASE_URL"
+DEFAULT_BASE_URL: Final = "https://api.furl.ai"
+"""Where a command goes with neither --base-url nor REMEDY_BASE_URL: the client's own default,
+the service (shown in --help; a test keeps the two equal)."""
 TOKEN_ENV: Final = "REMEDY_API_TOKEN"
 AUTH_HEADER_ENV: Final = "REMEDY_AUTH_HEADER"
 CONFIG_ENV: Final = "REMEDY_CONFIG"
@@ -119,7 +122,7 @@ def connection_options() -> Parser:
         metavar="NAME",
         help="profile of --config to use (default: default)",
     )
-    add_shared(add, "--base-url", metavar="URL", help=f"API base URL (default: ${BASE_URL_ENV})")
+    add_shared(add, "--base-url", metavar="URL", help=f"API base URL (default: ${BASE_URL_ENV}, else {DEFAULT_BASE_URL})")
     add_shared(
         add,
         "--token",

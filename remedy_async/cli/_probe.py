@@ -59,7 +59,7 @@ def probe_arguments(options: argparse.Namespace, terminal: Terminal) -> dict[str
     config = config_file(options, env)
     if config is None:
         return client_settings(options, env)
-    given = client_settings(options, {}, base_url_required=False)
+    given = client_settings(options, {})
     RemedyClient.from_config(config, profile=options.profile, environ=env, **given)  # checks it
     settings = profile(config, options.profile)
     found_here = [name for name in FOUND_BY_PROBING if settings.pop(name, None) is not None]

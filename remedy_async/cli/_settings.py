@@ -38,7 +38,7 @@ def open_client(
         return RemedyClient(**settings, **routes, event_hooks=event_hooks)
     # The file's settings stand for arguments, so only flags override them; the environment
     # fills what neither sets (REMEDY_AUTH_HEADER applies without a file only).
-    given = client_settings(options, {}, base_url_required=False)
+    given = client_settings(options, {})
     client = RemedyClient.from_config(
         config, profile=options.profile, environ=env, **given, **routes, event_hooks=event_hooks
     )
@@ -71,18 +71,15 @@ def proxy_settings(options: argparse.Namespace, env: Mapping[str, str]) -> dict[
     return {"trust_env": True} if proxy is None else {"proxy": proxy, "trust_env": True}
 
 
-def client_settings(
-    options: argparse.Namespace, env: Mapping[str, str], *, base_url_required: bool = True
-) -> dict[str, Any]:
-    """The client's arguments the options (else the environment `env`) set, and only those."""
+def client_settings(options: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
+    """The client's arguments the options (else the environment `env`) set, and only those:
+    with neither `--base-url` nor `REMEDY_BASE_URL`, the client's own default, the service."""
     if options.base_url == "":
         raise UsageError("--base-url is empty")
     settings: dict[str, Any] = {}
     base_url = options.base_url or env.get(BASE_URL_ENV)
     if base_url:
         settings["base_url"] = base_url
-    elif base_url_required:
-        raise UsageError(f"no base URL: pass --base-url or set {BASE_URL_ENV}")
     token = options.token if options.token is not None else env.get(TOKEN_ENV)
     if token:
         settings["token"] = token

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from remedy_async.cli._options import DEFAULT_BASE_URL
 from remedy_async.cli._parser import parse_command_line
 from remedy_async.cli._settings import open_client
 from remedy_async.simulator import Simulator
@@ -89,6 +90,15 @@ def test_rate_sets_the_clients_budget() -> None:
     options = parse_command_line(["health", "--base-url", "http://127.0.0.1:9", "--rate", "10/s"])
     client = open_client(options, {})
     assert repr(client._gate).startswith("<RequestGate max_in_flight=64 rate_limit=10/s ")
+
+
+def test_with_no_base_url_a_command_talks_to_the_service() -> None:
+    """Neither --base-url nor REMEDY_BASE_URL: the client's default, https://api.furl.ai, as
+    for the library (the environment's variable wins over it)."""
+    options = parse_command_line(["health"])
+    assert str(open_client(options, {}).base_url) == DEFAULT_BASE_URL == "https://api.furl.ai"
+    chosen = {"REMEDY_BASE_URL": "http://127.0.0.1:9"}
+    assert str(open_client(options, chosen).base_url) == "http://127.0.0.1:9"
 
 
 async def test_a_rate_that_is_no_rate_is_a_usage_error() -> None:
