@@ -122,7 +122,12 @@ def connection_options() -> Parser:
         metavar="NAME",
         help="profile of --config to use (default: default)",
     )
-    add_shared(add, "--base-url", metavar="URL", help=f"API base URL (default: ${BASE_URL_ENV}, else {DEFAULT_BASE_URL})")
+    add_shared(
+        add,
+        "--base-url",
+        metavar="URL",
+        help=f"API base URL (default: ${BASE_URL_ENV}, else {DEFAULT_BASE_URL})",
+    )
     add_shared(
         add,
         "--token",
