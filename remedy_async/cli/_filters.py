@@ -131,9 +131,10 @@ def _named(resource: Resource[Any], key: str) -> str:
     return name
 
 
-def _flag_named(resource: Resource[Any], name: str) -> str:
+def _flag_named(resource: Resource[Any], name: str, command: str) -> str:
     """`name` when the resource has that filter; a usage error naming the flag and the
-    resources that have it otherwise (`export` offers the filters of every resource)."""
+    resources that have it otherwise (`export` offers the filters of every resource, so its
+    error says how to export only those)."""
     if name in resource.filters:
         return name
     flag = filter_flag(name)
@@ -143,10 +144,14 @@ def _flag_named(resource: Resource[Any], name: str) -> str:
         if resource.filters
         else no_filters(resource)
     )
+    hint = (
+        f"; name the collections to export, e.g. export {having[0]} {flag} VALUE"
+        if command == "export"
+        else ""
+    )
     raise UsageError(
         f"{flag}: {resource.segment} has no such filter (it is a filter of "
-        f"{', '.join(having)}; {published}); name the collections to export, e.g. export "
-        f"{having[0]} {flag} VALUE"
+        f"{', '.join(having)}; {published}){hint}"
     )
 
 
@@ -154,25 +159,28 @@ def resource_filters(
     resource: Resource[Any],
     pairs: Iterable[tuple[str, str]],
     flags: Iterable[tuple[str, str]] = (),
+    command: str = "list",
 ) -> dict[str, str | list[str]]:
     """The filters as the resource's filter keywords, grouped (see `filter_pairs`)."""
-    return group_filters(filter_pairs(resource, pairs, flags))
+    return group_filters(filter_pairs(resource, pairs, flags, command))
 
 
 def filter_pairs(
     resource: Resource[Any],
     pairs: Iterable[tuple[str, str]],
     flags: Iterable[tuple[str, str]] = (),
+    command: str = "list",
 ) -> list[tuple[str, str]]:
     """The filters as (keyword name, value): `--filter` pairs (a key spelt as on the wire,
-    `endpointId`, or in snake_case), then the filter flags' (keyword name, value) pairs.
+    `osFamily`, or in snake_case), then the filter flags' (keyword name, value) pairs, for
+    `command` (its errors' advice).
 
     An unknown key, a value the contract does not allow or a filter given twice (each takes
     one value) is a usage error naming the flag.
     """
     named = [(_named(resource, key), value, f"--filter {key}={value}") for key, value in pairs]
     for name, value in flags:
-        named.append((_flag_named(resource, name), value, f"{filter_flag(name)} {value}"))
+        named.append((_flag_named(resource, name, command), value, f"{filter_flag(name)} {value}"))
     given: dict[str, str] = {}
     for name, value, typed in named:
         if name in given:

@@ -41,7 +41,7 @@ def selection_of(options: argparse.Namespace, resource: Resource[Any]) -> Select
     flag): filters, --param, --where and --fields."""
     check_conditions(resource, options.where)
     return Selection(
-        filters=tuple(filter_pairs(resource, options.filter, options.filter_flags)),
+        filters=tuple(filter_pairs(resource, options.filter, options.filter_flags, "export")),
         params=tuple(options.param),
         where=tuple(condition.text for condition in options.where),
         fields=parse_fields(options.fields, resource) if options.fields else (),

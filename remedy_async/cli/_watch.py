@@ -60,7 +60,7 @@ def pass_line(segment: str, result: PassResult) -> str:
 
 def _feed(options: argparse.Namespace, collection: ResourceCollection[Any], report: Any) -> Any:
     filters: dict[str, Any] = resource_filters(
-        collection.resource, options.filter, options.filter_flags
+        collection.resource, options.filter, options.filter_flags, "watch"
     )
     settings: dict[str, Any] = {
         "keep_records": True if options.keep_records else None,

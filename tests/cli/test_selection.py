@@ -10,6 +10,7 @@ import signal
 from pathlib import Path
 
 import orjson
+import pytest
 
 from remedy_async.cli import Terminal
 from remedy_async.cli._app import run_until_signalled
@@ -98,6 +99,22 @@ async def test_export_refuses_a_filter_flag_of_a_collection_it_does_not_export(
     assert "name the collections to export, e.g. export endpoints --os-family VALUE" in (
         outcome.stderr
     )
+    assert simulator.counters.total_requests == 0
+
+
+@pytest.mark.parametrize("command", ["list", "watch"])
+async def test_another_command_refusing_a_filter_flag_gives_no_export_advice(
+    simulator: Simulator, tmp_path: Path, command: str
+) -> None:
+    """`watch scopes --os-family macos` (and `list`, whose parser knows each collection's
+    flags) is refused before any request, saying nothing of exporting."""
+    state = ("--state", str(tmp_path / "scopes.db")) if command == "watch" else ()
+    outcome = await cli_here(
+        command, "scopes", *state, "--base-url", simulator.url, "--os-family", "macos"
+    )
+    assert outcome.code == 2
+    assert "--os-family" in outcome.stderr
+    assert "export" not in outcome.stderr
     assert simulator.counters.total_requests == 0
 
 
