@@ -12,8 +12,8 @@ in `remedy_async/openapi.yaml`): snake_case records with the published fields an
 `osFamily`/`hasAgent` on endpoints, undeclared query parameters ignored, `{"error":
 "<message>"}` bodies with the published messages. What is unpublished (the fields of targets
 and findings, the other lists' paging, health and agent-configuration paths) is assumed; see
-`SimulatorConfig`. From a shell: `python -m remedy_async.simulator --size 1000`. Every run serves the OpenAPI
-document of what it serves at `GET /openapi.json` (`openapi_document(config)`, or
+`SimulatorConfig`. From a shell: `python -m remedy_async.simulator --size 1000`. Every run
+serves the OpenAPI document of what it serves at `GET /openapi.json` (`openapi_document(config)`, or
 `--print-spec` to print it): `openapi.yaml` itself for the default run, rewritten for another
 paging convention, naming, error shape, auth header or page size.
 
