@@ -114,7 +114,8 @@ class RetryPolicy:
         time_left: float,
         uniform: Callable[[float, float], float] = random.uniform,
     ) -> float | None:
-        """Return how long to wait before the next attempt, or None to give up with `error`.
+        """Return how long to wait before the next attempt, or None to give up with `error`
+        (also when the wait would end at or past the deadline, leaving the attempt no time).
 
         Raises RateLimitError when the service asks for a wait longer than `max_retry_after`.
 
@@ -134,7 +135,9 @@ class RetryPolicy:
         wait = self.backoff(attempt, uniform)
         if hint is not None:
             wait = max(wait, hint)
-        return wait if wait <= time_left else None
+        # A wait that ends at the deadline would leave the next attempt no time at all: it
+        # would go out only to time out (the gate refuses such a pause the same way).
+        return wait if wait < time_left else None
 
 
 def _too_long(error: APIError, hint: float, cap: float) -> RateLimitError:

@@ -132,16 +132,15 @@ async def test_truncated_download_leaves_nothing_behind(tmp_path: Path) -> None:
 async def test_download_error_status_is_typed_and_writes_nothing(
     serve: Serve, tmp_path: Path
 ) -> None:
-    """A 404 for the configuration raises NotFoundError and creates no file."""
+    """A 404 for the configuration (its body in the published pattern) raises NotFoundError
+    with the service's message and creates no file."""
 
     async def missing(request: web.Request) -> web.Response:
-        return web.json_response(
-            {"error": {"code": "not_found", "message": "no config"}}, status=404
-        )
+        return web.json_response({"error": "Agent configuration not found."}, status=404)
 
     url = await serve({"/v1/agent-configuration": missing})
     async with RemedyClient(url) as client:
-        with pytest.raises(NotFoundError, match="no config"):
+        with pytest.raises(NotFoundError, match=r"Agent configuration not found\."):
             await client.download_agent_configuration(tmp_path / "agent.conf")
     assert list(tmp_path.iterdir()) == []
 

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from remedy_async import ClientEvent, Pager, RemedyClient, RemedyError, RequestOptions, RetryPolicy
 from tests.budget import examples
+from tests.fakes import endpoint_record
 from tests.loopback import serve_app
 
 ONE_TRY = RequestOptions(retry=RetryPolicy(attempts=1))
@@ -89,29 +90,31 @@ class Hostile:
             body = {"error": {"code": credential, "message": f"no {credential}"}}
             return web.json_response(body, status=400, headers=headers)
         if place == "request-id":
-            return web.json_response({"error": {"message": "down"}}, status=503, headers=headers)
+            return web.json_response(
+                {"error": "Internal server error."}, status=503, headers=headers
+            )
         if place == "cursor":
-            return web.json_response({"items": [{"id": "a"}], "nextCursor": credential})
+            return web.json_response({"items": [endpoint_record("a")], "nextCursor": credential})
         title = f'; title="{credential}"' if place == "link-title" else ""
         headers["Link"] = f'<{self.link(credential)}>; rel="next"{title}'
-        return web.json_response([{"id": "a"}, {"id": "b"}], headers=headers)
+        return web.json_response([endpoint_record("a"), endpoint_record("b")], headers=headers)
 
     async def later_page(self, request: web.Request) -> web.Response:
         if self.place == "repeats":
-            return web.json_response([{"id": "b"}, {"id": "c"}])
+            return web.json_response([endpoint_record("b"), endpoint_record("c")])
         if self.place == "undecodable":
-            return web.json_response([{"id": "c"}, 7])
-        return web.json_response([{"id": "c"}])
+            return web.json_response([endpoint_record("c"), 7])
+        return web.json_response([endpoint_record("c")])
 
     async def list_page(self, request: web.Request) -> web.Response:
         if request.query.get("cursor"):
-            return web.json_response({"items": [{"id": "c"}], "nextCursor": None})
+            return web.json_response({"items": [endpoint_record("c")], "nextCursor": None})
         return await self.first_page(request)
 
     async def get(self, request: web.Request) -> web.Response:
         credential = request.headers.get("Authorization", "").removeprefix("Bearer ")
         if request.match_info["id"] != "start":
-            return web.json_response({"id": "moved"})
+            return web.json_response(endpoint_record("moved"))
         if self.place == "redirect-userinfo":
             host = self.base.removeprefix("http://")
             target = f"http://u:{quote(credential, safe='')}@{host}/v1/endpoints/x"

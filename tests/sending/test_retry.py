@@ -473,16 +473,20 @@ def test_wait_past_the_time_left_is_not_started() -> None:
     assert policy.decide(status(503), attempt=1, hint=None, time_left=0.4, uniform=top) is None
 
 
+@pytest.mark.parametrize("hint", [0.5, 1.0])
+def test_a_wait_ending_at_the_deadline_is_not_started(hint: float) -> None:
+    """A wait that uses up exactly the time left is given up: the next attempt would go out
+    with no time, only to time out."""
+    policy = RetryPolicy()
+    assert policy.decide(status(503), attempt=1, hint=None, time_left=0.5, uniform=top) is None
+    assert policy.decide(status(429), attempt=1, hint=hint, time_left=hint, uniform=top) is None
+    assert policy.decide(status(429), attempt=1, hint=hint, time_left=hint + 0.01) == hint
+
+
 def test_hint_past_the_time_left_is_not_started() -> None:
     """A hint longer than the time left gives up rather than waiting in vain."""
     policy = RetryPolicy()
     assert policy.decide(status(429), attempt=1, hint=10.0, time_left=5.0, uniform=bottom) is None
-
-
-def test_wait_ending_exactly_at_the_deadline_is_started() -> None:
-    """A wait that ends exactly when the time runs out is still allowed."""
-    policy = RetryPolicy()
-    assert policy.decide(status(503), attempt=1, hint=None, time_left=0.5, uniform=top) == 0.5
 
 
 def test_no_time_left_gives_up() -> None:
@@ -550,12 +554,13 @@ def test_decide_never_waits_less_than_a_valid_hint(
 def test_decide_is_the_larger_of_backoff_and_hint_when_it_fits(
     attempt: int, hint: float | None, time_left: float, fraction: float
 ) -> None:
-    """A retryable failure with attempts left waits max(backoff, hint) iff that fits in time."""
+    """A retryable failure with attempts left waits max(backoff, hint) iff that ends before
+    the deadline (leaving the next attempt some time)."""
     policy = RetryPolicy(attempts=10)
     draw = fraction_of(fraction)
     expected = max(policy.backoff(attempt, draw), hint or 0.0)
     wait = policy.decide(status(503), attempt=attempt, hint=hint, time_left=time_left, uniform=draw)
-    assert wait == (expected if expected <= time_left else None)
+    assert wait == (expected if expected < time_left else None)
 
 
 @given(hint=st.floats(min_value=60.0, exclude_min=True, allow_nan=False, allow_infinity=False))

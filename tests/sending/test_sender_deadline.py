@@ -82,6 +82,7 @@ hints = st.one_of(
     deadline=st.floats(min_value=1, max_value=120),
 )
 @example(hint="1" + "0" * 20, timeout=2.0, attempts=1, deadline=60.0)
+@example(hint="1.0", timeout=5.0, attempts=2, deadline=1.0)
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_call_outlives_its_timeout_or_deadline_while_the_client_is_paused(
     limited: tuple[asyncio.Runner, Script, str],
@@ -169,6 +170,23 @@ async def test_a_longer_pause_is_retried_after_it_when_attempts_and_deadline_all
     assert record.id == "second"
     assert script.requests == 2
     assert sum(time.waits) >= 20
+
+
+async def test_a_pause_using_up_the_deadline_is_not_waited_for_an_attempt_with_no_time(
+    serve: Serve,
+) -> None:
+    """A pause as long as the call's whole deadline leaves a retry no time: the call raises
+    RateLimitError carrying the pause at once, never sending an attempt with nothing left of
+    its deadline (whose outcome would depend on how fast the service answers in real time)."""
+    script, time = Script(), FakeTime()
+    async with paused_client(serve, script, time, "1.0") as client:
+        options = RequestOptions(timeout=5, retry=RetryPolicy(attempts=2, deadline=1.0))
+        with pytest.raises(RateLimitError) as caught:
+            await client.endpoints.get("second", options=options)
+    assert script.requests == 1
+    assert time.waits == []
+    assert caught.value.retry_after == pytest.approx(1.0)
+    assert caught.value.attempts == 0
 
 
 async def test_an_attempt_queued_for_a_slot_past_its_time_fails_unsent(serve: Serve) -> None:
