@@ -25,7 +25,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 from remedy_async._models import MODEL_TYPES
 
 from ._faults import json_type_name
-from ._naming import CONTRACT_NAMING, Naming, wire_names
+from ._naming import CONTRACT_NAMING, Naming, telling_fields, wire_names
 from ._types import format_timestamp, open_enum_of, union_members
 
 T = TypeVar("T")
@@ -167,7 +167,7 @@ def _model_structure_hook(
         model, converter, _cattrs_forbid_extra_keys=False, extra=override(omit=True), **overrides
     )
     known = frozenset(names.values())
-    others = known - {names["id"]} if "id" in names else frozenset()
+    others = telling_fields(model, naming)
 
     def structure(data: object, _: object) -> T:
         if not isinstance(data, dict):

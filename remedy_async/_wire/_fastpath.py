@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import attrs
 
 from ._codec import cattrs_structure_hook, fault_from
-from ._naming import CONTRACT_NAMING, Naming, remember_naming, wire_names
+from ._naming import CONTRACT_NAMING, Naming, remember_naming, telling_fields, wire_names
 from ._types import open_enum_of, union_members
 
 T = TypeVar("T")
@@ -165,7 +165,7 @@ class _Generator:
         fields = [f for f in attrs.fields(model) if f.name != "extra"]
         names = wire_names(model, self._naming)
         wire = [names[f.name] for f in fields]
-        others = frozenset(names[f.name] for f in fields if f.name != "id")
+        others = telling_fields(model, self._naming)
         self.names.update(
             _model=model, _builder=_builder_of(model), _known=frozenset(wire), _others=others
         )
@@ -176,10 +176,10 @@ class _Generator:
             f"v{i} = data[{key!r}]" if f.default is attrs.NOTHING else f"v{i} = get({key!r})"
             for i, (f, key) in enumerate(zip(fields, wire, strict=True))
         ]
-        # A record (a model with an id) with keys but none of the model's fields bar its id is
-        # refused on the cattrs way.
+        # A record with keys but none of the fields that tell the model's records is refused on
+        # the cattrs way.
         read_some.append("unknown = not data.keys() <= _known")
-        if "id" in names:
+        if others:
             read_some.append("if unknown and data.keys().isdisjoint(_others): raise _STEP_ASIDE")
         body = [
             "if data.__class__ is not dict: raise _STEP_ASIDE",

@@ -83,6 +83,19 @@ def wire_names(model: type[Any], naming: Naming = CONTRACT_NAMING) -> dict[str, 
     return names
 
 
+def telling_fields(model: type[Any], naming: Naming = CONTRACT_NAMING) -> frozenset[str]:
+    """The wire names that tell a record of `model` from any other JSON object: its fields
+    besides `id`, when one of them is required (the published `Endpoint` and `Scope`), so a
+    record with an id and none of them is refused as not the model's. Empty for a model whose
+    other fields are all optional (the unpublished targets and findings: a record of theirs
+    may hold nothing the library types, and keeps all in `extra`) and for one without `id`."""
+    fields = [a for a in attrs.fields(model) if a.name not in ("id", "extra")]
+    if "id" not in attrs.fields_dict(model) or all(a.default is not attrs.NOTHING for a in fields):
+        return frozenset()
+    names = wire_names(model, naming)
+    return frozenset(names[a.name] for a in fields)
+
+
 def detect_naming(record: Mapping[str, Any], model: type[Any]) -> tuple[Naming | None, bool]:
     """The naming a record's keys follow, and whether that is certain.
 

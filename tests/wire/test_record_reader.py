@@ -19,9 +19,11 @@ from remedy_async import (
     Endpoint,
     RemediationTarget,
     RemedyClient,
+    VulnerabilityFinding,
     from_wire,
     to_wire,
 )
+from remedy_async._wire._codec import cattrs_structure_hook
 from remedy_async._wire._naming import _READ_IN, detect_naming, spell
 from remedy_async._wire._record_reader import RecordReader
 from remedy_async.simulator import Simulator, SimulatorConfig
@@ -119,6 +121,21 @@ def test_a_record_with_none_of_the_fields_is_a_decode_error() -> None:
     """A record with keys but none of the model's fields (bar id) is refused, naming its keys."""
     with pytest.raises(ValueError, match=r"none of Endpoint's fields.*fqdn, id, uptime"):
         from_wire(Endpoint, {"id": "ep-1", "fqdn": "x", "uptime": 3})
+
+
+@pytest.mark.parametrize("model", [RemediationTarget, VulnerabilityFinding])
+def test_an_unpublished_record_with_none_of_the_typed_fields_keeps_all_in_extra(
+    model: type[Any],
+) -> None:
+    """Targets and findings type only what the published pattern gives (id and two times,
+    both assumed): a record of the service's without those times is read, on the fast path and
+    the cattrs path alike, its fields all in `extra`."""
+    wire = {"id": "f-1", "severity": "high", "cve_id": "CVE-2024-1"}
+    fast = from_wire(model, wire)
+    slow = cattrs_structure_hook(model)(wire, model)
+    assert fast == slow
+    assert (fast.created_at, fast.updated_at) == (None, None)
+    assert fast.extra == slow.extra == {"severity": "high", "cve_id": "CVE-2024-1"}
 
 
 def test_a_record_with_only_an_id_is_a_record_where_only_the_id_is_required() -> None:
