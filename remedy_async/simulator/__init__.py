@@ -1,4 +1,4 @@
-"""An embedded implementation of the assumed Remedy API, for demos, tests and benchmarks.
+"""An embedded implementation of the service's public API, for demos, tests and benchmarks.
 
     from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
@@ -6,9 +6,14 @@
     async with Simulator(config) as sim:
         ...  # sim.url, sim.counters, sim.dataset
 
-The contract it serves is written in `remedy_async/openapi.yaml`. From a shell:
-`python -m remedy_async.simulator --size 1000 --paging offset`. Every run serves the OpenAPI
-document of what it serves at `GET /openapi.json` (`openapi_document(config)`, or
+By default it serves the service's published contract (Furl's public read-only API, written
+in `remedy_async/openapi.yaml`): snake_case records with the published fields and UUID ids,
+`limit`/`offset` paging with `data`/`total`/`limit`/`offset` (`limit` 1 to 100, default 50),
+`osFamily`/`hasAgent` on endpoints, undeclared query parameters ignored, `{"error":
+"<message>"}` bodies with the published messages. What is unpublished (the fields of targets
+and findings, the other lists' paging, health and agent-configuration paths) is assumed; see
+`SimulatorConfig`. From a shell: `python -m remedy_async.simulator --size 1000`. Every run
+serves the OpenAPI document of what it serves at `GET /openapi.json` (`openapi_document(config)`, or
 `--print-spec` to print it): `openapi.yaml` itself for the default run, rewritten for another
 paging convention, naming, error shape, auth header or page size.
 

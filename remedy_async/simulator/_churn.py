@@ -155,7 +155,8 @@ def range_conditions(
         try:
             value = parse_value(field, raw)
         except FilterError as error:
-            raise FilterError(error.code, error.message, name) from None
+            message = error.message.replace(field.name, name, 1)  # the parameter, as sent
+            raise FilterError(error.code, message, name) from None
         previous = conditions.get(name)
         conditions[name] = value if previous is None else max(str(previous), str(value))
     return tuple((name, (value,)) for name, value in sorted(conditions.items()))

@@ -110,8 +110,8 @@ class ComposedPages:
 
     dataset: Dataset = attrs.field(repr=False)
     cursors: CursorCodec = attrs.field(repr=False)
-    page_size: int = 100
-    max_page_size: int = 1000
+    page_size: int = 50
+    max_page_size: int = 100
     base_path: str = ""
     _layouts: dict[tuple[Composition, str], ComposedLayout] = attrs.field(
         factory=dict, init=False, repr=False, eq=False

@@ -345,11 +345,12 @@ class SimulatorConfig:
     parameter. The service ignores undeclared parameters, as FastAPI does: so does the default
     run."""
     health_path: str = attrs.field(default="/v1/health", validator=_check_path)
-    """The path of the health check."""
+    """The path of the health check (unpublished: an assumed default, configurable)."""
     agent_configuration_path: str = attrs.field(
         default="/v1/agent-configuration", validator=_check_path
     )
-    """The path of the agent configuration."""
+    """The path of the agent configuration download (unpublished: an assumed default,
+    configurable)."""
     base_path: str = attrs.field(default="", validator=_check_base_path)
     """A path every route is mounted under (`/wiki/rest/api`: lists at
     `/wiki/rest/api/v1/endpoints`, and `Simulator.url` ends with it); `""`: the root."""

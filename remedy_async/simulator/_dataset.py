@@ -162,7 +162,7 @@ class Dataset(Store):
         """Change fields of a record from now on (wire names; a None value serves null).
 
         Lists, gets and `records` serve the changed record, and filters see it as it is now.
-        Unlike `modify`, nothing else of the record moves (not its `updatedAt`). An id that
+        Unlike `modify`, nothing else of the record moves (not its `updated_at`). An id that
         is no record of `resource` is a ValueError.
 
         Args:

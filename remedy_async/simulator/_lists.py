@@ -70,9 +70,9 @@ class ListResponder:
 
     dataset: Dataset = attrs.field(repr=False)
     cursors: CursorCodec = attrs.field(repr=False)
-    items_key: str = "items"
-    page_size: int = 100
-    max_page_size: int = 1000
+    items_key: str = "data"
+    page_size: int = 50
+    max_page_size: int = 100
     disguise: bool = False
     base_path: str = ""
     _plans: dict[tuple[str, str], tuple[PageLayout, Reading]] = attrs.field(

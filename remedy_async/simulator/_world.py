@@ -44,21 +44,16 @@ UUID_TEXT: Final = re.compile(
 _OUR_UUID: Final = re.compile(
     r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
 )
+_GOLDEN: Final = 0x9E3779B97F4A7C15
 _C1: Final = 0xBF58476D1CE4E5B9
 _C2: Final = 0x94D049BB133111EB
 _C1_INVERSE: Final = pow(_C1, -1, 1 << 64)
 _C2_INVERSE: Final = pow(_C2, -1, 1 << 64)
 _LOW62: Final = (1 << 62) - 1
+_LOW48: Final = (1 << 48) - 1
 ID_RESOURCES: Final = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
 AGENTS: Final = "agents"
 """The id space of agents (`agent_id`), which have no collection of their own."""
-
-
-def _scramble(value: int) -> int:
-    """A bijection of 64-bit values (splitmix64's finaliser)."""
-    value = ((value ^ (value >> 30)) * _C1) & MASK64
-    value = ((value ^ (value >> 27)) * _C2) & MASK64
-    return value ^ (value >> 31)
 
 
 def _unshift(value: int, shift: int) -> int:
@@ -93,20 +88,33 @@ class IdSpace:
 
     def make(self, index: int) -> str:
         """The UUID of record `index`."""
-        low = _scramble(index ^ self._key)
-        bits = (draw(self._check, low) >> 6) << 64 | low
-        value = (bits >> 74) << 80 | 4 << 76 | ((bits >> 62) & 0xFFF) << 64 | 2 << 62
-        text = f"{value | (bits & _LOW62):032x}"
-        return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+        # A bijection of 64-bit values (splitmix64's finaliser, undone by _unscramble), then
+        # `draw` of the check bits, inlined: this runs for every id of every record built.
+        low = index ^ self._key
+        low = ((low ^ (low >> 30)) * _C1) & MASK64
+        low = ((low ^ (low >> 27)) * _C2) & MASK64
+        low ^= low >> 31
+        check = (self._check + (low + 1) * _GOLDEN) & MASK64
+        check = ((check ^ (check >> 30)) * _C1) & MASK64
+        check = ((check ^ (check >> 27)) * _C2) & MASK64
+        check = (check ^ (check >> 31)) >> 6
+        # 58 check bits and the top 2 of `low` around the version nibble; the variant, then
+        # the low 62 bits of `low`.
+        head = (check >> 10) << 16 | 0x4000 | (check & 0x3FF) << 2 | low >> 62
+        tail = low & _LOW62 | 1 << 63
+        return (
+            f"{head >> 32:08x}-{head >> 16 & 0xFFFF:04x}-{head & 0xFFFF:04x}-"
+            f"{tail >> 48:04x}-{tail & _LOW48:012x}"
+        )
 
     def index(self, text: str) -> int | None:
         """The index whose UUID is `text`, or None when it is none of this space's."""
         if not _OUR_UUID.match(text):
             return None
-        value = int(text.replace("-", ""), 16)
-        bits = (value >> 80) << 74 | ((value >> 64) & 0xFFF) << 62 | (value & _LOW62)
-        low = bits & MASK64
-        if bits >> 64 != draw(self._check, low) >> 6:
+        head, tail = int(text[:8] + text[9:13] + text[14:18], 16), int(text[19:23] + text[24:], 16)
+        low = (head & 3) << 62 | (tail & _LOW62)
+        check = (head >> 16) << 10 | (head >> 2) & 0x3FF
+        if check != draw(self._check, low) >> 6:
             return None
         return _unscramble(low) ^ self._key
 

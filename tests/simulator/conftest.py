@@ -45,7 +45,8 @@ async def serve(fake_sleep: RecordingSleep, clock: FakeClock) -> AsyncIterator[S
 
 @pytest_asyncio.fixture
 async def sim(serve: StartSimulator) -> Simulator:
-    """A default simulator (cursor paging, no auth, no faults) of 20 endpoints."""
+    """A default simulator (the published contract: offset paging, no auth, no faults) of 20
+    endpoints."""
     return await serve()
 
 

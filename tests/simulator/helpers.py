@@ -101,7 +101,7 @@ async def get_json(
         return response.status, orjson.loads(body) if body else None, response.headers
 
 
-def items_of(body: Any, items_key: str = "items") -> list[Any]:
+def items_of(body: Any, items_key: str = "data") -> list[Any]:
     """The records of a page, whatever its scheme."""
     return list(body) if isinstance(body, list) else list(body[items_key])
 
@@ -112,7 +112,7 @@ async def list_all_ids(
     resource: str,
     scheme: str,
     *,
-    items_key: str = "items",
+    items_key: str = "data",
     size: int = 7,
     filters: list[tuple[str, str]] | None = None,
 ) -> list[str]:
@@ -153,3 +153,10 @@ async def list_all_ids(
         elif not page:
             return ids
     raise AssertionError("too many pages")
+
+
+def message_of(body: Any) -> str:
+    """The message of an error body: the published `{"error": "..."}`, or the nested
+    `{"error": {"code", "message"}}` of the `error` shape."""
+    error = body["error"]
+    return error if isinstance(error, str) else str(error["message"])

@@ -37,13 +37,13 @@ async def test_bearer_token_is_accepted(
 async def test_bad_credentials_are_401(
     serve: StartSimulator, session: aiohttp.ClientSession, headers: dict[str, str]
 ) -> None:
-    """A missing or wrong credential gives 401 unauthorized with WWW-Authenticate."""
+    """A missing or wrong credential gives 401 with the published body and message
+    (`Missing or invalid API key.`, the same for both) and WWW-Authenticate."""
     simulator = await serve(token=TOKEN)
     status, body, response_headers = await get_json(
         session, f"{simulator.url}/v1/scopes", headers=headers
     )
-    assert status == 401
-    assert body["error"]["code"] == "unauthorized"
+    assert (status, body) == (401, {"error": "Missing or invalid API key."})
     assert response_headers["WWW-Authenticate"] == 'Bearer realm="remedy"'
 
 
@@ -68,7 +68,13 @@ async def test_health_needs_no_credential(
 
 
 @pytest.mark.parametrize(
-    "path", ["/v1/endpoints", "/v1/endpoints/ep-00000001", "/v1/agent-configuration"]
+    "path",
+    [
+        "/v1/endpoints",
+        "/v1/endpoints/00000000-0000-4000-8000-000000000000",
+        "/v1/endpoints/malformed",
+        "/v1/agent-configuration",
+    ],
 )
 async def test_every_other_route_needs_the_token(
     serve: StartSimulator, session: aiohttp.ClientSession, path: str

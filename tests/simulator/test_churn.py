@@ -1,5 +1,5 @@
 """The simulator's data changing over time: deterministic steps per seed, revisions that move
-`updatedAt`, filters that see records as they are now, range filters, and `serve --churn`."""
+`updated_at`, filters that see records as they are now, range filters, and `serve --churn`."""
 
 from __future__ import annotations
 
@@ -43,39 +43,61 @@ def test_a_reserve_is_held_back_until_added() -> None:
     added = dataset.add(ENDPOINTS, 4, at=AT)
     assert len(added) == 4
     assert dataset.count(ENDPOINTS) == 44
-    assert all(dataset.get(ENDPOINTS, i)["updatedAt"] == STAMP for i in added)  # type: ignore[index]
+    assert all(dataset.get(ENDPOINTS, i)["updated_at"] == STAMP for i in added)  # type: ignore[index]
 
 
 def test_a_modification_moves_the_update_time_and_changes_the_record() -> None:
-    """A modified endpoint gets `updatedAt` and `lastSeenAt` at the change; a finding's status
-    turns; the served bytes follow."""
+    """A modified endpoint gets `updated_at` at the change and the newest agent (if it has
+    one); a finding its `updated_at`; the served bytes follow; the keys stay the published."""
     dataset = Dataset(seed=3, size=10)
-    endpoint = dataset.id_of(ENDPOINTS, 0)
+    endpoint = next(dataset.ids(ENDPOINTS, {"hasAgent": "true"}))
     finding = dataset.id_of(FINDINGS, 0)
-    status = dataset.get(FINDINGS, finding)["status"]  # type: ignore[index]
-    dataset.encode(ENDPOINTS, 0)
+    before = dataset.get(ENDPOINTS, endpoint)
+    assert before is not None
+    index = dataset.index_of(ENDPOINTS, endpoint)
+    assert index is not None
+    dataset.encode(ENDPOINTS, index)
     dataset.modify(ENDPOINTS, [endpoint], at=AT)
     dataset.modify(FINDINGS, [finding], at=AT)
     record = dataset.get(ENDPOINTS, endpoint)
     assert record is not None
-    assert (record["updatedAt"], record["lastSeenAt"]) == (STAMP, STAMP)
-    assert b'"updatedAt":"2033-05-18T03:33:20Z"' in dataset.encode(ENDPOINTS, 0)
+    assert (record["updated_at"], record["agent_version"]) == (STAMP, "8.0.0")
+    assert record.keys() == before.keys()
+    assert {**record, "updated_at": None, "agent_version": None} == {
+        **before, "updated_at": None, "agent_version": None,
+    }  # fmt: skip
+    assert b'"updated_at":"2033-05-18T03:33:20Z"' in dataset.encode(ENDPOINTS, index)
     changed = dataset.get(FINDINGS, finding)
     assert changed is not None
-    assert changed["status"] != status
-    assert changed["status"] in ("open", "resolved")
+    assert changed["updated_at"] == STAMP
+
+
+def test_a_scope_revision_moves_its_status_and_adds_no_field() -> None:
+    """Scopes publish no `updated_at`: a revision moves `status` one step along
+    active -> paused -> archived -> active instead, and the keys stay the published ones."""
+    dataset = Dataset(seed=6, size=10)
+    scope = dataset.id_of("scopes", 0)
+    before = dataset.get("scopes", scope)
+    assert before is not None
+    order = ["active", "paused", "archived"]
+    for step in range(1, 4):
+        dataset.modify("scopes", [scope], at=AT + step)
+        record = dataset.get("scopes", scope)
+        assert record is not None
+        assert record.keys() == before.keys()
+        assert record["status"] == order[(order.index(before["status"]) + step) % 3]
 
 
 def test_filters_see_records_as_they_are_now() -> None:
-    """A finding whose status a modification turned is listed under its new status only."""
-    dataset = Dataset(seed=6, size=10)
-    finding = dataset.id_of(FINDINGS, 0)
-    old = dataset.get(FINDINGS, finding)["status"]  # type: ignore[index]
-    assert finding in set(dataset.ids(FINDINGS, {"status": old}))
-    dataset.modify(FINDINGS, [finding], at=AT)
-    new = dataset.get(FINDINGS, finding)["status"]  # type: ignore[index]
-    assert finding not in set(dataset.ids(FINDINGS, {"status": old}))
-    assert finding in set(dataset.ids(FINDINGS, {"status": new}))
+    """A record modified since it was generated is filtered as it is now, by every filter."""
+    dataset = Dataset(seed=6, size=30, range_filters=True)
+    endpoint = next(dataset.ids(ENDPOINTS, {"osFamily": "linux", "hasAgent": "true"}))
+    since = {"updatedAt[gte]": STAMP}
+    assert endpoint not in set(dataset.ids(ENDPOINTS, since))
+    dataset.modify(ENDPOINTS, [endpoint], at=AT)
+    assert list(dataset.ids(ENDPOINTS, since)) == [endpoint]
+    assert endpoint in set(dataset.ids(ENDPOINTS, {"osFamily": "linux", "hasAgent": "true"}))
+    assert list(dataset.ids(ENDPOINTS, {**since, "osFamily": "windows"})) == []
 
 
 def test_range_filters_keep_what_changed_since() -> None:
@@ -92,12 +114,42 @@ def test_range_filters_keep_what_changed_since() -> None:
 
 
 def test_range_filters_are_refused_unless_asked_for_or_on_other_fields() -> None:
-    """Without `range_filters` a range is an unknown filter; on a field that is no timestamp
-    it is refused too."""
-    with pytest.raises(ValueError, match="unknown query parameter"):
+    """A Dataset's filters are strict: without `range_filters` a range is an unknown filter,
+    and a range on another field (or on scopes, which have no `updated_at`) is refused."""
+    with pytest.raises(ValueError, match=r"^Unknown query parameter: updatedAt\[gte\]"):
         list(Dataset(size=3).ids(TARGETS, {"updatedAt[gte]": "2033-01-01T00:00:00Z"}))
-    with pytest.raises(ValueError, match="timestamp field"):
-        list(Dataset(size=3, range_filters=True).ids(TARGETS, {"status[gte]": "x"}))
+    ranged = Dataset(size=3, range_filters=True)
+    with pytest.raises(ValueError, match=r"^status\[gte\] is not a range filter of"):
+        list(ranged.ids(TARGETS, {"status[gte]": "x"}))
+    with pytest.raises(ValueError, match=r"^updatedAt\[gte\] is not a range filter of scopes"):
+        list(ranged.ids("scopes", {"updatedAt[gte]": "2033-01-01T00:00:00Z"}))
+    with pytest.raises(ValueError, match="must be an RFC 3339 date-time"):
+        list(ranged.ids(TARGETS, {"updatedAt[gte]": "yesterday"}))
+
+
+async def test_a_server_ignores_range_filters_it_does_not_take() -> None:
+    """Over the wire, a range filter the run or the list does not take is ignored as any
+    undeclared parameter (the whole list), refused with `strict_params`; a bad time is 422."""
+    since = "updatedAt[gte]=2099-01-01T00:00:00Z"
+    async with (
+        Simulator(SimulatorConfig(size=5)) as plain,
+        Simulator(SimulatorConfig(size=5, range_filters=True)) as ranged,
+        Simulator(SimulatorConfig(size=5, range_filters=True, strict_params=True)) as strict,
+        aiohttp.ClientSession() as session,
+    ):
+        async with session.get(f"{plain.url}/v1/endpoints?{since}") as response:
+            assert (await response.json())["total"] == 5
+        async with session.get(f"{ranged.url}/v1/endpoints?{since}") as response:
+            assert (await response.json())["total"] == 0
+        async with session.get(f"{ranged.url}/v1/scopes?{since}") as response:
+            assert (await response.json())["total"] == ranged.dataset.count("scopes")
+        async with session.get(f"{strict.url}/v1/scopes?{since}") as response:
+            assert response.status == 422
+        async with session.get(f"{ranged.url}/v1/endpoints?updatedAt[gte]=soon") as response:
+            assert response.status == 422
+            assert await response.json() == {
+                "error": "updatedAt[gte] must be an RFC 3339 date-time."
+            }
 
 
 def test_serve_takes_churn_options() -> None:
@@ -120,8 +172,8 @@ async def test_a_churning_simulator_changes_every_n_list_requests() -> None:
     async with Simulator(config) as simulator, aiohttp.ClientSession() as session:
         lists = []
         for _ in range(3):
-            async with session.get(f"{simulator.url}/v1/endpoints?limit=1000") as response:
-                lists.append([item["id"] for item in (await response.json())["items"]])
+            async with session.get(f"{simulator.url}/v1/endpoints?limit=100") as response:
+                lists.append([item["id"] for item in (await response.json())["data"]])
     assert len(lists[0]) == 24
     assert lists[1] != lists[0]
     assert lists[2] == lists[1]

@@ -49,6 +49,7 @@ def test_every_option_reaches_the_configuration() -> None:
         "--auth-scheme", "none", "--error-format", "problem", "--rate-limit", "20",
         "--no-cache", "--agent-configuration-size", "1024", "--id-prefix", "p:",
         "--health-path", "/healthz", "--agent-configuration-path", "/agent",
+        "--strict-params", "--naming", "camel",
     )  # fmt: skip
     assert (config.host, config.port, config.seed, config.size) == ("0.0.0.0", 8080, 9, 500)
     assert (config.paging, config.disguise_paging, config.items_key) == ("link", True, "results")
@@ -57,6 +58,7 @@ def test_every_option_reaches_the_configuration() -> None:
     assert (config.error_format, config.rate_limit, config.cache) == ("problem", 20, False)
     assert (config.agent_configuration_size, config.id_prefix) == (1024, "p:")
     assert (config.health_path, config.agent_configuration_path) == ("/healthz", "/agent")
+    assert (config.strict_params, config.naming) == (True, "camel")
 
 
 def test_now_sets_the_simulators_present() -> None:

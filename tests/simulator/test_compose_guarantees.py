@@ -1,7 +1,7 @@
 """Composed modes keep the simulator's guarantees: signed cursors, bounds, moving lists, faults.
 
 Forged cursors are 400 invalid_cursor wherever the continuation travels (query or request
-header), bad positions and page sizes are 400 invalid_parameter within the composition's own
+header), bad positions and page sizes are 422 invalid_parameter within the composition's own
 bounds, hidden records leave offsets and totals while cursors and keyset ids resume after their
 place, expired-cursor faults hit requests that carry a continuation, and a seed gives the same
 pages every time.
@@ -13,6 +13,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+import pytest_asyncio
 
 from remedy_async.simulator import Composition, FaultSpec, Simulator
 
@@ -25,6 +26,12 @@ URL_LINK = "compose:follow=url,items=-,next=header:Link,param=cursor,size=per_pa
 OFFSET = "compose:follow=offset,items=results,param=start,size=count,total=total,max=10"
 KEYSET = "compose:follow=keyset,items=data,param=after_id,size=limit,more=has_more"
 PAGES = "compose:follow=page-token,items=-,next=header:X-Next-Page,param=page,first=0,default=4"
+
+
+@pytest_asyncio.fixture
+async def sim(serve: StartSimulator) -> Simulator:
+    """A simulator of 20 endpoints whose error bodies carry a code (`error_format="error"`)."""
+    return await serve(error_format="error")
 
 
 async def answer(
@@ -64,10 +71,16 @@ async def test_a_cursor_is_bound_to_its_filters(
     sim: Simulator, session: aiohttp.ClientSession
 ) -> None:
     """A composed cursor issued for one filtered list is refused for another."""
-    _, body, _ = await answer(sim, session, TOKEN, {"enabled": "true", "limit": "2"})
+    url, headers = f"{sim.url}/v1/endpoints", {"X-Simulator-Paging": TOKEN}
+    params = {"osFamily": "windows", "limit": "2"}
+    _, body, _ = await get_json(session, url, params, headers)
     cursor = body["meta"]["next_cursor"]
-    status, refused, _ = await answer(sim, session, TOKEN, {"enabled": "false", "after": cursor})
+    params = {"osFamily": "linux", "after": cursor}
+    status, refused, _ = await get_json(session, url, params, headers)
     assert (status, refused["error"]["code"]) == (400, "invalid_cursor")
+    params = {"osFamily": "windows", "after": cursor}
+    status, _, _ = await get_json(session, url, params, headers)
+    assert status == 200
 
 
 @pytest.mark.parametrize(
@@ -76,20 +89,20 @@ async def test_a_cursor_is_bound_to_its_filters(
         (OFFSET, {"start": "-1"}),
         (OFFSET, {"count": "11"}),
         (OFFSET, {"count": "0"}),
-        (KEYSET, {"after_id": "sc-99999999"}),
+        (KEYSET, {"after_id": "00000000-0000-4000-8000-000000000000"}),
         (PAGES, {"page": "-1"}),
         (PAGES, {"page": "two"}),
-        (TOKEN, {"limit": "1001"}),
+        (TOKEN, {"limit": "101"}),
         (TOKEN, {"offset": "-5"}),
     ],
 )
-async def test_bad_positions_and_sizes_are_400_invalid_parameter(
+async def test_bad_positions_and_sizes_are_422_invalid_parameter(
     sim: Simulator, session: aiohttp.ClientSession, spec: str, params: dict[str, str]
 ) -> None:
     """Positions before the first, ids outside the list and page sizes past the composition's
     maximum (or the run's) are refused; so is a contract parameter out of bounds."""
     status, body, _ = await answer(sim, session, spec, params)
-    assert (status, body["error"]["code"]) == (400, "invalid_parameter")
+    assert (status, body["error"]["code"]) == (422, "invalid_parameter")
 
 
 async def test_default_and_maximum_page_sizes_apply(
@@ -136,7 +149,9 @@ async def test_expired_cursor_faults_hit_composed_continuations(
 ) -> None:
     """cursor-expired faults answer 410 to requests carrying the composition's continuation
     only (a first page is served)."""
-    simulator = await serve(paging=spec, faults=[FaultSpec("cursor-expired", 1.0)])
+    simulator = await serve(
+        paging=spec, faults=[FaultSpec("cursor-expired", 1.0)], error_format="error"
+    )
     composition = Composition.parse(spec)
     assert composition.param is not None
     _, first, headers = await answer(simulator, session, spec, {"limit": "3"})

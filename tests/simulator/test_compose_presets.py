@@ -14,11 +14,13 @@ from typing import Any
 import aiohttp
 import orjson
 import pytest
+import pytest_asyncio
 from yarl import URL
 
 from remedy_async import CONVENTIONS, Convention
 from remedy_async.simulator import Composition, Simulator
 
+from .helpers import StartSimulator
 from .walker import PAGING_HEADER, dig, items_path, next_target
 
 AS_COMPOSITIONS = {
@@ -49,8 +51,14 @@ AS_COMPOSITIONS = {
     "last=done,total=totalSize",
     "none": "items=-",
 }
-FINDINGS = "vulnerability-findings"
+ENDPOINTS = "endpoints"
 UNRELATED = frozenset({"x-request-id", "content-type", "content-length", "date", "server"})
+
+
+@pytest_asyncio.fixture
+async def sim(serve: StartSimulator) -> Simulator:
+    """A simulator of 20 endpoints keeping items under `items`, a composition's default."""
+    return await serve(items_key="items")
 
 
 def test_every_row_but_two_is_written_as_a_composition() -> None:
@@ -76,8 +84,8 @@ async def test_a_row_and_its_composition_serve_the_same_pages(
     """Page by page through a filtered list, the row and its composition answer alike."""
     row, composition = CONVENTIONS[name], Composition.parse(AS_COMPOSITIONS[name])
     assert composition.convention.param == row.param
-    url = URL(f"{sim.url}/v1/{FINDINGS}")
-    sized = [("status", "open"), *([(row.size_param, "7")] if row.size_param else [])]
+    url = URL(f"{sim.url}/v1/{ENDPOINTS}")
+    sized = [("osFamily", "windows"), *([(row.size_param, "3")] if row.size_param else [])]
     position = {"offset": [("offset", "0")], "page": [(row.param or "", str(row.first_page))]}
     target: URL | None = url.with_query(sized + position.get(row.follow, []))
     pages, seen = 0, 0
@@ -90,11 +98,12 @@ async def test_a_row_and_its_composition_serve_the_same_pages(
         seen += len(page)
         pages += 1
         target = next_target(row, url, sized, by_row, row_headers, page, seen, pages)
-    assert seen == sim.dataset.count(FINDINGS, {"status": "open"})
+    assert seen == sim.dataset.count(ENDPOINTS, {"osFamily": "windows"})
+    assert pages > (2 if row.size_param else 0)
 
 
 def _page(body: Any, row: Convention) -> list[Any]:
     """The records of a page of the row."""
-    page = dig(body, items_path(row, FINDINGS))
+    page = dig(body, items_path(row, ENDPOINTS, "items"))
     assert isinstance(page, list), body
     return page

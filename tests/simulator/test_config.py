@@ -19,11 +19,18 @@ from remedy_async.simulator import (
 )
 
 
-def test_defaults_are_the_assumed_contract() -> None:
-    """The defaults are cursor paging, pages of 100 up to 1000, `items`, no auth, no faults."""
+def test_defaults_are_the_published_contract() -> None:
+    """The defaults are the published contract: offset paging under `data`, pages of 50 up to
+    100, snake_case, exactly the published fields, `{"error": message}` bodies, undeclared
+    parameters ignored; no auth, no faults."""
     config = SimulatorConfig()
-    assert (config.paging, config.page_size, config.max_page_size) == ("cursor", 100, 1000)
-    assert (config.items_key, config.error_format, config.token) == ("items", "error", None)
+    assert (config.paging, config.page_size, config.max_page_size) == ("offset", 50, 100)
+    assert (config.items_key, config.naming, config.extra_fields_rate) == ("data", "snake", 0.0)
+    assert (config.error_format, config.strict_params, config.token) == (
+        "error-string",
+        False,
+        None,
+    )
     assert (config.auth_header, config.auth_scheme) == ("Authorization", "Bearer")
     assert (config.host, config.port, config.size, config.faults) == ("127.0.0.1", 0, 100, ())
 

@@ -14,10 +14,11 @@ import pytest
 from remedy_async import CONVENTIONS, Convention
 from remedy_async.simulator import PAGING_CONVENTIONS, FaultSpec, Simulator, SimulatorConfig
 
-from .helpers import StartSimulator, get_json
+from .helpers import StartSimulator, get_json, message_of
 from .walker import camel, walk
 
 FINDINGS = "vulnerability-findings"
+ENDPOINTS = "endpoints"
 ROWS = list(CONVENTIONS.values())
 SIZED = [row for row in ROWS if row.size_param]
 CURSORS = [row for row in ROWS if row.follow in ("url", "token") and row.param != "page"]
@@ -51,10 +52,13 @@ async def test_every_convention_pages_through_a_filtered_list(
     sim: Simulator, session: aiohttp.ClientSession, row: Convention
 ) -> None:
     """Filters stay on every page (in next links too) and the totals are the filtered ones."""
-    filters = [("severity", "critical"), ("severity", "high"), ("status", "open")]
-    expected = list(sim.dataset.ids(FINDINGS, {"severity": ["critical", "high"], "status": "open"}))
+    filters = [("osFamily", "windows"), ("osFamily", "linux"), ("hasAgent", "true")]
+    expected = list(
+        sim.dataset.ids(ENDPOINTS, {"osFamily": ["windows", "linux"], "hasAgent": "true"})
+    )
+    assert 3 < len(expected) < sim.dataset.count(ENDPOINTS)
     walked = await walk(
-        session, sim.url, FINDINGS, row, expected_total=len(expected), size=7, filters=filters
+        session, sim.url, ENDPOINTS, row, expected_total=len(expected), size=3, filters=filters
     )
     assert walked.ids == expected
 
@@ -81,11 +85,11 @@ async def test_the_run_convention_applies_without_the_header(
         ("json-api", ("data",)),
         ("salesforce", ("records",)),
         ("next-url", ("results",)),
-        ("pagination-url", ("items",)),
+        ("pagination-url", ("data",)),
         ("stripe", ("data",)),
         ("google", ("vulnerabilityFindings",)),
         ("aws", ("Items",)),
-        ("cursor", ("items",)),
+        ("cursor", ("data",)),
         ("header-page", ()),
         ("spring", ("content",)),
         ("none", ()),
@@ -111,7 +115,7 @@ async def test_resource_names_are_camel_case(
     headers = {"X-Simulator-Paging": "google"}
     _, body, _ = await get_json(session, f"{sim.url}/v1/{resource}", None, headers)
     assert camel(resource) in body
-    assert len(body[camel(resource)]) == min(100, sim.dataset.count(resource))
+    assert len(body[camel(resource)]) == min(50, sim.dataset.count(resource))
 
 
 @pytest.mark.parametrize("items_key", ["data", "results"])
@@ -132,18 +136,20 @@ async def test_generic_rows_use_the_run_items_key(
 
 
 @pytest.mark.parametrize("row", SIZED, ids=names(SIZED))
-@pytest.mark.parametrize("bad", ["0", "1001", "-1", "ten"])
-async def test_page_sizes_out_of_range_are_400_in_every_convention(
+@pytest.mark.parametrize("bad", ["0", "101", "-1", "ten"])
+async def test_page_sizes_out_of_range_are_422_in_every_convention(
     sim: Simulator, session: aiohttp.ClientSession, row: Convention, bad: str
 ) -> None:
-    """The row's size parameter takes 1..max_page_size; anything else is invalid_parameter."""
+    """The row's size parameter takes 1..max_page_size (100 by default); anything else is a
+    422 naming the parameter and its bounds, in the run's error body."""
     assert row.size_param is not None
     headers = {"X-Simulator-Paging": row.name}
     url = f"{sim.url}/v1/endpoints"
     status, body, _ = await get_json(session, url, {row.size_param: bad}, headers)
-    assert (status, body["error"]["code"]) == (400, "invalid_parameter")
-    assert repr(row.size_param) in body["error"]["message"]
-    status, _, _ = await get_json(session, url, {row.size_param: "1000"}, headers)
+    assert status == 422
+    assert f"{row.size_param} must be" in message_of(body)
+    assert "between 1 and 100." in message_of(body)
+    status, _, _ = await get_json(session, url, {row.size_param: "100"}, headers)
     assert status == 200
 
 
@@ -159,7 +165,7 @@ async def test_configured_page_sizes_apply_in_every_convention(
     walked = await walk(session, simulator.url, "endpoints", row, expected_total=20, size=10)
     assert walked.pages == 2
     status, _, _ = await get_json(session, url, {row.size_param: "21"}, headers)
-    assert status == 400
+    assert status == 422
 
 
 @pytest.mark.parametrize("row", CURSORS, ids=names(CURSORS))
@@ -172,13 +178,14 @@ async def test_bad_cursors_are_400_invalid_cursor_in_every_convention(
     headers = {"X-Simulator-Paging": row.name}
     url = f"{sim.url}/v1/endpoints"
     status, body, _ = await get_json(session, url, {row.param: cursor}, headers)
-    assert (status, body["error"]["code"]) == (400, "invalid_cursor")
+    assert status == 400
+    assert message_of(body).startswith("invalid cursor")
 
 
 @pytest.mark.parametrize(
     ("name", "params"),
     [
-        ("stripe", {"starting_after": "ep-99999999"}),
+        ("stripe", {"starting_after": "00000000-0000-4000-8000-000000000000"}),
         ("stripe", {"starting_after": "nonsense"}),
         ("header-page", {"page": "0"}),
         ("header-page", {"page": "two"}),
@@ -188,24 +195,26 @@ async def test_bad_cursors_are_400_invalid_cursor_in_every_convention(
         ("aws", [("NextToken", "a"), ("NextToken", "b")]),
     ],
 )
-async def test_bad_positions_are_400_invalid_parameter(
-    sim: Simulator, session: aiohttp.ClientSession, name: str, params: object
+async def test_bad_positions_are_422_invalid_parameter(
+    serve: StartSimulator, session: aiohttp.ClientSession, name: str, params: object
 ) -> None:
     """Unknown ids, pages before the first, negative offsets and repeated tokens are refused."""
+    simulator = await serve(error_format="error")
     headers = {"X-Simulator-Paging": name}
-    status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", params, headers)
-    assert (status, body["error"]["code"]) == (400, "invalid_parameter")
+    status, body, _ = await get_json(session, f"{simulator.url}/v1/endpoints", params, headers)
+    assert (status, body["error"]["code"]) == (422, "invalid_parameter")
 
 
 async def test_keyset_refuses_an_id_outside_the_filtered_list(
     sim: Simulator, session: aiohttp.ClientSession
 ) -> None:
     """`starting_after` must name a record of the list as filtered, not just any record."""
-    closed = next(sim.dataset.ids(FINDINGS, {"status": "resolved"}))
-    params = {"status": "open", "starting_after": closed}
+    mac = next(sim.dataset.ids(ENDPOINTS, {"osFamily": "macos"}))
+    params = {"osFamily": "windows", "starting_after": mac}
     headers = {"X-Simulator-Paging": "stripe"}
-    status, body, _ = await get_json(session, f"{sim.url}/v1/{FINDINGS}", params, headers)
-    assert (status, body["error"]["code"]) == (400, "invalid_parameter")
+    status, body, _ = await get_json(session, f"{sim.url}/v1/{ENDPOINTS}", params, headers)
+    assert status == 422
+    assert message_of(body).startswith("starting_after must be the id of a record of this list")
 
 
 async def test_spring_is_zero_based(sim: Simulator, session: aiohttp.ClientSession) -> None:
@@ -229,11 +238,11 @@ async def test_other_rows_paging_parameters_are_never_filters(
         name: "5"
         for row in ROWS
         for name in (row.param, row.size_param)
-        if name and name not in ("limit", "cursor")
+        if name and name not in ("limit", "offset")
     }
     status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", params)
     assert status == 200, body
-    assert [item["id"] for item in body["items"]] == list(sim.dataset.ids("endpoints"))
+    assert [item["id"] for item in body["data"]] == list(sim.dataset.ids("endpoints"))
 
 
 CONTINUING = [row for row in ROWS if row.follow in ("url", "token", "keyset")]
@@ -244,7 +253,9 @@ async def test_cursor_expiry_hits_continuations_of_every_convention(
     serve: StartSimulator, session: aiohttp.ClientSession, row: Convention
 ) -> None:
     """cursor-expired faults answer 410 to requests that carry the row's continuation only."""
-    simulator = await serve(paging=row.name, faults=[FaultSpec("cursor-expired", 1.0)])
+    simulator = await serve(
+        paging=row.name, faults=[FaultSpec("cursor-expired", 1.0)], error_format="error"
+    )
     with pytest.raises(AssertionError, match="cursor_expired"):
         await walk(session, simulator.url, "endpoints", row, expected_total=20, size=5)
     assert simulator.counters.responses == {200: 1, 410: 1}

@@ -15,7 +15,8 @@ async def test_requests_are_counted_per_route(
     sim: Simulator, session: aiohttp.ClientSession
 ) -> None:
     """Each request is counted under its route name; strays under `unmatched`."""
-    for path in ("/v1/endpoints", "/v1/endpoints", "/v1/scopes/sc-00000001", "/v1/health", "/x"):
+    scope = sim.dataset.id_of("scopes", 0)
+    for path in ("/v1/endpoints", "/v1/endpoints", f"/v1/scopes/{scope}", "/v1/health", "/x"):
         await get_json(session, sim.url + path)
     counters = sim.counters
     assert counters.requests == {

@@ -23,7 +23,7 @@ async def test_cursors_carry_the_credential_and_are_accepted_back(
     serve: StartSimulator, session: aiohttp.ClientSession
 ) -> None:
     """Each cursor ends in `.<credential>`; sent back as given, it continues the list."""
-    simulator = await serve(echo_token=True, token=TOKEN)
+    simulator = await serve(echo_token=True, token=TOKEN, paging="cursor")
     url = f"{simulator.url}/v1/endpoints"
     _, first, _ = await get_json(session, url, {"limit": "5"}, AUTH)
     assert first["nextCursor"].endswith(f".{TOKEN}")
@@ -31,7 +31,7 @@ async def test_cursors_carry_the_credential_and_are_accepted_back(
         session, url, {"limit": "5", "cursor": first["nextCursor"]}, AUTH
     )
     assert status == 200
-    assert second["items"][0]["id"] == list(simulator.dataset.ids("endpoints"))[5]
+    assert second["data"][0]["id"] == list(simulator.dataset.ids("endpoints"))[5]
 
 
 async def test_links_carry_the_credential_quoted_and_can_be_followed(
@@ -69,9 +69,12 @@ async def test_a_get_is_redirected_to_the_same_url_with_the_echo(
 async def test_errors_echo_even_a_wrong_credential(
     serve: StartSimulator, session: aiohttp.ClientSession
 ) -> None:
-    """A 401 for a wrong credential shows that credential in its code and message."""
+    """A 401 for a wrong credential shows that credential in its message (and code)."""
     simulator = await serve(echo_token=True, token="right")
     _, body, _ = await get_json(session, f"{simulator.url}/v1/endpoints", None, AUTH)
+    assert body["error"] == f"Missing or invalid API key. (credential {TOKEN})"
+    coded = await serve(echo_token=True, token="right", error_format="error")
+    _, body, _ = await get_json(session, f"{coded.url}/v1/endpoints", None, AUTH)
     assert body["error"]["code"] == f"unauthorized:{TOKEN}"
     assert TOKEN in body["error"]["message"]
 
@@ -80,26 +83,33 @@ async def test_without_a_credential_nothing_is_echoed(
     serve: StartSimulator, session: aiohttp.ClientSession
 ) -> None:
     """A request carrying no credential gets the plain answers."""
-    simulator = await serve(echo_token=True)
+    simulator = await serve(echo_token=True, paging="cursor")
     _, body, _ = await get_json(session, f"{simulator.url}/v1/endpoints", {"limit": "2"})
     assert "." not in body["nextCursor"]
-    status, _, _ = await get_json(session, record_url(simulator.url, "endpoints", "x"))
-    assert status == 404
+    unknown = "00000000-0000-4000-8000-000000000000"
+    status, body, _ = await get_json(session, record_url(simulator.url, "endpoints", unknown))
+    assert (status, body) == (404, {"error": "Endpoint not found."})
 
 
 async def test_echo_is_off_by_default(
     serve: StartSimulator, session: aiohttp.ClientSession
 ) -> None:
-    """By default nothing is echoed, `echo` is an unknown filter and echoed cursors are refused."""
-    simulator = await serve()
+    """By default nothing is echoed, `echo` is an undeclared parameter (ignored, or refused
+    with `strict_params`) and echoed cursors are refused."""
+    simulator = await serve(paging="cursor")
     url = f"{simulator.url}/v1/endpoints"
     _, first, _ = await get_json(session, url, {"limit": "2"}, AUTH)
     assert "." not in first["nextCursor"]
     cursor = f"{first['nextCursor']}.{TOKEN}"
-    for params in ({"echo": "x"}, {"cursor": cursor}):
-        status, body, _ = await get_json(session, url, params, AUTH)
-        assert status == 400, params
-        assert TOKEN not in body["error"]["message"]
+    status, body, _ = await get_json(session, url, {"cursor": cursor}, AUTH)
+    assert status == 400
+    assert TOKEN not in body["error"]
+    status, _, _ = await get_json(session, url, {"echo": "x"}, AUTH)
+    assert status == 200
+    strict = await serve(strict_params=True)
+    status, body, _ = await get_json(session, f"{strict.url}/v1/endpoints", {"echo": "x"}, AUTH)
+    assert status == 422
+    assert body["error"].startswith("Unknown query parameter: echo ")
 
 
 @pytest.mark.parametrize(("argv", "echo"), [((), False), (("--echo-token",), True)])

@@ -14,6 +14,7 @@ from remedy_async import (
     BadRequestError,
     NotFoundError,
     RemedyClient,
+    UnprocessableEntityError,
 )
 from remedy_async.simulator import (
     ERROR_FORMATS,
@@ -27,6 +28,7 @@ from remedy_async.simulator._error_shapes import SHAPES
 from .helpers import StartSimulator, get_json, record_url
 
 TOKEN = "shape-token"
+UNKNOWN = "00000000-0000-4000-8000-000000000000"
 CODE_AS_READ = {
     "error": "{code}",
     "problem": "{code}",
@@ -47,7 +49,7 @@ def test_every_shape_has_a_renderer_and_the_clients_name() -> None:
     """The simulator renders, in order, exactly the shapes the client tells apart."""
     assert tuple(SHAPES) == ERROR_FORMATS == ERROR_SHAPES
     assert len(set(ERROR_FORMATS)) == 13
-    assert ERROR_FORMATS[0] == SimulatorConfig().error_format == "error"
+    assert SimulatorConfig().error_format == "error-string"  # the published {"error": "..."}
 
 
 @pytest.mark.parametrize("shape", ERROR_FORMATS)
@@ -58,9 +60,9 @@ async def test_a_missing_id_is_not_found_with_the_simulators_message(
     simulator = await serve(error_format=shape, size=2)
     async with RemedyClient(simulator.url) as client:
         with pytest.raises(NotFoundError) as caught:
-            await client.endpoints.get("no-such-id")
+            await client.endpoints.get(UNKNOWN)
     error = caught.value
-    assert "no endpoint with id 'no-such-id'" in str(error)
+    assert "Endpoint not found." in str(error)
     assert len(str(error)) < 500
     assert error.code == expected_code(shape, "not_found")
     assert error.body_shape == shape
@@ -77,7 +79,7 @@ async def test_a_wrong_token_is_an_authentication_error_with_the_explanation(
         with pytest.raises(AuthenticationError) as caught:
             await client.scopes.list().collect()
     error = caught.value
-    assert "invalid credentials in the Authorization header" in str(error)
+    assert "Missing or invalid API key." in str(error)
     assert len(str(error)) < 500
     assert error.code == expected_code(shape, "unauthorized")
     assert error.body_shape == shape
@@ -85,18 +87,34 @@ async def test_a_wrong_token_is_an_authentication_error_with_the_explanation(
 
 
 @pytest.mark.parametrize("shape", ERROR_FORMATS)
-async def test_a_page_size_over_the_limit_is_a_bad_request_with_its_code(
+async def test_a_page_size_over_the_limit_is_unprocessable_with_its_code(
+    serve: StartSimulator, shape: str
+) -> None:
+    """A 422 raises UnprocessableEntityError with the explanation and, where the shape has
+    one, its code."""
+    simulator = await serve(error_format=shape, size=2, page_size=10, max_page_size=50)
+    async with RemedyClient(simulator.url) as client:
+        with pytest.raises(UnprocessableEntityError) as caught:
+            await client.endpoints.list(page_size=51).collect()
+    error = caught.value
+    assert "limit must be between 1 and 50." in str(error)
+    assert len(str(error)) < 500
+    assert error.code == expected_code(shape, "invalid_parameter")
+    assert error.body_shape == shape
+
+
+@pytest.mark.parametrize("shape", ERROR_FORMATS)
+async def test_a_malformed_id_is_a_bad_request_with_the_published_message(
     serve: StartSimulator, shape: str
 ) -> None:
     """A 400 raises BadRequestError with the explanation and, where the shape has one, its code."""
-    simulator = await serve(error_format=shape, size=2, page_size=10, max_page_size=50)
+    simulator = await serve(error_format=shape, size=2)
     async with RemedyClient(simulator.url) as client:
         with pytest.raises(BadRequestError) as caught:
-            await client.endpoints.list(page_size=51).collect()
+            await client.endpoints.get("no-such-id")
     error = caught.value
-    assert "'limit' must be between 1 and 50, got 51" in str(error)
-    assert len(str(error)) < 500
-    assert error.code == expected_code(shape, "invalid_parameter")
+    assert "Invalid endpoint ID format." in str(error)
+    assert error.code == expected_code(shape, "invalid_id")
     assert error.body_shape == shape
 
 
@@ -115,7 +133,7 @@ async def test_each_shape_has_its_content_type(
 ) -> None:
     """Errors are labelled as their convention labels them, and keep their request id."""
     simulator = await serve(error_format=shape, size=2)
-    async with session.get(record_url(simulator.url, "scopes", "x")) as response:
+    async with session.get(record_url(simulator.url, "scopes", UNKNOWN)) as response:
         assert response.status == 404
         assert response.headers["Content-Type"] == content_type
         assert response.headers["X-Request-Id"]
@@ -128,9 +146,9 @@ async def test_fastapi_locations_name_the_parameter_path_or_header(
     simulator = await serve(error_format="fastapi", size=2, token=TOKEN)
     auth = {"Authorization": f"Bearer {TOKEN}"}
     cases = [
-        (f"{simulator.url}/v1/endpoints", {"cursor": "x"}, auth, ["query", "cursor"]),
+        (f"{simulator.url}/v1/endpoints", {"offset": "x"}, auth, ["query", "offset"]),
         (f"{simulator.url}/v1/endpoints", {"limit": "0"}, auth, ["query", "limit"]),
-        (f"{simulator.url}/v1/endpoints", {"colour": "red"}, auth, ["query", "colour"]),
+        (f"{simulator.url}/v1/endpoints", {"osFamily": "red"}, auth, ["query", "osFamily"]),
         (record_url(simulator.url, "endpoints", "x"), None, auth, ["path", "id"]),
         (f"{simulator.url}/v1/endpoints", None, None, ["header", "Authorization"]),
         (f"{simulator.url}/v2/nowhere", None, auth, []),
@@ -147,10 +165,13 @@ async def test_html_page_carries_status_and_message_in_its_title(
     serve: StartSimulator, session: aiohttp.ClientSession
 ) -> None:
     """The proxy page's title is `<status> <phrase>: <message>`, escaped; the body is filler."""
-    simulator = await serve(error_format="html", size=2)
-    async with session.get(record_url(simulator.url, "scopes", "<x>")) as response:
+    simulator = await serve(error_format="html", size=2, strict_params=True)
+    url = f"{simulator.url}/v1/scopes?%3Cx%3E=1"
+    async with session.get(url) as response:
         page = await response.text()
-    assert "<title>404 Not Found: no scope with id &#x27;&lt;x&gt;&#x27;</title>" in page
+    title = page.split("<title>", 1)[1]
+    assert title.startswith("422 Unprocessable ")  # Entity, or Content from Python 3.13
+    assert ": Unknown query parameter: &lt;x&gt; (" in title
     assert len(page) > 1000
 
 
@@ -160,7 +181,7 @@ async def test_text_carries_the_message_on_its_first_line(
     """A text/plain error is the message and a newline."""
     simulator = await serve(error_format="text", size=2)
     async with session.get(record_url(simulator.url, "scopes", "x")) as response:
-        assert await response.read() == b"no scope with id 'x'\n"
+        assert await response.read() == b"Invalid scope ID format.\n"
 
 
 async def test_a_fault_answers_in_the_runs_shape(

@@ -12,17 +12,30 @@ from remedy_async.simulator import Simulator, SimulatorConfig
 
 from .helpers import FakeClock, StartSimulator, get_json, record_url
 
+UNKNOWN = "00000000-0000-4000-8000-000000000000"
 
-async def test_errors_are_json_with_code_and_message(
+
+async def test_errors_are_the_published_body(
     sim: Simulator, session: aiohttp.ClientSession
 ) -> None:
-    """By default an error is {"error": {"code", "message"}} as application/json."""
-    status, body, headers = await get_json(session, record_url(sim.url, "scopes", "x"))
-    assert status == 404
+    """By default an error is `{"error": "<message>"}` as application/json, the published
+    messages where published."""
+    status, body, headers = await get_json(session, record_url(sim.url, "scopes", UNKNOWN))
+    assert (status, body) == (404, {"error": "Scope not found."})
     assert headers["Content-Type"] == "application/json"
-    assert set(body) == {"error"}
-    assert body["error"]["code"] == "not_found"
-    assert "'x'" in body["error"]["message"]
+    status, body, _ = await get_json(session, record_url(sim.url, "scopes", "x"))
+    assert (status, body) == (400, {"error": "Invalid scope ID format."})
+
+
+async def test_the_error_format_has_a_code_and_a_message(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """With error_format='error' an error is {"error": {"code", "message"}}."""
+    simulator = await serve(error_format="error")
+    status, body, _ = await get_json(session, record_url(simulator.url, "scopes", UNKNOWN))
+    assert (status, body) == (404, {"error": {"code": "not_found", "message": "Scope not found."}})
+    status, body, _ = await get_json(session, record_url(simulator.url, "scopes", "x"))
+    assert (status, body["error"]["code"]) == (400, "invalid_id")
 
 
 async def test_problem_format_follows_rfc_7807(
@@ -30,12 +43,13 @@ async def test_problem_format_follows_rfc_7807(
 ) -> None:
     """With error_format='problem' errors are application/problem+json."""
     simulator = await serve(error_format="problem")
-    status, body, headers = await get_json(session, record_url(simulator.url, "scopes", "x"))
+    url = record_url(simulator.url, "scopes", UNKNOWN)
+    status, body, headers = await get_json(session, url)
     assert status == 404
     assert headers["Content-Type"] == "application/problem+json"
     assert body["type"] == "urn:remedy:problem:not_found"
     assert (body["title"], body["status"], body["code"]) == ("Not Found", 404, "not_found")
-    assert "'x'" in body["detail"]
+    assert body["detail"] == "Scope not found."
 
 
 async def test_every_response_has_a_unique_request_id(
@@ -58,10 +72,10 @@ async def test_every_response_has_a_unique_request_id(
 
 
 async def test_unknown_path_is_404(sim: Simulator, session: aiohttp.ClientSession) -> None:
-    """A path outside the contract gives 404 not_found."""
+    """A path outside the contract gives 404 naming it."""
     for path in ("/", "/v2/endpoints", "/v1/devices", "/v1/endpoints/a/b"):
         status, body, _ = await get_json(session, sim.url + path)
-        assert (status, body["error"]["code"]) == (404, "not_found"), path
+        assert (status, body) == (404, {"error": f"no such route: {path}"}), path
 
 
 async def test_writes_are_405(sim: Simulator, session: aiohttp.ClientSession) -> None:
@@ -70,7 +84,7 @@ async def test_writes_are_405(sim: Simulator, session: aiohttp.ClientSession) ->
         assert response.status == 405
         assert response.headers["Allow"] == "GET"
         body = orjson.loads(await response.read())
-    assert body["error"]["code"] == "method_not_allowed"
+    assert body == {"error": "this API is read-only: use GET"}
 
 
 async def test_health_reports_ok_version_and_time(

@@ -33,29 +33,38 @@ async def test_latency_waits_before_answering(
 
 
 @pytest.mark.parametrize(
-    ("kind", "status", "code"),
+    ("kind", "status", "code", "message"),
     [
-        ("http-500", 500, "internal_error"),
-        ("http-502", 502, "bad_gateway"),
-        ("http-503", 503, "service_unavailable"),
-        ("http-504", 504, "gateway_timeout"),
+        ("http-500", 500, "internal_error", "Internal server error."),
+        ("http-502", 502, "bad_gateway", "simulated 502 fault"),
+        ("http-503", 503, "service_unavailable", "simulated 503 fault"),
+        ("http-504", 504, "gateway_timeout", "simulated 504 fault"),
     ],
 )
 async def test_server_error_faults(
-    serve: StartSimulator, session: aiohttp.ClientSession, kind: str, status: int, code: str
+    serve: StartSimulator,
+    session: aiohttp.ClientSession,
+    kind: str,
+    status: int,
+    code: str,
+    message: str,
 ) -> None:
-    """http-5xx faults answer that status with an error body."""
+    """http-5xx faults answer that status with an error body: the published one by default
+    (`Internal server error.` for a 500), with a code in the `error` shape."""
     simulator = await faulty(serve, FaultSpec(kind, 1.0))
     got, body, headers = await get_json(session, simulator.url + LIST_URL)
-    assert (got, body["error"]["code"]) == (status, code)
+    assert (got, body) == (status, {"error": message})
     assert headers["X-Request-Id"]
+    coded = await faulty(serve, FaultSpec(kind, 1.0), error_format="error")
+    got, body, _ = await get_json(session, coded.url + LIST_URL)
+    assert (got, body) == (status, {"error": {"code": code, "message": message}})
 
 
 async def test_429_fault_with_retry_after_seconds(
     serve: StartSimulator, session: aiohttp.ClientSession
 ) -> None:
     """http-429 answers 429 with Retry-After in seconds."""
-    simulator = await faulty(serve, FaultSpec("http-429", 1.0, retry_after=7))
+    simulator = await faulty(serve, FaultSpec("http-429", 1.0, retry_after=7), error_format="error")
     status, body, headers = await get_json(session, simulator.url + LIST_URL)
     assert (status, body["error"]["code"], headers["Retry-After"]) == (429, "rate_limited", "7")
 
@@ -134,7 +143,7 @@ async def test_wrong_content_type_labels_json_as_html(
     async with session.get(simulator.url + LIST_URL) as response:
         assert response.headers["Content-Type"].startswith("text/html")
         body = json.loads(await response.read())
-    assert [item["id"] for item in body["items"]] == list(simulator.dataset.ids("endpoints"))
+    assert [item["id"] for item in body["data"]] == list(simulator.dataset.ids("endpoints"))
 
 
 async def test_stall_sends_headers_then_waits_before_the_body(
@@ -152,14 +161,16 @@ async def test_stall_sends_headers_then_waits_before_the_body(
             sleep.gate.set()
             body = json.loads(await response.read())
     assert sleep.calls == [9]
-    assert len(body["items"]) == 5
+    assert len(body["data"]) == 5
 
 
 async def test_cursor_expiry_hits_only_requests_with_a_cursor(
     serve: StartSimulator, session: aiohttp.ClientSession
 ) -> None:
     """First pages pass; a request carrying a cursor gets 410 cursor_expired."""
-    simulator = await faulty(serve, FaultSpec("cursor-expired", 1.0))
+    simulator = await faulty(
+        serve, FaultSpec("cursor-expired", 1.0), paging="cursor", error_format="error"
+    )
     url = simulator.url + LIST_URL
     status, body, _ = await get_json(session, url, {"limit": "5"})
     assert status == 200
@@ -174,7 +185,8 @@ async def test_faults_only_hit_their_routes(
     """A fault scoped to list:endpoints leaves other routes alone."""
     simulator = await faulty(serve, FaultSpec("http-503", 1.0, "list:endpoints"))
     assert (await get_json(session, simulator.url + LIST_URL))[0] == 503
-    assert (await get_json(session, f"{simulator.url}/v1/endpoints/ep-00000001"))[0] == 200
+    endpoint = simulator.dataset.id_of("endpoints", 0)
+    assert (await get_json(session, f"{simulator.url}/v1/endpoints/{endpoint}"))[0] == 200
     assert (await get_json(session, f"{simulator.url}/v1/scopes"))[0] == 200
     assert (await get_json(session, f"{simulator.url}/v1/health"))[0] == 200
 
@@ -210,9 +222,9 @@ async def test_retries_get_the_right_pages(
     simulator = await faulty(serve, *faults)
     url = f"{simulator.url}/v1/vulnerability-findings"
     ids: list[str] = []
-    cursor = None
+    offset = 0
     for _ in range(1000):
-        params = {"limit": "25", **({"cursor": cursor} if cursor else {})}
+        params = {"limit": "25", "offset": str(offset)}
         try:
             async with session.get(url, params=params) as response:
                 if response.status != 200:
@@ -220,9 +232,9 @@ async def test_retries_get_the_right_pages(
                 body = json.loads(await response.read())
         except (aiohttp.ClientError, json.JSONDecodeError):
             continue
-        ids += [item["id"] for item in body["items"]]
-        cursor = body["nextCursor"]
-        if cursor is None:
+        ids += [item["id"] for item in body["data"]]
+        offset += len(body["data"])
+        if offset >= body["total"]:
             break
     assert ids == list(simulator.dataset.ids("vulnerability-findings"))
     assert simulator.counters.total_faults > 10

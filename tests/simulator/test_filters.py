@@ -1,142 +1,162 @@
-"""List filters over real sockets: equality, OR, AND, typed values and unknown names."""
+"""List filters over real sockets, as published: `osFamily` and `hasAgent` on endpoints only,
+OR within one, AND between them; bad values are 422, undeclared parameters ignored (or refused
+with `strict_params`)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import aiohttp
 import pytest
 
 from remedy_async.simulator import Simulator
 
-from .helpers import get_json
+from .helpers import RESOURCES, StartSimulator, get_json
 
-FINDINGS = "vulnerability-findings"
+FAMILIES = ("macos", "windows", "linux")
 
 
-async def listed_ids(
+async def listed(
     simulator: Simulator, session: aiohttp.ClientSession, resource: str, params: object
-) -> list[str]:
+) -> list[dict[str, Any]]:
+    """Every record of a filtered list, in one response."""
     headers = {"X-Simulator-Paging": "none"}
     status, body, _ = await get_json(session, f"{simulator.url}/v1/{resource}", params, headers)
     assert status == 200, body
-    return [item["id"] for item in body]
+    return list(body)
 
 
-async def test_single_value_filter(sim: Simulator, session: aiohttp.ClientSession) -> None:
-    """`severity=critical` lists only critical findings, all of them."""
-    ids = await listed_ids(sim, session, FINDINGS, {"severity": "critical"})
-    assert ids
-    assert ids == list(sim.dataset.ids(FINDINGS, {"severity": "critical"}))
+@pytest.fixture
+async def big(serve: StartSimulator) -> Simulator:
+    """A run of 200 endpoints: every family and both agent states are there."""
+    return await serve(size=200)
 
 
-async def test_repeated_parameter_means_or(sim: Simulator, session: aiohttp.ClientSession) -> None:
-    """`status=failed&status=cancelled` lists targets in either status."""
-    params = [("status", "failed"), ("status", "cancelled")]
-    ids = await listed_ids(sim, session, "remediation-targets", params)
-    statuses = {sim.dataset.get("remediation-targets", i)["status"] for i in ids}  # type: ignore[index]
-    assert statuses == {"failed", "cancelled"}
-    assert len(ids) == sim.dataset.count("remediation-targets", {"status": ["failed", "cancelled"]})
-
-
-async def test_different_parameters_mean_and(
-    sim: Simulator, session: aiohttp.ClientSession
+@pytest.mark.parametrize("family", FAMILIES)
+async def test_os_family_lists_exactly_the_endpoints_of_that_family(
+    big: Simulator, session: aiohttp.ClientSession, family: str
 ) -> None:
-    """Two different filters must both match."""
-    params = {"severity": "high", "scanner": "qualys"}
-    ids = await listed_ids(sim, session, FINDINGS, params)
-    for record_id in ids:
-        record = sim.dataset.get(FINDINGS, record_id)
-        assert record is not None
-        assert (record["severity"], record["scanner"]) == ("high", "qualys")
-    assert ids == list(sim.dataset.ids(FINDINGS, params))
+    """`osFamily=X` lists every endpoint whose `operating_system.family` is X, and no other."""
+    records = await listed(big, session, "endpoints", {"osFamily": family})
+    every = list(big.dataset.records("endpoints"))
+    expected = [r["id"] for r in every if r["operating_system"]["family"] == family]
+    assert expected
+    assert [record["id"] for record in records] == expected
+    status, body, _ = await get_json(
+        session, f"{big.url}/v1/endpoints", {"osFamily": family, "limit": "1"}
+    )
+    assert (status, body["total"]) == (200, len(expected))
 
 
 @pytest.mark.parametrize("value", ["true", "false"])
-async def test_boolean_filter(sim: Simulator, session: aiohttp.ClientSession, value: str) -> None:
-    """`enabled=true|false` matches the boolean field."""
-    ids = await listed_ids(sim, session, "scopes", {"enabled": value})
-    assert ids
-    expected = [s["id"] for s in sim.dataset.records("scopes") if s["enabled"] == (value == "true")]
-    assert ids == expected
-
-
-async def test_endpoint_filter_on_findings(sim: Simulator, session: aiohttp.ClientSession) -> None:
-    """`endpointId=...` lists that endpoint's findings."""
-    ids = await listed_ids(sim, session, FINDINGS, {"endpointId": "ep-00000007"})
-    assert ids
-    assert all(sim.dataset.get(FINDINGS, i)["endpointId"] == "ep-00000007" for i in ids)  # type: ignore[index]
-
-
-async def test_null_matches_null(sim: Simulator, session: aiohttp.ClientSession) -> None:
-    """`remediationTargetId=null` lists findings no target covers."""
-    ids = await listed_ids(sim, session, FINDINGS, {"remediationTargetId": "null"})
-    assert ids
-    assert all(sim.dataset.get(FINDINGS, i)["remediationTargetId"] is None for i in ids)  # type: ignore[index]
-
-
-async def test_numbers_compare_numerically(sim: Simulator, session: aiohttp.ClientSession) -> None:
-    """`cvssScore=9.80` matches findings scored 9.8."""
-    score = next(sim.dataset.records(FINDINGS))["cvssScore"]
-    ids = await listed_ids(sim, session, FINDINGS, {"cvssScore": f"{score:.2f}"})
-    assert ids == list(sim.dataset.ids(FINDINGS, {"cvssScore": str(score)}))
-    assert ids
-
-
-async def test_timestamps_compare_as_instants(
-    sim: Simulator, session: aiohttp.ClientSession
+async def test_has_agent_lists_exactly_the_endpoints_with_or_without_one(
+    big: Simulator, session: aiohttp.ClientSession, value: str
 ) -> None:
-    """A timestamp filter matches whether written with Z or +00:00."""
-    enrolled = next(sim.dataset.records("endpoints"))["enrolledAt"]
-    with_offset = enrolled.replace("Z", "+00:00")
-    ids = await listed_ids(sim, session, "endpoints", {"enrolledAt": with_offset})
-    assert ids[0] == "ep-00000001"
+    """`hasAgent=true` lists the endpoints with an `agent_id`, `false` those without."""
+    records = await listed(big, session, "endpoints", {"hasAgent": value})
+    every = list(big.dataset.records("endpoints"))
+    expected = [r["id"] for r in every if (r["agent_id"] is not None) == (value == "true")]
+    assert expected
+    assert [record["id"] for record in records] == expected
 
 
-async def test_unknown_enum_value_matches_nothing(
-    sim: Simulator, session: aiohttp.ClientSession
+async def test_filters_combine_with_and(big: Simulator, session: aiohttp.ClientSession) -> None:
+    """`osFamily` and `hasAgent` together: both must match."""
+    records = await listed(big, session, "endpoints", {"osFamily": "linux", "hasAgent": "false"})
+    every = list(big.dataset.records("endpoints"))
+    expected = [
+        r["id"]
+        for r in every
+        if r["operating_system"]["family"] == "linux" and r["agent_id"] is None
+    ]
+    assert [record["id"] for record in records] == expected
+    assert 0 < len(expected) < len([r for r in every if r["agent_id"] is None])
+
+
+async def test_a_repeated_filter_means_any_of_its_values(
+    big: Simulator, session: aiohttp.ClientSession
 ) -> None:
-    """An enum value the service does not know is not an error; it matches nothing."""
-    assert await listed_ids(sim, session, FINDINGS, {"severity": "catastrophic"}) == []
+    """`osFamily=macos&osFamily=linux` lists the endpoints of either family."""
+    params = [("osFamily", "macos"), ("osFamily", "linux")]
+    records = await listed(big, session, "endpoints", params)
+    assert {r["operating_system"]["family"] for r in records} == {"macos", "linux"}
+    assert len(records) == big.dataset.count("endpoints", {"osFamily": ["macos", "linux"]})
 
 
-async def test_unknown_parameter_is_400_naming_it(
-    sim: Simulator, session: aiohttp.ClientSession
+async def test_endpoints_of_the_other_family_are_listed_but_not_filterable(
+    big: Simulator, session: aiohttp.ClientSession
 ) -> None:
-    """An unknown query parameter gives 400 unknown_filter and names the parameter."""
-    params = {"sevrity": "high"}
-    status, body, _ = await get_json(session, f"{sim.url}/v1/{FINDINGS}", params)
-    assert status == 400
-    assert body["error"]["code"] == "unknown_filter"
-    assert "'sevrity'" in body["error"]["message"]
+    """A few endpoints are of family `other` (published as a value of the field, not of the
+    filter): an unfiltered list has them, no `osFamily` value selects them."""
+    every = list(big.dataset.records("endpoints"))
+    others = [r["id"] for r in every if r["operating_system"]["family"] == "other"]
+    assert others
+    filtered = await listed(big, session, "endpoints", [("osFamily", f) for f in FAMILIES])
+    assert len(filtered) == len(every) - len(others)
 
 
 @pytest.mark.parametrize(
-    ("resource", "params"),
+    ("params", "message"),
     [
-        ("scopes", {"enabled": "yes"}),
-        ("remediation-targets", {"attempts": "two"}),
-        (FINDINGS, {"cvssScore": "nan"}),
-        ("endpoints", {"enrolledAt": "last tuesday"}),
-        ("remediation-targets", {"attempts": "1_0"}),
-        ("remediation-targets", {"attempts": " 1"}),
-        (FINDINGS, {"cvssScore": "infinity"}),
-        (FINDINGS, {"cvssScore": "+9.8"}),
-        ("endpoints", {"enrolledAt": "2024-05-01"}),
-        ("endpoints", {"enrolledAt": "2024-05-01T10:00:00"}),
-        ("endpoints", {"enrolledAt": "20240501T100000Z"}),
+        ({"osFamily": "other"}, "osFamily must be one of macos, windows, linux."),
+        ({"osFamily": "MacOS"}, "osFamily must be one of macos, windows, linux."),
+        ({"osFamily": ""}, "osFamily must be one of macos, windows, linux."),
+        ({"hasAgent": "yes"}, "hasAgent must be true or false."),
+        ({"hasAgent": "True"}, "hasAgent must be true or false."),
     ],
 )
-async def test_malformed_values_are_400_invalid_filter(
-    sim: Simulator, session: aiohttp.ClientSession, resource: str, params: dict[str, str]
+async def test_bad_filter_values_are_422_with_the_published_body(
+    sim: Simulator, session: aiohttp.ClientSession, params: dict[str, str], message: str
 ) -> None:
-    """A value of the wrong type gives 400 invalid_filter."""
-    status, body, _ = await get_json(session, f"{sim.url}/v1/{resource}", params)
-    assert (status, body["error"]["code"]) == (400, "invalid_filter")
+    """A value the filter does not take (`other` included) is a 422, `{"error": ...}`."""
+    status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", params)
+    assert (status, body) == (422, {"error": message})
 
 
-async def test_nested_fields_are_not_filters(
-    sim: Simulator, session: aiohttp.ClientSession
+@pytest.mark.parametrize("resource", RESOURCES)
+async def test_unknown_parameters_are_ignored_by_default(
+    sim: Simulator, session: aiohttp.ClientSession, resource: str
 ) -> None:
-    """Only top-level scalar fields filter: `os` or `tags` are unknown filters."""
-    for name in ("os", "tags", "ipAddresses"):
-        status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", {name: "x"})
-        assert (status, body["error"]["code"]) == (400, "unknown_filter")
+    """A misspelt or unpublished filter is silently ignored, as the service does: the whole
+    list comes back (the other lists publish no filter at all)."""
+    params = [("os_family", "macos"), ("severity", "critical"), ("status", "active")]
+    records = await listed(sim, session, resource, params)
+    assert [record["id"] for record in records] == list(sim.dataset.ids(resource))
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+async def test_strict_params_refuses_an_undeclared_parameter_naming_it(
+    serve: StartSimulator, session: aiohttp.ClientSession, resource: str
+) -> None:
+    """With `strict_params`, an undeclared parameter is a 422 that names it; the declared
+    filters and paging parameters still work."""
+    simulator = await serve(strict_params=True)
+    url = f"{simulator.url}/v1/{resource}"
+    status, body, _ = await get_json(session, url, {"os_family": "macos"})
+    assert status == 422
+    assert body["error"].startswith("Unknown query parameter: os_family ")
+    status, _, _ = await get_json(session, url, {"limit": "5", "offset": "1"})
+    assert status == 200
+    if resource == "endpoints":
+        status, _, _ = await get_json(session, url, {"osFamily": "linux", "hasAgent": "true"})
+        assert status == 200
+
+
+async def test_filters_of_endpoints_are_not_filters_of_other_lists(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """`osFamily` is undeclared on findings: ignored, or refused with `strict_params`."""
+    loose, strict = await serve(), await serve(strict_params=True)
+    findings = "vulnerability-findings"
+    records = await listed(loose, session, findings, {"osFamily": "macos"})
+    assert len(records) == loose.dataset.count(findings)
+    status, body, _ = await get_json(session, f"{strict.url}/v1/{findings}", {"osFamily": "x"})
+    assert status == 422
+    assert "osFamily" in body["error"]
+
+
+async def test_dataset_filter_names_are_the_published_ones(sim: Simulator) -> None:
+    """Only endpoints have filters, and they are the published two."""
+    assert sim.dataset.filter_names("endpoints") == ("hasAgent", "osFamily")
+    for resource in RESOURCES[1:]:
+        assert sim.dataset.filter_names(resource) == ()

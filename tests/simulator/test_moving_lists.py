@@ -12,6 +12,7 @@ from remedy_async.simulator import Dataset, Simulator
 from .helpers import StartSimulator, get_json, list_all_ids, record_url
 
 SCOPES = "scopes"
+ENDPOINTS = "endpoints"
 FINDINGS = "vulnerability-findings"
 
 
@@ -59,7 +60,7 @@ def test_hide_and_show_are_idempotent_and_check_ids() -> None:
     dataset.show(SCOPES, [second])
     assert dataset.hidden(SCOPES) == (first,)
     with pytest.raises(ValueError, match="not the id of a record of scopes"):
-        dataset.hide(SCOPES, [second, "ep-00000001"])
+        dataset.hide(SCOPES, [second, dataset.id_of(ENDPOINTS, 0)])
     assert dataset.hidden(SCOPES) == (first,)
     with pytest.raises(ValueError, match="unknown resource"):
         dataset.hide("widgets", [first])
@@ -68,13 +69,14 @@ def test_hide_and_show_are_idempotent_and_check_ids() -> None:
 def test_filtered_views_leave_hidden_records_out() -> None:
     """Hidden records are out of filtered lists and counts too."""
     dataset = Dataset(seed=5, size=20)
-    wanted = {"severity": ["high", "critical"]}
-    matching = list(dataset.ids(FINDINGS, wanted))
-    dataset.hide(FINDINGS, matching[::2])
-    assert list(dataset.ids(FINDINGS, wanted)) == matching[1::2]
-    assert dataset.count(FINDINGS, wanted) == len(matching[1::2])
-    dataset.show(FINDINGS, matching)
-    assert list(dataset.ids(FINDINGS, wanted)) == matching
+    wanted = {"osFamily": ["windows", "linux"]}
+    matching = list(dataset.ids(ENDPOINTS, wanted))
+    assert len(matching) > 3
+    dataset.hide(ENDPOINTS, matching[::2])
+    assert list(dataset.ids(ENDPOINTS, wanted)) == matching[1::2]
+    assert dataset.count(ENDPOINTS, wanted) == len(matching[1::2])
+    dataset.show(ENDPOINTS, matching)
+    assert list(dataset.ids(ENDPOINTS, wanted)) == matching
 
 
 @pytest.mark.parametrize(
@@ -107,11 +109,11 @@ async def test_totals_count_the_visible_records(
 async def test_a_hidden_record_is_404_and_comes_back(
     sim: Simulator, session: aiohttp.ClientSession
 ) -> None:
-    """A get of a hidden record is 404 not_found; once shown it is 200 again."""
+    """A get of a hidden record is 404 `Endpoint not found.`; once shown it is 200 again."""
     record_id = list(sim.dataset.ids("endpoints"))[7]
     sim.dataset.hide("endpoints", [record_id])
     status, body, _ = await get_json(session, record_url(sim.url, "endpoints", record_id))
-    assert (status, body["error"]["code"]) == (404, "not_found")
+    assert (status, body) == (404, {"error": "Endpoint not found."})
     sim.dataset.show("endpoints", [record_id])
     status, body, _ = await get_json(session, record_url(sim.url, "endpoints", record_id))
     assert (status, body["id"]) == (200, record_id)
@@ -123,11 +125,11 @@ async def test_a_page_asked_again_after_hiding_is_cut_afresh(
     """The same page request answers the visible records, not a page cached before hiding."""
     ids = list(sim.dataset.ids(SCOPES))
     params = {"offset": "0", "limit": "5"}
-    assert ids_of((await page(session, sim, "offset", params))["items"]) == ids[:5]
+    assert ids_of((await page(session, sim, "offset", params))["data"]) == ids[:5]
     sim.dataset.hide(SCOPES, [ids[1]])
-    assert ids_of((await page(session, sim, "offset", params))["items"]) == ids[:1] + ids[2:6]
+    assert ids_of((await page(session, sim, "offset", params))["data"]) == ids[:1] + ids[2:6]
     sim.dataset.show(SCOPES, [ids[1]])
-    assert ids_of((await page(session, sim, "offset", params))["items"]) == ids[:5]
+    assert ids_of((await page(session, sim, "offset", params))["data"]) == ids[:5]
 
 
 async def test_offsets_index_the_visible_records(
@@ -137,10 +139,10 @@ async def test_offsets_index_the_visible_records(
     then misses one record, and the total says the list moved."""
     ids = list(sim.dataset.ids(SCOPES))
     first = await page(session, sim, "offset", {"offset": "0", "limit": "5"})
-    assert ids_of(first["items"]) == ids[:5]
+    assert ids_of(first["data"]) == ids[:5]
     sim.dataset.hide(SCOPES, [ids[2]])
     second = await page(session, sim, "offset", {"offset": "5", "limit": "5"})
-    assert ids_of(second["items"]) == ids[6:11]
+    assert ids_of(second["data"]) == ids[6:11]
     assert second["total"] == first["total"] - 1
 
 
@@ -153,12 +155,12 @@ async def test_page_numbers_grow_with_records_shown(
     first = await page(session, sim, "page", {"page": "1", "pageSize": "5"})
     assert (first["total"], first["totalPages"]) == (10, 2)
     sim.dataset.show(SCOPES, ids[10:])
-    seen = ids_of(first["items"])
+    seen = ids_of(first["data"])
     for number in range(2, 100):
         body = await page(session, sim, "page", {"page": str(number), "pageSize": "5"})
-        if not body["items"]:
+        if not body["data"]:
             break
-        seen += ids_of(body["items"])
+        seen += ids_of(body["data"])
     assert (body["total"], seen) == (len(ids), ids)
 
 
@@ -170,13 +172,13 @@ async def test_a_cursor_neither_repeats_nor_skips_a_visible_record(
     ids = list(sim.dataset.ids(SCOPES))
     sim.dataset.hide(SCOPES, [ids[2], ids[12]])
     first = await page(session, sim, "cursor", {"limit": "5"})
-    assert ids_of(first["items"]) == ids[:2] + ids[3:6]
+    assert ids_of(first["data"]) == ids[:2] + ids[3:6]
     sim.dataset.hide(SCOPES, [ids[5], ids[6], ids[7]])  # the cursor's own record, and ahead
     sim.dataset.show(SCOPES, [ids[2], ids[12]])  # one behind the cursor, one ahead
-    seen, cursor = ids_of(first["items"]), first["nextCursor"]
+    seen, cursor = ids_of(first["data"]), first["nextCursor"]
     while cursor is not None:
         body = await page(session, sim, "cursor", {"limit": "5", "cursor": cursor})
-        seen += ids_of(body["items"])
+        seen += ids_of(body["data"])
         cursor = body["nextCursor"]
     assert seen == ids[:2] + ids[3:6] + ids[8:]
 
@@ -198,12 +200,13 @@ async def test_a_keyset_id_of_another_list_is_still_refused(
 ) -> None:
     """A hidden record that the filtered list never held is no place to resume from."""
     dataset = sim.dataset
-    outside = next(iter(dataset.ids(FINDINGS, {"severity": "low"})))
-    dataset.hide(FINDINGS, [outside])
-    params = [("severity", "high"), ("limit", "5"), ("starting_after", outside)]
-    url = f"{sim.url}/v1/{FINDINGS}"
+    outside = next(iter(dataset.ids(ENDPOINTS, {"osFamily": "macos"})))
+    dataset.hide(ENDPOINTS, [outside])
+    params = [("osFamily", "windows"), ("limit", "5"), ("starting_after", outside)]
+    url = f"{sim.url}/v1/{ENDPOINTS}"
     status, body, _ = await get_json(session, url, params, {"X-Simulator-Paging": "stripe"})
-    assert (status, body["error"]["code"]) == (400, "invalid_parameter")
+    assert status == 422
+    assert body["error"].startswith("starting_after must be the id of a record of this list")
 
 
 @pytest.mark.parametrize("scheme", ["none", "offset", "page", "cursor", "link"])
@@ -211,11 +214,12 @@ async def test_filtered_lists_leave_hidden_records_out(
     sim: Simulator, session: aiohttp.ClientSession, scheme: str
 ) -> None:
     """Walking a filtered list in any convention gives only its visible matches."""
-    filters = [("severity", "high"), ("severity", "critical")]
-    wanted = {"severity": ["high", "critical"]}
-    matching = list(sim.dataset.ids(FINDINGS, wanted))
-    sim.dataset.hide(FINDINGS, matching[1::3])
-    listed = await list_all_ids(session, sim.url, FINDINGS, scheme, size=9, filters=filters)
+    filters = [("osFamily", "windows"), ("osFamily", "linux")]
+    wanted = {"osFamily": ["windows", "linux"]}
+    matching = list(sim.dataset.ids(ENDPOINTS, wanted))
+    assert len(matching) > 6
+    sim.dataset.hide(ENDPOINTS, matching[1::3])
+    listed = await list_all_ids(session, sim.url, ENDPOINTS, scheme, size=3, filters=filters)
     assert listed == [record_id for i, record_id in enumerate(matching) if i % 3 != 1]
 
 

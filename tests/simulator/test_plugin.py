@@ -15,7 +15,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from remedy_async import EndpointStatus, RateLimitError, RemedyClient
+from remedy_async import OsFamily, RateLimitError, RemedyClient
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 from remedy_async.testing import FakeClock, configured
 
@@ -66,7 +66,8 @@ async def test_simulator_fixture_is_running(
     headers = {"Authorization": "Bearer plugin-token"}
     status, body, _ = await get_json(session, f"{remedy_simulator.url}/v1/endpoints", None, headers)
     assert status == 200
-    assert len(body["items"]) == 4
+    assert len(body["data"]) == 4
+    assert set(body) == {"data", "total", "limit", "offset"}
 
 
 @pytest.mark.remedy_simulator(size=3, token="k", auth_header="X-API-Key", auth_scheme=None)
@@ -74,9 +75,22 @@ async def test_client_fixture_talks_to_the_simulator(
     remedy_client: RemedyClient, remedy_simulator: Simulator
 ) -> None:
     """remedy_client is connected with the simulator's auth settings."""
-    endpoint = await remedy_client.endpoints.get("ep-00000002")
-    assert endpoint.id == "ep-00000002"
+    record_id = remedy_simulator.dataset.id_of("endpoints", 1)
+    endpoint = await remedy_client.endpoints.get(record_id)
+    assert endpoint.id == record_id
+    assert endpoint.hostname == remedy_simulator.dataset.get("endpoints", record_id)["hostname"]  # type: ignore[index]
     assert remedy_simulator.counters.responses == {200: 1}
+
+
+@pytest.mark.remedy_simulator(size=40)
+async def test_the_default_simulator_speaks_the_published_filters(
+    remedy_client: RemedyClient, remedy_simulator: Simulator
+) -> None:
+    """The documented example: `os_family` reaches the simulator as `osFamily` and is exact."""
+    macs = await remedy_client.endpoints.list(os_family="macos").collect()
+    assert len(macs) == remedy_simulator.dataset.count("endpoints", {"osFamily": "macos"})
+    assert macs
+    assert all(mac.operating_system.family == OsFamily.MACOS for mac in macs)
 
 
 @pytest.fixture
@@ -156,17 +170,18 @@ async def test_health_reports_the_simulators_now(
 
 
 @pytest.mark.remedy_simulator(size=20)
-async def test_records_are_recent_by_default(remedy_client: RemedyClient) -> None:
-    """Without `now`, the data is dated up to the real time: online endpoints were seen in the
-    last 15 minutes."""
+async def test_records_are_recent_by_default(
+    remedy_client: RemedyClient, remedy_simulator: Simulator
+) -> None:
+    """Without `now`, the data is dated up to the real time: the simulator's present is the
+    time it was made, and every endpoint was created and updated before it."""
+    present = remedy_simulator.config.now
+    assert present is not None
+    assert timedelta(0) <= datetime.now(UTC) - present < timedelta(minutes=1)
     endpoints = await remedy_client.endpoints.list().collect()
-    seen = [e.last_seen_at for e in endpoints if e.status == EndpointStatus.ONLINE]
-    assert seen
-    assert all(
-        timedelta(0) <= datetime.now(UTC) - moment < timedelta(minutes=16)
-        for moment in seen
-        if moment is not None
-    )
+    assert endpoints
+    assert all(e.created_at <= e.updated_at <= present for e in endpoints)
+    assert max(e.updated_at for e in endpoints) > present - timedelta(days=3 * 365)
 
 
 def test_an_unknown_marker_argument_names_the_closest_field() -> None:

@@ -25,7 +25,7 @@ async def test_over_the_limit_is_429_with_retry_after(
     serve: StartSimulator, session: aiohttp.ClientSession, clock: FakeClock
 ) -> None:
     """The request after a burst of N gets 429 rate_limited with Retry-After seconds."""
-    simulator = await serve(rate_limit=2)
+    simulator = await serve(rate_limit=2, error_format="error")
     url = f"{simulator.url}/v1/scopes"
     for _ in range(2):
         assert (await get_json(session, url))[0] == 200

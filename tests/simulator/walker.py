@@ -40,7 +40,7 @@ def dig(body: Any, path: Sequence[str]) -> Any:
     return body
 
 
-def items_path(row: Convention, resource: str, items_key: str = "items") -> tuple[str, ...]:
+def items_path(row: Convention, resource: str, items_key: str = "data") -> tuple[str, ...]:
     """Where the row keeps the items of `resource` (the contract's keys: the run's items key)."""
     if row.items == GENERIC_ITEMS:
         return (items_key,)
@@ -79,7 +79,7 @@ async def walk(
     expected_total: int,
     size: int = 100,
     filters: Sequence[tuple[str, str]] = (),
-    items_key: str = "items",
+    items_key: str = "data",
     served_as: str | None = None,
 ) -> Walk:
     """Follow every page of a list by `row`'s rules; check each page's signals on the way.
