@@ -9,7 +9,8 @@ and a convention as a document), `_vocabulary` (what paging words mean, in any s
 first page), `_silent` (first pages that announce nothing), `_alike` (the preset a
 composition amounts to), `_follow` (read a page by one),
 `_positions` (offsets, page numbers, last ids), `_signals` (refuse what a convention does not
-read), `_advice` (what to pin instead), `_auto` (detect, verify guesses, follow), `_pinned`
+read), `_advice` (what to pin instead), `_auto` (the published paging at once, else detect,
+verify guesses, follow), `_pinned`
 (the paginators pinned by hand), `_envelope` and `_links` (where signals sit), `_walk` and
 `_guards` (fetch, trim and check each page), `_fetching` (a guess or first request the service
 refuses), `_ahead` (pages fetched ahead: prefetch and planned pages), `_dedupe` (repeated

@@ -1,9 +1,11 @@
-"""Auto-detection: composes each list's paging convention from its first page, then follows it.
+"""Auto-detection: follows the service's published paging, or composes each list's paging
+convention from its first page; then follows it.
 
-The default paginator of every collection. The convention is composed once per list from its
-first page (`_detect`), verified where it rests on a guess (the page after it must bring new
-records), and kept for the rest of the list: the requests it makes carry it, and so do resume
-tokens. A later page that contradicts it is refused, never re-detected.
+The default paginator of every collection. A first page exactly in the published envelope is
+read by the published offset convention at once. Any other first page composes the convention
+(`_detect`), verified where it rests on a guess (the page after it must bring new records).
+Either way the convention is kept for the rest of the list: the requests it makes carry it, and
+so do resume tokens. A later page that contradicts it is refused, never re-detected.
 """
 
 from __future__ import annotations

@@ -148,7 +148,7 @@ _ROWS: tuple[Convention, ...] = (
     ),
     _row(
         "cursor",
-        "the contract's own: token at `nextCursor` (null on the last page), sent as `cursor`",
+        "token at `nextCursor` (null on the last page), sent back as `cursor`",
         '{"items": [...], "nextCursor": "x"}',
         follow="token",
         next_at=("nextCursor",),
@@ -205,8 +205,9 @@ _ROWS: tuple[Convention, ...] = (
     ),
     _row(
         "offset",
-        "`offset`/`limit` in, `offset`, `limit` and `total` echoed; ends at the total",
-        '{"items": [...], "offset": 0, "limit": 100, "total": 2503}',
+        "the service's published paging: `limit`/`offset` in; items in `data` (or `items`, "
+        "`results`) with `total`, `limit` and `offset`; ends at the total",
+        '{"data": [...], "total": 2503, "limit": 100, "offset": 0}',
         follow="offset",
         param="offset",
         size_param="limit",

@@ -2,8 +2,9 @@
 
 A list's first request carries the page size under the published name, `limit`; a service that
 refuses it as an unknown parameter (400) gets it again as `pageSize`, and the user is told.
-A guess (a request carrying a `Probe`) that the service refuses gives way to the next guess;
-when none is left, the list ends, or stops with the probe's refusal.
+A guess (a request carrying a `Probe`) that the service refuses (400, or 422 for a value it cannot
+read, as a FastAPI service answers a page number sent where it reads an id) gives way to the
+next guess; when none is left, the list ends, or stops with the probe's refusal.
 """
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from remedy_async._errors import BadRequestError, ContractDriftWarning, PaginationError
+from remedy_async._errors import (
+    BadRequestError,
+    ContractDriftWarning,
+    PaginationError,
+    UnprocessableEntityError,
+)
 from remedy_async._http import JSONResponse
 from remedy_async._redact import scrub_error
 
@@ -51,12 +57,12 @@ async def fetch_first(
 async def fetch_guess(
     fetch: FetchPage, request: PageRequest, secrets: tuple[str, ...]
 ) -> tuple[PageRequest, JSONResponse | None]:
-    """The response to a guess, or to the first later guess the service does not refuse; None
-    when it refuses every one and nothing announced more."""
+    """The response to a guess, or to the first later guess the service does not refuse (400 or
+    422); None when it refuses every one and nothing announced more."""
     while True:
         try:
             return request, await fetch(request)
-        except BadRequestError as refused:
+        except (BadRequestError, UnprocessableEntityError) as refused:
             probe = request.probe
             assert probe is not None
             following = probe.next_try()

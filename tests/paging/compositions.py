@@ -40,6 +40,7 @@ import attrs
 import pytest
 from hypothesis import strategies as st
 
+from remedy_async._checks import MAX_PAGE_SIZE
 from remedy_async.simulator import Composition, Simulator, SimulatorConfig
 
 T = TypeVar("T")
@@ -238,6 +239,15 @@ def _continuation(
         fields["prev"] = "header:Link"
     fields["links"] = draw(st.sampled_from(("absolute", "root", "base")))
     return fields
+
+
+def allowed_page_size(composition: Composition, page_size: int | None) -> int:
+    """The page size a test asks of `composition`: `page_size`, or the client's default (100)
+    when None, lowered to the composition's maximum when it has a smaller one (a service
+    answers a larger `limit` with a 422, as a FastAPI service does: see
+    `test_a_default_page_size_above_a_services_maximum_is_its_422`)."""
+    asked = MAX_PAGE_SIZE if page_size is None else page_size
+    return asked if composition.max_size is None else min(asked, composition.max_size)
 
 
 @st.composite

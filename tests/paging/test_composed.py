@@ -30,11 +30,13 @@ from remedy_async import (
     DuplicateItemWarning,
     PaginationError,
     RemedyClient,
+    UnprocessableEntityError,
 )
 from remedy_async.simulator import Composition
 from tests.budget import examples
 from tests.paging.compositions import (
     ComposedService,
+    allowed_page_size,
     composed_service,
     compositions,
     serving_compositions,
@@ -44,6 +46,8 @@ __all__ = ["composed_service"]
 
 RESOURCES = ("scopes", "endpoints", "remediation-targets")
 SIZES = st.one_of(st.none(), st.integers(min_value=1, max_value=30))
+"""Page sizes asked (None: the client's default, 100), each lowered to the composition's maximum
+(`allowed_page_size`)."""
 ADVISED = re.compile(r"paginator=remedy_async\.(Convention\(.*?'<its parameter>'.*?\))(?: |$)")
 """The Convention(...) a refusal prints with its undecided parameter marked."""
 EXTRA_REQUESTS = 30
@@ -79,6 +83,7 @@ def list_once(
     """List `resource` of the composed service once, stopping past the request budget."""
     expected = service.expected_ids(resource)
     listing = Listing(len(expected) + EXTRA_REQUESTS)
+    size = allowed_page_size(composition, page_size)
 
     async def scenario() -> None:
         async with RemedyClient(
@@ -87,7 +92,7 @@ def list_once(
             event_hooks=[listing.saw],
             paginator=paginator,
         ) as client:
-            pager = getattr(client, resource.replace("-", "_")).list(page_size=page_size)
+            pager = getattr(client, resource.replace("-", "_")).list(page_size=size)
             try:
                 async for record in pager:
                     listing.ids.append(record.id)
@@ -211,18 +216,19 @@ def test_a_resume_token_taken_anywhere_continues_exactly(
     expected = composed_service.expected_ids("scopes")
     head: list[str] = []
     tail: list[str] = []
+    size = allowed_page_size(composition, page_size)
 
     async def scenario() -> str | None:
         headers = composed_service.headers(composition)
         async with RemedyClient(composed_service.url, headers=headers) as client:
-            pager = client.scopes.list(page_size=page_size)
+            pager = client.scopes.list(page_size=size)
             async for record in pager:
                 head.append(record.id)
                 if len(head) == stop:
                     break
             token = pager.resume_token
         async with RemedyClient(composed_service.url, headers=headers) as fresh:
-            async for record in fresh.scopes.list(page_size=page_size, resume_token=token):
+            async for record in fresh.scopes.list(page_size=size, resume_token=token):
                 tail.append(record.id)
         return token
 
@@ -332,3 +338,22 @@ def test_a_refusal_that_leaves_the_parameter_open_lists_once_it_is_filled_in(
     advised = eval(text, {"Convention": Convention})  # the message's own expression
     pinned = list_once(composed_service, composition, "scopes", page_size, advised)
     assert pinned.ids == composed_service.expected_ids("scopes"), f"{composition}: {text}"
+
+
+def test_a_default_page_size_above_a_services_maximum_is_its_422(
+    composed_service: ComposedService,
+) -> None:
+    """The client asks 100 a page by default; a service whose `limit` stops at 25 refuses it
+    with its 422 (its message in the typed error) before any record, and lists exactly when
+    asked a page size it allows."""
+    composition = Composition.parse("compose:follow=offset,param=offset,size=limit,max=25")
+    expected = composed_service.expected_ids("scopes")
+
+    async def scenario(page_size: int | None) -> list[str]:
+        headers = composed_service.headers(composition)
+        async with RemedyClient(composed_service.url, headers=headers) as client:
+            return [record.id async for record in client.scopes.list(page_size=page_size)]
+
+    with pytest.raises(UnprocessableEntityError, match="limit must be between 1 and 25"):
+        composed_service.run(scenario(None))
+    assert composed_service.run(scenario(25)) == expected

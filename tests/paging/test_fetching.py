@@ -17,15 +17,17 @@ from tests.paging.responses import records
 Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 
-def refusing(names: set[str], answer: Callable[[web.Request], object]) -> tuple[list[str], Handler]:
-    """A list answering 400 to a request carrying any of `names`, else `answer(request)`;
-    records every query string."""
+def refusing(
+    names: set[str], answer: Callable[[web.Request], object], status: int = 400
+) -> tuple[list[str], Handler]:
+    """A list answering `status` (in the published error body) to a request carrying any of
+    `names`, else `answer(request)`; records every query string."""
     seen: list[str] = []
 
     async def handler(request: web.Request) -> web.Response:
         seen.append(request.query_string)
         if names & set(request.query):
-            return web.json_response({"error": {"code": "bad", "message": "unknown"}}, status=400)
+            return web.json_response({"error": "unknown parameter"}, status=status)
         return web.json_response(answer(request))
 
     return seen, handler
@@ -62,9 +64,11 @@ def by_page(request: web.Request) -> object:
     return {1: records(100), 2: records(50, start=100)}.get(max(number, 1), [])
 
 
-async def test_a_refused_guess_gives_way_to_the_next(serve: Serve) -> None:
-    """`offset` refused (400) and `page=1` ignored: `page=2` is kept, with a warning."""
-    seen, handler = refusing({"offset"}, by_page)
+@pytest.mark.parametrize("status", [400, 422])
+async def test_a_refused_guess_gives_way_to_the_next(serve: Serve, status: int) -> None:
+    """`offset` refused (400, or 422 as a FastAPI service refuses a value it cannot read) and
+    `page=1` ignored: `page=2` is kept, with a warning."""
+    seen, handler = refusing({"offset"}, by_page, status)
     url = await serve({"/v1/endpoints": handler})
     async with RemedyClient(url) as client:
         with pytest.warns(ContractDriftWarning, match="announced no paging.*'page'"):
