@@ -138,8 +138,9 @@ def test_an_empty_report_is_ok_and_has_no_shape() -> None:
 async def test_probe_reports_the_paging_parameters_the_service_honours(
     paging: str, honoured: tuple[str, ...]
 ) -> None:
-    """Probe says which of offset, skip, page and after bring the next records when sent alone."""
-    config = SimulatorConfig(seed=5, size=SIZE, paging=paging, token=TOKEN)
+    """Probe says which of offset, skip, page and after bring the next records when sent alone
+    (the service's own default page is small: a `page` list does not read `limit`)."""
+    config = SimulatorConfig(seed=5, size=SIZE, paging=paging, token=TOKEN, page_size=5)
     async with Simulator(config) as simulator:
         report = await probe(simulator.url, token=TOKEN)
     assert {found.honoured for found in report.resources} == {honoured}
