@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
+import attrs
 from attrs import frozen
 
 from ._filters import FILTERS, Filter
@@ -34,9 +36,27 @@ class Resource(Generic[T]):
         return tuple(wire_names(self.model).values())
 
     @property
+    def field_paths(self) -> tuple[str, ...]:
+        """The wire names of the model's fields with a nested model's fields as dotted names
+        (`operating_system.family`), in declaration order: the flat columns of a table."""
+        return _paths(self.model)
+
+    @property
     def filters(self) -> Mapping[str, Filter]:
         """Its list's server-side filters by keyword name (sent in camelCase), from the contract."""
         return FILTERS[self.attribute]
+
+
+def _paths(model: type[Any], above: str = "") -> tuple[str, ...]:
+    hints = {field.name: field.type for field in attrs.fields(attrs.resolve_types(model))}
+    paths: list[str] = []
+    for name, wire in wire_names(model).items():
+        nested = next(
+            (kind for kind in (hints[name], *typing.get_args(hints[name])) if attrs.has(kind)),
+            None,
+        )
+        paths += _paths(nested, f"{above}{wire}.") if nested else [f"{above}{wire}"]
+    return tuple(paths)
 
 
 ENDPOINTS = Resource("endpoints", "endpoints", Endpoint)

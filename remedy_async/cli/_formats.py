@@ -62,23 +62,10 @@ def value_at(record: WireRecord, path: str) -> Any:
     return value
 
 
-def _flat_names(columns: Sequence[Any], above: str = "") -> list[str]:
-    names: list[str] = []
-    for column in columns:
-        name = f"{above}{column.name}"
-        if column.kind == "struct":
-            names += _flat_names(column.children, f"{name}.")
-        else:
-            names.append(name)
-    return names
-
-
 def wire_fields(resource: Resource[Any]) -> tuple[str, ...]:
     """Return a resource's published fields as flat columns, in declaration order: a nested
     object's fields as dotted names (`operating_system.family`)."""
-    from remedy_async._columnar._schema import model_columns  # noqa: PLC0415 - only for csv
-
-    return tuple(_flat_names(model_columns(resource.model)))
+    return resource.field_paths
 
 
 def csv_columns(resource: Resource[Any]) -> tuple[str, ...]:

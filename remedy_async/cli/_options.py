@@ -22,6 +22,9 @@ from ._where import parse_where
 T = TypeVar("T")
 
 BASE_URL_ENV: Final = "REMEDY_BASE_URL"
+CONTRACT_NAMING: Final = "snake"
+"""How the published contract spells record keys: commands write records in it, whatever a
+service sends (`to_wire(record, CONTRACT_NAMING)`)."""
 DEFAULT_BASE_URL: Final = "https://api.furl.ai"
 """Where a command goes with neither --base-url nor REMEDY_BASE_URL: the client's own default,
 the service (shown in --help; a test keeps the two equal)."""

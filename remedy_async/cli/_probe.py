@@ -10,12 +10,11 @@ from typing import Any
 import orjson
 
 from remedy_async import ProbeReport, RemedyClient, probe
-from remedy_async._wire._naming import CONTRACT_NAMING
 
 from ._checkpoint import replace_file
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
 from ._filters import resource_named
-from ._options import BASE_URL_ENV, TOKEN_ENV
+from ._options import BASE_URL_ENV, CONTRACT_NAMING, TOKEN_ENV
 from ._settings import client_settings, config_file, profile
 from ._terminal import Terminal
 

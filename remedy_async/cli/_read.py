@@ -8,12 +8,12 @@ from contextlib import AbstractContextManager, aclosing
 from typing import Any, TextIO
 
 from remedy_async import Pager, ResourceCollection, to_wire
-from remedy_async._wire._naming import CONTRACT_NAMING
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe, in_flags
 from ._fields import SeenCheck, parse_fields
 from ._filters import group_filters, resource_filters
 from ._meters import Meter, Meters
+from ._options import CONTRACT_NAMING
 from ._output import output
 from ._progress import Say, progress
 from ._settings import open_client

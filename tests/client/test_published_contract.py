@@ -19,6 +19,7 @@ import attrs
 import pytest
 
 from remedy_async import (
+    RESOURCES,
     AuthenticationError,
     BadRequestError,
     Endpoint,
@@ -270,3 +271,14 @@ def test_the_service_is_the_default_base_url(monkeypatch: pytest.MonkeyPatch) ->
     client = RemedyClient(token=TOKEN)
     assert str(client.base_url) == "https://api.furl.ai"
     assert str(client.endpoints.url) == "https://api.furl.ai/v1/endpoints"
+
+
+def test_a_resource_names_its_published_fields_flat() -> None:
+    """`Resource.field_paths` lists the published fields, a nested object's as dotted names,
+    in the reference's order (the command line's CSV columns)."""
+    endpoints, _, scopes, findings = RESOURCES
+    system = [f"operating_system.{name}" for name in attrs.fields_dict(OperatingSystem)]
+    assert endpoints.field_paths == (*ENDPOINT_FIELDS[:4], *system[:-1], *ENDPOINT_FIELDS[5:])
+    assert scopes.field_paths[:4] == SCOPE_FIELDS[:4]
+    assert "finding_filter.kev_only" in scopes.field_paths
+    assert findings.field_paths == ("id", "created_at", "updated_at")
