@@ -7,10 +7,12 @@ import asyncio
 import json
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -22,13 +24,27 @@ LARGE_PAGES = ("--max-page-size", "1000")
 simulator's default), so pages of 1000 are a benchmark-only setting, stated where used."""
 
 
+def records_of(page: dict[str, Any]) -> list[dict[str, Any]]:
+    """A page's records: under `data` as published, or `items` (simulators before issue 31,
+    which `ab.py --own-simulators` runs)."""
+    records: list[dict[str, Any]] = page["data"] if "data" in page else page["items"]
+    return records
+
+
 @contextmanager
-def running_simulator(*arguments: str) -> Iterator[str]:
-    """Start `python -m remedy_async.simulator` on a free port; yield its base URL."""
+def running_simulator(
+    *arguments: str, python: str = sys.executable, env: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """Start `python -m remedy_async.simulator` on a free port; yield its base URL.
+
+    `python` and `env` run another interpreter's simulator (`ab.py --own-simulators`); it starts
+    in a temporary directory so `-m` does not import a checkout from the current one."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "remedy_async.simulator", "--port", "0", *arguments],
+        [python, "-m", "remedy_async.simulator", "--port", "0", *arguments],
         stdout=subprocess.PIPE,
         text=True,
+        cwd=tempfile.gettempdir(),
+        env=None if env is None else dict(env),
     )
     try:
         assert process.stdout is not None
@@ -127,7 +143,7 @@ async def warm(
         found: list[str] = []
         while len(found) < ids:
             body = await one(f"/v1/{FINDINGS}", {"offset": len(found), "limit": 100})
-            page = json.loads(body)["data"]
+            page = records_of(json.loads(body))
             if not page:
                 raise RuntimeError(f"the simulator has {len(found)} findings, not {ids}")
             found += [item["id"] for item in page]
