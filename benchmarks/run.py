@@ -2,6 +2,7 @@
 
     python benchmarks/run.py               # the full run (about 15 minutes on 2 cores)
     python benchmarks/run.py --targets     # only issue 17's table of five workloads (10 minutes)
+    python benchmarks/run.py --floors      # only the zero-latency floors, without streaming
     python benchmarks/run.py --quick       # a seconds-long smoke run of everything (CI)
 
 The simulator runs in its own process with every encoded page and record cached, so the client
@@ -31,6 +32,7 @@ from changes import run_changes  # noqa: E402
 from clients import measure  # noqa: E402
 from simulator_process import LARGE_PAGES, running_simulator, warm  # noqa: E402
 from targets import (  # noqa: E402
+    WORKLOADS,
     TargetPlan,
     as_json,
     floor_rows,
@@ -94,8 +96,10 @@ class Plan:
     (get_many c=64, endpoints in pages of 100, findings in pages of 1000, the largest stream)
     for raw and remedy_async."""
 
-    def __init__(self, quick: bool, targets: bool = False) -> None:
+    def __init__(self, quick: bool, targets: bool = False, floors: bool = False) -> None:
         self.quick = quick
+        self.floors = floors
+        targets = targets or floors
         self.targets = targets
         self.variants = TARGET_VARIANTS if targets else VARIANTS
         self.repetitions = 1 if quick else 5
@@ -209,7 +213,8 @@ def revision() -> str:
 def markdown(
     summary: dict[str, Any], streams: list[dict[str, Any]], prefetch: str, targets: str, plan: Plan
 ) -> str:
-    flags = [flag for flag, on in (("--quick", plan.quick), ("--targets", plan.targets)) if on]
+    scope = ("--floors", plan.floors) if plan.floors else ("--targets", plan.targets)
+    flags = [flag for flag, on in (("--quick", plan.quick), scope) if on]
     command = " ".join(["python benchmarks/run.py", *flags])
     lines = [
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
@@ -296,22 +301,28 @@ def main() -> int:
     parser.add_argument(
         "--targets", action="store_true", help="only issue 17's table of five workloads"
     )
+    parser.add_argument(
+        "--floors",
+        action="store_true",
+        help="only the zero-latency floors of workload 3, without streaming (a few minutes)",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results")
     arguments = parser.parse_args()
-    plan = Plan(arguments.quick, arguments.targets)
+    plan = Plan(arguments.quick, arguments.targets, arguments.floors)
     arguments.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         per_record = run_main_cases(plan, Path(work))
     summary = summarise(per_record)
-    streams = run_stream(plan)
+    streams = [] if arguments.floors else run_stream(plan)
     prefetch = run_prefetch(plan) if plan.prefetch_pages else ""
-    target_rows = run_targets(TargetPlan(plan.quick))
+    names = () if arguments.floors else tuple(WORKLOADS)
+    target_rows = run_targets(TargetPlan(plan.quick), names)
     rows = [
-        *target_rows["get"],
-        *target_rows["list"],
+        *target_rows.get("get", []),
+        *target_rows.get("list", []),
         *floor_rows(per_record, streams),
-        *target_rows["start-up"],
-        *target_rows["export"],
+        *target_rows.get("start-up", []),
+        *target_rows.get("export", []),
     ]
     report = markdown(summary, streams, prefetch, targets_table(rows), plan)
     if not plan.targets:  # the change feed (issue 25); its 1,000,000 case: benchmarks/changes.py

@@ -245,7 +245,7 @@ def floor_rows(
     per_record: Mapping[str, Mapping[str, Sequence[float]]], streams: Sequence[Mapping[str, Any]]
 ) -> list[Row]:
     """The guarded floors from run.py's seconds per record (workloads a and b, repetitions in
-    the same order for every variant) and its streams (workload d)."""
+    the same order for every variant) and its streams (workload d; none with `--floors`)."""
 
     def floor(case: str, variant: str, key: str | None, what: str) -> Row:
         ours, raw = per_record[case][variant], per_record[case]["raw"]
@@ -286,6 +286,8 @@ def floor_rows(
         ),
         floor(findings, "remedy_dicts", "dicts", "`as_dicts()` of findings, pages of 1000"),
     ]
+    if not streams:  # run.py --floors
+        return rows
     largest = max(row["items"] for row in streams)
     by_variant = {row["variant"]: row for row in streams if row["items"] == largest}
     ours, raw = by_variant["remedy"], by_variant["raw"]
