@@ -5,8 +5,9 @@ same records, in the same run, and the pass's peak memory.
     python benchmarks/changes.py --items 100000    # one size
     python benchmarks/changes.py --quick           # a seconds-long smoke run (CI, via run.py)
 
-The simulator runs in its own process (cursor paging, pages of 1000, every page served once
-before, from its cache). For each size, a first pass fills a state (timed, for the record);
+The simulator runs in its own process (offset paging as published, pages of 1000 allowed by
+`--max-page-size 1000` and the client's `max_page_size=1000`, every page served once before, from
+its cache). For each size, a first pass fills a state (timed, for the record);
 then rounds alternate, each variant in a fresh process: `list()` (typed records, `async for`)
 and `changes()` over the unchanged collection (which must report no change and complete). The
 ratio is the median over rounds of list seconds / pass seconds (1.0: as fast as the list).
@@ -30,7 +31,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from simulator_process import findings_size, running_simulator, warm  # noqa: E402
+from simulator_process import LARGE_PAGES, findings_size, running_simulator, warm  # noqa: E402
 
 PAGE = 1000
 MIB = 1024 * 1024
@@ -52,7 +53,7 @@ async def child(mode: str, url: str, state: str) -> dict[str, Any]:
         if event.kind == "response":
             samples.append(rss())
 
-    async with RemedyClient(url, event_hooks=[sample]) as client:
+    async with RemedyClient(url, event_hooks=[sample], max_page_size=PAGE) as client:
         findings = client.vulnerability_findings
         items = changes = 0
         started = time.perf_counter()
@@ -98,7 +99,7 @@ def run_size(items: int, rounds: int) -> dict[str, Any]:
     size = findings_size(items)
     with (
         tempfile.TemporaryDirectory() as work,
-        running_simulator("--size", str(size), "--cache-bytes", str(4 << 30)) as url,
+        running_simulator("--size", str(size), "--cache-bytes", str(4 << 30), *LARGE_PAGES) as url,
     ):
         asyncio.run(warm(url, items, (PAGE,), 0, Path(work)))
         state = str(Path(work) / "findings.db")

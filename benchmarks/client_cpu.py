@@ -122,7 +122,7 @@ def main() -> int:
     cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
     simulator = ("--size", "11000", "--paging", "offset", "--cache-bytes", str(2**31))
     with tempfile.TemporaryDirectory() as work, running_simulator(*simulator) as url:
-        asyncio.run(warm(url, 1000, (1000,), arguments.ids, Path(work)))
+        asyncio.run(warm(url, 1000, (100,), arguments.ids, Path(work)))
         ids = (Path(work) / "ids.txt").read_text().split()
         for variant in VARIANTS.values():  # first use: connections, generated functions
             asyncio.run(variant(url, ids[:1000]))

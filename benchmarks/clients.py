@@ -8,6 +8,12 @@ typical generated SDK does), msgspec (aiohttp + msgspec typed decoding: the fast
 reference), remedy (remedy_async with its defaults: typed models, retries and the rate gate on)
 and remedy_dicts (remedy_async's `as_dicts()` mode). Each variant imports only its own
 libraries, so no process carries another's objects on its heap.
+
+Lists use offset paging as published (`limit`/`offset` in, `data`/`total` out). The published
+maximum page is 100; a page size above it needs a simulator started with `--max-page-size`, and
+remedy_async is then given the same `max_page_size` (a client without that argument, an older
+version, is given none). `--resource endpoints` lists endpoints (the published shape);
+`--items-key` reads another envelope key (an older simulator's `items`).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import argparse
 import asyncio
 import functools
 import importlib
+import inspect
 import json
 import resource
 import subprocess
@@ -28,7 +35,12 @@ import aiohttp
 import orjson
 
 FINDINGS = "vulnerability-findings"
+ENDPOINTS = "endpoints"
 REMEDY_VARIANTS = {"remedy", "remedy_dicts"}
+PUBLISHED_MAX_PAGE = 100
+"""The published maximum of `limit`, remedy_async's default `max_page_size`."""
+ITEMS_KEY = "data"
+"""The envelope key of a page's records; `--items-key` changes it (an older simulator's `items`)."""
 
 
 def measure(arguments: list[str]) -> dict[str, Any]:
@@ -40,27 +52,45 @@ def measure(arguments: list[str]) -> dict[str, Any]:
 
 
 @functools.cache
-def decoders(variant: str) -> tuple[Callable[[bytes], list[Any]], Callable[[bytes], Any]]:
-    """(page body -> items, record body -> record) for a variant, importing only its library."""
+def decoders(
+    variant: str, resource: str = FINDINGS
+) -> tuple[Callable[[bytes], list[Any]], Callable[[bytes], Any]]:
+    """(page body -> items, record body -> record) of a resource for a variant, importing only
+    its library."""
     import comparators  # noqa: PLC0415 - lives beside this script
 
     if variant in {"raw", "remedy_dicts"}:
-        return (lambda body: orjson.loads(body)["items"]), orjson.loads
+        return (lambda body: orjson.loads(body)[ITEMS_KEY]), orjson.loads
     if variant == "remedy":
-        from remedy_async import VulnerabilityFinding  # noqa: PLC0415
+        import remedy_async  # noqa: PLC0415
         from remedy_async._wire._fastpath import structure_hook  # noqa: PLC0415
 
-        structure = structure_hook(VulnerabilityFinding)
+        model = (
+            remedy_async.Endpoint if resource == ENDPOINTS else remedy_async.VulnerabilityFinding
+        )
+        structure = structure_hook(model)
         return (
-            lambda body: [structure(i, VulnerabilityFinding) for i in orjson.loads(body)["items"]],
-            lambda body: structure(orjson.loads(body), VulnerabilityFinding),
+            lambda body: [structure(i, model) for i in orjson.loads(body)[ITEMS_KEY]],
+            lambda body: structure(orjson.loads(body), model),
         )
     models = {
         "cattrs": comparators.cattrs_models,
         "httpx_pydantic": comparators.pydantic_models,
         "msgspec": comparators.msgspec_models,
     }
-    return models[variant]()
+    return models[variant](resource)
+
+
+def remedy_client(url: str, page_size: int) -> Any:
+    """A RemedyClient for `url` whose `max_page_size` allows `page_size` (an older client, whose
+    RemedyClient has no such argument, is given none)."""
+    from remedy_async import RemedyClient  # noqa: PLC0415
+
+    if page_size <= PUBLISHED_MAX_PAGE:
+        return RemedyClient(url)
+    if "max_page_size" not in inspect.signature(RemedyClient).parameters:
+        return RemedyClient(url)
+    return RemedyClient(url, max_page_size=page_size)
 
 
 # -- workloads -----------------------------------------------------------------------------
@@ -71,22 +101,27 @@ class Unavailable(Exception):
 
 
 async def list_items(
-    variant: str, url: str, items: int, page_size: int, concurrency: int | None = None
+    variant: str,
+    url: str,
+    items: int,
+    page_size: int,
+    concurrency: int | None = None,
+    resource: str = FINDINGS,
 ) -> int:
-    """List `items` findings in pages of `page_size` (offset paging) and return the count.
+    """List `items` records of `resource` in pages of `page_size` (offset paging) and return the
+    count.
 
     `concurrency` (remedy only) asks for parallel page fetch, `list(..., concurrency=N)`; a
     client whose `list` has no such keyword raises Unavailable.
     """
     if variant in REMEDY_VARIANTS:
-        from remedy_async import RemedyClient  # noqa: PLC0415
-
         parallel: dict[str, Any] = {} if concurrency is None else {"concurrency": concurrency}
-        async with RemedyClient(url) as client:
+        async with remedy_client(url, page_size) as client:
+            collection = (
+                client.endpoints if resource == ENDPOINTS else client.vulnerability_findings
+            )
             try:
-                pager = client.vulnerability_findings.list(
-                    page_size=page_size, max_items=items, **parallel
-                )
+                pager = collection.list(page_size=page_size, max_items=items, **parallel)
             except TypeError as error:
                 if not parallel:
                     raise
@@ -96,7 +131,7 @@ async def list_items(
             async for _ in iterator:
                 count += 1
             return count
-    decode, _ = decoders(variant)
+    decode, _ = decoders(variant, resource)
     count = 0
     # Every variant hands each record to the same trivial consumer (`count += 1`), so what
     # differs is only how records are fetched, decoded and delivered.
@@ -106,26 +141,32 @@ async def list_items(
         async with httpx.AsyncClient() as http:
             while count < items:
                 reply = await http.get(
-                    f"{url}/v1/{FINDINGS}", params={"offset": count, "limit": page_size}
+                    f"{url}/v1/{resource}", params={"offset": count, "limit": page_size}
                 )
+                reply.raise_for_status()
+                before = count
                 for _ in decode(reply.content):
                     count += 1
+                if count == before:
+                    break
         return min(count, items)
     async with aiohttp.ClientSession() as session:
         while count < items:
             params = {"offset": count, "limit": page_size}
-            async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
+            async with session.get(f"{url}/v1/{resource}", params=params) as response:
+                response.raise_for_status()
+                before = count
                 for _ in decode(await response.read()):
                     count += 1
+            if count == before:
+                break
     return min(count, items)
 
 
 async def get_many(variant: str, url: str, ids: list[str], concurrency: int) -> int:
     """Fetch every id with at most `concurrency` requests in flight; return the count."""
     if variant in REMEDY_VARIANTS:
-        from remedy_async import RemedyClient  # noqa: PLC0415
-
-        async with RemedyClient(url) as client:
+        async with remedy_client(url, PUBLISHED_MAX_PAGE) as client:
             results = client.vulnerability_findings.get_many(ids, concurrency=concurrency)
             return sum([1 async for result in results if result.ok])
     limit = asyncio.Semaphore(concurrency)
@@ -152,9 +193,9 @@ async def get_many(variant: str, url: str, ids: list[str], concurrency: int) -> 
         return len(await asyncio.gather(*(one(i) for i in ids)))
 
 
-def decode_only(variant: str, body: bytes, seconds: float) -> tuple[int, float]:
+def decode_only(variant: str, resource: str, body: bytes, seconds: float) -> tuple[int, float]:
     """Decode a cached page body repeatedly for about `seconds`; return (records, elapsed)."""
-    decode, _ = decoders(variant)
+    decode, _ = decoders(variant, resource)
     records, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
         records += len(decode(body))
@@ -168,20 +209,22 @@ def current_rss_kib() -> int:
 
 
 async def raw_records(
-    session: aiohttp.ClientSession, url: str, items: int
+    session: aiohttp.ClientSession, url: str, items: int, page_size: int
 ) -> AsyncIterator[dict[str, Any]]:
-    """Up to `items` findings as dicts, cursor paging in pages of 1000: raw aiohttp + orjson."""
-    params = {"limit": "1000"}
+    """Up to `items` findings as dicts, offset paging in pages of `page_size`: raw aiohttp +
+    orjson."""
     delivered = 0
     while delivered < items:
+        params = {"offset": delivered, "limit": min(page_size, items - delivered)}
         async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
+            response.raise_for_status()
             page = orjson.loads(await response.read())
-        for record in page["items"][: items - delivered]:
+        records = page[ITEMS_KEY]
+        for record in records:
             delivered += 1
             yield record
-        if not page.get("nextCursor"):
+        if not records or delivered >= page["total"]:
             return
-        params = {"limit": "1000", "cursor": page["nextCursor"]}
 
 
 async def watch_rss(source: AsyncIterator[Any], items: int) -> dict[str, int]:
@@ -208,40 +251,48 @@ async def watch_rss(source: AsyncIterator[Any], items: int) -> dict[str, int]:
     }
 
 
-async def stream(variant: str, url: str, items: int) -> dict[str, int]:
+async def stream(variant: str, url: str, items: int, page_size: int) -> dict[str, int]:
     """Stream `items` findings without keeping them; report RSS at start, peak and growth.
 
-    The baseline is taken after a first list of 1000 (imports, session, one page decoded).
+    The baseline is taken after a first list of one page (imports, session, one page decoded).
     """
     if variant == "raw":
         async with aiohttp.ClientSession() as session:
-            _ = [record async for record in raw_records(session, url, 1000)]
-            return await watch_rss(raw_records(session, url, items), items)
-    from remedy_async import RemedyClient  # noqa: PLC0415
-
-    async with RemedyClient(url) as client:
-        iterator = client.vulnerability_findings.list(page_size=1000, max_items=1000)
+            _ = [record async for record in raw_records(session, url, page_size, page_size)]
+            return await watch_rss(raw_records(session, url, items, page_size), items)
+    async with remedy_client(url, page_size) as client:
+        iterator = client.vulnerability_findings.list(page_size=page_size, max_items=page_size)
         _ = [f async for f in iterator]
-        pager = client.vulnerability_findings.list(page_size=1000, max_items=items)
+        pager = client.vulnerability_findings.list(page_size=page_size, max_items=items)
         source = pager.as_dicts() if variant == "remedy_dicts" else pager
         return await watch_rss(aiter(source), items)
 
 
-def load(variant: str) -> None:
+def load(variant: str, resource: str) -> None:
     """Import a variant's libraries and build its decoders before anything is timed."""
-    decoders(variant)
+    decoders(variant, resource)
     extra = {"httpx_pydantic": "httpx", "remedy": "remedy_async", "remedy_dicts": "remedy_async"}
     if variant in extra:
         importlib.import_module(extra[variant])
 
 
 def main() -> int:
+    global ITEMS_KEY  # noqa: PLW0603 - one setting of this process, read by the decoders
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("workload", choices=["list", "get_many", "decode", "stream"])
     parser.add_argument("variant")
     parser.add_argument("url")
     parser.add_argument("--items", type=int, default=200_000)
-    parser.add_argument("--page-size", type=int, default=1000)
+    parser.add_argument("--page-size", type=int, default=PUBLISHED_MAX_PAGE)
+    parser.add_argument(
+        "--resource",
+        choices=[FINDINGS, ENDPOINTS],
+        default=FINDINGS,
+        help="the collection a list or decode reads (get_many and stream: findings)",
+    )
+    parser.add_argument(
+        "--items-key", default=ITEMS_KEY, help="envelope key of a page's records (default: data)"
+    )
     parser.add_argument(
         "--concurrency",
         type=int,
@@ -251,22 +302,28 @@ def main() -> int:
     parser.add_argument("--body-file", help="cached page body (decode)")
     parser.add_argument("--seconds", type=float, default=1.0)
     args = parser.parse_args()
+    ITEMS_KEY = args.items_key
     result: dict[str, Any] = {"workload": args.workload, "variant": args.variant}
-    load(args.variant)
+    load(args.variant, args.resource)
     run: Callable[[], Awaitable[Any]]
     if args.workload == "decode":
         with open(args.body_file, "rb") as body_file:
             body = body_file.read()
-        records, elapsed = decode_only(args.variant, body, args.seconds)
+        records, elapsed = decode_only(args.variant, args.resource, body, args.seconds)
         result.update(items=records, seconds=elapsed)
     elif args.workload == "stream":
         started = time.perf_counter()
-        result.update(asyncio.run(stream(args.variant, args.url, args.items)))
+        result.update(asyncio.run(stream(args.variant, args.url, args.items, args.page_size)))
         result["seconds"] = time.perf_counter() - started
     else:
         if args.workload == "list":
             run = lambda: list_items(  # noqa: E731
-                args.variant, args.url, args.items, args.page_size, args.concurrency
+                args.variant,
+                args.url,
+                args.items,
+                args.page_size,
+                args.concurrency,
+                args.resource,
             )
         else:
             with open(args.ids_file) as ids_file:

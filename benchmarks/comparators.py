@@ -1,8 +1,20 @@
-"""The comparator models: pydantic v2, msgspec and a default cattrs converter on attrs classes.
+"""The comparator models: pydantic v2, msgspec and a default cattrs converter on attrs classes,
+describing the records as the simulator serves them by default (the published contract).
+
+Keys are snake_case as published, so no comparator needs aliases. Endpoints have the published
+shape field for field (nested `operating_system`; `ip`, `mac_address`, `agent_id` and
+`agent_version` required but nullable; the operating system's `version`, `vendor` and
+`architecture` optional and nullable). Findings are unpublished: these models type the fields the
+simulator serves (`id, endpoint_id, remediation_target_id, finding_type, severity, cve_id, title,
+cvss_score, kev, created_at, updated_at`), as a user who read the responses would; remedy_async's
+own `VulnerabilityFinding` types only `id`, `created_at` and `updated_at` and keeps the rest in
+`extra`. Timestamps are parsed to datetimes by pydantic and msgspec and left as strings by the
+default cattrs converter (it has no hook for datetime), as a naive SDK would have them.
 
 Imported only by the process measuring that variant (see `clients.py`), so no variant carries
 another library's objects on its heap (a bigger heap makes every full garbage collection cost
-more).
+more). Each function returns `(page body -> items, record body -> record)` for a resource,
+"endpoints" or "vulnerability-findings"; pages hold their records under `data`.
 """
 
 # No `from __future__ import annotations`: the models are local classes, and cattrs and pydantic
@@ -11,97 +23,152 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+Decoders = tuple[Callable[[bytes], list[Any]], Callable[[bytes], Any]]
 
-def pydantic_models() -> tuple[Callable[[bytes], list[Any]], Callable[[bytes], Any]]:
+
+def pydantic_models(resource: str) -> Decoders:
     """(page body -> items, record body -> record) with pydantic v2 models."""
     import pydantic  # noqa: PLC0415
-    from pydantic.alias_generators import to_camel  # noqa: PLC0415
 
-    config = pydantic.ConfigDict(alias_generator=to_camel, extra="allow")
+    config = pydantic.ConfigDict(extra="allow")
 
-    class Package(pydantic.BaseModel):
+    class OperatingSystem(pydantic.BaseModel):
         model_config = config
-        name: str | None = None
-        installed_version: str | None = None
-        fixed_version: str | None = None
+        name: str
+        family: str
+        version: str | None = None
+        vendor: str | None = None
+        architecture: str | None = None
+
+    class Endpoint(pydantic.BaseModel):
+        model_config = config
+        id: str
+        hostname: str
+        ip: str | None
+        mac_address: str | None
+        operating_system: OperatingSystem
+        agent_id: str | None
+        agent_version: str | None
+        created_at: datetime
+        updated_at: datetime
 
     class Finding(pydantic.BaseModel):
         model_config = config
         id: str
-        endpoint_id: str | None = None
-        cve_id: str | None = None
-        title: str | None = None
-        severity: str | None = None
-        cvss_score: float | None = None
-        scanner: str | None = None
-        status: str | None = None
-        detected_at: datetime | None = None
-        package: Package | None = None
+        endpoint_id: str
         remediation_target_id: str | None = None
+        finding_type: str
+        severity: str
+        cve_id: str | None = None
+        title: str
+        cvss_score: float | None = None
+        kev: bool
+        created_at: datetime
+        updated_at: datetime
+
+    model: type[pydantic.BaseModel] = Endpoint if resource == "endpoints" else Finding
 
     class Page(pydantic.BaseModel):
-        items: list[Finding]
+        data: list[model]  # type: ignore[valid-type]
 
-    return (lambda body: Page.model_validate_json(body).items), Finding.model_validate_json
+    return (lambda body: Page.model_validate_json(body).data), model.model_validate_json
 
 
-def msgspec_models() -> tuple[Callable[[bytes], list[Any]], Callable[[bytes], Any]]:
+def msgspec_models(resource: str) -> Decoders:
     """(page body -> items, record body -> record) with msgspec Structs."""
     import msgspec  # noqa: PLC0415
 
-    class Package(msgspec.Struct, rename="camel"):
-        name: str | None = None
-        installed_version: str | None = None
-        fixed_version: str | None = None
+    class OperatingSystem(msgspec.Struct):
+        name: str
+        family: str
+        version: str | None = None
+        vendor: str | None = None
+        architecture: str | None = None
 
-    class Finding(msgspec.Struct, rename="camel"):
+    class Endpoint(msgspec.Struct):
         id: str
-        endpoint_id: str | None = None
-        cve_id: str | None = None
-        title: str | None = None
-        severity: str | None = None
-        cvss_score: float | None = None
-        scanner: str | None = None
-        status: str | None = None
-        detected_at: datetime | None = None
-        package: Package | None = None
+        hostname: str
+        ip: str | None
+        mac_address: str | None
+        operating_system: OperatingSystem
+        agent_id: str | None
+        agent_version: str | None
+        created_at: datetime
+        updated_at: datetime
+
+    class Finding(msgspec.Struct):
+        id: str
+        endpoint_id: str
+        finding_type: str
+        severity: str
+        title: str
+        kev: bool
+        created_at: datetime
+        updated_at: datetime
         remediation_target_id: str | None = None
+        cve_id: str | None = None
+        cvss_score: float | None = None
 
-    class Page(msgspec.Struct):
-        items: list[Finding]
+    if resource == "endpoints":
 
-    page = msgspec.json.Decoder(Page)
-    return (lambda body: page.decode(body).items), msgspec.json.Decoder(Finding).decode
+        class EndpointPage(msgspec.Struct):
+            data: list[Endpoint]
+
+        page: Any = msgspec.json.Decoder(EndpointPage)
+        record: Any = msgspec.json.Decoder(Endpoint)
+    else:
+
+        class FindingPage(msgspec.Struct):
+            data: list[Finding]
+
+        page = msgspec.json.Decoder(FindingPage)
+        record = msgspec.json.Decoder(Finding)
+    return (lambda body: page.decode(body).data), record.decode
 
 
-def cattrs_models() -> tuple[Callable[[bytes], list[Any]], Callable[[bytes], Any]]:
+def cattrs_models(resource: str) -> Decoders:
     """(page body -> items, record body -> record) with a default cattrs converter."""
     import attrs  # noqa: PLC0415
     import cattrs  # noqa: PLC0415
     import orjson  # noqa: PLC0415
 
     @attrs.frozen
-    class Package:
-        name: str | None = None
-        installedVersion: str | None = None  # wire names, as a naive SDK would have them
-        fixedVersion: str | None = None
+    class OperatingSystem:
+        name: str
+        family: str
+        version: str | None = None
+        vendor: str | None = None
+        architecture: str | None = None
+
+    @attrs.frozen
+    class Endpoint:
+        id: str
+        hostname: str
+        ip: str | None
+        mac_address: str | None
+        operating_system: OperatingSystem
+        agent_id: str | None
+        agent_version: str | None
+        created_at: str
+        updated_at: str
 
     @attrs.frozen
     class Finding:
         id: str
-        endpointId: str | None = None
-        cveId: str | None = None
-        title: str | None = None
-        severity: str | None = None
-        cvssScore: float | None = None
-        scanner: str | None = None
-        status: str | None = None
-        detectedAt: str | None = None
-        package: Package | None = None
-        remediationTargetId: str | None = None
+        endpoint_id: str
+        finding_type: str
+        severity: str
+        title: str
+        kev: bool
+        created_at: str
+        updated_at: str
+        remediation_target_id: str | None = None
+        cve_id: str | None = None
+        cvss_score: float | None = None
 
-    structure = cattrs.Converter().get_structure_hook(Finding)
+    model: type[Any] = Endpoint if resource == "endpoints" else Finding
+    structure = cattrs.Converter().get_structure_hook(model)
     return (
-        lambda body: [structure(item, Finding) for item in orjson.loads(body)["items"]],
-        lambda body: structure(orjson.loads(body), Finding),
+        lambda body: [structure(item, model) for item in orjson.loads(body)["data"]],
+        lambda body: structure(orjson.loads(body), model),
     )

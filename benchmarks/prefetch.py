@@ -38,7 +38,8 @@ async def list_once(url: str, scheme: str, prefetch: int, pages: int, work_s: fl
     """List `pages` pages of findings and return the seconds it took."""
     options = RequestOptions(headers={"X-Simulator-Paging": scheme})
     async with RemedyClient(url) as client:
-        await client.endpoints.get("ep-00000001")  # warm the connection
+        async for _ in client.endpoints.list(page_size=1, max_items=1):  # warm the connection
+            pass
         started = time.perf_counter()
         pager = client.vulnerability_findings.list(
             page_size=PAGE_SIZE, max_items=None, prefetch=prefetch, options=options

@@ -1,8 +1,9 @@
 """The raw comparator of `remedy-async export`: aiohttp + orjson writing the same JSON lines file.
 
-    python benchmarks/raw_export.py URL OUT_DIR [--page-size 1000]
+    python benchmarks/raw_export.py URL OUT_DIR [--page-size 100]
 
-Lists every vulnerability finding of a simulator serving offset paging (`--paging offset`) and
+Lists every vulnerability finding of a simulator serving offset paging (the published paging:
+`limit`/`offset` in, `data`/`total` out; pages of 100, the published maximum, by default) and
 writes one JSON object a line to OUT_DIR/vulnerability-findings.jsonl, the file the CLI's export
 writes, then flushes it to disk once (the CLI also makes it durable). What a user would write by
 hand: no retries, no checkpoint, no resume, no typed records.
@@ -32,7 +33,7 @@ async def export(url: str, path: Path, page_size: int) -> int:
                 async with session.get(f"{url}/v1/{FINDINGS}", params=params) as response:
                     response.raise_for_status()
                     page = orjson.loads(await response.read())
-                items = page["items"]
+                items = page["data"]
                 file.write(b"".join(orjson.dumps(item) + b"\n" for item in items))
                 written += len(items)
                 if not items or written >= page["total"]:
@@ -46,7 +47,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url")
     parser.add_argument("out", type=Path)
-    parser.add_argument("--page-size", type=int, default=1000)
+    parser.add_argument("--page-size", type=int, default=100)
     arguments = parser.parse_args()
     arguments.out.mkdir(parents=True, exist_ok=True)
     path = arguments.out / f"{FINDINGS}.jsonl"

@@ -2,6 +2,7 @@
 
     python benchmarks/run.py               # the full run (about 15 minutes on 2 cores)
     python benchmarks/run.py --targets     # only issue 17's table of five workloads (10 minutes)
+    python benchmarks/run.py --floors      # only the zero-latency floors, without streaming
     python benchmarks/run.py --quick       # a seconds-long smoke run of everything (CI)
 
 The simulator runs in its own process with every encoded page and record cached, so the client
@@ -29,8 +30,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from changes import run_changes  # noqa: E402
 from clients import measure  # noqa: E402
-from simulator_process import running_simulator, warm  # noqa: E402
+from simulator_process import LARGE_PAGES, running_simulator, warm  # noqa: E402
 from targets import (  # noqa: E402
+    WORKLOADS,
     TargetPlan,
     as_json,
     floor_rows,
@@ -40,6 +42,9 @@ from targets import (  # noqa: E402
 )
 
 FINDINGS = "vulnerability-findings"
+ENDPOINTS = "endpoints"
+ENDPOINT_PAGE = 100
+"""Endpoints are listed in pages of 100, the published maximum: the floor the product needs."""
 VARIANTS = ("raw", "cattrs", "httpx_pydantic", "msgspec", "remedy", "remedy_dicts")
 TARGET_VARIANTS = ("raw", "remedy", "remedy_dicts")
 """The variants of a `--targets` run: the floors are remedy_async's ratios to raw."""
@@ -59,31 +64,51 @@ def cases(plan: Plan, work: Path) -> list[tuple[str, str, list[str]]]:
             share = max(count // SLOW_SHARE.get(variant, 1), concurrency)
             args += ["--items", str(share), "--ids-file", str(work / "ids.txt")]
             out.append((f"a. get_many c={concurrency}", variant, args))
+    for variant in plan.variants:
+        args = ["list", variant, "{url}", "--items", str(plan.endpoint_items)]
+        args += ["--resource", ENDPOINTS, "--page-size", str(ENDPOINT_PAGE)]
+        out.append((endpoints_case(), variant, args))
     for size in plan.page_sizes:
         for variant in plan.variants:
             args = ["list", variant, "{url}", "--items", str(plan.list_items)]
-            out.append((f"b. list pages of {size}", variant, [*args, "--page-size", str(size)]))
-    for variant in plan.variants if plan.decode_seconds else ():
-        args = ["decode", variant, "-", "--body-file", str(work / "page.json")]
-        out.append(
-            ("c. decode per record", variant, [*args, "--seconds", str(plan.decode_seconds)])
-        )
+            out.append((findings_case(size), variant, [*args, "--page-size", str(size)]))
+    bodies = {ENDPOINTS: "endpoints-page.json", FINDINGS: "page.json"}
+    for resource, body in bodies.items() if plan.decode_seconds else ():
+        for variant in plan.variants:
+            args = ["decode", variant, "-", "--body-file", str(work / body)]
+            args += ["--resource", resource, "--seconds", str(plan.decode_seconds)]
+            out.append((f"c. decode {resource} per record", variant, args))
     return out
+
+
+def endpoints_case() -> str:
+    """The name of the endpoints list case (the published shape, pages of 100)."""
+    return f"b. list endpoints, pages of {ENDPOINT_PAGE}"
+
+
+def findings_case(page_size: int) -> str:
+    """The name of a findings list case."""
+    return f"b. list findings, pages of {page_size}"
 
 
 class Plan:
     """The sizes of a run. `targets` keeps only what issue 17's table needs: the floors
-    (get_many c=64, pages of 1000, the largest stream) for raw and remedy_async."""
+    (get_many c=64, endpoints in pages of 100, findings in pages of 1000, the largest stream)
+    for raw and remedy_async."""
 
-    def __init__(self, quick: bool, targets: bool = False) -> None:
+    def __init__(self, quick: bool, targets: bool = False, floors: bool = False) -> None:
         self.quick = quick
+        self.floors = floors
+        targets = targets or floors
         self.targets = targets
         self.variants = TARGET_VARIANTS if targets else VARIANTS
         self.repetitions = 1 if quick else 5
-        self.size = 600 if quick else 11_000
+        self.size = 600 if quick else 50_000
+        """Endpoints in the simulator (about 20 findings each)."""
+        self.endpoint_items = self.size
         self.list_items = 2_000 if quick else 200_000
-        # Pages of 100, concurrency 1 and 16 run the same code as pages of 1000 and concurrency
-        # 64; the smoke run keeps its seconds for issue 17's workloads.
+        # Findings in pages of 100, concurrency 1 and 16 run the same code as pages of 1000 and
+        # concurrency 64; the smoke run keeps its seconds for issue 17's workloads.
         self.page_sizes = (1000,) if targets or quick else (100, 1000)
         if quick or targets:
             self.get_many: tuple[tuple[int, int], ...] = ((64, 500 if quick else 20_000),)
@@ -96,14 +121,27 @@ class Plan:
 
 
 def run_main_cases(plan: Plan, work: Path) -> dict[str, dict[str, list[float]]]:
-    """Workloads a-c against one cached simulator; seconds per record for each repetition."""
+    """Workloads a-c against one cached simulator; seconds per record for each repetition.
+
+    The simulator allows pages of 1000 (`--max-page-size 1000`) for the findings lists in pages
+    of 1000 (and the clients are given the same maximum); every other request stays within the
+    published 100."""
     per_record: dict[str, dict[str, list[float]]] = {}
     with running_simulator(
-        "--size", str(plan.size), "--paging", "offset", "--cache-bytes", str(2**31)
+        "--size", str(plan.size), "--paging", "offset", "--cache-bytes", str(2**31), *LARGE_PAGES
     ) as url:
         ids_needed = max(count for _, count in plan.get_many)
         with timed("warming the simulator cache"):
-            asyncio.run(warm(url, plan.list_items, plan.page_sizes, ids_needed, work))
+            asyncio.run(
+                warm(
+                    url,
+                    plan.list_items,
+                    plan.page_sizes,
+                    ids_needed,
+                    work,
+                    endpoints=plan.endpoint_items,
+                )
+            )
         plan_cases = cases(plan, work)
         for repetition in range(plan.repetitions):
             with timed(f"repetition {repetition + 1}/{plan.repetitions}"):
@@ -115,14 +153,16 @@ def run_main_cases(plan: Plan, work: Path) -> dict[str, dict[str, list[float]]]:
 
 
 def run_stream(plan: Plan) -> list[dict[str, Any]]:
-    """Workload d: peak RSS growth while streaming findings, per variant and size."""
+    """Workload d: peak RSS growth while streaming findings (offset paging, pages of 1000,
+    uncached), per variant and size."""
     rows = []
     size = 600 if plan.quick else 52_000
-    with running_simulator("--size", str(size), "--paging", "cursor", "--no-cache") as url:
+    with running_simulator("--size", str(size), "--no-cache", *LARGE_PAGES) as url:
         for items in plan.stream_items:
             for variant in plan.stream_variants:
                 with timed(f"streaming {items:,} ({variant})"):
-                    rows.append(measure(["stream", variant, url, "--items", str(items)]))
+                    arguments = ["stream", variant, url, "--items", str(items)]
+                    rows.append(measure([*arguments, "--page-size", "1000"]))
     return rows
 
 
@@ -173,7 +213,8 @@ def revision() -> str:
 def markdown(
     summary: dict[str, Any], streams: list[dict[str, Any]], prefetch: str, targets: str, plan: Plan
 ) -> str:
-    flags = [flag for flag, on in (("--quick", plan.quick), ("--targets", plan.targets)) if on]
+    scope = ("--floors", plan.floors) if plan.floors else ("--targets", plan.targets)
+    flags = [flag for flag, on in (("--quick", plan.quick), scope) if on]
     command = " ".join(["python benchmarks/run.py", *flags])
     lines = [
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
@@ -206,7 +247,7 @@ def markdown(
                 f"{row['per_second_max']:,.0f}) **{row['ratio_to_raw']:.2f}x**"
             )
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", "d. Peak RSS growth while streaming (cursor paging, pages of 1000):", ""]
+    lines += ["", "d. Peak RSS growth while streaming (offset paging, pages of 1000):", ""]
     lines += [
         "| items | variant | RSS after first page | peak RSS while streaming | growth "
         "| growth after the first tenth | seconds |",
@@ -260,22 +301,28 @@ def main() -> int:
     parser.add_argument(
         "--targets", action="store_true", help="only issue 17's table of five workloads"
     )
+    parser.add_argument(
+        "--floors",
+        action="store_true",
+        help="only the zero-latency floors of workload 3, without streaming (a few minutes)",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results")
     arguments = parser.parse_args()
-    plan = Plan(arguments.quick, arguments.targets)
+    plan = Plan(arguments.quick, arguments.targets, arguments.floors)
     arguments.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         per_record = run_main_cases(plan, Path(work))
     summary = summarise(per_record)
-    streams = run_stream(plan)
+    streams = [] if arguments.floors else run_stream(plan)
     prefetch = run_prefetch(plan) if plan.prefetch_pages else ""
-    target_rows = run_targets(TargetPlan(plan.quick))
+    names = () if arguments.floors else tuple(WORKLOADS)
+    target_rows = run_targets(TargetPlan(plan.quick), names)
     rows = [
-        *target_rows["get"],
-        *target_rows["list"],
+        *target_rows.get("get", []),
+        *target_rows.get("list", []),
         *floor_rows(per_record, streams),
-        *target_rows["start-up"],
-        *target_rows["export"],
+        *target_rows.get("start-up", []),
+        *target_rows.get("export", []),
     ]
     report = markdown(summary, streams, prefetch, targets_table(rows), plan)
     if not plan.targets:  # the change feed (issue 25); its 1,000,000 case: benchmarks/changes.py

@@ -7,24 +7,44 @@ import asyncio
 import json
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
 READY = "Remedy simulator listening on "
 FINDINGS = "vulnerability-findings"
+ENDPOINTS = "endpoints"
+LARGE_PAGES = ("--max-page-size", "1000")
+"""Simulator options for workloads in pages of 1000: the published maximum is 100 (and the
+simulator's default), so pages of 1000 are a benchmark-only setting, stated where used."""
+
+
+def records_of(page: dict[str, Any]) -> list[dict[str, Any]]:
+    """A page's records: under `data` as published, or `items` (simulators before issue 31,
+    which `ab.py --own-simulators` runs)."""
+    records: list[dict[str, Any]] = page["data"] if "data" in page else page["items"]
+    return records
 
 
 @contextmanager
-def running_simulator(*arguments: str) -> Iterator[str]:
-    """Start `python -m remedy_async.simulator` on a free port; yield its base URL."""
+def running_simulator(
+    *arguments: str, python: str = sys.executable, env: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """Start `python -m remedy_async.simulator` on a free port; yield its base URL.
+
+    `python` and `env` run another interpreter's simulator (`ab.py --own-simulators`); it starts
+    in a temporary directory so `-m` does not import a checkout from the current one."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "remedy_async.simulator", "--port", "0", *arguments],
+        [python, "-m", "remedy_async.simulator", "--port", "0", *arguments],
         stdout=subprocess.PIPE,
         text=True,
+        cwd=tempfile.gettempdir(),
+        env=None if env is None else dict(env),
     )
     try:
         assert process.stdout is not None
@@ -89,10 +109,13 @@ async def warm(
     work: Path,
     *,
     in_flight: int = 32,
+    endpoints: int = 0,
 ) -> None:
     """Fetch every page (offset paging) and record once so the simulator serves them from its
-    cache, `in_flight` requests at a time. Writes the first page of the largest size to
-    `work/page.json` and the first `ids` finding ids to `work/ids.txt`."""
+    cache, `in_flight` requests at a time: the first `items` findings in pages of each of
+    `page_sizes`, the first `endpoints` endpoints in pages of 100, the first `ids` findings one by
+    one. Writes the first findings page of the largest size to `work/page.json`, the first
+    endpoints page to `work/endpoints-page.json` and the ids to `work/ids.txt`."""
     limit = asyncio.Semaphore(in_flight)
     async with aiohttp.ClientSession() as session:
 
@@ -109,10 +132,18 @@ async def warm(
         bodies = await asyncio.gather(*pages)
         if bodies:
             (work / "page.json").write_bytes(bodies[0])
+        endpoint_pages = await asyncio.gather(
+            *(
+                one(f"/v1/{ENDPOINTS}", {"offset": offset, "limit": 100})
+                for offset in range(0, endpoints, 100)
+            )
+        )
+        if endpoint_pages:
+            (work / "endpoints-page.json").write_bytes(endpoint_pages[0])
         found: list[str] = []
         while len(found) < ids:
-            body = await one(f"/v1/{FINDINGS}", {"offset": len(found), "limit": 1000})
-            page = json.loads(body)["items"]
+            body = await one(f"/v1/{FINDINGS}", {"offset": len(found), "limit": 100})
+            page = records_of(json.loads(body))
             if not page:
                 raise RuntimeError(f"the simulator has {len(found)} findings, not {ids}")
             found += [item["id"] for item in page]

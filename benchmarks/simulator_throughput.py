@@ -4,8 +4,10 @@
 
 Starts `python -m remedy_async.simulator` as a subprocess, then reports from this process:
 single-record GETs per second, 1000-item pages per second (cold: pages never served before;
-warm: pages served again from the cache), the time to list a slice of findings with a cursor,
-and the server's resident memory (VmRSS from /proc) after each phase.
+warm: pages served again from the cache), the time to list a slice of findings offset after
+offset, the first page of endpoints filtered by the published `osFamily` and `hasAgent`, and
+the server's resident memory (VmRSS from /proc) after each phase. Pages of 1000 are above the
+published maximum of 100: the simulator is started with `--max-page-size 1000` for them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 import aiohttp
 
 FINDINGS = "/v1/vulnerability-findings"
+ENDPOINTS = "/v1/endpoints"
 
 
 def cpu_seconds(pid: int) -> float:
@@ -49,6 +52,8 @@ async def start_simulator(size: int, extra: list[str]) -> tuple[asyncio.subproce
         "0",
         "--size",
         str(size),
+        "--max-page-size",
+        "1000",
         *extra,
         stdout=asyncio.subprocess.PIPE,
     )
@@ -114,13 +119,19 @@ async def main() -> None:
                 url + FINDINGS, params={"limit": "1"}, headers={"X-Simulator-Paging": "offset"}
             ) as response:
                 total_findings = (await response.json())["total"]
+            ids: list[str] = []
+            for offset in rng.sample(range(total_findings // 1000), 10):
+                params = {"offset": str(offset * 1000), "limit": "1000"}
+                async with session.get(url + FINDINGS, params=params) as response:
+                    ids += [record["id"] for record in (await response.json())["data"]]
 
             def get_one() -> tuple[str, dict[str, str]]:
-                return f"{url}{FINDINGS}/vf-{rng.randrange(1, total_findings + 1):08d}", {}
+                return f"{url}{FINDINGS}/{rng.choice(ids)}", {}
 
             per_second, _ = await rate(pid, session, get_one, args.seconds, args.concurrency)
             print(
-                f"single-record GETs: {per_second:,.0f}/s (random findings, concurrency "
+                f"single-record GETs: {per_second:,.0f}/s (random findings of 10 pages, "
+                f"concurrency "
                 f"{args.concurrency}); rss={rss_mib(pid):.0f} MiB"
             )
 
@@ -160,28 +171,27 @@ async def main() -> None:
 
             started = time.perf_counter()
             listed = 0
-            params = {"limit": "1000"}
             for _ in range(args.slice_pages):
+                params = {"offset": str(listed), "limit": "1000"}
                 async with session.get(url + FINDINGS, params=params) as response:
                     page = await response.json()
-                listed += len(page["items"])
-                if page["nextCursor"] is None:
+                listed += len(page["data"])
+                if not page["data"] or listed >= page["total"]:
                     break
-                params = {"limit": "1000", "cursor": page["nextCursor"]}
             elapsed = time.perf_counter() - started
             print(
-                f"cursor listing of {listed:,} findings: {elapsed:.1f} s "
+                f"offset listing of {listed:,} findings: {elapsed:.1f} s "
                 f"({listed / elapsed:,.0f} findings/s, sequential); rss={rss_mib(pid):.0f} MiB"
             )
 
             started = time.perf_counter()
             async with session.get(
-                url + FINDINGS, params={"severity": "critical", "status": "open", "limit": "1000"}
+                url + ENDPOINTS, params={"osFamily": "macos", "hasAgent": "true", "limit": "100"}
             ) as response:
                 assert response.status == 200
                 await response.read()
             print(
-                f"first filtered page (builds two 1-byte columns over all findings): "
+                f"first filtered page of endpoints (osFamily=macos&hasAgent=true): "
                 f"{time.perf_counter() - started:.2f} s; rss={rss_mib(pid):.0f} MiB"
             )
     finally:
