@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
@@ -11,6 +10,7 @@ from attrs import frozen
 
 from ._filters import FILTERS, Filter
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
+from ._wire._codec import model_in
 from ._wire._naming import wire_names
 
 T = TypeVar("T")
@@ -51,10 +51,7 @@ def _paths(model: type[Any], above: str = "") -> tuple[str, ...]:
     hints = {field.name: field.type for field in attrs.fields(attrs.resolve_types(model))}
     paths: list[str] = []
     for name, wire in wire_names(model).items():
-        nested = next(
-            (kind for kind in (hints[name], *typing.get_args(hints[name])) if attrs.has(kind)),
-            None,
-        )
+        nested = model_in(hints[name])
         paths += _paths(nested, f"{above}{wire}.") if nested else [f"{above}{wire}"]
     return tuple(paths)
 

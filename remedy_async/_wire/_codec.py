@@ -77,7 +77,7 @@ def fault_from(
                 names = {}
             else:
                 path += "." + names.get(note.name, note.name)
-                nested = _attrs_class_in(note.type)
+                nested = model_in(note.type)
                 names = wire_names(nested, naming) if nested is not None else {}
             current = inner
         else:
@@ -85,7 +85,7 @@ def fault_from(
     return WireFault(path, _reason(current))
 
 
-def _attrs_class_in(type_: Any) -> type[Any] | None:
+def model_in(type_: Any) -> type[Any] | None:
     """Return the attrs class of a field type, looking inside `Model | None`."""
     for candidate in (type_, *union_members(type_)):
         if isinstance(candidate, type) and attrs.has(candidate):
