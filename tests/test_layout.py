@@ -374,6 +374,136 @@ def test_no_module_is_past_the_soft_ceiling() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# no import cycles, counting the imports that run only on use
+
+
+def module_edges(sources: Mapping[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    """Which of the package's modules each module imports, lazy and `TYPE_CHECKING` imports
+    included. `from pkg import name` counts as importing `pkg.name` when that is a module and
+    `pkg` (its `__init__`) otherwise; a name in a module (`pkg.mod.Class`) counts as `pkg.mod`."""
+    edges: dict[str, set[str]] = {}
+    for name, (source, is_package) in sources.items():
+        package = name if is_package else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node, _ in _import_nodes(ast.parse(source).body):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*parts, *filter(None, [base])])
+                targets = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in sources else base
+                    for alias in node.names
+                ]
+            for target in targets:
+                module = target
+                while module and module not in sources:
+                    module = module.rpartition(".")[0]
+                if module and module != name:
+                    found.add(module)
+        edges[name] = found
+    return edges
+
+
+def import_cycles(sources: Mapping[str, tuple[str, bool]]) -> list[list[str]]:
+    """Every set of modules that import each other, however indirectly (strongly connected
+    components of more than one module), each sorted, shortest names first."""
+    edges = module_edges(sources)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(start: str) -> None:
+        # Tarjan's algorithm, iterative so that a deep chain of imports cannot overflow
+        work = [(start, iter(sorted(edges[start])))]
+        order[start] = low[start] = len(order)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in order:
+                    order[child] = low[child] = len(order)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], order[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == order[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+
+    for name in sorted(edges):
+        if name not in order:
+            visit(name)
+    return sorted(cycles)
+
+
+def test_no_modules_import_each_other() -> None:
+    """The package's imports form no cycle, not even through imports inside functions or under
+    `if TYPE_CHECKING:`: a lazy import hides a cycle from the interpreter, not from a reader."""
+    assert import_cycles(package_sources()) == []
+
+
+@pytest.mark.parametrize(
+    ("planted", "expected"),
+    [
+        (
+            {
+                "_wire._planted_a": "from . import _planted_b\n",
+                "_wire._planted_b": "def late():\n    from ._planted_a import X\n",
+            },
+            [["_wire._planted_a", "_wire._planted_b"]],
+        ),
+        (
+            {
+                "_wire._planted_a": "from ._planted_b import Y\n",
+                "_wire._planted_b": "if TYPE_CHECKING:\n    from ._planted_a import X\n",
+            },
+            [["_wire._planted_a", "_wire._planted_b"]],
+        ),
+        (
+            {"_wire._planted_a": "def late():\n    from remedy_async import RemedyClient\n"},
+            [],
+        ),
+    ],
+)
+def test_a_planted_cycle_is_caught(planted: Mapping[str, str], expected: list[list[str]]) -> None:
+    """Two modules importing each other are named, however the import is delayed; a module that
+    imports the package without being imported by it is no cycle."""
+    names = {f"{PACKAGE}.{name}": (source, False) for name, source in planted.items()}
+    cycles = import_cycles({**package_sources(), **names})
+    assert [c for c in cycles if names.keys() & set(c)] == [
+        [f"{PACKAGE}.{name}" for name in c] for c in expected
+    ]
+
+
+def test_a_cycle_through_the_package_is_caught() -> None:
+    """A low module that imports, lazily, a module that reaches it closes a cycle through both."""
+    sources = package_sources()
+    low = f"{PACKAGE}._errors"
+    sources[low] = (sources[low][0] + "\n\ndef late():\n    from ._client import X\n", False)
+    assert not any(low in c for c in import_cycles(package_sources()))
+    assert any({low, f"{PACKAGE}._client"} <= set(c) for c in import_cycles(sources))
+
+
+# ---------------------------------------------------------------------------------------------
 # tests/ mirrors the packages
 
 TOP_LEVEL_TESTS = frozenset(
