@@ -11,8 +11,11 @@ Modules:
 - `_state`: `ChangeState`, the state's reads and writes, one transaction per page;
 - `_settings`: the values a feed is made of (`FeedSource`, `FeedSettings`);
 - `_pass`: one pass (list, diff, commit per page, removals once the list is complete);
-- `_feed`: `ChangeFeed`, one pass or a watch, batches, records as dicts;
-- `_source`: makes a collection's feed from `changes()`/`watch()` arguments.
+- `_feed`: `ChangeFeed`, one pass or a watch, batches, records as dicts.
+
+The collection (`_collection`) makes a feed from the named arguments of `changes()` and
+`watch()`: it checks them before any I/O, as `list()` checks its own, and builds the
+`FeedSource` (its list, a get by id) and `FeedSettings`; nothing here reaches into it.
 
 Nothing here is imported by `import remedy_async`: sqlite3 loads with the first feed.
 """
