@@ -1,8 +1,8 @@
 """Arrow record batches of a list, with the fixed schema of its resource (see `_schema`).
 
-`ArrowBatches` is what `Pager.as_arrow()` returns: an async iterable of `pyarrow.RecordBatch`,
-one per page as pages arrive (or exactly `batch_rows` rows each), built from checked wire
-dicts (`_checked`), with the resume token of the row after its latest batch. Columns are built
+`arrow_batches(pager)` returns `ArrowBatches`: an async iterable of `pyarrow.RecordBatch`, one
+per page as pages arrive (or exactly `batch_rows` rows each), built from checked wire dicts
+(`_checked`), with the resume token of the row after its latest batch. Columns are built
 a column at a time from the page's values; a value the service sent in a form Arrow does not
 take as it is (an integer id, a timestamp without a zone, `3.0` for an integer) is written
 first by `to_wire` as the model reads it, so every batch has the same schema whatever the
@@ -29,7 +29,7 @@ from ._checked import WireDict, checked_dicts
 from ._extras import require
 from ._schema import EXTRA_COLUMN, Column, record_columns
 
-PURPOSE = "Arrow output (Pager.as_arrow, export --format parquet)"
+PURPOSE = "Arrow output (columnar.arrow_batches, export --format parquet)"
 
 
 def _pa() -> Any:
@@ -207,7 +207,7 @@ class BatchBuilder:
 
 
 class ArrowBatches:
-    """Record batches of a list (`Pager.as_arrow()`): `async for batch in batches: ...`.
+    """Record batches of a list (`arrow_batches(pager)`): `async for batch in batches: ...`.
 
     `schema` is the resource's fixed schema; `resume_token` continues the list right after the
     rows of the latest batch yielded (None once the list is complete), as `Pager.resume_token`
@@ -262,6 +262,21 @@ class ArrowBatches:
         self._token = self._rows.resume_token
 
 
+def arrow_batches(pager: Pager[Any], *, batch_rows: int | None = None) -> ArrowBatches:
+    """The list of `pager` as `pyarrow.RecordBatch`es of its resource's fixed schema.
+
+    One batch per page as pages arrive, or exactly `batch_rows` rows each (the last one
+    fewer); the result's `resume_token` continues after its latest batch. Each record is
+    checked against its model first, as a typed list would. Needs pyarrow
+    (`pip install 'remedy-async[arrow]'`).
+
+    Args:
+        pager: A typed pager from `collection.list(...)`, not an `as_dicts()` variant.
+        batch_rows: Rows per batch; None: one batch per page.
+    """
+    return ArrowBatches(pager, batch_rows)
+
+
 def _wire_value(column: Column, value: Any) -> Any:
     if column.kind == "timestamp" and isinstance(value, datetime):
         return format_timestamp(value)
@@ -291,7 +306,7 @@ def _merge(record: WireDict, extra: WireDict) -> WireDict:
 
 
 def records_of(batch: Any) -> list[WireDict]:
-    """The wire dicts of a batch in the fixed schema (from `as_arrow`, or read back from a
+    """The wire dicts of a batch in the fixed schema (from `arrow_batches`, or read back from a
     Parquet file or DuckDB table): null fields left out, `extra` merged back in place."""
     names = set(batch.schema.names)
     columns = [column for column in record_columns_of(batch) if column.name in names]
