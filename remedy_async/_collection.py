@@ -46,9 +46,9 @@ from ._wire._record_reader import NamingSetting, RecordReader
 from ._wire._to_model import record_from
 
 if TYPE_CHECKING:
+    from ._changes._change import PassResult
     from ._changes._feed import ChangeFeed, StateArg
     from ._changes._settings import FeedSettings, Params
-    from ._changes._values import PassResult
 
 T = TypeVar("T")
 

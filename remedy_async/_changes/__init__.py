@@ -5,7 +5,7 @@ each relists the collection (`Pager.as_dicts()`, so no model is built for an unc
 and diffs it, page by page, against a durable SQLite state, handing out `Change` values.
 
 Modules:
-- `_values`: what a feed hands out (`Change`, `ChangeKind`, `PassResult`);
+- `_change`: what a feed hands out (`Change`, `ChangeKind`, `PassResult`);
 - `_fingerprint`: a record's content digest, key order and spelling ignored, and field sums;
 - `_schema`: the state file's format, opening it, and the lock against a second watcher;
 - `_state`: `ChangeState`, the state's reads and writes, one transaction per page;

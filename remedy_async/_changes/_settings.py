@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import attrs
 from attrs import frozen
 
-from ._values import PassResult
+from ._change import PassResult
 
 if TYPE_CHECKING:
     from remedy_async._paging._pager import Pager

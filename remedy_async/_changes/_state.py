@@ -18,9 +18,9 @@ from attrs import frozen
 from remedy_async._errors import ChangeStateError
 
 from . import _statements as statements
+from ._change import PassKind
 from ._schema import connect, lock, unlock
 from ._statements import Page, Row, StoredRecord
-from ._values import PassKind
 
 _FEED_COLUMNS = (
     "collection, filters, keep_records, pass_number, pass_kind, phase, resume_token, since, "
