@@ -1,4 +1,4 @@
-"""Arrow record batches of a list, with the fixed schema of its resource (see `_schema`).
+"""Arrow record batches of a list, with the fixed schema of its resource (see `_columns`).
 
 `arrow_batches(pager)` returns `ArrowBatches`: an async iterable of `pyarrow.RecordBatch`, one
 per page as pages arrive (or exactly `batch_rows` rows each), built from checked wire dicts
@@ -26,8 +26,8 @@ from remedy_async._wire._naming import CONTRACT_NAMING
 from remedy_async._wire._types import format_timestamp
 
 from ._checked import WireDict, checked_dicts
+from ._columns import EXTRA_COLUMN, Column, nested_columns, record_columns, unknown_keys
 from ._extras import require
-from ._schema import EXTRA_COLUMN, Column, record_columns
 
 PURPOSE = "Arrow output (columnar.arrow_batches, export --format parquet)"
 
@@ -115,32 +115,6 @@ class _Plan:
         return pa.array(values, self.type)
 
 
-Nested = tuple[tuple[str, frozenset[str], tuple[Any, ...]], ...]
-"""The struct columns of a level: name, the keys they hold, and their own struct columns."""
-
-
-def _nested(columns: Sequence[Column]) -> Nested:
-    return tuple(
-        (column.name, column.known, _nested(column.children))
-        for column in columns
-        if column.kind == "struct"
-    )
-
-
-def _unknown(record: Mapping[str, Any], known: frozenset[str], nested: Nested) -> WireDict:
-    """The keys of a record (and of its nested objects) that its columns do not hold."""
-    extra: WireDict = {}
-    if not record.keys() <= known:
-        extra = {key: value for key, value in record.items() if key not in known}
-    for name, inner_known, inner_nested in nested:
-        value = record.get(name)
-        if value.__class__ is dict and not value.keys() <= inner_known:
-            inner = _unknown(value, inner_known, inner_nested)
-            if inner:
-                extra[name] = inner
-    return extra
-
-
 class BatchBuilder:
     """Builds the record batches of one resource from checked snake_case wire dicts."""
 
@@ -152,7 +126,7 @@ class BatchBuilder:
         self._names = tuple(plan.column.name for plan in self._plans)
         self._row = itemgetter(*self._names)
         self._known = frozenset(self._names)
-        self._nested = _nested(columns[:-1])
+        self._nested = nested_columns(columns[:-1])
         self._structs = tuple(
             (index, plan.column.known)
             for index, plan in enumerate(self._plans)
@@ -201,7 +175,7 @@ class BatchBuilder:
             ]
         nested = self._nested
         return [
-            None if ok else _json_text(_unknown(row, known, nested) or None)
+            None if ok else _json_text(unknown_keys(row, known, nested) or None)
             for ok, row in zip(plain, rows, strict=True)
         ]
 
