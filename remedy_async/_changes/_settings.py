@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 Params = tuple[tuple[str, str], ...]
+
 GONE = frozenset({404, 410})
 """Statuses of a get that prove a record was removed."""
 PREFETCH = 1
