@@ -89,9 +89,9 @@ from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 
 if _typing.TYPE_CHECKING:
+    from ._changes._change import Change, ChangeKind, PassResult
     from ._changes._feed import ChangeFeed
     from ._changes._state import ChangeState
-    from ._changes._values import Change, ChangeKind, PassResult
     from ._paging._pinned import (
         CursorPaginator,
         LinkHeaderPaginator,
@@ -105,7 +105,7 @@ __version__ = _VERSION
 """The installed version of remedy_async, such as `0.1.0`."""
 
 _LAZY = {
-    **dict.fromkeys(("Change", "ChangeKind", "PassResult"), "._changes._values"),
+    **dict.fromkeys(("Change", "ChangeKind", "PassResult"), "._changes._change"),
     "ChangeFeed": "._changes._feed",
     "ChangeState": "._changes._state",
     **dict.fromkeys(("ProbeReport", "ResourceProbe", "probe"), "._probe"),

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 
+import orjson
+from attrs import frozen
 from yarl import URL
 
 from ._bulk import GetResult, IdSource, get_many
 from ._checks import MAX_PAGE_SIZE, sized_page
+from ._errors import APIStatusError, DecodeError
 from ._filters import (
     LIST_KEYWORDS,
     EndpointFilters,
@@ -22,27 +25,46 @@ from ._filters import (
 from ._http import JSONResponse, Request, Response
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import RequestOptions, with_headers
-from ._paging._call import ListCall, ListLimits
+from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
-from ._paging._resume import list_start
+from ._paging._resume import ResumePoint, list_start
 from ._redact import shown_url
 from ._resources import Resource
 from ._sending._events import ClientEvent, Events
 from ._wire._ids import id_segment
 from ._wire._json import decode_json
 from ._wire._naming import Naming
-from ._wire._query import ExtraParams, FilterValue, encode_extra_params, encode_filters
+from ._wire._query import (
+    ExtraParams,
+    FilterValue,
+    QueryParams,
+    encode_extra_params,
+    encode_filters,
+)
 from ._wire._record_reader import NamingSetting, RecordReader
 from ._wire._to_model import record_from
 
 if TYPE_CHECKING:
+    from ._changes._change import PassResult
     from ._changes._feed import ChangeFeed, StateArg
-    from ._changes._values import PassResult
+    from ._changes._settings import FeedSettings, Params
 
 T = TypeVar("T")
 
 Send = Callable[[Request, RequestOptions | None], Awaitable[Response]]
+
+
+@frozen
+class ListQuery:
+    """A list's arguments, checked: its limits, options and query parameters (filters, extra
+    parameters, the options' own), and where it starts."""
+
+    limits: ListLimits
+    options: RequestOptions | None
+    params: QueryParams
+    start: ResumePoint
+    first: PageRequest
 
 
 class ResourceCollection(Generic[T]):
@@ -254,16 +276,48 @@ class ResourceCollection(Generic[T]):
                 `osFamily=macos`), one value each. A misspelt one is a TypeError naming the
                 closest, a value the reference does not list a ValueError.
         """
+        query = self._query(
+            page_size=page_size,
+            max_items=max_items,
+            resume_token=resume_token,
+            prefetch=prefetch,
+            concurrency=concurrency,
+            options=options,
+            extra_params=extra_params,
+            filters=filters,
+        )
+        return Pager(self._call(query))
+
+    def _query(
+        self,
+        *,
+        page_size: int | None,
+        max_items: int | None,
+        resume_token: str | None,
+        prefetch: int,
+        concurrency: int,
+        options: RequestOptions | None,
+        extra_params: ExtraParams | None,
+        filters: Mapping[str, FilterValue],
+        keywords: tuple[str, ...] = LIST_KEYWORDS,
+    ) -> ListQuery:
+        """A list's arguments checked (sizes, caps, filters, token): `list()`'s, raising
+        before any I/O. `keywords` are the call's own, suggested for a misspelt filter."""
         page_size = sized_page(page_size, self.max_page_size)
         limits = ListLimits(page_size, max_items, prefetch, concurrency)
-        check_filters(self.resource.attribute, filters, LIST_KEYWORDS)
-        filter_params = encode_filters(filters) + encode_extra_params(extra_params)
+        check_filters(self.resource.attribute, filters, keywords)
+        params = encode_filters(filters) + encode_extra_params(extra_params)
         if options is not None:
-            filter_params += options.extra_params
+            params += options.extra_params
         start, first = list_start(
-            self.paginator, page_size, filter_params, resume_token,
+            self.paginator, page_size, params, resume_token,
             self.resource.segment, self._secrets,
         )  # fmt: skip
+        return ListQuery(limits, options, params, start, first)
+
+    def _call(self, query: ListQuery) -> ListCall[T]:
+        """The list call of checked arguments: its pages fetched through the client."""
+        options, filter_params = query.options, query.params
 
         async def read(url: URL, sent: RequestOptions | None) -> JSONResponse:
             response = await self._send(Request("GET", url), sent)
@@ -281,21 +335,19 @@ class ResourceCollection(Generic[T]):
             response = await self._send(Request("GET", url), sent)  # as read, one frame less
             return decode_json(response, secrets=self._secrets)
 
-        return Pager(
-            ListCall(
-                fetch=fetch,
-                paginator=self.paginator,
-                reader=self._reader,
-                start=start,
-                first=first,
-                base_url=self._base_url,
-                description=self.resource.attribute,
-                limits=limits,
-                trusted_origins=self._trusted_origins,
-                secrets=self._secrets,
-                on_convention=self._announce_convention,
-                observe=self._observe,
-            )
+        return ListCall(
+            fetch=fetch,
+            paginator=self.paginator,
+            reader=self._reader,
+            start=query.start,
+            first=query.first,
+            base_url=self._base_url,
+            description=self.resource.attribute,
+            limits=query.limits,
+            trusted_origins=self._trusted_origins,
+            secrets=self._secrets,
+            on_convention=self._announce_convention,
+            observe=self._observe,
         )
 
     def _observe(self, steps: AsyncGenerator[Any, None]) -> AsyncGenerator[Any, None]:
@@ -346,10 +398,17 @@ class ResourceCollection(Generic[T]):
             wall_clock: The time passes are dated with, in Unix seconds.
             **filters: As for `list()`; a state serves the filters it was first used with.
         """
-        given = dict(locals())  # the arguments, before the import below adds a name
-        from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
+        from ._changes._settings import FeedSettings  # noqa: PLC0415 - the feed's modules on use
 
-        return feed_of(self, given)
+        settings = FeedSettings(
+            since_filter=self.since_filter if since_filter is None else since_filter,
+            overlap=overlap,
+            resync=resync,
+            keep_records=keep_records,
+            confirm_removals=confirm_removals,
+            wall_clock=wall_clock,
+        )
+        return self._feed(state, settings, page_size, concurrency, options, extra_params, filters)
 
     def watch(
         self,
@@ -395,10 +454,83 @@ class ResourceCollection(Generic[T]):
             wall_clock: As for `changes()`.
             **filters: As for `list()`.
         """
-        given = dict(locals())  # the arguments, before the import below adds a name
-        from ._changes._source import feed_of  # noqa: PLC0415 - sqlite3 only when used
+        from ._changes._settings import FeedSettings  # noqa: PLC0415 - the feed's modules on use
 
-        return feed_of(self, given)
+        settings = FeedSettings(
+            since_filter=self.since_filter if since_filter is None else since_filter,
+            overlap=overlap,
+            resync=resync,
+            keep_records=keep_records,
+            confirm_removals=confirm_removals,
+            interval=interval,
+            jitter=jitter,
+            max_failures=max_failures,
+            sleep=sleep,
+            wall_clock=wall_clock,
+            on_pass=on_pass,
+        )
+        return self._feed(state, settings, page_size, concurrency, options, extra_params, filters)
+
+    def _feed(
+        self,
+        state: StateArg,
+        settings: FeedSettings,
+        page_size: int | None,
+        concurrency: int,
+        options: RequestOptions | None,
+        extra_params: ExtraParams | None,
+        filters: Mapping[str, FilterValue],
+    ) -> ChangeFeed[T]:
+        """The change feed of `changes()` or `watch()`: its list checked now, before any I/O,
+        as `list()` checks it; each pass lists it again (from a resume token, or narrowed)."""
+        from ._changes._feed import ChangeFeed  # noqa: PLC0415 - sqlite3 only when used
+        from ._changes._settings import GONE, LISTING, PREFETCH, FeedSource  # noqa: PLC0415
+
+        listing = partial(
+            self._query,
+            page_size=page_size,
+            max_items=None,
+            prefetch=PREFETCH,
+            concurrency=concurrency,
+            options=options,
+            filters=filters,
+            keywords=LISTING,
+        )
+        checked = listing(resume_token=None, extra_params=extra_params)
+        extra = dict(extra_params or {})
+
+        def open_list(resume_token: str | None, since: Params) -> Pager[dict[str, Any]]:
+            narrowed = {**extra, **dict(since)} or None
+            query = listing(resume_token=resume_token, extra_params=narrowed)
+            return Pager(self._call(query).reading(WIRE_OBJECTS))
+
+        async def fetch(record_id: str) -> dict[str, Any] | None:
+            url = URL(f"{self._url_text}/{id_segment(record_id)}", encoded=True)
+            if options is not None and options.extra_params:
+                url = url.extend_query(options.extra_params)
+            try:
+                response = await self._send(Request("GET", url), options)
+            except APIStatusError as error:
+                if error.status in GONE:
+                    return None
+                raise
+            body = decode_json(response, secrets=self._secrets).body
+            if not isinstance(body, dict):
+                raise DecodeError(
+                    "a record fetched by id is not a JSON object", method="GET", url=str(url)
+                )
+            return body
+
+        confirm = settings.confirm_removals
+        source: FeedSource[T] = FeedSource(
+            collection=self.resource.segment,
+            model=self.resource.model,
+            read=self._reader.read,
+            open_list=open_list,
+            filters=orjson.dumps(sorted(checked.params)).decode(),
+            fetch=fetch if (not checked.params if confirm is None else confirm) else None,
+        )
+        return ChangeFeed(source, state, settings)
 
     def _announce_convention(self, convention: Convention, url: str) -> None:
         """Tell the DEBUG log and the event hooks which convention a list follows."""

@@ -1,6 +1,6 @@
 """Records in bulk: checked wire dicts, and Arrow batches of a fixed schema per resource.
 
-    batches = client.vulnerability_findings.list().as_arrow()
+    batches = arrow_batches(client.vulnerability_findings.list())
     async for batch in batches:          # a pyarrow.RecordBatch per page
         writer.write_batch(batch)
         save(batches.resume_token)
@@ -25,12 +25,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from remedy_async._columnar._arrow import ArrowBatches, BatchBuilder, records_of
+from remedy_async._columnar._arrow import ArrowBatches, BatchBuilder, arrow_batches, records_of
 from remedy_async._columnar._arrow import arrow_schema as _arrow_schema
 from remedy_async._columnar._checked import checked_dicts
 from remedy_async._resources import Resource
 
-__all__ = ["ArrowBatches", "arrow_schema", "checked_dicts", "record_batch", "records_of"]
+__all__ = [
+    "ArrowBatches",
+    "arrow_batches",
+    "arrow_schema",
+    "checked_dicts",
+    "record_batch",
+    "records_of",
+]
 
 _BUILDERS: dict[type[Any], BatchBuilder] = {}
 

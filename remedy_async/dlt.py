@@ -47,10 +47,16 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from remedy_async._client import RemedyClient
-from remedy_async._columnar._arrow import Nested, _nested, _unknown
 from remedy_async._columnar._checked import checked_dicts
+from remedy_async._columnar._columns import (
+    EXTRA_COLUMN,
+    Kind,
+    Nested,
+    nested_columns,
+    record_columns,
+    unknown_keys,
+)
 from remedy_async._columnar._extras import require
-from remedy_async._columnar._schema import EXTRA_COLUMN, Kind, record_columns
 from remedy_async._errors import RemedyError
 from remedy_async._resources import RESOURCES, Resource
 
@@ -123,10 +129,10 @@ def _row_packer(resource: Resource[Any]) -> Callable[[dict[str, Any]], dict[str,
     the fields the model does not type (at any depth, in their shape; None when none)."""
     columns = record_columns(resource.model)[:-1]
     known = frozenset(column.name for column in columns)
-    nested = _nested(columns)
+    nested = nested_columns(columns)
 
     def pack(record: dict[str, Any]) -> dict[str, Any]:
-        extra = _unknown(record, known, nested)
+        extra = unknown_keys(record, known, nested)
         row = _known_only(record, known, nested) if extra else dict(record)
         row[EXTRA_COLUMN] = extra or None
         return row

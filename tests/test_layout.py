@@ -44,10 +44,6 @@ CORE_MAY_IMPORT: Mapping[str, tuple[str, ...]] = {
 nothing a user meets (`_client`, `_collection`, `cli`, ...), and never the other of paging and
 sending."""
 
-ON_USE_ONLY: Mapping[str, tuple[str, ...]] = {f"{PACKAGE}._paging": (f"{PACKAGE}._columnar",)}
-"""Imports a core package makes only inside a function or for type checking: `Pager.as_arrow()`
-hands its pages to `_columnar`, so pyarrow loads when a user asks for Arrow, never before."""
-
 AIOHTTP_IN_THE_CORE = frozenset({f"{PACKAGE}._sending._transport"})
 
 CLI_RULE = "the CLI uses public names only"
@@ -140,12 +136,10 @@ def layering_violations(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
     found: list[str] = []
     for name, (source, is_package) in sources.items():
         core = next((core for core in CORE_MAY_IMPORT if _within(name, core)), None)
-        for target, on_use in set(import_targets(name, source, is_package=is_package)):
+        for target in set(imports_of(name, source, is_package=is_package)):
             owner = _owner(target)
             if core is not None and owner is not None and owner != core:
                 allowed = {*CORE_MAY_IMPORT[core], *SHARED_VALUES}
-                if on_use:
-                    allowed.update(ON_USE_ONLY.get(core, ()))
                 if owner not in allowed:
                     found.append(f"{name} -> {target}: {core} must not import {owner}")
             if core is not None and _within(target, "aiohttp") and name not in AIOHTTP_IN_THE_CORE:
@@ -275,11 +269,23 @@ def test_the_package_keeps_its_layering() -> None:
                 "remedy_async._paging must not import remedy_async._columnar",
             ],
         ),
-        ("_paging._planted", "def arrow():\n    from remedy_async._columnar import _arrow\n", []),
+        (
+            "_paging._planted",
+            "def arrow():\n    from remedy_async._columnar import _arrow\n",
+            [
+                "_paging._planted -> remedy_async._columnar: "
+                "remedy_async._paging must not import remedy_async._columnar",
+                "_paging._planted -> remedy_async._columnar._arrow: "
+                "remedy_async._paging must not import remedy_async._columnar",
+            ],
+        ),
         (
             "_paging._planted",
             "if TYPE_CHECKING:\n    import remedy_async._columnar\n",
-            [],
+            [
+                "_paging._planted -> remedy_async._columnar: "
+                "remedy_async._paging must not import remedy_async._columnar",
+            ],
         ),
         (
             "_paging._planted",
@@ -299,7 +305,8 @@ def test_the_package_keeps_its_layering() -> None:
 def test_a_planted_import_across_the_layering_is_caught(
     module: str, source: str, expected: list[str]
 ) -> None:
-    """The check names every import across the rules, and lets pass what runs only on use."""
+    """The check names every import across the rules, in a function or for type checking too
+    (the Arrow view of a pager is `_columnar`'s, taking a pager: paging knows no integration)."""
     name = f"{PACKAGE}.{module}"
     sources = {**package_sources(), name: (source, False)}
     planted = [line for line in layering_violations(sources) if line.startswith(f"{name} ")]

@@ -17,10 +17,10 @@ from typing import Any, Generic, TypeVar
 
 from remedy_async._errors import ChangeStateError, RemedyError
 
+from ._change import Change, PassResult
 from ._pass import Batch, Pass
 from ._settings import FeedSettings, FeedSource
 from ._state import ChangeState
-from ._values import Change, PassResult
 
 T = TypeVar("T")
 

@@ -36,11 +36,11 @@ from remedy_async._errors import (
     RemedyError,
 )
 
+from ._change import Change, ChangeKind, PassKind, PassResult
 from ._fingerprint import canonical, changed_fields, field_sums, fingerprints, record_id
 from ._settings import FeedSettings, FeedSource, Params
 from ._state import ChangeState
-from ._statements import Page, Row, StoredRecord
-from ._values import Change, ChangeKind, PassKind, PassResult
+from ._state_file import Page, Row, StoredRecord
 
 T = TypeVar("T")
 

@@ -1,5 +1,5 @@
 """What a change feed is built from: the collection's side (`FeedSource`) and the caller's
-choices (`FeedSettings`), each one value passed down whole."""
+choices (`FeedSettings`), each one value passed down whole, both made by the collection."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import attrs
 from attrs import frozen
 
-from ._values import PassResult
+from ._change import PassResult
 
 if TYPE_CHECKING:
     from remedy_async._paging._pager import Pager
@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 Params = tuple[tuple[str, str], ...]
+
+GONE = frozenset({404, 410})
+"""Statuses of a get that prove a record was removed."""
+PREFETCH = 1
+"""Pages a pass fetches ahead, so the next page is on its way while one is diffed."""
+LISTING = ("page_size", "concurrency", "options", "extra_params")
+"""The keywords of `changes()` and `watch()` that go to their list, as `list()`'s do."""
+
 OpenList = Callable[[str | None, Params], "Pager[dict[str, Any]]"]
 """Lists the collection as wire dicts: (resume token or None, extra query parameters)."""
 

@@ -1,5 +1,5 @@
 """The durable state of a change feed: what the previous passes listed, and the pass in
-progress. One SQLite file per collection (see `_schema` for its format)."""
+progress. One SQLite file per collection (see `_state_file` for its format)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ from attrs import frozen
 
 from remedy_async._errors import ChangeStateError
 
-from . import _statements as statements
-from ._schema import connect, lock, unlock
-from ._statements import Page, Row, StoredRecord
-from ._values import PassKind
+from . import _state_file as statements
+from ._change import PassKind
+from ._state_file import Page, Row, StoredRecord, connect, lock, unlock
 
 _FEED_COLUMNS = (
     "collection, filters, keep_records, pass_number, pass_kind, phase, resume_token, since, "

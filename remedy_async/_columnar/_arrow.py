@@ -1,8 +1,8 @@
-"""Arrow record batches of a list, with the fixed schema of its resource (see `_schema`).
+"""Arrow record batches of a list, with the fixed schema of its resource (see `_columns`).
 
-`ArrowBatches` is what `Pager.as_arrow()` returns: an async iterable of `pyarrow.RecordBatch`,
-one per page as pages arrive (or exactly `batch_rows` rows each), built from checked wire
-dicts (`_checked`), with the resume token of the row after its latest batch. Columns are built
+`arrow_batches(pager)` returns `ArrowBatches`: an async iterable of `pyarrow.RecordBatch`, one
+per page as pages arrive (or exactly `batch_rows` rows each), built from checked wire dicts
+(`_checked`), with the resume token of the row after its latest batch. Columns are built
 a column at a time from the page's values; a value the service sent in a form Arrow does not
 take as it is (an integer id, a timestamp without a zone, `3.0` for an integer) is written
 first by `to_wire` as the model reads it, so every batch has the same schema whatever the
@@ -26,10 +26,10 @@ from remedy_async._wire._naming import CONTRACT_NAMING
 from remedy_async._wire._types import format_timestamp
 
 from ._checked import WireDict, checked_dicts
+from ._columns import EXTRA_COLUMN, Column, nested_columns, record_columns, unknown_keys
 from ._extras import require
-from ._schema import EXTRA_COLUMN, Column, record_columns
 
-PURPOSE = "Arrow output (Pager.as_arrow, export --format parquet)"
+PURPOSE = "Arrow output (columnar.arrow_batches, export --format parquet)"
 
 
 def _pa() -> Any:
@@ -115,32 +115,6 @@ class _Plan:
         return pa.array(values, self.type)
 
 
-Nested = tuple[tuple[str, frozenset[str], tuple[Any, ...]], ...]
-"""The struct columns of a level: name, the keys they hold, and their own struct columns."""
-
-
-def _nested(columns: Sequence[Column]) -> Nested:
-    return tuple(
-        (column.name, column.known, _nested(column.children))
-        for column in columns
-        if column.kind == "struct"
-    )
-
-
-def _unknown(record: Mapping[str, Any], known: frozenset[str], nested: Nested) -> WireDict:
-    """The keys of a record (and of its nested objects) that its columns do not hold."""
-    extra: WireDict = {}
-    if not record.keys() <= known:
-        extra = {key: value for key, value in record.items() if key not in known}
-    for name, inner_known, inner_nested in nested:
-        value = record.get(name)
-        if value.__class__ is dict and not value.keys() <= inner_known:
-            inner = _unknown(value, inner_known, inner_nested)
-            if inner:
-                extra[name] = inner
-    return extra
-
-
 class BatchBuilder:
     """Builds the record batches of one resource from checked snake_case wire dicts."""
 
@@ -152,7 +126,7 @@ class BatchBuilder:
         self._names = tuple(plan.column.name for plan in self._plans)
         self._row = itemgetter(*self._names)
         self._known = frozenset(self._names)
-        self._nested = _nested(columns[:-1])
+        self._nested = nested_columns(columns[:-1])
         self._structs = tuple(
             (index, plan.column.known)
             for index, plan in enumerate(self._plans)
@@ -201,13 +175,13 @@ class BatchBuilder:
             ]
         nested = self._nested
         return [
-            None if ok else _json_text(_unknown(row, known, nested) or None)
+            None if ok else _json_text(unknown_keys(row, known, nested) or None)
             for ok, row in zip(plain, rows, strict=True)
         ]
 
 
 class ArrowBatches:
-    """Record batches of a list (`Pager.as_arrow()`): `async for batch in batches: ...`.
+    """Record batches of a list (`arrow_batches(pager)`): `async for batch in batches: ...`.
 
     `schema` is the resource's fixed schema; `resume_token` continues the list right after the
     rows of the latest batch yielded (None once the list is complete), as `Pager.resume_token`
@@ -262,6 +236,21 @@ class ArrowBatches:
         self._token = self._rows.resume_token
 
 
+def arrow_batches(pager: Pager[Any], *, batch_rows: int | None = None) -> ArrowBatches:
+    """The list of `pager` as `pyarrow.RecordBatch`es of its resource's fixed schema.
+
+    One batch per page as pages arrive, or exactly `batch_rows` rows each (the last one
+    fewer); the result's `resume_token` continues after its latest batch. Each record is
+    checked against its model first, as a typed list would. Needs pyarrow
+    (`pip install 'remedy-async[arrow]'`).
+
+    Args:
+        pager: A typed pager from `collection.list(...)`, not an `as_dicts()` variant.
+        batch_rows: Rows per batch; None: one batch per page.
+    """
+    return ArrowBatches(pager, batch_rows)
+
+
 def _wire_value(column: Column, value: Any) -> Any:
     if column.kind == "timestamp" and isinstance(value, datetime):
         return format_timestamp(value)
@@ -291,7 +280,7 @@ def _merge(record: WireDict, extra: WireDict) -> WireDict:
 
 
 def records_of(batch: Any) -> list[WireDict]:
-    """The wire dicts of a batch in the fixed schema (from `as_arrow`, or read back from a
+    """The wire dicts of a batch in the fixed schema (from `arrow_batches`, or read back from a
     Parquet file or DuckDB table): null fields left out, `extra` merged back in place."""
     names = set(batch.schema.names)
     columns = [column for column in record_columns_of(batch) if column.name in names]

@@ -10,7 +10,7 @@ nothing lost and nothing repeated.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from attrs import field, frozen
 
@@ -22,9 +22,6 @@ from ._call import WIRE_OBJECTS, ListCall, wire_object
 from ._protocol import Convention, PageRequest
 from ._resume import ResumePoint, encode_token
 from ._walk import PagePlace, PageWalk, PreparedPage
-
-if TYPE_CHECKING:
-    from remedy_async._columnar._arrow import ArrowBatches
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -91,21 +88,6 @@ class Pager(Generic[T]):
         the model is skipped. Each item is still checked to be a JSON object.
         """
         return Pager(self._call.reading(WIRE_OBJECTS))
-
-    def as_arrow(self, *, batch_rows: int | None = None) -> ArrowBatches:
-        """Return the same list as `pyarrow.RecordBatch`es of its resource's fixed schema.
-
-        One batch per page as pages arrive, or exactly `batch_rows` rows each (the last one
-        fewer); the result's `resume_token` continues after its latest batch. Each record is
-        checked against its model first, as a typed list would. Needs pyarrow
-        (`pip install 'remedy-async[arrow]'`); see `remedy_async.columnar` for the schema.
-
-        Args:
-            batch_rows: Rows per batch; None: one batch per page.
-        """
-        from remedy_async._columnar._arrow import ArrowBatches  # noqa: PLC0415 - pyarrow on use
-
-        return ArrowBatches(self, batch_rows)
 
     @property
     def convention(self) -> Convention | None:

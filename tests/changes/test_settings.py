@@ -1,5 +1,6 @@
 """Where a feed's settings come from: the client (and its configuration file) for the since
-filter, and the import of the package, which loads no SQLite until a feed is used."""
+filter, and `changes()`/`watch()`'s named arguments, checked at the call before any request;
+and the import of the package, which loads no SQLite until a feed is used."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from remedy_async import ConfigurationError, RemedyClient
+from tests.changes.service import Service, endpoint, running
 
 
 def test_the_client_names_each_collections_since_filter() -> None:
@@ -51,3 +53,24 @@ def test_importing_the_package_loads_no_sqlite() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split() == ["False", "False"]
+
+
+async def test_bad_settings_are_refused_before_any_request(tmp_path: Path) -> None:
+    """A negative overlap, a jitter above 1, a misspelt filter, a size `list()` refuses or a
+    keyword of `list()` that a feed does not take raise at the call."""
+    service = Service([endpoint(1)])
+    async with running(service) as client:
+        with pytest.raises(ValueError, match="overlap"):
+            client.endpoints.changes(tmp_path / "s.db", overlap=-1)
+        with pytest.raises(ValueError, match="jitter"):
+            client.endpoints.watch(tmp_path / "s.db", jitter=2)
+        with pytest.raises(TypeError, match="os_family"):
+            client.endpoints.changes(tmp_path / "s.db", os_famly="macos")
+        with pytest.raises(TypeError, match="unknown filter 'max_items'; its published"):
+            client.endpoints.watch(tmp_path / "s.db", max_items=5)  # a list's, not a feed's
+        with pytest.raises(ValueError, match="page_size must be at most 100"):
+            client.endpoints.changes(tmp_path / "s.db", page_size=101)  # as list() checks it
+        with pytest.raises(ValueError, match="concurrency"):
+            client.endpoints.watch(tmp_path / "s.db", concurrency=0)
+    assert service.requests == []
+    assert not (tmp_path / "s.db").exists()

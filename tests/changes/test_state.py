@@ -151,20 +151,6 @@ async def test_a_state_follows_one_collection_with_one_set_of_filters(tmp_path: 
                 pass
 
 
-async def test_bad_settings_are_refused_before_any_request(tmp_path: Path) -> None:
-    """A negative overlap, a jitter above 1 or a misspelt filter raise at the call."""
-    service = Service([endpoint(1)])
-    async with running(service) as client:
-        with pytest.raises(ValueError, match="overlap"):
-            client.endpoints.changes(tmp_path / "s.db", overlap=-1)
-        with pytest.raises(ValueError, match="jitter"):
-            client.endpoints.watch(tmp_path / "s.db", jitter=2)
-        with pytest.raises(TypeError, match="os_family"):
-            client.endpoints.changes(tmp_path / "s.db", os_famly="macos")
-    assert service.requests == []
-    assert not (tmp_path / "s.db").exists()
-
-
 def test_the_format_is_the_one_documented(tmp_path: Path) -> None:
     """Format 2 holds the tables and columns the docs describe, and says it is format 2."""
     path = tmp_path / "s.db"

@@ -1,4 +1,5 @@
-"""`Pager.as_arrow()` and `remedy_async.columnar`: fixed schemas, exact values, checked records."""
+"""`remedy_async.columnar` (`arrow_batches(pager)` and the rest): fixed schemas, exact values,
+checked records."""
 
 from __future__ import annotations
 
@@ -18,7 +19,13 @@ from remedy_async import (
     Scope,
     VulnerabilityFinding,
 )
-from remedy_async.columnar import arrow_schema, checked_dicts, record_batch, records_of
+from remedy_async.columnar import (
+    arrow_batches,
+    arrow_schema,
+    checked_dicts,
+    record_batch,
+    records_of,
+)
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.columnar.forms import model_of, read_back
 from tests.loopback import Serve
@@ -36,7 +43,7 @@ async def test_batches_read_back_equal_the_served_records() -> None:
     ):
         for name in COLLECTIONS:
             collection = getattr(client, name)
-            batches = collection.list(page_size=40).as_arrow()
+            batches = arrow_batches(collection.list(page_size=40))
             rows = [row async for batch in batches for row in records_of(batch)]
             served = await collection.list(page_size=40).as_dicts().collect()
             assert rows == [read_back(record, model_of(name)) for record in served], name
@@ -50,7 +57,7 @@ async def test_every_batch_has_the_resources_fixed_schema() -> None:
         Simulator(SimulatorConfig(seed=2, size=25)) as simulator,
         RemedyClient(simulator.url) as client,
     ):
-        batches = client.vulnerability_findings.list(page_size=10).as_arrow()
+        batches = arrow_batches(client.vulnerability_findings.list(page_size=10))
         schemas = {batch.schema async for batch in batches}
     assert schemas == {arrow_schema(VulnerabilityFinding)}
     findings = arrow_schema(VulnerabilityFinding)
@@ -148,12 +155,12 @@ async def test_batch_rows_cuts_exact_batches_and_resumes_after_the_latest() -> N
         Simulator(SimulatorConfig(seed=2, size=25)) as simulator,
         RemedyClient(simulator.url) as client,
     ):
-        batches = client.scopes.list(page_size=5).as_arrow(batch_rows=7)
+        batches = arrow_batches(client.scopes.list(page_size=5), batch_rows=7)
         iterator = aiter(batches)
         sizes = [(await anext(iterator)).num_rows for _ in range(2)]
         token = batches.resume_token
         await iterator.aclose()
-        rest = client.scopes.list(page_size=5, resume_token=token).as_arrow(batch_rows=7)
+        rest = arrow_batches(client.scopes.list(page_size=5, resume_token=token), batch_rows=7)
         resumed = [row["id"] async for batch in rest for row in records_of(batch)]
     assert sizes == [7, 7]
     assert resumed == list(simulator.dataset.ids("scopes"))[14:]
@@ -164,7 +171,16 @@ def test_batch_rows_must_be_a_positive_int(batch_rows: Any) -> None:
     """A batch size that is not an int of at least 1 is refused before any I/O."""
     client = RemedyClient("http://127.0.0.1:9")
     with pytest.raises(ValueError, match="batch_rows"):
-        client.scopes.list().as_arrow(batch_rows=batch_rows)
+        arrow_batches(client.scopes.list(), batch_rows=batch_rows)
+
+
+def test_only_a_typed_pager_is_taken() -> None:
+    """An `as_dicts()` pager (whose records no model checks) is a TypeError, before any I/O."""
+    client = RemedyClient("http://127.0.0.1:9")
+    with pytest.raises(TypeError, match="typed pager"):
+        arrow_batches(client.scopes.list().as_dicts())
+    with pytest.raises(TypeError, match="typed pager"):
+        checked_dicts(client.scopes.list().as_dicts())
 
 
 async def test_a_record_that_does_not_decode_is_a_decode_error(serve: Serve) -> None:

@@ -22,12 +22,14 @@ not type (every field of remediation targets and findings but `id`, `created_at`
 
 The columns depend on the model only, never on the data, so every page (and every resumed
 export) has the same schema. A field that is absent and one that is null are both null.
+`unknown_keys` finds what of a record goes to `extra`.
 """
 
 from __future__ import annotations
 
 import enum
 import typing
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final, Literal
 
@@ -104,3 +106,32 @@ def model_columns(model: type[Any]) -> tuple[Column, ...]:
 def record_columns(model: type[Any]) -> tuple[Column, ...]:
     """The columns of a resource's records: its model's fields, then `extra`."""
     return (*model_columns(model), Column(EXTRA_COLUMN, "json"))
+
+
+Nested = tuple[tuple[str, frozenset[str], tuple[Any, ...]], ...]
+"""The struct columns of a level: name, the keys they hold, and their own struct columns."""
+
+
+def nested_columns(columns: Sequence[Column]) -> Nested:
+    """The struct columns among `columns`, as `unknown_keys` walks them."""
+    return tuple(
+        (column.name, column.known, nested_columns(column.children))
+        for column in columns
+        if column.kind == "struct"
+    )
+
+
+def unknown_keys(
+    record: Mapping[str, Any], known: frozenset[str], nested: Nested
+) -> dict[str, Any]:
+    """The keys of a record (and of its nested objects) that its columns do not hold."""
+    extra: dict[str, Any] = {}
+    if not record.keys() <= known:
+        extra = {key: value for key, value in record.items() if key not in known}
+    for name, inner_known, inner_nested in nested:
+        value = record.get(name)
+        if value.__class__ is dict and not value.keys() <= inner_known:
+            inner = unknown_keys(value, inner_known, inner_nested)
+            if inner:
+                extra[name] = inner
+    return extra
