@@ -40,10 +40,9 @@ from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
 from ._sending._transport import AiohttpTransport, Transport, attempt_timeout_of, open_session
 from ._telemetry import Telemetry, telemetry_for
-from ._wire._json import decode_json
+from ._wire._decode import decode_json, record_from
 from ._wire._query import ExtraParams, encode_extra_params
 from ._wire._record_reader import NamingSetting
-from ._wire._to_model import record_from
 
 T = TypeVar("T")
 

@@ -29,12 +29,11 @@ from ._paging._resume import list_start
 from ._redact import shown_url
 from ._resources import Resource
 from ._sending._events import ClientEvent, Events
+from ._wire._decode import decode_json, record_from
 from ._wire._ids import id_segment
-from ._wire._json import decode_json
 from ._wire._naming import Naming
 from ._wire._query import ExtraParams, FilterValue, encode_extra_params, encode_filters
 from ._wire._record_reader import NamingSetting, RecordReader
-from ._wire._to_model import record_from
 
 if TYPE_CHECKING:
     from ._changes._feed import ChangeFeed, StateArg

@@ -323,7 +323,7 @@ def test_paging_reaches_neither_sending_nor_aiohttp() -> None:
     forbidden = (f"{PACKAGE}._sending", "aiohttp")
     sources = package_sources()
     assert reached(f"{PACKAGE}._paging", forbidden, sources) == {}
-    sources[f"{PACKAGE}._wire._faults"] = ("from .._sending import _gate\n", False)
+    sources[f"{PACKAGE}._wire._types"] = ("from .._sending import _gate\n", False)
     assert f"{PACKAGE}._paging._walk" in reached(f"{PACKAGE}._paging", forbidden, sources)
 
 

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 
-from ._faults import WireFault
 from ._naming import CONTRACT_NAMING, NAMINGS, Naming, naming_of, wire_names
-from ._types import union_members
+from ._types import WireFault, union_members
 
 if TYPE_CHECKING:
     import cattrs

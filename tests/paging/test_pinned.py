@@ -18,7 +18,7 @@ from remedy_async._paging._pinned import (
     UnpagedPaginator,
 )
 from remedy_async._paging._protocol import Paginator, PagingFault
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._types import WireFault
 from tests.paging.responses import LIST_URL, Headers, page, req, run
 
 ITEMS = [{"id": "ep-1"}, {"id": "ep-2"}]
