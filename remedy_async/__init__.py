@@ -54,7 +54,6 @@ from ._filters import (
     ScopeFilters,
     VulnerabilityFindingFilters,
 )
-from ._http import JSONResponse
 from ._models import (
     Endpoint,
     EndpointFilter,
@@ -87,6 +86,7 @@ from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
 from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
+from ._wire._http import JSONResponse
 
 if _typing.TYPE_CHECKING:
     from ._changes._feed import ChangeFeed

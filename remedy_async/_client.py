@@ -19,7 +19,6 @@ from ._checks import MAX_PAGE_SIZE
 from ._collection import ResourceCollection
 from ._connection import Connection
 from ._download import Destination, DownloadResult, download
-from ._http import JSONResponse, Request
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
 from ._paging._protocol import Convention, Paginator
@@ -41,6 +40,7 @@ from ._sending._sender import Sender
 from ._sending._transport import AiohttpTransport, Transport, attempt_timeout_of, open_session
 from ._telemetry import Telemetry, telemetry_for
 from ._wire._decode import decode_json, record_from
+from ._wire._http import JSONResponse, Request
 from ._wire._query import ExtraParams, encode_extra_params
 from ._wire._record_reader import NamingSetting
 

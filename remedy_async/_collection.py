@@ -19,7 +19,6 @@ from ._filters import (
     VulnerabilityFindingFilters,
     check_filters,
 )
-from ._http import JSONResponse, Request, Response
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._options import RequestOptions, with_headers
 from ._paging._call import ListCall, ListLimits
@@ -30,6 +29,7 @@ from ._redact import shown_url
 from ._resources import Resource
 from ._sending._events import ClientEvent, Events
 from ._wire._decode import decode_json, record_from
+from ._wire._http import JSONResponse, Request, Response
 from ._wire._ids import id_segment
 from ._wire._naming import Naming
 from ._wire._query import ExtraParams, FilterValue, encode_extra_params, encode_filters

@@ -3,8 +3,9 @@
 A list call meets in `_collection`: it builds the call's `ListCall` and hands `_paging` a fetch
 made of `_sending` (one request out, a complete response back) and `_wire` (bytes to values).
 `_paging` is sans-I/O: it forms each page's request and reads each page, and imports neither
-`_sending` nor aiohttp. `_sending` imports nothing of `_paging`; both stand on `_wire`, which
-imports neither. The core imports nothing a user meets, and `cli/` uses public names only:
+`_sending` nor aiohttp. `_sending` imports nothing of `_paging`; both stand on `_wire` (whose
+`_http` holds the plain request and response values both pass), which imports neither. The
+core imports nothing a user meets, and `cli/` uses public names only:
 
     _client -> _collection -> _paging  -> _wire
                            -> _sending -> _wire
@@ -31,7 +32,7 @@ TESTS = Path(__file__).parent
 
 SHARED_VALUES = frozenset(
     f"{PACKAGE}.{name}"
-    for name in ("_checks", "_errors", "_http", "_models", "_redact", "_version")
+    for name in ("_checks", "_errors", "_models", "_redact", "_version")
 )
 """Plain values and errors every layer may use."""
 

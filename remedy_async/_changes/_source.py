@@ -10,8 +10,8 @@ import orjson
 from yarl import URL
 
 from remedy_async._errors import APIStatusError, DecodeError
-from remedy_async._http import Request
 from remedy_async._wire._decode import decode_json
+from remedy_async._wire._http import Request
 from remedy_async._wire._ids import id_segment
 from remedy_async._wire._query import encode_extra_params, encode_filters
 

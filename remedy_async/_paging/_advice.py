@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import attrs
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 from remedy_async._wire._types import WireFault
 
 from ._conventions import CONVENTIONS

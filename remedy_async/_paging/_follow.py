@@ -21,7 +21,7 @@ import orjson
 from attrs import frozen
 from yarl import URL
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 from remedy_async._wire._types import WireFault, json_type_name
 
 from ._conventions import convention_document

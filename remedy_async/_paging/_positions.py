@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 from remedy_async._wire._types import WireFault, json_type_name
 
 from ._envelope import MISSING, dig, last_page_number, planned_offsets, planned_pages

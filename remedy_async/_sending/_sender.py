@@ -28,8 +28,8 @@ from remedy_async._errors import (
     RemedyError,
     excerpt,
 )
-from remedy_async._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
 from remedy_async._redact import redact, scrub_error, shown_url
+from remedy_async._wire._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
 from remedy_async._wire._urls import url_problem
 
 from ._events import ClientEvent, Events

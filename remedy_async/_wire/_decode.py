@@ -13,8 +13,8 @@ import orjson
 from yarl import URL
 
 from remedy_async._errors import DecodeError
-from remedy_async._http import JSONResponse, Response
 from remedy_async._redact import body_excerpt, scrub_error
+from remedy_async._wire._http import JSONResponse, Response
 
 from ._fastpath import from_wire
 from ._types import WireFault

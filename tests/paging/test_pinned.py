@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from yarl import URL
 
-from remedy_async._http import JSONResponse
 from remedy_async._paging._pinned import (
     CursorPaginator,
     LinkHeaderPaginator,
@@ -18,6 +17,7 @@ from remedy_async._paging._pinned import (
     UnpagedPaginator,
 )
 from remedy_async._paging._protocol import Paginator, PagingFault
+from remedy_async._wire._http import JSONResponse
 from remedy_async._wire._types import WireFault
 from tests.paging.responses import LIST_URL, Headers, page, req, run
 
