@@ -70,7 +70,6 @@ from ._models import (
     SubjectType,
     VulnerabilityFinding,
 )
-from ._options import RequestOptions
 from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
@@ -81,7 +80,7 @@ from ._sending._events import ClientEvent
 from ._sending._mock import MockRequest, MockResponse, MockTransport
 from ._sending._retry import RetryPolicy
 from ._sending._transport import Transport
-from ._telemetry import Telemetry
+from ._settings import RequestOptions, Telemetry
 from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
 from ._wire._error_bodies import ERROR_SHAPES

@@ -14,13 +14,11 @@ from typing import Any, TypeVar
 import aiohttp
 from yarl import URL
 
-from . import _config as config
-from ._checks import MAX_PAGE_SIZE
+from . import _settings as config
 from ._collection import ResourceCollection
 from ._connection import Connection
 from ._download import Destination, DownloadResult, download
 from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
-from ._options import DEFAULT_TIMEOUT, RequestOptions, Timeout, to_client_timeout
 from ._paging._protocol import Convention, Paginator
 from ._profiles import client_settings
 from ._resources import (
@@ -38,7 +36,15 @@ from ._sending._headers import default_headers
 from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
 from ._sending._transport import AiohttpTransport, Transport, attempt_timeout_of, open_session
-from ._telemetry import Telemetry, telemetry_for
+from ._settings import (
+    DEFAULT_TIMEOUT,
+    MAX_PAGE_SIZE,
+    RequestOptions,
+    Telemetry,
+    Timeout,
+    telemetry_for,
+    to_client_timeout,
+)
 from ._wire._decode import decode_json, record_from
 from ._wire._http import JSONResponse, Request
 from ._wire._query import ExtraParams, encode_extra_params

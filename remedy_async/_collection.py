@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 from yarl import URL
 
 from ._bulk import GetResult, IdSource, get_many
-from ._checks import MAX_PAGE_SIZE, sized_page
 from ._filters import (
     LIST_KEYWORDS,
     EndpointFilters,
@@ -20,7 +19,6 @@ from ._filters import (
     check_filters,
 )
 from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
-from ._options import RequestOptions, with_headers
 from ._paging._call import ListCall, ListLimits
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
@@ -28,6 +26,7 @@ from ._paging._resume import list_start
 from ._redact import shown_url
 from ._resources import Resource
 from ._sending._events import ClientEvent, Events
+from ._settings import MAX_PAGE_SIZE, RequestOptions, sized_page, with_headers
 from ._wire._decode import decode_json, record_from
 from ._wire._http import JSONResponse, Request, Response
 from ._wire._ids import id_segment

@@ -14,10 +14,10 @@ from collections.abc import Awaitable, Callable, Mapping
 import aiohttp
 
 from ._errors import ClientClosedError
-from ._options import RequestOptions
 from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
 from ._sending._transport import Transport, attempt_timeout_of
+from ._settings import RequestOptions
 from ._wire._http import AttemptTimeout, Request, Response
 
 Settings = tuple[Mapping[str, str], AttemptTimeout, RetryPolicy]

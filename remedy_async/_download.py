@@ -20,10 +20,10 @@ import aiohttp
 from attrs import evolve, frozen
 
 from ._errors import APIStatusError
-from ._options import RequestOptions
 from ._sending._retry import RetryPolicy
 from ._sending._sender import NOT_MODIFIED
 from ._sending._transport import StreamedResponse
+from ._settings import RequestOptions
 from ._wire._http import REQUEST_ID_HEADER, Request
 
 if TYPE_CHECKING:

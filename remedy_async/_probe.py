@@ -21,7 +21,7 @@ import attrs
 from attrs import frozen
 from yarl import URL
 
-from . import _config as config
+from . import _settings as config
 from ._client import RemedyClient
 from ._download import DownloadResult
 from ._errors import (

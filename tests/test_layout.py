@@ -31,8 +31,7 @@ ROOT = Path(remedy_async.__file__).parent
 TESTS = Path(__file__).parent
 
 SHARED_VALUES = frozenset(
-    f"{PACKAGE}.{name}"
-    for name in ("_checks", "_errors", "_models", "_redact", "_version")
+    f"{PACKAGE}.{name}" for name in ("_errors", "_models", "_redact", "_version")
 )
 """Plain values and errors every layer may use."""
 
@@ -103,7 +102,7 @@ def import_targets(
             else:
                 target = node.module or ""
             yield target, on_use
-            # `from . import _config` imports a module, not a name
+            # `from . import _settings` imports a module, not a name
             yield from ((f"{target}.{alias.name}", on_use) for alias in node.names)
 
 
