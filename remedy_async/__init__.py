@@ -47,34 +47,33 @@ from ._errors import (
     StateVersionError,
     UnprocessableEntityError,
 )
-from ._filters import (
-    EndpointFilters,
-    Filter,
-    RemediationTargetFilters,
-    ScopeFilters,
-    VulnerabilityFindingFilters,
-)
 from ._models import (
+    RESOURCES,
     Endpoint,
     EndpointFilter,
+    EndpointFilters,
+    Filter,
     FindingFilter,
     FindingType,
     HealthStatus,
     OperatingSystem,
     OsFamily,
     RemediationTarget,
+    RemediationTargetFilters,
+    Resource,
     Scope,
+    ScopeFilters,
     ScopeStatus,
     Severity,
     SubjectFilter,
     SubjectType,
     VulnerabilityFinding,
+    VulnerabilityFindingFilters,
 )
 from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
-from ._resources import RESOURCES, Resource
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._mock import MockRequest, MockResponse, MockTransport

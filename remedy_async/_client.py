@@ -18,17 +18,21 @@ from . import _settings as config
 from ._collection import ResourceCollection
 from ._connection import Connection
 from ._download import Destination, DownloadResult, download
-from ._models import Endpoint, HealthStatus, RemediationTarget, Scope, VulnerabilityFinding
-from ._paging._protocol import Convention, Paginator
-from ._profiles import client_settings
-from ._resources import (
+from ._models import (
     ENDPOINTS,
     REMEDIATION_TARGETS,
     RESOURCES,
     SCOPES,
     VULNERABILITY_FINDINGS,
+    Endpoint,
+    HealthStatus,
+    RemediationTarget,
     Resource,
+    Scope,
+    VulnerabilityFinding,
 )
+from ._paging._protocol import Convention, Paginator
+from ._profiles import client_settings
 from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate, wall_clock_of

@@ -10,21 +10,24 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 from yarl import URL
 
 from ._bulk import GetResult, IdSource, get_many
-from ._filters import (
+from ._models import (
     LIST_KEYWORDS,
+    Endpoint,
     EndpointFilters,
+    RemediationTarget,
     RemediationTargetFilters,
+    Resource,
+    Scope,
     ScopeFilters,
+    VulnerabilityFinding,
     VulnerabilityFindingFilters,
     check_filters,
 )
-from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
 from ._paging._call import ListCall, ListLimits
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import list_start
 from ._redact import shown_url
-from ._resources import Resource
 from ._sending._events import ClientEvent, Events
 from ._settings import MAX_PAGE_SIZE, RequestOptions, sized_page, with_headers
 from ._wire._decode import decode_json, record_from

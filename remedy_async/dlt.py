@@ -52,7 +52,7 @@ from remedy_async._columnar._checked import checked_dicts
 from remedy_async._columnar._extras import require
 from remedy_async._columnar._schema import EXTRA_COLUMN, Kind, record_columns
 from remedy_async._errors import RemedyError
-from remedy_async._resources import RESOURCES, Resource
+from remedy_async._models import RESOURCES, Resource
 
 __all__ = [
     "DELETED_COLUMN",

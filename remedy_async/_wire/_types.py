@@ -11,6 +11,8 @@ import typing
 from datetime import datetime
 from typing import Any
 
+import attrs
+
 
 def format_timestamp(value: datetime) -> str:
     """Write a datetime as ISO 8601, with `Z` for UTC as the service does."""
@@ -56,3 +58,11 @@ def json_type_name(value: object) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def model_in(type_: Any) -> type[Any] | None:
+    """Return the attrs class of a field type, looking inside `Model | None`."""
+    for candidate in (type_, *union_members(type_)):
+        if isinstance(candidate, type) and attrs.has(candidate):
+            return candidate
+    return None

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from remedy_async import ClientEvent, NotFoundError, RemedyClient
-from remedy_async._resources import ENDPOINTS, SCOPES, VULNERABILITY_FINDINGS
+from remedy_async._models import ENDPOINTS, SCOPES, VULNERABILITY_FINDINGS
 from remedy_async.cli import Terminal
 from remedy_async.cli._checkpoint import (
     Checkpoint,
