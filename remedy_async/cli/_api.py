@@ -15,8 +15,8 @@ import orjson
 from remedy_async import RESOURCES, ResourceCollection
 
 from ._errors import EXIT_OK, UsageError
-from ._filters import group_filters
 from ._formats import JsonArrayEncoder
+from ._server_filters import group_filters
 from ._settings import open_client
 from ._sinks import StreamSink, finished
 from ._terminal import Terminal

@@ -44,12 +44,12 @@ from ._checkpoint import (
 )
 from ._durable import Checkpointer
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
-from ._filters import group_filters
 from ._formats import EXPORT_FORMATS, LINE_END, LineEnd
 from ._meters import Meter, Meters
 from ._parquet import ArrowStreamEncoder, ParquetBeside
 from ._progress import progress
 from ._selection import cutter, export_encoder, kept, selection_of
+from ._server_filters import group_filters
 from ._settings import open_client
 from ._terminal import ProgressMode, Terminal
 

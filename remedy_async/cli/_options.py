@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from ._filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._formats import OUTPUT_FORMATS
+from ._server_filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._terminal import LINE_EVERY, PROGRESS_MODES
 from ._tree import Parser, add_shared
 from ._where import parse_where

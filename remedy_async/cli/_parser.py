@@ -16,7 +16,6 @@ from remedy_async.simulator import add_serve_arguments
 
 from ._completion import SHELLS
 from ._errors import UsageError
-from ._filter_flags import add_filter_flags
 from ._formats import EXPORT_FORMATS
 from ._options import (
     EXPORT_DIRECTORY,
@@ -39,6 +38,7 @@ from ._options import (
     seconds,
     whole,
 )
+from ._server_filters import add_filter_flags
 from ._tree import (
     Parser,
     Resources,
