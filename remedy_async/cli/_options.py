@@ -294,7 +294,7 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
 
 def add_output_options(add_argument: Adder, add: Adder, *, table_on_terminal: bool = False) -> None:
     """--format (of list and get) and --fields. With `table_on_terminal` the default format is
-    None: a table when stdout is a terminal, else jsonl (`_output.format_for`)."""
+    None: a table when stdout is a terminal, else jsonl (`_sinks.format_for`)."""
     add(
         add_argument,
         "--format",
