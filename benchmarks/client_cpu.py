@@ -32,7 +32,7 @@ import orjson
 from yarl import URL
 
 from remedy_async import RemedyClient
-from remedy_async._http import Request
+from remedy_async._wire._http import Request
 from remedy_async._wire._ids import id_segment
 
 HERE = Path(__file__).resolve().parent

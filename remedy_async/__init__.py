@@ -47,46 +47,44 @@ from ._errors import (
     StateVersionError,
     UnprocessableEntityError,
 )
-from ._filters import (
-    EndpointFilters,
-    Filter,
-    RemediationTargetFilters,
-    ScopeFilters,
-    VulnerabilityFindingFilters,
-)
-from ._http import JSONResponse
 from ._models import (
+    RESOURCES,
     Endpoint,
     EndpointFilter,
+    EndpointFilters,
+    Filter,
     FindingFilter,
     FindingType,
     HealthStatus,
     OperatingSystem,
     OsFamily,
     RemediationTarget,
+    RemediationTargetFilters,
+    Resource,
     Scope,
+    ScopeFilters,
     ScopeStatus,
     Severity,
     SubjectFilter,
     SubjectType,
     VulnerabilityFinding,
+    VulnerabilityFindingFilters,
 )
-from ._options import RequestOptions
 from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
-from ._resources import RESOURCES, Resource
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._mock import MockRequest, MockResponse, MockTransport
 from ._sending._retry import RetryPolicy
 from ._sending._transport import Transport
-from ._telemetry import Telemetry
+from ._settings import RequestOptions, Telemetry
 from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
 from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
+from ._wire._http import JSONResponse
 
 if _typing.TYPE_CHECKING:
     from ._changes._change import Change, ChangeKind, PassResult

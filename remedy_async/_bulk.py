@@ -17,8 +17,7 @@ from typing import Generic, TypeVar
 
 from attrs import frozen
 
-from ._checks import check_count
-from ._errors import RemedyError
+from ._errors import RemedyError, check_count
 
 T = TypeVar("T")
 

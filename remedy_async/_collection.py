@@ -12,28 +12,30 @@ from attrs import frozen
 from yarl import URL
 
 from ._bulk import GetResult, IdSource, get_many
-from ._checks import MAX_PAGE_SIZE, sized_page
 from ._errors import APIStatusError, DecodeError
-from ._filters import (
+from ._models import (
     LIST_KEYWORDS,
+    Endpoint,
     EndpointFilters,
+    RemediationTarget,
     RemediationTargetFilters,
+    Resource,
+    Scope,
     ScopeFilters,
+    VulnerabilityFinding,
     VulnerabilityFindingFilters,
     check_filters,
 )
-from ._http import JSONResponse, Request, Response
-from ._models import Endpoint, RemediationTarget, Scope, VulnerabilityFinding
-from ._options import RequestOptions, with_headers
 from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, list_start
 from ._redact import shown_url
-from ._resources import Resource
 from ._sending._events import ClientEvent, Events
+from ._settings import MAX_PAGE_SIZE, RequestOptions, sized_page, with_headers
+from ._wire._decode import decode_json, record_from
+from ._wire._http import JSONResponse, Request, Response
 from ._wire._ids import id_segment
-from ._wire._json import decode_json
 from ._wire._naming import Naming
 from ._wire._query import (
     ExtraParams,
@@ -43,7 +45,6 @@ from ._wire._query import (
     encode_filters,
 )
 from ._wire._record_reader import NamingSetting, RecordReader
-from ._wire._to_model import record_from
 
 if TYPE_CHECKING:
     from ._changes._change import PassResult

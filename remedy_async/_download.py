@@ -11,25 +11,23 @@ import hashlib
 import os
 import re
 import warnings
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 import aiohttp
 from attrs import evolve, frozen
 
 from ._errors import APIStatusError
-from ._http import REQUEST_ID_HEADER, Request
-from ._options import RequestOptions
 from ._sending._retry import RetryPolicy
-from ._sending._sender import NOT_MODIFIED
+from ._sending._sender import NOT_MODIFIED, Sender
 from ._sending._transport import StreamedResponse
+from ._settings import RequestOptions
+from ._wire._http import REQUEST_ID_HEADER, AttemptTimeout, Request
 
 if TYPE_CHECKING:
     from yarl import URL
-
-    from ._connection import Connection
 
 CHUNK_SIZE = 64 * 1024
 ACCEPT = "application/octet-stream, */*;q=0.1"
@@ -172,8 +170,22 @@ async def receive(
     )
 
 
+class Outbound(Protocol):
+    """What a download is sent through: the client's connection (`_client.Connection`)."""
+
+    def sender(self) -> Sender:
+        """The sender to use now."""
+        ...
+
+    def settings(
+        self, options: RequestOptions | None
+    ) -> tuple[Mapping[str, str], AttemptTimeout, RetryPolicy]:
+        """The headers, attempt timeout and retry policy of a call with these options."""
+        ...
+
+
 def download(
-    connection: Connection,
+    connection: Outbound,
     url: URL,
     destination: Destination,
     etag: str | None,

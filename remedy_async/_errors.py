@@ -33,7 +33,8 @@
     └── ContractDriftWarning      the service differs from the contract (e.g. snake_case keys)
 
 No error ever holds the credential: URLs are shown without userinfo and the client scrubs the
-token from any text the service echoes back.
+token from any text the service echoes back. A bad argument is a ValueError (or TypeError),
+raised before any I/O; `check_count` is the check of a count that every layer shares.
 """
 
 from __future__ import annotations
@@ -381,3 +382,11 @@ def excerpt(text: str, limit: int = EXCERPT_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 1] + "…"
+
+
+def check_count(name: str, value: int | None, minimum: int) -> None:
+    """ValueError unless `value` is None or an int of at least `minimum` (bools are not)."""
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or value < minimum
+    ):
+        raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")

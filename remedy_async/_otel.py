@@ -1,7 +1,7 @@
 """The OpenTelemetry bridge: turns the client's events into spans and metrics, in one place.
 
-Imported only when a client is built with OpenTelemetry installed (`_telemetry`). It consumes
-`ClientEvent`s (already scrubbed of the client's secrets) and makes:
+Imported only when a client is built with OpenTelemetry installed (`_settings.telemetry_for`).
+It consumes `ClientEvent`s (already scrubbed of the client's secrets) and makes:
 
 - a span per logical call (`endpoints.get`, `scopes.list` over the whole iteration, each
   `scopes.page`, `endpoints.get_many`, `download_agent_configuration`, `health`, `probe`),

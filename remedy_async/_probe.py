@@ -21,7 +21,7 @@ import attrs
 from attrs import frozen
 from yarl import URL
 
-from . import _config as config
+from . import _settings as config
 from ._client import RemedyClient
 from ._download import DownloadResult
 from ._errors import (
@@ -32,12 +32,12 @@ from ._errors import (
     RemedyError,
     RemedyWarning,
 )
+from ._models import RESOURCES, Resource
 from ._paging._conventions import convention_document
 from ._paging._pager import Page
 from ._paging._protocol import Convention, PagingFault
 from ._paging._scan import find_items
 from ._profiles import DEFAULT_PROFILE, render_profiles
-from ._resources import RESOURCES, Resource
 from ._sending._events import ClientEvent
 
 MISSING_ID = "00000000-0000-0000-0000-000000000000"

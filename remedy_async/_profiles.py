@@ -31,11 +31,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._config import BASE_URL_ENV, TOKEN_ENV, closest
 from ._errors import ConfigurationError
 from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS, convention_from
 from ._paging._protocol import Convention, Paginator
+from ._settings import BASE_URL_ENV, TOKEN_ENV, closest
 
 DEFAULT_PROFILE = "default"
 AUTO = "auto"

@@ -28,7 +28,7 @@ from typing import Any
 from remedy_async._columnar._arrow import ArrowBatches, BatchBuilder, arrow_batches, records_of
 from remedy_async._columnar._arrow import arrow_schema as _arrow_schema
 from remedy_async._columnar._checked import checked_dicts
-from remedy_async._resources import Resource
+from remedy_async._models import Resource
 
 __all__ = [
     "ArrowBatches",

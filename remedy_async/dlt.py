@@ -58,7 +58,7 @@ from remedy_async._columnar._columns import (
 )
 from remedy_async._columnar._extras import require
 from remedy_async._errors import RemedyError
-from remedy_async._resources import RESOURCES, Resource
+from remedy_async._models import RESOURCES, Resource
 
 __all__ = [
     "DELETED_COLUMN",

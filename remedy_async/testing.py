@@ -53,7 +53,7 @@ import attrs
 import pytest
 import pytest_asyncio
 
-from ._config import closest
+from ._settings import closest
 from .simulator import Simulator, SimulatorConfig
 
 if TYPE_CHECKING:

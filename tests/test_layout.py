@@ -3,8 +3,9 @@
 A list call meets in `_collection`: it builds the call's `ListCall` and hands `_paging` a fetch
 made of `_sending` (one request out, a complete response back) and `_wire` (bytes to values).
 `_paging` is sans-I/O: it forms each page's request and reads each page, and imports neither
-`_sending` nor aiohttp. `_sending` imports nothing of `_paging`; both stand on `_wire`, which
-imports neither. The core imports nothing a user meets, and `cli/` uses public names only:
+`_sending` nor aiohttp. `_sending` imports nothing of `_paging`; both stand on `_wire` (whose
+`_http` holds the plain request and response values both pass), which imports neither. The
+core imports nothing a user meets, and `cli/` uses public names only:
 
     _client -> _collection -> _paging  -> _wire
                            -> _sending -> _wire
@@ -30,8 +31,7 @@ ROOT = Path(remedy_async.__file__).parent
 TESTS = Path(__file__).parent
 
 SHARED_VALUES = frozenset(
-    f"{PACKAGE}.{name}"
-    for name in ("_checks", "_errors", "_http", "_models", "_redact", "_version")
+    f"{PACKAGE}.{name}" for name in ("_errors", "_models", "_redact", "_version")
 )
 """Plain values and errors every layer may use."""
 
@@ -98,7 +98,7 @@ def import_targets(
             else:
                 target = node.module or ""
             yield target, on_use
-            # `from . import _config` imports a module, not a name
+            # `from . import _settings` imports a module, not a name
             yield from ((f"{target}.{alias.name}", on_use) for alias in node.names)
 
 
@@ -330,7 +330,7 @@ def test_paging_reaches_neither_sending_nor_aiohttp() -> None:
     forbidden = (f"{PACKAGE}._sending", "aiohttp")
     sources = package_sources()
     assert reached(f"{PACKAGE}._paging", forbidden, sources) == {}
-    sources[f"{PACKAGE}._wire._faults"] = ("from .._sending import _gate\n", False)
+    sources[f"{PACKAGE}._wire._types"] = ("from .._sending import _gate\n", False)
     assert f"{PACKAGE}._paging._walk" in reached(f"{PACKAGE}._paging", forbidden, sources)
 
 

@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 from remedy_async._paging._pager import Pager
 from remedy_async._wire._codec import to_wire
 from remedy_async._wire._fastpath import check_hook
-from remedy_async._wire._faults import WireFault
 from remedy_async._wire._naming import CONTRACT_NAMING
 from remedy_async._wire._record_reader import RecordReader
+from remedy_async._wire._types import WireFault
 
 T = TypeVar("T")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import attrs
 
-from remedy_async._http import JSONResponse
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import WireFault
 
 from ._conventions import CONVENTIONS
 from ._protocol import Convention, PageRequest, PagingFault

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 
 from ._protocol import PageRequest
 

@@ -8,8 +8,8 @@ axis it names that the page lacks is left out by the composition too; the preset
 
 from __future__ import annotations
 
-from remedy_async._http import JSONResponse
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import WireFault
 
 from ._conventions import CONVENTIONS
 from ._envelope import MISSING, dig

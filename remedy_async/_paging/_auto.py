@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 from attrs import field, frozen
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 
 from ._conventions import CONVENTIONS
 from ._follow import locate_items, read_page

@@ -15,8 +15,8 @@ import attrs
 from attrs import frozen
 from yarl import URL
 
-from remedy_async._checks import check_count
-from remedy_async._wire._faults import WireFault, json_type_name
+from remedy_async._errors import check_count
+from remedy_async._wire._types import WireFault, json_type_name
 
 from ._ahead import FetchPage
 from ._protocol import Convention, PageRequest, Paginator

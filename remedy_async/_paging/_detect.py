@@ -21,7 +21,7 @@ from typing import Any, Literal
 import attrs
 from yarl import URL
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 
 from ._alike import preset_alike
 from ._envelope import dig

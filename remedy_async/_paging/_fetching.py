@@ -18,8 +18,8 @@ from remedy_async._errors import (
     PaginationError,
     UnprocessableEntityError,
 )
-from remedy_async._http import JSONResponse
 from remedy_async._redact import scrub_error
+from remedy_async._wire._http import JSONResponse
 
 from ._ahead import FetchPage
 from ._protocol import PageRequest

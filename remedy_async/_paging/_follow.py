@@ -21,8 +21,8 @@ import orjson
 from attrs import frozen
 from yarl import URL
 
-from remedy_async._http import JSONResponse
-from remedy_async._wire._faults import WireFault, json_type_name
+from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import WireFault, json_type_name
 
 from ._conventions import convention_document
 from ._envelope import MISSING, dig, link_values

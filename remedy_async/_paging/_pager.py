@@ -16,7 +16,7 @@ from attrs import field, frozen
 
 from remedy_async._errors import DecodeError, RemedyError
 from remedy_async._redact import redact, redact_headers, scrub_error, shown_url
-from remedy_async._wire._to_model import wire_fault_error
+from remedy_async._wire._decode import wire_fault_error
 
 from ._call import WIRE_OBJECTS, ListCall, wire_object
 from ._protocol import Convention, PageRequest

@@ -12,7 +12,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 
 from ._follow import ConventionPaginator
 from ._protocol import BODY, ITEM_KEYS, Convention, PagePlan, PageRequest, PageResult

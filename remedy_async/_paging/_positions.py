@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from remedy_async._http import JSONResponse
-from remedy_async._wire._faults import WireFault, json_type_name
+from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import WireFault, json_type_name
 
 from ._envelope import MISSING, dig, last_page_number, planned_offsets, planned_pages
 from ._protocol import Convention, ListSize, PagePlan, PageRequest, PageResult, PagingFault, Path

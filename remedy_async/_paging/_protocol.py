@@ -22,7 +22,7 @@ import attrs
 from attrs import frozen
 from yarl import URL
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 
 Path = tuple[str, ...]
 """Keys into a JSON body, outermost first (a key may contain dots, as `@odata.nextLink` does)."""

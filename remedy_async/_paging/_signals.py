@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 
 from ._links import carries
 from ._protocol import Convention, PageRequest, PagingFault, Path

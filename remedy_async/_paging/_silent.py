@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from remedy_async._http import JSONResponse
+from remedy_async._wire._http import JSONResponse
 
 from ._alike import reads_alike_whole
 from ._conventions import CONVENTIONS

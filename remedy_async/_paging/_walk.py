@@ -21,10 +21,10 @@ from attrs import frozen
 from yarl import URL
 
 from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
-from remedy_async._http import JSONResponse
 from remedy_async._redact import redact, scrub_error, shown_url
-from remedy_async._wire._faults import WireFault
-from remedy_async._wire._to_model import wire_fault_error
+from remedy_async._wire._decode import wire_fault_error
+from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import WireFault
 
 from ._ahead import FetchPage, PagesAhead, Prefetch
 from ._call import ListCall

@@ -1,9 +1,9 @@
 """Sending: one request out and one complete response back, with everything around an attempt.
 
 In: a `Request`, headers, an `AttemptTimeout` and a `RetryPolicy`. Out: a 2xx `Response` (or a
-streamed body), else the typed error of the last attempt. Modules: `_sender` (attempts),
-`_redirects` (which redirects to follow), `_retry` (when and how long to wait), `_gate` (the
-in-flight cap and shared pauses), `_rate_signals` (the pauses a response asks for), `_budget`
+streamed body), else the typed error of the last attempt. Modules: `_sender` (attempts,
+and which redirects to follow), `_retry` (when and how long to wait), `_gate` (the in-flight
+cap, and the pauses a response asks for, shared by every request), `_budget`
 (the client's own rate limit), `_proxies` (which proxy a request goes through), `_events`
 (hooks, DEBUG log, the start and end of each logical call), `_headers`, `_status` (status to
 error), `_transport`, the only module that calls aiohttp, and `_mock` (`MockTransport`: a

@@ -18,7 +18,7 @@ from attrs import field, frozen
 from multidict import CIMultiDict, CIMultiDictProxy, MultiDictProxy
 from yarl import URL
 
-from remedy_async._http import AttemptTimeout, Request, Response
+from remedy_async._wire._http import AttemptTimeout, Request, Response
 
 from ._transport import StreamedResponse, too_large, transport_error
 

@@ -24,7 +24,7 @@ from multidict import CIMultiDict
 from yarl import URL
 
 from remedy_async._errors import ProxyError
-from remedy_async._http import Request
+from remedy_async._wire._http import Request
 
 PROXY_SCHEMES = frozenset({"http", "https"})
 

@@ -5,6 +5,8 @@ slots; those waits and the exchange together are bounded by the attempt timeout 
 call's deadline, so no call outlives them. A pause or a queue longer than what is left fails the
 attempt at once (RateLimitError with `retry_after`, APITimeoutError). A failed attempt is
 retried as the policy decides; the error that ends the call records how many attempts it sent.
+A redirect is followed only when the client says so, and only where it may be (`redirect_target`,
+pure, no I/O).
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from remedy_async._errors import (
     APITimeoutError,
     RateLimitError,
     RemedyError,
+    excerpt,
 )
-from remedy_async._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
-from remedy_async._redact import scrub_error, shown_url
+from remedy_async._redact import redact, scrub_error, shown_url
+from remedy_async._wire._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
+from remedy_async._wire._urls import url_problem
 
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
-from ._redirects import MAX_REDIRECTS, redirect_target
 from ._retry import RetryPolicy, retry_after_seconds
 from ._status import status_error
 from ._transport import StreamedResponse, Transport
@@ -390,3 +393,34 @@ def _hint(error: RemedyError, wall: Callable[[], float]) -> float | None:
             return error.retry_after
         return hint
     return None
+
+
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+def redirect_target(response: Response, secrets: tuple[str, ...]) -> URL | None:
+    """Where a redirect leads; None when the response is not a redirect.
+
+    A Location that cannot be followed safely is the response's status error, saying why:
+    never a bare error from aiohttp, never a credential sent."""
+    if response.status not in REDIRECT_STATUSES:
+        return None
+    location = response.headers.get("Location")
+    if not location:
+        return None
+    try:
+        target = response.request.url.join(URL(location))
+    except (ValueError, TypeError, UnicodeError):
+        problem: str | None = "is not a usable URL"
+        shown = redact(location, secrets)
+    else:
+        problem = url_problem(target)
+        shown = shown_url(target, secrets, query=True)
+    if problem is None:
+        return target
+    error = status_error(response, secrets=secrets)
+    shown = excerpt(shown, 120)
+    error.message = f"redirect to {shown!r} not followed: the target {problem}"
+    error.args = (error.message,)
+    raise error

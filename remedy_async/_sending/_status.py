@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from remedy_async._errors import APIStatusError, RateLimitError, public_url, status_error_class
-from remedy_async._http import Response
 from remedy_async._redact import body_excerpt, redact, redact_headers
 from remedy_async._wire._error_bodies import explain
+from remedy_async._wire._http import Response
 
 from ._retry import retry_after_seconds
 

@@ -24,7 +24,7 @@ from remedy_async._errors import (
     ProxyError,
     ResponseTooLargeError,
 )
-from remedy_async._http import AttemptTimeout, Request, Response
+from remedy_async._wire._http import AttemptTimeout, Request, Response
 
 from ._proxies import (
     NO_PROXY,

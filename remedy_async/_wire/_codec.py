@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 
-from ._faults import WireFault
 from ._naming import CONTRACT_NAMING, NAMINGS, Naming, naming_of, wire_names
-from ._types import union_members
+from ._types import WireFault, model_in
 
 if TYPE_CHECKING:
     import cattrs
@@ -83,14 +82,6 @@ def fault_from(
         else:
             current = without_notes[0]
     return WireFault(path, _reason(current))
-
-
-def model_in(type_: Any) -> type[Any] | None:
-    """Return the attrs class of a field type, looking inside `Model | None`."""
-    for candidate in (type_, *union_members(type_)):
-        if isinstance(candidate, type) and attrs.has(candidate):
-            return candidate
-    return None
 
 
 def _reason(exc: BaseException) -> str:

@@ -24,9 +24,8 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from remedy_async._models import MODEL_TYPES
 
-from ._faults import json_type_name
 from ._naming import CONTRACT_NAMING, Naming, telling_fields, wire_names
-from ._types import format_timestamp, open_enum_of, union_members
+from ._types import format_timestamp, json_type_name, open_enum_of, union_members
 
 T = TypeVar("T")
 

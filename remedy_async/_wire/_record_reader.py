@@ -16,8 +16,8 @@ from remedy_async._errors import ContractDriftWarning
 
 from ._codec import fault_from
 from ._fastpath import structure_hook
-from ._faults import WireFault
 from ._naming import CONTRACT_NAMING, NAMINGS, Naming, detect_naming
+from ._types import WireFault
 
 T = TypeVar("T")
 

@@ -1,6 +1,7 @@
 """The wire's rules for types the models use: timestamps as the service writes them, `X | Y`
-unions, and enums open to unknown values. Shared by the converter, the fast path, the query
-encoder and the Arrow schema, and importing nothing of theirs."""
+unions, enums open to unknown values, JSON's names for its types, and `WireFault`, how a value
+that does not fit is reported (a JSON path and a reason). Shared by the converter, the fast path,
+the query encoder, the Arrow schema and the page readers, and importing nothing of theirs."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import types
 import typing
 from datetime import datetime
 from typing import Any
+
+import attrs
 
 
 def format_timestamp(value: datetime) -> str:
@@ -28,4 +31,38 @@ def open_enum_of(type_: Any) -> type[enum.Enum] | None:
     enums = [m for m in members if isinstance(m, type) and issubclass(m, enum.Enum)]
     if len(members) == 2 and len(enums) == 1 and str in members:
         return enums[0]
+    return None
+
+
+class WireFault(ValueError):
+    """A wire value that does not fit the model; `path` is its JSON path, e.g. `$.os.family`."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{reason} at {path}")
+        self.path = path
+        self.reason = reason
+
+
+def json_type_name(value: object) -> str:
+    """Name a decoded JSON value's type the way JSON does (object, array, string, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def model_in(type_: Any) -> type[Any] | None:
+    """Return the attrs class of a field type, looking inside `Model | None`."""
+    for candidate in (type_, *union_members(type_)):
+        if isinstance(candidate, type) and attrs.has(candidate):
+            return candidate
     return None

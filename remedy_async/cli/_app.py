@@ -47,7 +47,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "watch": ("_watch", "run_watch"),
     "health": ("_service", "run_health"),
     "probe": ("_probe", "run_probe"),
-    "api": ("_api", "run_api"),
+    "api": ("_service", "run_api"),
     "completion": ("_completion", "run_completion"),
     "agent-config download": ("_service", "run_agent_config_download"),
 }

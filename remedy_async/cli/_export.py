@@ -2,7 +2,7 @@
 
 Resources export concurrently, page by page, in constant memory. See `_checkpoint` for the
 files and the checkpoint; in short, each resource is written to `<name>.<format>.part`,
-checkpointed as pages arrive (`_durable`), and renamed to `<name>.<format>` once complete (a
+checkpointed as pages arrive (`_checkpoint`), and renamed to `<name>.<format>` once complete (a
 Parquet file is written from the `.part` Arrow stream then, `_parquet`). Records are written
 as the service sent them once their model accepted them (`remedy_async.columnar.
 checked_dicts`), respelt in snake_case, the contract's naming, when the service spells keys
@@ -35,6 +35,7 @@ from remedy_async.columnar import checked_dicts
 
 from ._checkpoint import (
     Checkpoint,
+    Checkpointer,
     CheckpointError,
     ExportFiles,
     Selection,
@@ -42,14 +43,13 @@ from ._checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from ._durable import Checkpointer
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
-from ._filters import group_filters
 from ._formats import EXPORT_FORMATS, LINE_END, LineEnd
 from ._meters import Meter, Meters
 from ._parquet import ArrowStreamEncoder, ParquetBeside
 from ._progress import progress
 from ._selection import cutter, export_encoder, kept, selection_of
+from ._server_filters import group_filters
 from ._settings import open_client
 from ._terminal import ProgressMode, Terminal
 

@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from ._filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._formats import OUTPUT_FORMATS
+from ._server_filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._terminal import LINE_EVERY, PROGRESS_MODES
 from ._tree import Parser, add_shared
 from ._where import parse_where
@@ -294,7 +294,7 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
 
 def add_output_options(add_argument: Adder, add: Adder, *, table_on_terminal: bool = False) -> None:
     """--format (of list and get) and --fields. With `table_on_terminal` the default format is
-    None: a table when stdout is a terminal, else jsonl (`_output.format_for`)."""
+    None: a table when stdout is a terminal, else jsonl (`_sinks.format_for`)."""
     add(
         add_argument,
         "--format",

@@ -16,7 +16,6 @@ from remedy_async.simulator import add_serve_arguments
 
 from ._completion import SHELLS
 from ._errors import UsageError
-from ._filter_flags import add_filter_flags
 from ._formats import EXPORT_FORMATS
 from ._options import (
     EXPORT_DIRECTORY,
@@ -29,14 +28,17 @@ from ._options import (
     add_filter_options,
     add_output_file,
     add_output_options,
+    argument_type,
     common_options,
     completes_resources,
     connection_options,
     list_options,
     plain,
     progress_options,
+    seconds,
     whole,
 )
+from ._server_filters import add_filter_flags
 from ._tree import (
     Parser,
     Resources,
@@ -46,7 +48,6 @@ from ._tree import (
     unknown_option,
     unrecognized,
 )
-from ._watch_options import add_watch_options
 
 DESCRIPTION = """\
 Read the Remedy API from the shell: list, get and export the four collections, check health,
@@ -184,6 +185,76 @@ def _add_watch(command: Command, parents: list[Parser]) -> None:
     )
     add_watch_options(watch)
     add_filter_flags(watch, RESOURCES, "filters (each must be a filter of RESOURCE)")
+
+
+def add_watch_options(watch: Parser) -> None:
+    """Add the options of `remedy-async watch` (besides RESOURCE and the filter flags)."""
+    add = watch.add_argument
+    add("--state", required=True, metavar="FILE", help="the state file, SQLite (required)")
+    add("--once", action="store_true", help="run one pass, then exit")
+    add(
+        "--interval",
+        type=argument_type(seconds, "seconds"),
+        default=60.0,
+        metavar="S",
+        help="seconds between passes, give or take a tenth (default: %(default)g)",
+    )
+    add(
+        "--max-failures",
+        type=whole(0),
+        default=3,
+        metavar="N",
+        help="failed passes in a row before exiting 3; each is retried (default: %(default)s)",
+    )
+    add(
+        "--page-size",
+        type=whole(1),
+        metavar="N",
+        help="records per page request (default: the service's)",
+    )
+    add(
+        "--keep-records",
+        action="store_true",
+        help="keep whole records in a new state, to write each change's previous record",
+    )
+    add(
+        "--since-filter",
+        metavar="PARAM",
+        help="a query parameter taking an RFC 3339 time, e.g. 'updatedAt[gte]': passes between "
+        "resyncs ask only for records changed since the last (default: none, full passes)",
+    )
+    add(
+        "--overlap",
+        type=argument_type(seconds, "seconds"),
+        default=300.0,
+        metavar="S",
+        help="seconds a narrowed pass reaches back past the last one's start "
+        "(default: %(default)g)",
+    )
+    add(
+        "--resync",
+        type=argument_type(seconds, "seconds"),
+        default=3600.0,
+        metavar="S",
+        help="seconds between full passes, which find removals (default: %(default)g)",
+    )
+    add(
+        "--filter",
+        "-f",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="server-side filter, repeatable (default: none)",
+    )
+    add(
+        "--param",
+        type=FILTER,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a query parameter sent as is, repeatable (default: none)",
+    )
 
 
 def _add_demo(command: Command, parents: list[Parser]) -> None:

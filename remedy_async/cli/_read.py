@@ -11,13 +11,12 @@ from remedy_async import Pager, ResourceCollection, to_wire
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe, in_flags
 from ._fields import SeenCheck, parse_fields
-from ._filters import group_filters, resource_filters
 from ._meters import Meter, Meters
 from ._options import CONTRACT_NAMING
-from ._output import output
 from ._progress import Say, progress
+from ._server_filters import group_filters, resource_filters
 from ._settings import open_client
-from ._sinks import Sink
+from ._sinks import Sink, output
 from ._terminal import Terminal
 from ._where import Condition, check_conditions, keep, where_paths
 

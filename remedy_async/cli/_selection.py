@@ -18,8 +18,8 @@ from remedy_async import Resource
 from ._checkpoint import Selection
 from ._errors import UsageError
 from ._fields import SeenCheck, parse_fields, select
-from ._filters import filter_flag, filter_pairs
 from ._formats import LINE_END, CsvEncoder, Encoder, LineEnd, WireRecord, csv_columns, encoder_for
+from ._server_filters import filter_flag, filter_pairs
 from ._where import check_conditions, keep, parse_where, where_paths
 
 

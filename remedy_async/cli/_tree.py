@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from ._errors import UsageError
-from ._filters import resource_named
+from ._server_filters import resource_named
 
 FALLBACK: Final = "fallback"
 """The attribute of a shared option's action holding its real default."""

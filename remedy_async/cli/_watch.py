@@ -26,9 +26,9 @@ from remedy_async import (
 )
 
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
-from ._filters import group_filters, resource_filters
 from ._meters import Meters
 from ._progress import progress
+from ._server_filters import group_filters, resource_filters
 from ._settings import open_client
 from ._terminal import Terminal
 

@@ -6,8 +6,7 @@ import asyncio
 import threading
 from pathlib import Path
 
-from remedy_async.cli._checkpoint import Checkpoint
-from remedy_async.cli._durable import Checkpointer
+from remedy_async.cli._checkpoint import Checkpoint, Checkpointer
 
 
 def checkpoint(records: int) -> Checkpoint:

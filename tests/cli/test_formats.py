@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from remedy_async._resources import SCOPES
+from remedy_async._models import SCOPES
 from remedy_async.cli._checkpoint import read_checkpoint
 from remedy_async.cli._formats import CsvEncoder, csv_columns
 from remedy_async.simulator import Simulator

@@ -12,8 +12,8 @@ import pytest
 
 from remedy_async import RESOURCES, Resource
 from remedy_async.cli._errors import UsageError
-from remedy_async.cli._filters import filter_choices, filter_flag
 from remedy_async.cli._parser import build_parser, parse_command_line
+from remedy_async.cli._server_filters import filter_choices, filter_flag
 from remedy_async.cli._tree import is_shared
 from remedy_async.simulator._arguments import command_line
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from remedy_async import RESOURCES, Resource
 from remedy_async.cli._errors import UsageError
 from remedy_async.cli._fields import TYPO_CUTOFF, SeenCheck, check_path, value_at
-from remedy_async.cli._filters import resource_named
+from remedy_async.cli._server_filters import resource_named
 from remedy_async.cli._where import check_conditions, parse_where
 
 NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,20}", fullmatch=True).filter(

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from remedy_async import ClientEvent, NotFoundError, RemedyClient
-from remedy_async._resources import ENDPOINTS, SCOPES, VULNERABILITY_FINDINGS
+from remedy_async._models import ENDPOINTS, SCOPES, VULNERABILITY_FINDINGS
 from remedy_async.cli import Terminal
 from remedy_async.cli._checkpoint import (
     Checkpoint,
@@ -20,7 +20,6 @@ from remedy_async.cli._checkpoint import (
 )
 from remedy_async.cli._errors import UsageError, describe, exit_status
 from remedy_async.cli._export import plan_jobs
-from remedy_async.cli._filters import filter_pairs, group_filters, parse_filter, resource_named
 from remedy_async.cli._formats import (
     CsvEncoder,
     JsonArrayEncoder,
@@ -33,6 +32,12 @@ from remedy_async.cli._formats import (
 )
 from remedy_async.cli._meters import Meters, route_of
 from remedy_async.cli._progress import progress_line
+from remedy_async.cli._server_filters import (
+    filter_pairs,
+    group_filters,
+    parse_filter,
+    resource_named,
+)
 from remedy_async.cli._terminal import shows_progress
 
 

@@ -15,7 +15,7 @@ from mypy import api as mypy_api
 from yarl import URL
 
 from remedy_async import RESOURCES, OsFamily, RemedyClient, RequestOptions, Resource
-from remedy_async._filters import FILTERS, TYPED_FILTERS, check_filters
+from remedy_async._models import FILTERS, TYPED_FILTERS, check_filters
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.fakes import page, scope_record
 from tests.loopback import Serve

@@ -8,8 +8,8 @@ import aiohttp
 import attrs
 import pytest
 
-from remedy_async._options import DEFAULT_TIMEOUT, RequestOptions, to_client_timeout
 from remedy_async._sending._headers import check_headers
+from remedy_async._settings import DEFAULT_TIMEOUT, RequestOptions, to_client_timeout
 
 
 @pytest.mark.parametrize("seconds", [0.5, 5, 30.0, 600])

@@ -18,7 +18,7 @@ from .dlt_tables import TABLES, expected_rows, table_rows
 dlt = pytest.importorskip("dlt", reason="the dlt extra is not installed")
 duckdb = pytest.importorskip("duckdb", reason="the duckdb extra is not installed")
 
-from remedy_async._resources import ENDPOINTS, SCOPES, VULNERABILITY_FINDINGS  # noqa: E402
+from remedy_async._models import ENDPOINTS, SCOPES, VULNERABILITY_FINDINGS  # noqa: E402
 from remedy_async.dlt import DELETED_COLUMN, column_hints, remedy_source, unfinished  # noqa: E402
 
 SEED, SIZE = 4, 12

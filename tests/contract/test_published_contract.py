@@ -33,7 +33,7 @@ from remedy_async import (
     SubjectType,
     VulnerabilityFinding,
 )
-from remedy_async._filters import FILTERS
+from remedy_async._models import FILTERS
 
 SPEC: Final[dict[str, Any]] = yaml.safe_load(
     (Path(remedy_async.__file__).parent / "openapi.yaml").read_text(encoding="utf-8")

@@ -40,7 +40,7 @@ import attrs
 import pytest
 from hypothesis import strategies as st
 
-from remedy_async._checks import MAX_PAGE_SIZE
+from remedy_async._settings import MAX_PAGE_SIZE
 from remedy_async.simulator import Composition, Simulator, SimulatorConfig
 
 T = TypeVar("T")

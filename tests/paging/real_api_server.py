@@ -20,7 +20,7 @@ from aiohttp import web
 from attrs import field, frozen
 
 from remedy_async import CONVENTIONS, Convention, PaginationError, RemedyClient, RemedyError
-from remedy_async._checks import MAX_PAGE_SIZE
+from remedy_async._settings import MAX_PAGE_SIZE
 from tests.loopback import CANARY, Handler, serve_app
 from tests.paging.real_apis import RealApi, Request, make_records
 

@@ -9,8 +9,8 @@ import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from remedy_async._http import JSONResponse
 from remedy_async._paging._protocol import PageRequest, Paginator
+from remedy_async._wire._http import JSONResponse
 
 LIST_URL = URL("https://api.example.com/v1/endpoints")
 Headers = tuple[tuple[str, str], ...]

@@ -13,7 +13,7 @@ from yarl import URL
 from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._protocol import Convention, PageRequest, Paginator, PagingFault, Probe
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._types import WireFault
 from tests.paging.responses import page, records, req, run, url_of
 
 ITEMS = records(2)

@@ -17,7 +17,7 @@ from remedy_async._paging._follow import locate_items
 from remedy_async._paging._protocol import BODY, RESOURCE, PageRequest, PagingFault
 from remedy_async._paging._signals import UnreadSignal
 from remedy_async._paging._vocabulary import param_candidates, spelled
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._types import WireFault
 from tests.budget import examples
 from tests.paging.responses import LIST_URL, page, records
 

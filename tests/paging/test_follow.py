@@ -27,7 +27,7 @@ from remedy_async._paging._protocol import (
     PageRequest,
     PagingFault,
 )
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._types import WireFault
 from tests.paging.responses import page, records
 
 ITEMS = records(2)

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from yarl import URL
 
-from remedy_async._http import JSONResponse
 from remedy_async._paging._pinned import (
     CursorPaginator,
     LinkHeaderPaginator,
@@ -18,7 +17,8 @@ from remedy_async._paging._pinned import (
     UnpagedPaginator,
 )
 from remedy_async._paging._protocol import Paginator, PagingFault
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import WireFault
 from tests.paging.responses import LIST_URL, Headers, page, req, run
 
 ITEMS = [{"id": "ep-1"}, {"id": "ep-2"}]

@@ -9,7 +9,7 @@ from yarl import URL
 
 from remedy_async._paging._pinned import UnpagedPaginator
 from remedy_async._paging._protocol import PageResult, Paginator, PagingFault
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._types import WireFault
 from tests.paging.responses import page
 
 SCOPES = URL("https://api.example.com/v1/scopes")

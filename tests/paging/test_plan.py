@@ -8,7 +8,6 @@ import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from remedy_async._http import JSONResponse
 from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._envelope import last_page_number, planned_offsets, planned_pages
@@ -22,6 +21,7 @@ from remedy_async._paging._protocol import (
     Paginator,
     Probe,
 )
+from remedy_async._wire._http import JSONResponse
 
 URL_ = URL("https://api.example.com/v1/endpoints")
 OFFSET = CONVENTIONS["offset"]

@@ -22,7 +22,7 @@ from remedy_async._paging._positions import (
     with_position,
 )
 from remedy_async._paging._protocol import Convention, PageRequest, PagingFault
-from remedy_async._wire._faults import WireFault
+from remedy_async._wire._types import WireFault
 
 OFFSET = CONVENTIONS["offset"]
 PAGE = CONVENTIONS["page"]

@@ -22,9 +22,9 @@ from remedy_async import (
     MockTransport,
     RemedyClient,
 )
-from remedy_async._http import JSONResponse
 from remedy_async._paging._auto import published_page
 from remedy_async._paging._protocol import PageRequest
+from remedy_async._wire._http import JSONResponse
 from tests.paging.published import MAX_LIMIT, endpoints, published_page_body
 
 LIST_URL = URL("https://api.furl.ai/v1/endpoints")

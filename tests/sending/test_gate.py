@@ -12,8 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from remedy_async._sending._gate import RequestGate
-from remedy_async._sending._rate_signals import EPOCH_THRESHOLD, reset_delay
+from remedy_async._sending._gate import EPOCH_THRESHOLD, RequestGate, reset_delay
 
 NOW = 1_700_000_000.0
 

@@ -27,7 +27,7 @@ from remedy_async import (
     RetryPolicy,
     ServerError,
 )
-from remedy_async._sending._redirects import MAX_REDIRECTS
+from remedy_async._sending._sender import MAX_REDIRECTS
 from remedy_async._sending._transport import TLS_FAILURES, safe_cause
 from tests.fakes import FakeTime, endpoint_body, endpoint_record
 from tests.loopback import ScriptedServer, Serve, http_response

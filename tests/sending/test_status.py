@@ -20,9 +20,9 @@ from remedy_async._errors import (
     ServerError,
     UnprocessableEntityError,
 )
-from remedy_async._http import Request, Response
 from remedy_async._redact import REDACTED
 from remedy_async._sending._status import status_error
+from remedy_async._wire._http import Request, Response
 
 URL_ = URL("https://api.example.com/v1/endpoints?limit=10")
 TOKEN = "tok_live_5f3a9c0e1b2d"

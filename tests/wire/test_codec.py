@@ -36,8 +36,8 @@ from remedy_async._models import (
 )
 from remedy_async._wire._codec import converter_for, to_wire
 from remedy_async._wire._fastpath import from_wire, structure_hook
-from remedy_async._wire._faults import WireFault
 from remedy_async._wire._naming import to_camel
+from remedy_async._wire._types import WireFault
 from tests.budget import examples
 from tests.fakes import endpoint_record, scope_record
 

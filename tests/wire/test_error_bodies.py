@@ -10,9 +10,9 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from remedy_async import ERROR_SHAPES, APIStatusError, AuthenticationError, ServerError
-from remedy_async._http import Request, Response
 from remedy_async._sending._status import status_error
 from remedy_async._wire._error_bodies import explain
+from remedy_async._wire._http import Request, Response
 
 JSON = "application/json"
 

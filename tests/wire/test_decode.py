@@ -8,9 +8,9 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from remedy_async._errors import EXCERPT_LIMIT, DecodeError
-from remedy_async._http import JSONResponse, Request, Response
 from remedy_async._redact import REDACTED
-from remedy_async._wire._json import decode_json
+from remedy_async._wire._decode import decode_json
+from remedy_async._wire._http import JSONResponse, Request, Response
 
 URL_ = URL("https://api.example.com/v1/endpoints?limit=10")
 TOKEN = "tok_live_5f3a9c0e1b2d"

@@ -1,20 +1,38 @@
-"""Checks the client's settings at construction, so a bad one fails before any request."""
+"""The client's settings and a call's: their defaults, and the checks that make a bad one fail
+at construction, before any request.
+
+A client's settings are checked here once (`base_url`, `token`, `proxies`, `budget`, the
+collections' `collection_settings`, the page size a list asks for); a call's own settings are
+one value, `RequestOptions`, instead of keyword arguments on every method; `Telemetry` says
+where OpenTelemetry spans and metrics go. Nothing here imports OpenTelemetry, so
+`import remedy_async` never does: the first client built with telemetry on (the default) tries
+to import the bridge (`_otel`), which imports `opentelemetry-api`; when that is not installed
+the attempt is remembered and costs nothing more, and the client builds no events for it.
+"""
 
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType, ModuleType
 from typing import Any, TypedDict, TypeVar
 
+import aiohttp
+from attrs import evolve, field, frozen
 from yarl import URL
 
-from ._errors import ConfigurationError
+from ._errors import ConfigurationError, check_count
 from ._paging._auto import AutoPaginator
 from ._paging._follow import as_paginator
 from ._paging._protocol import Convention, Paginator
 from ._sending._budget import RateLimit, RequestBudget
+from ._sending._events import Telemetry as EventsTelemetry
+from ._sending._headers import check_headers
 from ._sending._proxies import ProxyRoutes
+from ._sending._retry import RetryPolicy
+from ._wire._query import QueryParams, encode_extra_params
 from ._wire._record_reader import NAMING_SETTINGS, NamingSetting
 
 V = TypeVar("V")
@@ -245,3 +263,145 @@ def collection_settings(
         }
         for name in collections
     }
+
+
+# A list's page size -----------------------------------------------------------------------
+
+MAX_PAGE_SIZE = 100
+"""The published maximum of a list's `limit`: the largest page the service serves, and the
+client's default page size."""
+
+
+def sized_page(page_size: int | None, maximum: int) -> int:
+    """The page size a list asks for: `page_size`, or `maximum` when it is None; ValueError for
+    one outside 1..`maximum`, naming the bound."""
+    if page_size is None:
+        return maximum
+    check_count("page_size", page_size, 1)
+    if page_size > maximum:
+        raise ValueError(
+            f"page_size must be at most {maximum}, got {page_size!r}: the service serves at "
+            f"most {maximum} records a page (for a service that allows more, raise "
+            f"RemedyClient(max_page_size=...))"
+        )
+    return page_size
+
+
+# A call's settings ---------------------------------------------------------------------------
+
+Timeout = float | aiohttp.ClientTimeout
+"""Seconds for the whole request, or an aiohttp.ClientTimeout for connect/read/total limits."""
+
+DEFAULT_TIMEOUT = aiohttp.ClientTimeout(total=30, connect=10)
+"""Per attempt: a call's 60 s deadline (RetryPolicy) leaves room for a retry. No separate read
+timeout: the total bounds a stall, and a read timer costs a reschedule on every chunk."""
+
+
+def to_client_timeout(timeout: Timeout) -> aiohttp.ClientTimeout:
+    """Return an aiohttp.ClientTimeout for a timeout given in seconds or as one already."""
+    if isinstance(timeout, aiohttp.ClientTimeout):
+        return timeout
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 < timeout < math.inf
+    ):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    return aiohttp.ClientTimeout(total=float(timeout), connect=min(float(timeout), 10.0))
+
+
+def frozen_headers(headers: Mapping[str, str]) -> Mapping[str, str]:
+    """Return checked headers as a read-only mapping."""
+    return MappingProxyType(check_headers(headers))
+
+
+def _checked_timeout(timeout: Timeout | None) -> aiohttp.ClientTimeout | None:
+    return None if timeout is None else to_client_timeout(timeout)
+
+
+@frozen
+class RequestOptions:
+    """Settings for one call, overriding the client's: timeout, extra headers, retry policy,
+    extra query parameters.
+
+    For a list call they apply to every page request (the retry policy's deadline to each page).
+    """
+
+    timeout: aiohttp.ClientTimeout | None = field(default=None, converter=_checked_timeout)
+    """The limit of each attempt, instead of the client's: seconds, or an
+    `aiohttp.ClientTimeout`."""
+    headers: Mapping[str, str] = field(factory=dict, converter=frozen_headers, hash=False)
+    """Headers added to the client's (replacing any of the same name)."""
+    retry: RetryPolicy | None = None
+    """The retry policy, instead of the client's."""
+    extra_params: QueryParams = field(default=(), converter=encode_extra_params)
+    """Query parameters added, as given and unchecked, to a get's request and to a list's first
+    request (a mapping of wire names to values); for filters the contract does not list."""
+
+
+def with_headers(
+    options: RequestOptions | None, headers: tuple[tuple[str, str], ...]
+) -> RequestOptions:
+    """A call's options with a page's own request headers (a header-borne continuation)."""
+    if options is None:
+        return RequestOptions(headers=dict(headers))
+    return evolve(options, headers={**options.headers, **dict(headers)})
+
+
+# OpenTelemetry, when it is installed ------------------------------------------------------
+
+
+@frozen
+class Telemetry:
+    """Where a client's OpenTelemetry spans and metrics go (`RemedyClient(telemetry=...)`).
+
+    By default the global providers (`opentelemetry.trace.set_tracer_provider`, and
+    `metrics.set_meter_provider`) receive them, once an SDK sets them; until then the client
+    builds nothing for them. Give providers here to send one client's telemetry elsewhere.
+    """
+
+    tracer_provider: Any = None
+    """An `opentelemetry.trace.TracerProvider`, or None for the global one."""
+    meter_provider: Any = None
+    """An `opentelemetry.metrics.MeterProvider`, or None for the global one."""
+
+
+_bridge: ModuleType | None = None
+_tried = False
+
+
+def _bridge_module() -> ModuleType | None:
+    """The OpenTelemetry bridge, imported on first use; None when OpenTelemetry is missing."""
+    global _bridge, _tried  # noqa: PLW0603 - one import attempt per process
+    if not _tried:
+        _tried = True
+        try:
+            from . import _otel  # noqa: PLC0415 - imports opentelemetry: only when a client asks
+        except ImportError:
+            _otel = None  # type: ignore[assignment]
+        _bridge = _otel
+    return _bridge
+
+
+def telemetry_for(setting: bool | Telemetry, clock: Callable[[], float]) -> EventsTelemetry | None:
+    """The consumer of a client's events that makes its spans and metrics, if any.
+
+    `False` turns telemetry off; `True` uses the global providers when OpenTelemetry is
+    installed (and is nothing otherwise); a `Telemetry` value names providers, and needs it.
+    """
+    if setting is False:
+        return None
+    if setting is not True and not isinstance(setting, Telemetry):
+        raise ConfigurationError(f"telemetry must be True, False or a Telemetry, got {setting!r}")
+    module = _bridge_module()
+    if module is None:
+        if isinstance(setting, Telemetry):
+            raise ConfigurationError(
+                "telemetry=Telemetry(...) needs OpenTelemetry: pip install 'remedy-async[otel]'"
+            )
+        return None
+    chosen = setting if isinstance(setting, Telemetry) else Telemetry()
+    bridge: EventsTelemetry = module.OpenTelemetryBridge(
+        chosen.tracer_provider, chosen.meter_provider, clock
+    )
+    return bridge
