@@ -51,8 +51,7 @@ from ._arguments import (
     printed_spec,
     serve,
 )
-from ._compose_text import Slot
-from ._composition import Composition
+from ._composition import Composition, Slot
 from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,

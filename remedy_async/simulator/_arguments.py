@@ -21,8 +21,7 @@ from typing import Final
 
 from remedy_async import CONVENTIONS
 
-from ._compose_text import PREFIX
-from ._composition import Composition
+from ._composition import PREFIX, Composition
 from ._config import (
     ERROR_FORMATS,
     ITEMS_KEYS,

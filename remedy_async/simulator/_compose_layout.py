@@ -20,8 +20,7 @@ from typing import Any, Final, NamedTuple
 
 import attrs
 
-from ._compose_text import RESOURCE_SPELLINGS, Path, Slot
-from ._composition import Composition
+from ._composition import RESOURCE_SPELLINGS, Composition, Path, Slot
 from ._layout import camel_name, wrap_items
 from ._naming import spelled
 

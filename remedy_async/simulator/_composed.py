@@ -32,8 +32,7 @@ from multidict import MultiDict, MultiMapping
 from remedy_async import CONVENTIONS, Convention
 
 from ._compose_layout import ComposedLayout, PageValues
-from ._compose_text import COMPUTED, KEPT, PREFIX
-from ._composition import Composition
+from ._composition import COMPUTED, KEPT, PREFIX, Composition
 from ._cursors import CursorCodec
 from ._dataset import Dataset
 from ._listing import ListRequest, page_url, record_run, whole_list

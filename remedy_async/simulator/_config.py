@@ -15,8 +15,7 @@ import attrs
 from remedy_async import CONVENTIONS, ERROR_SHAPES
 
 from . import _checks as checks
-from ._compose_text import PREFIX
-from ._composition import Composition
+from ._composition import PREFIX, Composition
 
 RESOURCES: Final = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
 """The collections, by their path segment under `/v1/`."""

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ._compose_text import Path, Slot
 from ._composed import max_size
-from ._composition import Composition
+from ._composition import Composition, Path, Slot
 from ._positions import MAX_POSITION
 from ._spec_lists import component_name, put
 
