@@ -52,7 +52,8 @@ from ._arguments import (
     serve,
 )
 from ._composition import Composition, Slot
-from ._config import (
+from ._counters import SimulatorCounters
+from ._run_config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
     PAGING_CONVENTIONS,
@@ -63,7 +64,6 @@ from ._config import (
     FaultSpec,
     SimulatorConfig,
 )
-from ._counters import SimulatorCounters
 
 if _TYPE_CHECKING:
     from ._dataset import Dataset

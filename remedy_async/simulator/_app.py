@@ -26,13 +26,6 @@ from aiohttp import web
 from ._agentconf import AgentConfiguration, agent_configuration_payload
 from ._churn import Churner
 from ._composed import ListPaging, list_paging
-from ._config import (
-    DOCUMENT_PATH,
-    RESOURCES,
-    UNMATCHED_ROUTE,
-    FaultKind,
-    SimulatorConfig,
-)
 from ._counters import CounterState
 from ._cursors import CursorCodec
 from ._dataset import Dataset
@@ -44,6 +37,13 @@ from ._positions import INVALID, carries_continuation
 from ._prng import iso
 from ._ratelimit import TokenBucket
 from ._responses import ApiError, Payload, json_payload
+from ._run_config import (
+    DOCUMENT_PATH,
+    RESOURCES,
+    UNMATCHED_ROUTE,
+    FaultKind,
+    SimulatorConfig,
+)
 from ._spec import openapi_json
 from ._wire import Sleep, reset, send
 

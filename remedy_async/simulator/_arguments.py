@@ -22,7 +22,7 @@ from typing import Final
 from remedy_async import CONVENTIONS
 
 from ._composition import PREFIX, Composition
-from ._config import (
+from ._run_config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
     NAMINGS,

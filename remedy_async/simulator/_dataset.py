@@ -11,9 +11,9 @@ from ._churn import (
     choose,
     step_random,
 )
-from ._config import RESOURCES, SimulatorConfig
 from ._filters import Filters
 from ._records import Record
+from ._run_config import RESOURCES, SimulatorConfig
 from ._store import FilterInput, Store
 
 

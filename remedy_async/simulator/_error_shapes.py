@@ -27,8 +27,8 @@ from typing import Any, Final
 
 import orjson
 
-from ._config import ErrorFormat
 from ._responses import JSON, ApiError, Payload
+from ._run_config import ErrorFormat
 
 PROBLEM_JSON: Final = "application/problem+json"
 PROBLEM_TYPE_BASE: Final = "urn:remedy:problem:"

@@ -14,9 +14,9 @@ from typing import Final
 
 import attrs
 
-from ._config import FaultKind, FaultSpec
 from ._prng import draw, name_key, seed_key, unit
 from ._responses import ERROR_CODES, ApiError
+from ._run_config import FaultKind, FaultSpec
 
 REPLACING: Final = frozenset(
     {

@@ -22,7 +22,7 @@ import orjson
 
 from remedy_async import Convention
 
-from ._config import ITEMS_KEYS
+from ._run_config import ITEMS_KEYS
 
 Path = tuple[str, ...]
 

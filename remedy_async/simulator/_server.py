@@ -13,10 +13,10 @@ import attrs
 from aiohttp import web
 
 from ._app import SimulatorApp
-from ._config import SimulatorConfig
 from ._counters import CounterState, SimulatorCounters
 from ._dataset import Dataset
 from ._protocol import ContractServer
+from ._run_config import SimulatorConfig
 from ._wire import Sleep
 
 SHUTDOWN_TIMEOUT: Final = 1.0

@@ -26,11 +26,11 @@ from remedy_async import CONVENTIONS
 from ._churn import RANGE_SUFFIX
 from ._compose_layout import items_path
 from ._composed import composition_of
-from ._config import RESOURCES, SimulatorConfig
 from ._fields import UPDATED_AT
 from ._filters import PAGING_PARAMETERS
 from ._lists import ECHO_PARAMETER, page_layout
 from ._positions import CONTINUING
+from ._run_config import RESOURCES, SimulatorConfig
 from ._spec_composed import composed_headers, composed_parameters, composed_schema
 from ._spec_errors import PUBLISHED_ERROR_FORMAT, error_content
 from ._spec_lists import (

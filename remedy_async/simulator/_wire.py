@@ -9,8 +9,8 @@ from typing import Final
 
 from aiohttp import web
 
-from ._config import FaultKind, FaultSpec
 from ._responses import Payload
+from ._run_config import FaultKind, FaultSpec
 
 Sleep = Callable[[float], Awaitable[object]]
 
