@@ -67,14 +67,14 @@ from ._run_config import (
 
 if _TYPE_CHECKING:
     from ._dataset import Dataset
+    from ._openapi import openapi_document, openapi_json
     from ._server import Simulator
-    from ._spec import openapi_document, openapi_json
 
 _LAZY = {
     "Dataset": "._dataset",
     "Simulator": "._server",
-    "openapi_document": "._spec",
-    "openapi_json": "._spec",
+    "openapi_document": "._openapi",
+    "openapi_json": "._openapi",
 }
 """Names whose module is imported on first use (PEP 562): the server (and aiohttp.web), the
 data set and the OpenAPI builder, which a command line that only adds or reads the options

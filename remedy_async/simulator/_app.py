@@ -33,6 +33,7 @@ from ._error_shapes import error_payload
 from ._faults import FaultInjector, replacing_error
 from ._filters import FilterError
 from ._lists import ECHO_PARAMETER, ListRequest, ListResponder
+from ._openapi import openapi_json
 from ._positions import INVALID, carries_continuation
 from ._prng import iso
 from ._ratelimit import TokenBucket
@@ -44,7 +45,6 @@ from ._run_config import (
     FaultKind,
     SimulatorConfig,
 )
-from ._spec import openapi_json
 from ._wire import Sleep, reset, send
 
 PAGING_HEADER: Final = "X-Simulator-Paging"

@@ -355,7 +355,7 @@ def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | Non
     """
     if not ns.print_spec:
         return None
-    from ._spec import openapi_json  # noqa: PLC0415 - see the module's doc
+    from ._openapi import openapi_json  # noqa: PLC0415 - see the module's doc
 
     return openapi_json(config, indent=True)
 

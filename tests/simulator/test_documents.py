@@ -22,7 +22,7 @@ from remedy_async import CONVENTIONS
 from remedy_async.cli import Terminal, run
 from remedy_async.simulator import ERROR_FORMATS, FaultSpec, SimulatorConfig, openapi_document
 from remedy_async.simulator.__main__ import main
-from remedy_async.simulator._spec_lists import respelled
+from remedy_async.simulator._openapi import respelled
 
 from .documents import Document
 from .helpers import GET_PATHS, LIST_PATHS, RESOURCES, StartSimulator, get_json, record_url
