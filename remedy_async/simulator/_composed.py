@@ -31,10 +31,10 @@ from multidict import MultiDict, MultiMapping
 
 from remedy_async import CONVENTIONS, Convention
 
-from ._compose_layout import ComposedLayout, PageValues
 from ._composition import COMPUTED, KEPT, PREFIX, Composition
 from ._cursors import CursorCodec
 from ._dataset import Dataset
+from ._layout import ComposedLayout, PageValues
 from ._listing import ListRequest, page_url, record_run, whole_list
 from ._positions import (
     Place,

@@ -41,13 +41,12 @@ import orjson
 from remedy_async import CONVENTIONS, Convention
 
 from ._churn import RANGE_SUFFIX
-from ._compose_layout import items_path
 from ._composed import composition_of, max_size
 from ._composition import Composition, Path, Slot
 from ._error_shapes import SHAPES
 from ._fields import UPDATED_AT
 from ._filters import PAGING_PARAMETERS
-from ._layout import PageLayout
+from ._layout import PageLayout, composed_items_path
 from ._lists import ECHO_PARAMETER, page_layout
 from ._positions import CONTINUING, MAX_POSITION, reading
 from ._responses import JSON, ApiError
@@ -257,7 +256,7 @@ def _write_lists(
             response["headers"].update(page_headers(layout, convention))
             schema = page_schema(convention, layout, found.record)
         else:
-            items = items_path(composition, resource)
+            items = composed_items_path(composition, resource)
             response["headers"].update(composed_headers(composition))
             schema = composed_schema(composition, items, found.record)
         response.update(simulated(said))
@@ -277,7 +276,7 @@ def _cursor_expired(said: str) -> dict[str, Any]:
 def _items_of(config: SimulatorConfig, resource: str) -> tuple[str, ...]:
     composition = composition_of(config.paging)
     if composition is not None:
-        return items_path(composition, resource)
+        return composed_items_path(composition, resource)
     convention = CONVENTIONS[config.paging]
     layout = page_layout(convention, resource, config.items_key, disguise=config.disguise_paging)
     return layout.items
