@@ -32,11 +32,11 @@ from multidict import MultiDict, MultiMapping
 from remedy_async import CONVENTIONS, Convention
 
 from ._composition import COMPUTED, KEPT, PREFIX, Composition
-from ._cursors import CursorCodec
 from ._dataset import Dataset
 from ._layout import ComposedLayout, PageValues
 from ._listing import ListRequest, page_url, record_run, whole_list
-from ._positions import (
+from ._places import (
+    CursorCodec,
     Place,
     check_contract_parameters,
     cursor_place,

@@ -33,11 +33,11 @@ import attrs
 from remedy_async import Convention
 
 from ._composed import ComposedPages
-from ._cursors import CursorCodec
 from ._dataset import Dataset
 from ._layout import PageLayout, Signals
 from ._listing import ECHO_PARAMETER, ListRequest, page_url, record_run, whole_list
-from ._positions import (
+from ._places import (
+    CursorCodec,
     Place,
     Reading,
     check_contract_parameters,

@@ -48,7 +48,7 @@ from ._fields import UPDATED_AT
 from ._filters import PAGING_PARAMETERS
 from ._layout import PageLayout, composed_items_path
 from ._lists import ECHO_PARAMETER, page_layout
-from ._positions import CONTINUING, MAX_POSITION, reading
+from ._places import CONTINUING, MAX_POSITION, reading
 from ._responses import JSON, ApiError
 from ._run_config import RESOURCES, SimulatorConfig
 
