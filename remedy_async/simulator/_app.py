@@ -25,14 +25,13 @@ from aiohttp import web
 
 from ._agentconf import AgentConfiguration, agent_configuration_payload
 from ._churn import Churner
-from ._composed import ListPaging, list_paging
 from ._counters import CounterState
 from ._dataset import Dataset
 from ._error_shapes import error_payload
 from ._faults import FaultInjector, replacing_error
 from ._filters import FilterError
-from ._lists import ECHO_PARAMETER, ListRequest, ListResponder
 from ._openapi import openapi_json
+from ._pages import ECHO_PARAMETER, ListPaging, ListRequest, ListResponder, list_paging
 from ._places import INVALID, CursorCodec, carries_continuation
 from ._prng import iso
 from ._ratelimit import TokenBucket

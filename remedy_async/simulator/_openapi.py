@@ -41,13 +41,12 @@ import orjson
 from remedy_async import CONVENTIONS, Convention
 
 from ._churn import RANGE_SUFFIX
-from ._composed import composition_of, max_size
 from ._composition import Composition, Path, Slot
 from ._error_shapes import SHAPES
 from ._fields import UPDATED_AT
 from ._filters import PAGING_PARAMETERS
 from ._layout import PageLayout, composed_items_path
-from ._lists import ECHO_PARAMETER, page_layout
+from ._pages import ECHO_PARAMETER, composition_of, max_size, page_layout
 from ._places import CONTINUING, MAX_POSITION, reading
 from ._responses import JSON, ApiError
 from ._run_config import RESOURCES, SimulatorConfig
