@@ -27,7 +27,6 @@ from ._agentconf import AgentConfiguration, agent_configuration_payload
 from ._churn import Churner
 from ._counters import CounterState
 from ._dataset import Dataset
-from ._error_shapes import error_payload
 from ._faults import FaultInjector, replacing_error
 from ._filters import FilterError
 from ._openapi import openapi_json
@@ -35,7 +34,7 @@ from ._pages import ECHO_PARAMETER, ListPaging, ListRequest, ListResponder, list
 from ._places import INVALID, CursorCodec, carries_continuation
 from ._prng import iso
 from ._ratelimit import TokenBucket
-from ._responses import ApiError, Payload, json_payload
+from ._responses import ApiError, Payload, error_payload, json_payload
 from ._run_config import (
     DOCUMENT_PATH,
     RESOURCES,

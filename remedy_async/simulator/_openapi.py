@@ -42,13 +42,12 @@ from remedy_async import CONVENTIONS, Convention
 
 from ._churn import RANGE_SUFFIX
 from ._composition import Composition, Path, Slot
-from ._error_shapes import SHAPES
 from ._fields import UPDATED_AT
 from ._filters import PAGING_PARAMETERS
 from ._layout import PageLayout, composed_items_path
 from ._pages import ECHO_PARAMETER, composition_of, max_size, page_layout
 from ._places import CONTINUING, MAX_POSITION, reading
-from ._responses import JSON, ApiError
+from ._responses import JSON, SHAPES, ApiError
 from ._run_config import RESOURCES, SimulatorConfig
 
 # Error bodies: a media type and a JSON Schema read off an error rendered by its shape.
