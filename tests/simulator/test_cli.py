@@ -210,7 +210,7 @@ async def test_cli_serves_until_interrupted(
 SERVER_MODULES = (
     "aiohttp.web",
     "remedy_async.simulator._server",
-    "remedy_async.simulator._app",
+    "remedy_async.simulator._handler",
     "remedy_async.simulator._dataset",
     "remedy_async.simulator._openapi",
 )
