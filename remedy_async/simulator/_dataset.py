@@ -11,7 +11,7 @@ from ._churn import (
     choose,
     step_random,
 )
-from ._filters import Filters
+from ._matching import Filters
 from ._records import Record
 from ._run_config import RESOURCES, SimulatorConfig
 from ._store import FilterInput, Store

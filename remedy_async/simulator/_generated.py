@@ -6,8 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from ._cache import SizedLRU, view_size
 from ._churn import generated_matches
-from ._fields import column_builders
-from ._filters import FilterField, Filters, Matcher
+from ._matching import FilterField, Filters, Matcher, column_builders
 from ._run_config import RESOURCES
 from ._world import World
 

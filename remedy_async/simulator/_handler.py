@@ -33,7 +33,7 @@ from ._churn import Churner
 from ._counters import CounterState
 from ._dataset import Dataset
 from ._faults import FaultInjector, replacing_error
-from ._filters import FilterError
+from ._matching import FilterError
 from ._openapi import openapi_json
 from ._pages import ECHO_PARAMETER, ListPaging, ListRequest, ListResponder, list_paging
 from ._places import INVALID, CursorCodec, carries_continuation

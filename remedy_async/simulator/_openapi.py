@@ -42,9 +42,8 @@ from remedy_async import CONVENTIONS, Convention
 
 from ._churn import RANGE_SUFFIX
 from ._composition import Composition, Path, Slot
-from ._fields import UPDATED_AT
-from ._filters import PAGING_PARAMETERS
 from ._layout import PageLayout, composed_items_path
+from ._matching import PAGING_PARAMETERS, UPDATED_AT
 from ._pages import ECHO_PARAMETER, composition_of, max_size, page_layout
 from ._places import CONTINUING, MAX_POSITION, reading
 from ._responses import JSON, SHAPES, ApiError

@@ -64,8 +64,8 @@ from remedy_async import CONVENTIONS, Convention
 
 from ._composition import COMPUTED, KEPT, PREFIX, Composition
 from ._dataset import Dataset
-from ._filters import PAGING_PARAMETERS, Filters
 from ._layout import ComposedLayout, PageLayout, PageValues, Signals
+from ._matching import PAGING_PARAMETERS, Filters
 from ._places import (
     CursorCodec,
     Place,

@@ -33,7 +33,7 @@ from multidict import MultiMapping
 from remedy_async import Convention
 
 from ._dataset import Dataset
-from ._filters import Filters
+from ._matching import Filters
 from ._responses import ApiError
 
 _INTEGER: Final = re.compile(r"^-?[0-9]{1,18}$")

@@ -16,9 +16,8 @@ from datetime import datetime
 from ._cache import SizedLRU, view_size
 from ._churn import Revisions, parse_with_ranges, record_passes, reserved, revised
 from ._encoded import EncodedRecords
-from ._fields import filter_fields, range_fields
-from ._filters import Filters, parse_filters
 from ._generated import GeneratedMatches
+from ._matching import Filters, filter_fields, parse_filters, range_fields
 from ._naming import respeller
 from ._records import Record, build_record
 from ._run_config import DEFAULT_CACHE_BYTES, RESOURCES
