@@ -39,8 +39,7 @@ from ._matching import (
     parse_filters,
     range_fields,
 )
-from ._naming import respeller
-from ._records import Record, build_record
+from ._records import Record, build_record, respeller
 from ._run_config import DEFAULT_CACHE_BYTES, RESOURCES, SimulatorConfig
 from ._world import World
 

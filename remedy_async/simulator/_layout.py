@@ -39,7 +39,7 @@ import orjson
 from remedy_async import Convention
 
 from ._composition import LINK, RESOURCE_SPELLINGS, Composition, Path, Slot
-from ._naming import spelled
+from ._records import spelled
 from ._run_config import ITEMS_KEYS
 
 RESOURCE_KEY: Final = "{resource}"
