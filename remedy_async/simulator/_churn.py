@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import attrs
 
+from ._catalog import AGENT_VERSIONS
 from ._matching import (
     FilterError,
     FilterField,
@@ -29,7 +30,6 @@ from ._matching import (
     parse_value,
 )
 from ._prng import iso, seed_key
-from ._vocab import AGENT_VERSIONS
 
 Record = dict[str, Any]
 

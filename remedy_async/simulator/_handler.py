@@ -32,7 +32,7 @@ from ._agentconf import AgentConfiguration, agent_configuration_payload
 from ._churn import Churner
 from ._counters import CounterState
 from ._dataset import Dataset
-from ._faults import FaultInjector, replacing_error
+from ._injector import FaultInjector, replacing_error
 from ._matching import FilterError
 from ._openapi import openapi_json
 from ._pages import ECHO_PARAMETER, ListPaging, ListRequest, ListResponder, list_paging

@@ -31,9 +31,9 @@ import attrs
 
 from remedy_async import CONVENTIONS
 
+from ._catalog import OS_FAMILIES
 from ._prng import iso
 from ._records import FILTERABLE_FAMILIES
-from ._vocab import OS_FAMILIES
 from ._world import World
 
 Scalar = str | int | float | bool | None

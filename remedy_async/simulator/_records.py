@@ -20,8 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Final
 
-from ._prng import Stream, iso
-from ._vocab import (
+from ._catalog import (
     AGENT_VERSIONS,
     ARCHITECTURES,
     LINUX_ROLES,
@@ -37,6 +36,7 @@ from ._vocab import (
     VENDORS,
     WINDOWS_SERVER_ROLES,
 )
+from ._prng import Stream, iso
 from ._world import FINDING_TYPES, World
 
 Record = dict[str, Any]

@@ -1,4 +1,4 @@
-"""Decides, reproducibly, which fault (if any) hits each request.
+"""Decides, reproducibly, which fault (if any) hits each request: `FaultInjector`.
 
 Every request of a route gets the next number in that route's sequence; each configured fault
 that applies rolls `draw(seed, route, n, fault position) < rate`. Latency adds to whatever else
