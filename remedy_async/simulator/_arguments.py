@@ -5,7 +5,7 @@
 print `paging_listing` and exit 0. `--print-spec` asks for the run's OpenAPI document (what it
 would serve at `/openapi.json`): both commands print `printed_spec` and exit 0.
 
-Adding the options needs only the configuration (`_config`): the server (and aiohttp.web with
+Adding the options needs only the configuration (`_run_config`): the server (and aiohttp.web with
 it) is imported by `serve`, the OpenAPI document's builder by `printed_spec`, so a command line
 that only parses, or prints its help, pays for neither.
 """

@@ -31,7 +31,7 @@ ROUTE_NAMES: Final = (
 """Every route the simulator serves, as named in fault specs and counters."""
 
 DOCUMENT_PATH: Final = "/openapi.json"
-"""Where a simulator serves the OpenAPI document of its run (see `_spec`)."""
+"""Where a simulator serves the OpenAPI document of its run (see `_openapi`)."""
 
 UNMATCHED_ROUTE: Final = "unmatched"
 """The counters' name for requests to a path the simulator does not serve."""
