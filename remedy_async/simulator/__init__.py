@@ -39,6 +39,26 @@ form, page sizes), and `Composition.convention` is the convention that reads it.
 `sim.dataset.hide(resource, ids)` and `sim.dataset.show(resource, ids)` make a list shrink or
 grow while it is being listed (see `Dataset`): totals, offsets and page numbers follow the
 visible records; a cursor resumes after its place in the list order.
+
+Modules, from the top down (each imports only modules listed after it):
+
+- serving: `_arguments` (the command line and `serve`; the server imported on first use),
+  `_server` (`Simulator` on a socket, and the sockets' protocol that answers what aiohttp
+  refuses), `_handler` (routing, auth, rate limit, faults, the routes, and sending the answer,
+  bent by a shaping fault), `_openapi` (the run's OpenAPI document);
+- lists: `_pages` (the one page server, `ListResponder`: named conventions and composed modes),
+  `_places` (where a request wants to be: offsets, page numbers, keyset ids, signed cursors),
+  `_layout` (where a page's items and signals go);
+- answers: `_agentconf` (the agent configuration download), `_injector` (which fault hits a
+  request), `_responses` (`Payload`, `ApiError` and the error-body shapes);
+- data: `_dataset` (`Dataset`: records hidden, changed, filtered and encoded), `_churn` (a data
+  set that changes over time), `_matching` (the filters each list takes, and which records they
+  match), `_records` (whole records, and their keys respelled), `_world` (ids, relations and
+  cheap per-record facts), `_catalog` (the vulnerability catalog and word lists), `_prng`
+  (stateless seeded randomness), `_cache` (an LRU bounded by size);
+- the run: `_run_config` (`SimulatorConfig`, `FaultSpec`), `_composition` (`Composition`, its
+  text form and what it must hold together); and two leaves, `_ratelimit` (a token bucket) and
+  `_counters` (what the simulator saw and did).
 """
 
 from importlib import import_module as _import_module
