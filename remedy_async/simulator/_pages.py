@@ -284,16 +284,6 @@ class ListResponder:
         first = self._url(request, size, None) if layout.link else None
         return Payload(200, body, headers=layout.headers(signals, first))
 
-    def layout(self, composition: Composition, resource: str) -> ComposedLayout:
-        """How `composition` lays out pages of `resource` (kept)."""
-        key = (composition, resource)
-        layout = self._layouts.get(key)
-        if layout is None:
-            if len(self._layouts) >= KEPT_LAYOUTS:
-                self._layouts.clear()
-            layout = self._layouts[key] = ComposedLayout.of(composition, resource)
-        return layout
-
     def _size(self, request: ListRequest, default: int, maximum: int) -> int:
         """The page size the request asks for in its `size_param`, within 1 to `maximum`."""
         size_param = request.convention.size_param
@@ -364,7 +354,7 @@ class ListResponder:
 
     def _composed_page(self, request: ListRequest, composition: Composition) -> Payload:
         """The answer to `request` by `composition`."""
-        layout = self.layout(composition, request.filters.resource)
+        layout = self._composed_layout(composition, request.filters.resource)
         query, total = request.query, len(request.view)
         maximum = max_size(composition, self.max_page_size)
         if composition.follow == "none":
@@ -395,6 +385,16 @@ class ListResponder:
         prefix, suffix, headers = layout.render(values)
         body = b"".join((prefix, record_run(self.dataset, request, start, stop), suffix))
         return Payload(200, body, headers=headers)
+
+    def _composed_layout(self, composition: Composition, resource: str) -> ComposedLayout:
+        """How `composition` lays out pages of `resource` (kept)."""
+        key = (composition, resource)
+        layout = self._layouts.get(key)
+        if layout is None:
+            if len(self._layouts) >= KEPT_LAYOUTS:
+                self._layouts.clear()
+            layout = self._layouts[key] = ComposedLayout.of(composition, resource)
+        return layout
 
     def _token(
         self, request: ListRequest, composition: Composition, stop: int, reached: int, page: int
