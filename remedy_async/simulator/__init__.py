@@ -49,8 +49,8 @@ Modules, from the top down (each imports only modules listed after it):
 - lists: `_pages` (the one page server, `ListResponder`: named conventions and composed modes),
   `_places` (where a request wants to be: offsets, page numbers, keyset ids, signed cursors),
   `_layout` (where a page's items and signals go);
-- answers: `_agentconf` (the agent configuration download), `_injector` (which fault hits a
-  request), `_responses` (`Payload`, `ApiError` and the error-body shapes);
+- answers: `_agent_configuration` (the agent configuration download), `_injector` (which fault
+  hits a request), `_responses` (`Payload`, `ApiError` and the error-body shapes);
 - data: `_dataset` (`Dataset`: records hidden, changed, filtered and encoded), `_churn` (a data
   set that changes over time), `_matching` (the filters each list takes, and which records they
   match), `_records` (whole records, and their keys respelled), `_world` (ids, relations and

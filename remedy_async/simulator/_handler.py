@@ -28,7 +28,7 @@ from urllib.parse import quote, unquote
 
 from aiohttp import web
 
-from ._agentconf import AgentConfiguration, agent_configuration_payload
+from ._agent_configuration import AgentConfiguration, agent_configuration_payload
 from ._churn import Churner
 from ._counters import CounterState
 from ._dataset import Dataset
