@@ -33,6 +33,8 @@ import attrs
 
 from remedy_async import Convention
 
+# The words of a composition and its text form.
+
 Path = tuple[str, ...]
 
 PREFIX: Final = "compose:"
@@ -215,6 +217,8 @@ class Slot:
         """Whether this is the RFC 8288 `Link` header."""
         return self.header is not None and self.header.lower() == LINK
 
+
+# What a composition must hold together, and the Convention that reads it.
 
 MAX_ITEMS_DEPTH: Final = 3
 MAX_SIGNAL_DEPTH: Final = 4
@@ -433,6 +437,9 @@ def _path_of(slot: Slot | None) -> Path:
 
 def _header_of(slot: Slot | None) -> str | None:
     return None if slot is None else slot.header
+
+
+# The composition.
 
 
 def _slot(value: object) -> Slot | None:
