@@ -39,6 +39,26 @@ form, page sizes), and `Composition.convention` is the convention that reads it.
 `sim.dataset.hide(resource, ids)` and `sim.dataset.show(resource, ids)` make a list shrink or
 grow while it is being listed (see `Dataset`): totals, offsets and page numbers follow the
 visible records; a cursor resumes after its place in the list order.
+
+Modules, from the top down (each imports only modules listed after it):
+
+- serving: `_arguments` (the command line and `serve`; the server imported on first use),
+  `_server` (`Simulator` on a socket, and the sockets' protocol that answers what aiohttp
+  refuses), `_handler` (routing, auth, rate limit, faults, the routes, and sending the answer,
+  bent by a shaping fault), `_openapi` (the run's OpenAPI document);
+- lists: `_pages` (the one page server, `ListResponder`: named conventions and composed modes),
+  `_places` (where a request wants to be: offsets, page numbers, keyset ids, signed cursors),
+  `_layout` (where a page's items and signals go);
+- answers: `_agent_configuration` (the agent configuration download), `_injector` (which fault
+  hits a request), `_responses` (`Payload`, `ApiError` and the error-body shapes);
+- data: `_dataset` (`Dataset`: records hidden, changed, filtered and encoded), `_churn` (a data
+  set that changes over time), `_matching` (the filters each list takes, and which records they
+  match), `_records` (whole records, and their keys respelled), `_world` (ids, relations and
+  cheap per-record facts), `_catalog` (the vulnerability catalog and word lists), `_prng`
+  (stateless seeded randomness), `_cache` (an LRU bounded by size);
+- the run: `_run_config` (`SimulatorConfig`, `FaultSpec`), `_composition` (`Composition`, its
+  text form and what it must hold together); and two leaves, `_ratelimit` (a token bucket) and
+  `_counters` (what the simulator saw and did).
 """
 
 from importlib import import_module as _import_module
@@ -51,9 +71,9 @@ from ._arguments import (
     printed_spec,
     serve,
 )
-from ._compose_text import Slot
-from ._composition import Composition
-from ._config import (
+from ._composition import Composition, Slot
+from ._counters import SimulatorCounters
+from ._run_config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
     PAGING_CONVENTIONS,
@@ -64,18 +84,17 @@ from ._config import (
     FaultSpec,
     SimulatorConfig,
 )
-from ._counters import SimulatorCounters
 
 if _TYPE_CHECKING:
     from ._dataset import Dataset
+    from ._openapi import openapi_document, openapi_json
     from ._server import Simulator
-    from ._spec import openapi_document, openapi_json
 
 _LAZY = {
     "Dataset": "._dataset",
     "Simulator": "._server",
-    "openapi_document": "._spec",
-    "openapi_json": "._spec",
+    "openapi_document": "._openapi",
+    "openapi_json": "._openapi",
 }
 """Names whose module is imported on first use (PEP 562): the server (and aiohttp.web), the
 data set and the OpenAPI builder, which a command line that only adds or reads the options

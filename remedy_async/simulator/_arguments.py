@@ -5,7 +5,7 @@
 print `paging_listing` and exit 0. `--print-spec` asks for the run's OpenAPI document (what it
 would serve at `/openapi.json`): both commands print `printed_spec` and exit 0.
 
-Adding the options needs only the configuration (`_config`): the server (and aiohttp.web with
+Adding the options needs only the configuration (`_run_config`): the server (and aiohttp.web with
 it) is imported by `serve`, the OpenAPI document's builder by `printed_spec`, so a command line
 that only parses, or prints its help, pays for neither.
 """
@@ -21,9 +21,8 @@ from typing import Final
 
 from remedy_async import CONVENTIONS
 
-from ._compose_text import PREFIX
-from ._composition import Composition
-from ._config import (
+from ._composition import PREFIX, Composition
+from ._run_config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
     NAMINGS,
@@ -356,7 +355,7 @@ def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | Non
     """
     if not ns.print_spec:
         return None
-    from ._spec import openapi_json  # noqa: PLC0415 - see the module's doc
+    from ._openapi import openapi_json  # noqa: PLC0415 - see the module's doc
 
     return openapi_json(config, indent=True)
 

@@ -19,9 +19,17 @@ from typing import Any, Final
 
 import attrs
 
-from ._filters import FilterError, FilterField, Filters, Matcher, Scalar, parse_filters, parse_value
+from ._catalog import AGENT_VERSIONS
+from ._matching import (
+    FilterError,
+    FilterField,
+    Filters,
+    Matcher,
+    Scalar,
+    parse_filters,
+    parse_value,
+)
 from ._prng import iso, seed_key
-from ._vocab import AGENT_VERSIONS
 
 Record = dict[str, Any]
 

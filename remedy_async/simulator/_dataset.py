@@ -1,20 +1,319 @@
-"""The simulator's data set, for the server and for tests that need to know the truth."""
+"""The simulator's data set, `Dataset`: seeded records, hidden and changed, filtered and encoded.
+
+Read top down: `EncodedRecords` keeps the JSON of records and of runs of records (a page's) in a
+bounded cache; `GeneratedMatches` answers which records pass a list's filters as generated;
+`Store` is the machinery (records as generated and as changed since, hidden records, filtered
+views of a collection and their encodings); `Dataset` is what tests and the server use.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import math
+import time
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
+from typing import Any
 
+import orjson
+
+from ._cache import SizedLRU, view_size
 from ._churn import (
     ChurnStep,
+    Revisions,
     choose,
+    generated_matches,
+    parse_with_ranges,
+    record_passes,
+    reserved,
+    revised,
     step_random,
 )
-from ._config import RESOURCES, SimulatorConfig
-from ._filters import Filters
-from ._records import Record
-from ._store import FilterInput, Store
+from ._matching import (
+    FilterField,
+    Filters,
+    Matcher,
+    column_builders,
+    filter_fields,
+    parse_filters,
+    range_fields,
+)
+from ._records import Record, build_record, respeller
+from ._run_config import DEFAULT_CACHE_BYTES, RESOURCES, SimulatorConfig
+from ._world import World
+
+# Encoded records and runs of records, in bounded caches.
+
+
+def _entry_size(body: bytes) -> int:
+    return len(body) + 160  # the bytes object, its key tuple and the dict entry
+
+
+class EncodedRecords:
+    """Encodes records (as `build` makes them, respelled) and keeps the bytes within a budget:
+    half of it for records, a quarter for runs of them (a page's records)."""
+
+    def __init__(
+        self,
+        build: Callable[[str, int], Record],
+        respell: Callable[[Any], Any],
+        budget: int,
+    ) -> None:
+        self._build = build
+        self._respell = respell
+        self._records: SizedLRU[bytes] = SizedLRU(budget // 2, _entry_size)
+        self._runs: SizedLRU[bytes] = SizedLRU(budget // 4, _entry_size)
+
+    def record(self, resource: str, index: int) -> bytes:
+        """The JSON of one record."""
+        key = (resource, index)
+        body = self._records.get(key)
+        if body is None:
+            # orjson's result keeps its over-allocated buffer (~4 KiB): keep an exact copy.
+            encoded = orjson.dumps(self._respell(self._build(resource, index)))
+            body = self._records.put(key, bytes(memoryview(encoded)))
+        return body
+
+    def run(
+        self, resource: str, filters: object, view: Sequence[int], start: int, stop: int
+    ) -> bytes:
+        """The JSON of records view[start:stop] of a list with these `filters` (a fingerprint),
+        comma-separated without brackets."""
+        key = (resource, filters, start, stop)
+        body = self._runs.get(key)
+        if body is None:
+            record = self.record
+            body = b",".join([record(resource, index) for index in view[start:stop]])
+            body = self._runs.put(key, body)
+        return body
+
+    def forget(self, resource: str, indices: Iterable[int]) -> None:
+        """Forget these records' bytes, and every run (their content changed)."""
+        for index in indices:
+            self._records.discard((resource, index))
+        self._runs.clear()
+
+    def forget_runs(self) -> None:
+        """Forget every run (which records a list holds changed)."""
+        self._runs.clear()
+
+
+# Which records pass a list's filters as they were generated (before any hiding or change).
+
+
+class GeneratedMatches:
+    """Answers which indices of a collection pass filters as generated, keeping the answers
+    (ascending index views) in a cache of a quarter of `budget`, at least 16 MiB."""
+
+    def __init__(
+        self,
+        world: World,
+        fields: Mapping[str, Mapping[str, FilterField]],
+        ranges: Mapping[str, Mapping[str, FilterField]],
+        budget: int,
+    ) -> None:
+        self._counts = world.counts
+        self._fields = fields
+        self._ranges = ranges
+        self._builders = column_builders(world)
+        self._columns: dict[str, bytes] = {}
+        self._matchers = {
+            resource: Matcher(world.counts[resource], fields[resource], self._column)
+            for resource in RESOURCES
+        }
+        self._views: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), view_size)
+
+    def of(self, filters: Filters) -> Sequence[int]:
+        """The ascending indices of the records whose generated values pass `filters`."""
+        resource = filters.resource
+        if not filters:
+            return range(self._counts[resource])
+        key = (resource, filters.fingerprint)
+        view = self._views.get(key)
+        if view is None:
+            matcher, ranges = self._matchers[resource], self._ranges[resource]
+            view = self._views.put(key, generated_matches(matcher, ranges, filters))
+        return view
+
+    def _column(self, name: str) -> bytes:
+        column = self._columns.get(name)
+        if column is None:
+            column = self._columns[name] = self._builders[name]()
+        return column
+
+
+# The machinery of the data set: records as generated and as changed since, hidden records,
+# filtered views of a collection and their encodings. The server also calls the methods here
+# that read a list request's filters, find its records and encode them.
+
+FilterInput = Mapping[str, str | Sequence[str]]
+"""Filters as a test writes them: wire names to one value or several (OR), as strings."""
+
+
+class Store:
+    """A data set's records, hidden records, changes, views and encodings (see `Dataset`)."""
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        size: int = 100,
+        now: datetime | None = None,
+        id_prefix: str = "",
+        extra_fields_rate: float = 0.0,
+        naming: str = "snake",
+        cache: bool = True,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        reserve: float = 0.0,
+        range_filters: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        moment = time.time() if now is None else now.timestamp()
+        self._world = World(
+            seed=seed,
+            size=size,
+            now=math.floor(moment),
+            id_prefix=id_prefix,
+            extra_fields_rate=extra_fields_rate,
+        )
+        self._fields = filter_fields(self._world)
+        self._ranges = range_fields(self._world)
+        budget = cache_bytes if cache else 0
+        self._generated = GeneratedMatches(self._world, self._fields, self._ranges, budget)
+        self._encoded = EncodedRecords(self._build, respeller(naming), budget)
+        self._overrides: dict[tuple[str, int], dict[str, object]] = {}
+        """Fields set by `update`, by (resource, index)."""
+        self._hidden: dict[str, frozenset[int]] = {}
+        """Indices hidden from each collection (only collections with some hidden)."""
+        self._visible: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), view_size)
+        """Matches without the hidden records, by filters (emptied when hiding changes)."""
+        self._revisions = Revisions()
+        self._steps: dict[str, int] = {}
+        self._range_filters = range_filters
+        self._clock = clock
+        for resource in RESOURCES:
+            held = reserved(seed, resource, self._world.counts[resource], reserve)
+            if held:
+                self._hidden[resource] = held
+
+    def _now(self, at: float | None) -> float:
+        return self._clock() if at is None else at
+
+    def _build(self, resource: str, index: int) -> Record:
+        record = build_record(self._world, resource, index)
+        change = self._revisions.of(resource).get(index)
+        if change is not None:
+            record = revised(record, resource, *change)
+        overrides = self._overrides.get((resource, index))
+        return record if overrides is None else {**record, **overrides}
+
+    def _changed_indices(self, resource: str) -> Collection[int]:
+        """The indices of records of `resource` whose content is no longer as generated."""
+        revised = self._revisions.of(resource)
+        if not self._overrides:
+            return revised
+        return {*revised, *(index for name, index in self._overrides if name == resource)}
+
+    def _changed(self, resource: str, indices: Iterable[int]) -> None:
+        """Forget what was cached of records whose content changed."""
+        self._encoded.forget(resource, indices)
+        self._visible.clear()
+
+    def parse_filters(
+        self, resource: str, params: Iterable[tuple[str, str]], *, strict: bool = False
+    ) -> Filters:
+        """Read a query's filters; raises FilterError for bad values (and, with `strict`, for
+        a parameter that is neither a filter nor a paging parameter: else it is ignored)."""
+        fields = self._fields[resource]
+        if not self._range_filters:
+            return parse_filters(resource, fields, params, strict=strict)
+        return parse_with_ranges(resource, fields, self._ranges[resource], params, strict=strict)
+
+    def matches(self, filters: Filters, *, include_hidden: bool = False) -> Sequence[int]:
+        """Ascending indices of the visible records that pass `filters` (cached); with
+        `include_hidden`, of the hidden ones too."""
+        resource = filters.resource
+        view = self._generated.of(filters)
+        hidden = self._hidden.get(resource)
+        changed = self._changed_indices(resource) if filters else ()
+        if (hidden is None or include_hidden) and not changed:
+            return view
+        return self._without(filters, view, None if include_hidden else hidden)
+
+    def encode(self, resource: str, index: int) -> bytes:
+        """The JSON of one record (cached)."""
+        return self._encoded.record(resource, index)
+
+    def encode_run(self, filters: Filters, view: Sequence[int], start: int, stop: int) -> bytes:
+        """The JSON of records view[start:stop], comma-separated without brackets (cached)."""
+        return self._encoded.run(filters.resource, filters.fingerprint, view, start, stop)
+
+    def _without(
+        self, filters: Filters, view: Sequence[int], hidden: frozenset[int] | None
+    ) -> Sequence[int]:
+        """`view` less the `hidden` indices, and with the changed records that pass the
+        filters now in place of those that passed them as generated (cached until hiding or
+        a record changes)."""
+        key = (filters.resource, filters.fingerprint, hidden is None)
+        visible = self._visible.get(key)
+        if visible is None:
+            gone = hidden or frozenset()
+            changed = self._changed_indices(filters.resource) if filters else ()
+            kept = [index for index in view if index not in gone and index not in changed]
+            if changed:
+                build, resource = self._build, filters.resource
+                fields, ranges = self._fields[resource], self._ranges[resource]
+                kept += [
+                    index
+                    for index in changed
+                    if index not in gone
+                    and record_passes(build(resource, index), filters, fields, ranges)
+                ]
+                kept.sort()
+            visible = self._visible.put(key, array("I", kept))
+        return visible
+
+    def _known(self, resource: str, ids: Iterable[str]) -> frozenset[int]:
+        """The indices of these ids; ValueError for one that is no record of `resource`."""
+        parse_id = self._world.parse_id
+        resource = self._check(resource)
+        indices = []
+        for record_id in [ids] if isinstance(ids, str) else ids:
+            index = parse_id(resource, record_id)
+            if index is None:
+                raise ValueError(f"{record_id!r} is not the id of a record of {resource}")
+            indices.append(index)
+        return frozenset(indices)
+
+    def _set_hidden(self, resource: str, hidden: frozenset[int]) -> None:
+        if hidden == self._hidden.get(resource, frozenset()):
+            return
+        if hidden:
+            self._hidden[resource] = hidden
+        else:
+            del self._hidden[resource]
+        # Cached visible views and pages are keyed by place in the visible list: start afresh.
+        self._visible.clear()
+        self._encoded.forget_runs()
+
+    def _indices(self, resource: str, filters: FilterInput | None) -> Sequence[int]:
+        return self.matches(self._parse(resource, filters or {}))
+
+    def _parse(self, resource: str, filters: FilterInput) -> Filters:
+        pairs: list[tuple[str, str]] = []
+        for name, value in filters.items():
+            values = [value] if isinstance(value, str) else list(value)
+            pairs.extend((name, item) for item in values)
+        return self.parse_filters(self._check(resource), pairs, strict=True)
+
+    def _check(self, resource: str) -> str:
+        if resource not in RESOURCES:
+            raise ValueError(f"unknown resource {resource!r}; resources are {', '.join(RESOURCES)}")
+        return resource
+
+
+# The data set, for the server and for tests that need to know the truth.
 
 
 class Dataset(Store):

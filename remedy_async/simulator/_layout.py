@@ -1,15 +1,31 @@
-"""Lays out a list page by a paging convention row: where the items go, where each signal goes.
+"""Lays out a list page: where the items go, where each signal goes, and the page's headers.
 
-A row of `remedy_async.CONVENTIONS` is read as data, never by name: its first items path says
-where the array goes (`()` the body itself, `{resource}` and `*` the resource's camelCase name;
-the contract's generic `items`/`data`/`results` means the run's `items_key`), and each signal
-path (`next_at`, `more_at`, `last_at`, `total_at`, `pages_at`, `position_at`, `size_at`) gets
-its value, nested objects made as needed. `next_header` carries the continuation instead
-(`Link` as RFC 8288 rel="next" and rel="first" links).
+The page server works out what a page says (`Signals` for a named convention, `PageValues` for
+a composed mode); a layout writes it, as the bytes before and after the page's item run (which
+is encoded apart) and the response headers. `wrap_items` nests an item run at any body path.
 
-Disguised, the same page renames the last key of every signal path to `nxt_tok_x`,
-`nxt_tok_y`, ... (in order of first use) and sends the next header as `Nxt-Tok-X`: a service no
-client knows, which a client must refuse loudly rather than stop after page one.
+A named convention (`PageLayout`) is a row of `remedy_async.CONVENTIONS`, read as data, never by
+name: its first items path says where the array goes (`()` the body itself, `{resource}` and `*`
+the resource's camelCase name; the contract's generic `items`/`data`/`results` means the run's
+`items_key`), and each signal path (`next_at`, `more_at`, `last_at`, `total_at`, `pages_at`,
+`position_at`, `size_at`) gets its value, nested objects made as needed. `next_header` carries
+the continuation instead (`Link` as RFC 8288 rel="next" and rel="first" links). Disguised, the
+same page renames the last key of every signal path to `nxt_tok_x`, `nxt_tok_y`, ... (in order
+of first use) and sends the next header as `Nxt-Tok-X`: a service no client knows, which a
+client must refuse loudly rather than stop after page one.
+
+A composed mode (`ComposedLayout`) writes every value where its `Composition` puts it and as its
+end says:
+
+- the continuation at `next`: its own form (the URL for `url`, else the token or number); a
+  Link header as `<url>; rel="next"` (with `results="true|false"` for `end=link-false`). Once
+  gone (the list ended and the end does not keep it) it is null, absent or `""` as `end` says.
+- `also`: the same continuation again, as a URL in a body or a Link, as the bare token or
+  number in any other header; gone with the primary (and on the last page of `link-false`).
+- `prev`: the backward continuation, null in a body on the first page, a `rel="prev"` link
+  from the second page on (sharing the Link header with rel="next" when both are links).
+- flags (`more_at` true while records follow, `last_at` true on the last page), total, page
+  count, echoed position and size: on every page, in the body or (total, pages) a header.
 """
 
 from __future__ import annotations
@@ -22,9 +38,9 @@ import orjson
 
 from remedy_async import Convention
 
-from ._config import ITEMS_KEYS
-
-Path = tuple[str, ...]
+from ._composition import LINK, RESOURCE_SPELLINGS, Composition, Path, Slot
+from ._records import spelled
+from ._run_config import ITEMS_KEYS
 
 RESOURCE_KEY: Final = "{resource}"
 """The table's placeholder for the resource's own name."""
@@ -32,7 +48,6 @@ ONLY_ARRAY_KEY: Final = "*"
 """The table's placeholder for the one array inside an object (HAL's `_embedded`)."""
 CONTRACT_ITEMS: Final = tuple((key,) for key in ITEMS_KEYS)
 """A row's items when it keeps them where the contract does: the run's `items_key` decides."""
-LINK_HEADER: Final = "link"
 DISGUISED_HEADER: Final = "Nxt-Tok-X"
 _DISGUISE_LETTERS: Final = "xyzwvutsrqponmlkjihgfedcba"
 _SIGNAL_FIELDS: Final = (
@@ -132,7 +147,7 @@ class PageLayout:
                 "no place for its body paging signals"
             )
         header = convention.next_header
-        link = header is not None and header.lower() == LINK_HEADER
+        link = header is not None and header.lower() == LINK
         if header is not None and disguise:
             header = DISGUISED_HEADER
         flat = None
@@ -187,3 +202,131 @@ def wrap_items(tree: dict[str, Any], path: Path) -> tuple[bytes, bytes]:
     head = b"{" + orjson.dumps(key) + b":"
     tail = b"," + orjson.dumps(siblings)[1:] if siblings else b"}"
     return head + prefix, suffix + tail
+
+
+LINK_HEADER: Final = "Link"
+
+
+# A composed mode's layout (a `Composition`).
+
+
+class PageValues(NamedTuple):
+    """What one page of a composed list says, before the layout places it."""
+
+    token: str | int | None
+    """The request parameter's value for the next page (cursor, offset, page number); None
+    once the continuation is gone."""
+    url: str | None
+    """The next page's URL (None when gone, or when no slot holds a URL)."""
+    more: bool
+    total: int
+    pages: int
+    position: int
+    """The offset or page number shown (the served one, or the next in the hostile variant)."""
+    size: int
+    prev_token: str | int | None = None
+    """The backward continuation's bare value; None on the first page."""
+    prev_url: str | None = None
+
+
+def composed_items_path(composition: Composition, resource: str) -> Path:
+    """Where `composition` keeps the item array of `resource`, as concrete keys."""
+    name = camel_name(resource)
+    return tuple(
+        spelled(name, RESOURCE_SPELLINGS[key]) if key in RESOURCE_SPELLINGS else key
+        for key in composition.items
+    )
+
+
+@attrs.frozen
+class ComposedLayout:
+    """Where one composition puts a page of one resource; renders the page's wrapping."""
+
+    composition: Composition
+    items: Path
+    wants_url: bool
+    """Whether some slot holds the next page's URL (so the responder makes it)."""
+    wants_prev_url: bool
+
+    @classmethod
+    def of(cls, composition: Composition, resource: str) -> ComposedLayout:
+        """The layout of `composition` for `resource`."""
+        c = composition
+        also = c.also
+        wants_url = c.follow == "url" or (also is not None and (also.link or also.header is None))
+        prev = c.prev
+        wants_prev_url = prev is not None and (prev.link or c.follow == "url")
+        return cls(c, composed_items_path(c, resource), wants_url, wants_prev_url)
+
+    def render(self, values: PageValues) -> tuple[bytes, bytes, dict[str, str]]:
+        """The bytes before and after the page's item run, and its response headers."""
+        c = self.composition
+        body: dict[str, Any] = {}
+        headers: dict[str, str] = {}
+        links: list[str] = []
+        end = c.ending
+        primary = values.url if c.follow == "url" else values.token
+        if c.next is not None:
+            self._continuation(c.next, primary, values, body, headers, links, results=True)
+        if c.also is not None:
+            shown = values.token is not None and (values.more or end != "link-false")
+            value = values.url if c.also.link or c.also.header is None else values.token
+            self._continuation(c.also, value if shown else None, values, body, headers, links)
+        if c.prev is not None:
+            if c.prev.link:
+                if values.prev_url is not None:
+                    links.append(f'<{values.prev_url}>; rel="prev"')
+            else:
+                prev = values.prev_url if c.follow == "url" else values.prev_token
+                _put(body, c.prev.path, prev)
+        for path, value in (
+            (c.more_at, values.more),
+            (c.last_at, not values.more),
+            (c.position_at, values.position),
+            (c.size_at, values.size),
+        ):
+            if path:
+                _put(body, path, value)
+        for slot, count in ((c.total, values.total), (c.pages, values.pages)):
+            if slot is not None and slot.header is not None:
+                headers[slot.header] = str(count)
+            elif slot is not None:
+                _put(body, slot.path, count)
+        if links:
+            headers[LINK_HEADER] = ", ".join(links)
+        prefix, suffix = wrap_items(body, self.items)
+        return prefix, suffix, headers
+
+    def _continuation(
+        self,
+        slot: Slot,
+        value: str | int | None,
+        values: PageValues,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        links: list[str],
+        *,
+        results: bool = False,
+    ) -> None:
+        """Write a continuation (or its end) into `slot`."""
+        end = self.composition.ending
+        if slot.link:
+            if value is not None:
+                said = f'; results="{str(values.more).lower()}"' if results else ""
+                links.append(f'<{value}>; rel="next"{said if end == "link-false" else ""}')
+            return
+        if slot.header is not None:
+            if value is not None or end == "blank":
+                headers[slot.header] = "" if value is None else str(value)
+            return
+        if value is not None:
+            _put(body, slot.path, value)
+        elif end in ("null", "blank", "link-false"):
+            _put(body, slot.path, "" if end == "blank" else None)
+
+
+def _put(tree: dict[str, Any], path: Path, value: Any) -> None:
+    """Set `value` at `path` in a body tree, making the objects on the way."""
+    for key in path[:-1]:
+        tree = tree.setdefault(key, {})
+    tree[path[-1]] = value

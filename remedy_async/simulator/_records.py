@@ -6,14 +6,21 @@ vulnerability findings have no published schema: their fields are assumed, in th
 product's concepts (a target is one installation to fix on one endpoint; a finding is a
 scanner's signal about a subject on an endpoint), with `id`, `created_at` and `updated_at` as
 the published resources have them.
+
+Records are built with snake_case keys, as the service publishes them; a run that serves
+another naming respells them (`respeller`): `--naming camel` serves `mac_address` as
+`macAddress`, `pascal` as `MacAddress`, `kebab` as `mac-address`, every key at every depth, so
+clients can be tested against services that differ only in spelling.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Final
 
-from ._prng import Stream, iso
-from ._vocab import (
+from ._catalog import (
     AGENT_VERSIONS,
     ARCHITECTURES,
     LINUX_ROLES,
@@ -29,6 +36,7 @@ from ._vocab import (
     VENDORS,
     WINDOWS_SERVER_ROLES,
 )
+from ._prng import Stream, iso
 from ._world import FINDING_TYPES, World
 
 Record = dict[str, Any]
@@ -406,3 +414,43 @@ def build_finding(world: World, index: int) -> Record:
         record["risk_score"] = stream.below(101)
         record["labels"] = {"triaged_by": stream.pick(TEAMS)}
     return record
+
+
+# Respelling record keys for a run that serves another naming than the contract's snake_case.
+
+CONTRACT_NAMING: Final = "snake"
+"""The spelling of record keys the service publishes."""
+
+_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-\s]+")
+
+
+@lru_cache(maxsize=4096)
+def spelled(key: str, naming: str) -> str:
+    """A key, written in any of the namings, as `naming` spells it: `mac_address` (or
+    `macAddress`) -> `macAddress` (camel), `MacAddress` (pascal), `mac-address` (kebab)."""
+    words = [word.lower() for word in _BOUNDARY.split(key) if word]
+    if not words:
+        return key
+    if naming == "snake":
+        return "_".join(words)
+    if naming == "kebab":
+        return "-".join(words)
+    capitalised = [word[:1].upper() + word[1:] for word in words]
+    if naming == "camel":
+        return words[0] + "".join(capitalised[1:])
+    return "".join(capitalised)  # pascal
+
+
+def respeller(naming: str) -> Callable[[Any], Any]:
+    """A function that respells every key of a record (identity for the contract's naming)."""
+    if naming == CONTRACT_NAMING:
+        return lambda record: record
+
+    def respell(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {spelled(key, naming): respell(inner) for key, inner in value.items()}
+        if isinstance(value, list):
+            return [respell(item) for item in value]
+        return value
+
+    return respell

@@ -18,8 +18,8 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Final, NamedTuple
 
+from ._catalog import AGENT_VERSION_WEIGHTS, OS_FAMILY_WEIGHTS, build_catalog
 from ._prng import MASK64, cumulative, draw, seed_key, unit, weighted
-from ._vocab import AGENT_VERSION_WEIGHTS, OS_FAMILY_WEIGHTS, build_catalog
 
 HOUR: Final = 3600
 DAY: Final = 86_400

@@ -41,9 +41,9 @@ NOT_FOR_PARSING = (
     "remedy_async._otel",
     "remedy_async._probe",
     "remedy_async.simulator._server",
-    "remedy_async.simulator._app",
+    "remedy_async.simulator._handler",
     "remedy_async.simulator._dataset",
-    "remedy_async.simulator._spec",
+    "remedy_async.simulator._openapi",
     *(
         f"remedy_async.cli.{module}"
         for module in {m for m, _ in COMMANDS.values()} - {"_completion"}

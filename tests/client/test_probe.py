@@ -18,7 +18,7 @@ from remedy_async import (
 )
 from remedy_async._probe import HONOUR_CHECKS
 from remedy_async.simulator import Simulator, SimulatorConfig
-from remedy_async.simulator._config import ERROR_FORMATS, NAMINGS
+from remedy_async.simulator._run_config import ERROR_FORMATS, NAMINGS
 
 TOKEN = "probe-token"
 UNKNOWN = "00000000-0000-4000-8000-000000000000"

@@ -35,7 +35,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 import remedy_async
 from remedy_async import CONVENTIONS
 from remedy_async.simulator import ERROR_FORMATS, SimulatorConfig, openapi_document
-from remedy_async.simulator._positions import CONTINUING
+from remedy_async.simulator._places import CONTINUING
 from tests.conftest import CASES_PROPERTY
 
 from .servers import BackgroundSimulators

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import aiohttp
 
 from remedy_async.simulator import Simulator
-from remedy_async.simulator._agentconf import AgentConfiguration
+from remedy_async.simulator._agent_configuration import AgentConfiguration
 
 from .helpers import StartSimulator
 

@@ -210,9 +210,9 @@ async def test_cli_serves_until_interrupted(
 SERVER_MODULES = (
     "aiohttp.web",
     "remedy_async.simulator._server",
-    "remedy_async.simulator._app",
+    "remedy_async.simulator._handler",
     "remedy_async.simulator._dataset",
-    "remedy_async.simulator._spec",
+    "remedy_async.simulator._openapi",
 )
 """What serving needs and adding the options does not."""
 
@@ -236,13 +236,13 @@ def test_adding_the_options_imports_neither_the_server_nor_its_data() -> None:
 
 def test_every_public_name_of_the_simulator_resolves() -> None:
     """The names imported on first use are there, in `dir()` too, and are the modules' own."""
-    from remedy_async.simulator import _server, _spec  # noqa: PLC0415 - loaded by now anyway
+    from remedy_async.simulator import _openapi, _server  # noqa: PLC0415 - loaded by now anyway
 
     package = remedy_async.simulator
     assert set(package.__all__) <= set(dir(package))
     assert all(getattr(package, name) is not None for name in package.__all__)
     assert package.Simulator is _server.Simulator
-    assert package.openapi_json is _spec.openapi_json
+    assert package.openapi_json is _openapi.openapi_json
     with pytest.raises(AttributeError, match="no attribute 'Simulatr'"):
         _ = package.Simulatr
 

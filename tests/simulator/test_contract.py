@@ -5,7 +5,7 @@ The default simulator serves the service's published contract, which openapi.yam
 
 These tests pick specific wire shapes (records with extra fields and nulls, each error status,
 faults) and check them with jsonschema (`documents`); the other runs' documents are checked in
-`test_documents`, and the fuzzing against all of them is schemathesis' job, in `tests/contract`.
+`test_openapi`, and the fuzzing against all of them is schemathesis' job, in `tests/contract`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Word lists and the seeded vulnerability catalog that make generated records look real."""
+"""The seeded vulnerability `Catalog`, and the word lists that make generated records look real."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Decides, reproducibly, which fault (if any) hits each request.
+"""Decides, reproducibly, which fault (if any) hits each request: `FaultInjector`.
 
 Every request of a route gets the next number in that route's sequence; each configured fault
 that applies rolls `draw(seed, route, n, fault position) < rate`. Latency adds to whatever else
@@ -14,9 +14,9 @@ from typing import Final
 
 import attrs
 
-from ._config import FaultKind, FaultSpec
 from ._prng import draw, name_key, seed_key, unit
 from ._responses import ERROR_CODES, ApiError
+from ._run_config import FaultKind, FaultSpec
 
 REPLACING: Final = frozenset(
     {

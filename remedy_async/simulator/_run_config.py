@@ -1,4 +1,8 @@
-"""Configures one simulator run: data set, paging convention, auth, errors, limits and faults."""
+"""Configures one simulator run: data set, paging convention, auth, errors, limits and faults.
+
+`SimulatorConfig` is the run, `FaultSpec` one kind of fault injected into it; every field is
+checked when a configuration is made, a bad value raising ValueError or TypeError that names it.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +11,14 @@ import enum
 import fnmatch
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 import attrs
 
 from remedy_async import CONVENTIONS, ERROR_SHAPES
 
-from . import _checks as checks
-from ._compose_text import PREFIX
-from ._composition import Composition
+from ._composition import PREFIX, Composition
 
 RESOURCES: Final = ("endpoints", "remediation-targets", "scopes", "vulnerability-findings")
 """The collections, by their path segment under `/v1/`."""
@@ -29,7 +31,7 @@ ROUTE_NAMES: Final = (
 """Every route the simulator serves, as named in fault specs and counters."""
 
 DOCUMENT_PATH: Final = "/openapi.json"
-"""Where a simulator serves the OpenAPI document of its run (see `_spec`)."""
+"""Where a simulator serves the OpenAPI document of its run (see `_openapi`)."""
 
 UNMATCHED_ROUTE: Final = "unmatched"
 """The counters' name for requests to a path the simulator does not serve."""
@@ -61,6 +63,94 @@ MAX_SIZE: Final = 1_000_000
 DEFAULT_CACHE_BYTES: Final = 64 * 1024 * 1024
 
 _PATH = re.compile(r"^(/[A-Za-z0-9._~-]+)+$")
+
+
+# Checks (attrs validators, raising ValueError or TypeError naming the field) and
+# conversions (attrs converters) of the fields below.
+
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+"""An HTTP header name (an RFC 9110 token)."""
+
+
+def _to_routes(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(part for part in value.split(",") if part)
+    return tuple(value)
+
+
+def _fraction(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{attribute.name} must be between 0 and 1, got {value!r}")
+
+
+def _non_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if value < 0:
+        raise ValueError(f"{attribute.name} must not be negative, got {value!r}")
+
+
+def _one_of(choices: tuple[str, ...]) -> Any:
+    def check(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if value not in choices:
+            raise ValueError(f"{attribute.name} must be one of {', '.join(choices)}; got {value!r}")
+
+    return check
+
+
+def _integer(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{attribute.name} must be an int, got {value!r}")
+
+
+def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if value <= 0:
+        raise ValueError(f"{attribute.name} must be positive, got {value!r}")
+
+
+def _port(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
+    if not 0 <= value <= 65535:
+        raise ValueError(f"{attribute.name} must be between 0 and 65535, got {value!r}")
+
+
+def _token(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and (not value or any(char in value for char in "\r\n\0")):
+        raise ValueError(f"{attribute.name} must be a non-empty single-line string, or None")
+
+
+def _header_name(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not _HEADER_NAME.match(value):
+        raise ValueError(f"{attribute.name} must be an HTTP header name, got {value!r}")
+
+
+def _scheme(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and not _HEADER_NAME.match(value):
+        raise ValueError(f"{attribute.name} must be a single word such as 'Bearer', or None")
+
+
+def _to_now(value: datetime | str | None) -> datetime | None:
+    """`now` in UTC: an aware datetime, or an ISO 8601 string (read as UTC without an offset)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"now must be an ISO 8601 date-time such as 2024-06-01T00:00:00Z, got {value!r}"
+            ) from None
+        value = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    if not isinstance(value, datetime):
+        raise TypeError(f"now must be a datetime (or an ISO 8601 string), got {value!r}")
+    if value.tzinfo is None:
+        raise ValueError(
+            f"now must be timezone-aware, such as datetime(2024, 6, 1, tzinfo=UTC); got {value!r}"
+        )
+    return value.astimezone(UTC)
+
+
+def _masked(token: str | None) -> str:
+    return "None" if token is None else "'***'"
 
 
 class FaultKind(enum.StrEnum):
@@ -146,24 +236,24 @@ class FaultSpec:
 
     kind: FaultKind = attrs.field(converter=_to_kind)
     """What the fault does: a FaultKind, or its name (`http-503`)."""
-    rate: float = attrs.field(converter=float, validator=checks.fraction)
+    rate: float = attrs.field(converter=float, validator=_fraction)
     """The share of the routes' requests it hits, from 0 to 1."""
     routes: tuple[str, ...] | None = attrs.field(
-        default=None, converter=checks.to_routes, validator=_check_routes
+        default=None, converter=_to_routes, validator=_check_routes
     )
     """Route names or shell-style patterns (`list:*`; a comma-separated string too), of
     `ROUTE_NAMES`; None: every route."""
-    latency_ms: float = attrs.field(default=100.0, kw_only=True, validator=checks.non_negative)
+    latency_ms: float = attrs.field(default=100.0, kw_only=True, validator=_non_negative)
     """Latency faults: the delay, in milliseconds."""
-    jitter_ms: float = attrs.field(default=0.0, kw_only=True, validator=checks.non_negative)
+    jitter_ms: float = attrs.field(default=0.0, kw_only=True, validator=_non_negative)
     """Latency faults: up to this many random milliseconds more."""
-    retry_after: int = attrs.field(default=1, kw_only=True, validator=checks.non_negative)
+    retry_after: int = attrs.field(default=1, kw_only=True, validator=_non_negative)
     """`http-429` faults: the seconds `Retry-After` asks to wait."""
     retry_after_format: RetryAfterFormat = attrs.field(
-        default="seconds", kw_only=True, validator=checks.one_of(RETRY_AFTER_FORMATS)
+        default="seconds", kw_only=True, validator=_one_of(RETRY_AFTER_FORMATS)
     )
     """`http-429` faults: `Retry-After` as `seconds` or an `http-date`."""
-    stall_seconds: float = attrs.field(default=5.0, kw_only=True, validator=checks.non_negative)
+    stall_seconds: float = attrs.field(default=5.0, kw_only=True, validator=_non_negative)
     """`stall` faults: how long the body waits after the headers."""
 
     def applies_to(self, route: str) -> bool:
@@ -270,13 +360,13 @@ class SimulatorConfig:
 
     host: str = "127.0.0.1"
     """The address to listen on."""
-    port: int = attrs.field(default=0, validator=[checks.integer, checks.port])
+    port: int = attrs.field(default=0, validator=[_integer, _port])
     """The TCP port; 0 picks a free one (`Simulator.url` says which)."""
-    seed: int = attrs.field(default=0, validator=checks.integer)
+    seed: int = attrs.field(default=0, validator=_integer)
     """The seed of the data set and of the faults: the same seed, the same run."""
-    size: int = attrs.field(default=100, validator=[checks.integer, _check_size])
+    size: int = attrs.field(default=100, validator=[_integer, _check_size])
     """The number of endpoints (about 20 findings each); the other collections scale with it."""
-    now: datetime | None = attrs.field(default=None, converter=checks.to_now)
+    now: datetime | None = attrs.field(default=None, converter=_to_now)
     """The simulator's present (UTC): every record's timestamps lie a seeded distance before it, and
     health reports it (plus the time since the simulator was made). A datetime, or an ISO 8601
     string read as UTC without an offset. None: the simulator's clock when it is made
@@ -290,24 +380,24 @@ class SimulatorConfig:
     """Rename a named convention's continuation signals to names no client knows (`nxt_tok_x`, ...
     in the body, `Nxt-Tok-X` for a header), to prove that clients fail loudly on a service they
     cannot follow."""
-    items_key: ItemsKey = attrs.field(default="data", validator=checks.one_of(ITEMS_KEYS))
+    items_key: ItemsKey = attrs.field(default="data", validator=_one_of(ITEMS_KEYS))
     """The envelope key of a page's items: `data` (published), `items` or `results`."""
-    naming: str = attrs.field(default="snake", validator=checks.one_of(NAMINGS))
+    naming: str = attrs.field(default="snake", validator=_one_of(NAMINGS))
     """How record keys are spelled: `snake` (published), or `camel`, `pascal`, `kebab` to test
     clients against services that differ only in spelling."""
-    page_size: int = attrs.field(default=50, validator=[checks.integer, checks.positive])
+    page_size: int = attrs.field(default=50, validator=[_integer, _positive])
     """Records per page when a list asks for no size (published: 50)."""
-    max_page_size: int = attrs.field(default=100, validator=[checks.integer, checks.positive])
+    max_page_size: int = attrs.field(default=100, validator=[_integer, _positive])
     """The largest page size a list may ask for (published: 100); a larger one, or one below 1,
     is a 422, in every paging convention."""
-    token: str | None = attrs.field(default=None, validator=checks.token, repr=checks.masked)
+    token: str | None = attrs.field(default=None, validator=_token, repr=_masked)
     """The token every route but health requires; None: no auth. It never appears in the repr."""
-    auth_header: str = attrs.field(default="Authorization", validator=checks.header_name)
+    auth_header: str = attrs.field(default="Authorization", validator=_header_name)
     """The header that carries the token."""
-    auth_scheme: str | None = attrs.field(default="Bearer", validator=checks.scheme)
+    auth_scheme: str | None = attrs.field(default="Bearer", validator=_scheme)
     """The word before the token (`Authorization: Bearer <token>`); None: the bare token."""
     error_format: ErrorFormat = attrs.field(
-        default=PUBLISHED_ERROR_FORMAT, validator=checks.one_of(ERROR_FORMATS)
+        default=PUBLISHED_ERROR_FORMAT, validator=_one_of(ERROR_FORMATS)
     )
     """The shape of every error body: a name of `ERROR_FORMATS` (`error-string`, the published
     `{"error": "<message>"}`; `error`, `fastapi`, `json-api`, `html`, ...)."""
@@ -316,7 +406,7 @@ class SimulatorConfig:
     and next links it is given, into error bodies, and into a redirect of every get (to the same
     URL plus `echo=<credential>`), to prove that a client never shows it."""
     rate_limit: float | None = attrs.field(
-        default=None, validator=attrs.validators.optional(checks.positive)
+        default=None, validator=attrs.validators.optional(_positive)
     )
     """Requests per second, as a token bucket (429 with `Retry-After` beyond it); None: no limit."""
     faults: tuple[FaultSpec, ...] = attrs.field(
@@ -326,15 +416,13 @@ class SimulatorConfig:
     any."""
     cache: bool = True
     """Cache encoded records and pages (faster; turn off to measure encoding)."""
-    cache_bytes: int = attrs.field(
-        default=DEFAULT_CACHE_BYTES, validator=[checks.integer, checks.positive]
-    )
+    cache_bytes: int = attrs.field(default=DEFAULT_CACHE_BYTES, validator=[_integer, _positive])
     """The memory the cache may use, in bytes."""
     agent_configuration_size: int = attrs.field(
-        default=64 * 1024, validator=[checks.integer, checks.non_negative]
+        default=64 * 1024, validator=[_integer, _non_negative]
     )
     """The size of the agent configuration file, in bytes."""
-    extra_fields_rate: float = attrs.field(default=0.0, validator=checks.fraction)
+    extra_fields_rate: float = attrs.field(default=0.0, validator=_fraction)
     """The share of records carrying fields the client's models do not know (kept in their
     `extra`); 0 serves exactly the published fields."""
     id_prefix: str = ""
@@ -354,13 +442,13 @@ class SimulatorConfig:
     base_path: str = attrs.field(default="", validator=_check_base_path)
     """A path every route is mounted under (`/wiki/rest/api`: lists at
     `/wiki/rest/api/v1/endpoints`, and `Simulator.url` ends with it); `""`: the root."""
-    churn: float = attrs.field(default=0.0, validator=checks.fraction)
+    churn: float = attrs.field(default=0.0, validator=_fraction)
     """Make the data set change as a service's does: every `churn_every` list requests of a
     collection, this share of its records is removed, as many modified and as many added, chosen
     by seed (see `Dataset.churn`). 0: the data never changes."""
-    churn_every: int = attrs.field(default=10, validator=checks.positive)
+    churn_every: int = attrs.field(default=10, validator=_positive)
     """List requests of a collection between changes, with `churn`."""
-    churn_reserve: float = attrs.field(default=0.2, validator=checks.fraction)
+    churn_reserve: float = attrs.field(default=0.2, validator=_fraction)
     """The share of records held back at the start, for `churn` to add."""
     range_filters: bool = False
     """Let lists take `updatedAt[gte]=TIME`, on records' `updated_at` (the filter a change feed

@@ -23,7 +23,7 @@ from remedy_async.simulator import (
     add_serve_arguments,
     config_from_args,
 )
-from remedy_async.simulator._error_shapes import SHAPES
+from remedy_async.simulator._responses import SHAPES
 
 from .helpers import StartSimulator, get_json, record_url
 

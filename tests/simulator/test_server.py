@@ -14,7 +14,7 @@ import pytest
 from multidict import CIMultiDict
 
 from remedy_async.simulator import ERROR_FORMATS, SimulatorConfig, openapi_document
-from remedy_async.simulator._protocol import MAX_HEADER_FIELD, MAX_HEADERS, MAX_REQUEST_TARGET
+from remedy_async.simulator._server import MAX_HEADER_FIELD, MAX_HEADERS, MAX_REQUEST_TARGET
 
 from .documents import Document
 from .helpers import StartSimulator

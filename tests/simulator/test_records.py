@@ -7,7 +7,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from remedy_async.simulator._naming import spelled
+from remedy_async.simulator._records import spelled
 
 from .helpers import RESOURCES, StartSimulator, get_json, record_url
 

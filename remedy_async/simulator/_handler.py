@@ -1,9 +1,12 @@
-"""The request handler: routing on the raw path, auth, rate limit, faults, then the routes.
+"""The request handler: routing on the raw path, auth, rate limit, faults, the routes, and the
+answer put on the wire.
 
 One low-level handler serves everything (no aiohttp router): the router decodes `%2F` before
 matching, which would split ids containing `/`; here the raw path is split first and only the
 id segment is percent-decoded. `GET /openapi.json` answers the run's own OpenAPI document
-(`_spec`), before auth, rate limits and faults.
+(`_openapi`), before auth, rate limits and faults. Lists are answered by the page server
+(`_pages`); the answer goes on the wire by `send`, honestly or bent by a shaping fault (stall,
+truncate, malformed, wrong content type), or the connection is `reset`.
 
 In echo mode (`SimulatorConfig.echo_token`) whatever credential a request carries is echoed:
 into its cursors and page URLs, into its error body, and as a 307 redirect of a get to the
@@ -16,36 +19,38 @@ import asyncio
 import hmac
 import itertools
 import secrets
-from collections.abc import Callable, Iterable
+import socket
+import struct
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from typing import Final
 from urllib.parse import quote, unquote
 
 from aiohttp import web
 
-from ._agentconf import AgentConfiguration, agent_configuration_payload
+from ._agent_configuration import AgentConfiguration, agent_configuration_payload
 from ._churn import Churner
-from ._composed import ListPaging, list_paging
-from ._config import (
+from ._counters import CounterState
+from ._dataset import Dataset
+from ._injector import FaultInjector, replacing_error
+from ._matching import FilterError
+from ._openapi import openapi_json
+from ._pages import ECHO_PARAMETER, ListPaging, ListRequest, ListResponder, list_paging
+from ._places import INVALID, CursorCodec, carries_continuation
+from ._prng import iso
+from ._ratelimit import TokenBucket
+from ._responses import ApiError, Payload, error_payload, json_payload
+from ._run_config import (
     DOCUMENT_PATH,
     RESOURCES,
     UNMATCHED_ROUTE,
     FaultKind,
+    FaultSpec,
     SimulatorConfig,
 )
-from ._counters import CounterState
-from ._cursors import CursorCodec
-from ._dataset import Dataset
-from ._error_shapes import error_payload
-from ._faults import FaultInjector, replacing_error
-from ._filters import FilterError
-from ._lists import ECHO_PARAMETER, ListRequest, ListResponder
-from ._positions import INVALID, carries_continuation
-from ._prng import iso
-from ._ratelimit import TokenBucket
-from ._responses import ApiError, Payload, json_payload
-from ._spec import openapi_json
-from ._wire import Sleep, reset, send
+
+Sleep = Callable[[float], Awaitable[object]]
+"""How latency and stall faults wait (`asyncio.sleep`; tests pass one that returns at once)."""
 
 PAGING_HEADER: Final = "X-Simulator-Paging"
 """Request header that overrides the run's paging convention for one request (for tests)."""
@@ -378,3 +383,87 @@ def _echo_redirect(request: web.BaseRequest, echo: str) -> Payload:
         f"{url.raw_path}?{query + '&' if query else ''}{ECHO_PARAMETER}={quote(echo, safe='')}"
     )
     return Payload(307, b"", content_type=None, headers={"Location": location})
+
+
+# Putting a Payload on the wire, honestly or bent by a fault (stall, truncate, malformed, ...).
+
+HTML: Final = "text/html; charset=utf-8"
+MALFORMED_TAIL: Final = b"\n<<< malformed >>>"
+
+
+def malformed(body: bytes) -> bytes:
+    """Half of a JSON object or array plus junk: never valid JSON."""
+    return body[: max(1, len(body) // 2)] + MALFORMED_TAIL
+
+
+async def send(
+    request: web.BaseRequest,
+    payload: Payload,
+    headers: dict[str, str],
+    shaping: FaultSpec | None,
+    sleep: Sleep,
+) -> web.StreamResponse:
+    """Answer `request` with `payload` plus `headers`, applying the shaping fault if any."""
+    headers = {**headers, **payload.headers}
+    kind = shaping.kind if shaping is not None else None
+    content_type = HTML if kind is FaultKind.WRONG_CONTENT_TYPE else payload.content_type
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    body = payload.body
+    if body is not None and kind is FaultKind.MALFORMED:
+        body = malformed(body)
+    if body is not None and kind not in (FaultKind.STALL, FaultKind.TRUNCATE):
+        return web.Response(status=payload.status, body=body, headers=headers)
+    if body is not None:
+        chunks: Iterator[bytes] = iter((body,))
+        length: int | None = len(body)
+    else:
+        assert payload.chunks is not None
+        chunks, length = payload.chunks(), payload.length
+        if kind is FaultKind.MALFORMED:
+            first = malformed(next(chunks, b"[]"))
+            chunks, length = iter((first,)), None if length is None else len(first)
+    response = web.StreamResponse(status=payload.status, headers=headers)
+    if length is None:
+        response.enable_chunked_encoding()
+    else:
+        response.content_length = length
+    await response.prepare(request)
+    if kind is FaultKind.STALL:
+        assert shaping is not None
+        await sleep(shaping.stall_seconds)
+    if kind is FaultKind.TRUNCATE:
+        await _send_part(request, response, chunks, length)
+        return response
+    for chunk in chunks:
+        await response.write(chunk)
+    await response.write_eof()
+    return response
+
+
+async def _send_part(
+    request: web.BaseRequest,
+    response: web.StreamResponse,
+    chunks: Iterator[bytes],
+    length: int | None,
+) -> None:
+    if length is None:
+        for _ in range(2):
+            await response.write(next(chunks, b""))
+    else:
+        first = next(chunks, b"")
+        await response.write(first[: max(1, min(len(first), length // 2))])
+    # close() still flushes what was written; the client then finds the body cut short.
+    if request.transport is not None:
+        request.transport.close()
+
+
+def reset(request: web.BaseRequest) -> web.StreamResponse:
+    """Drop the connection with a TCP RST; the returned response is never sent."""
+    transport = request.transport
+    if transport is not None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+    return web.Response(status=500)
