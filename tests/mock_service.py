@@ -59,3 +59,21 @@ def mock_client(
 ) -> RemedyClient:
     """A client (not yet entered) whose every request `handler` answers, with no socket."""
     return RemedyClient(base_url, transport=MockTransport(handler), **settings)
+
+
+class Script:
+    """A MockTransport handler answering each request with the next response of a script (the
+    last one again once it runs out); records every request it answers in `requests`."""
+
+    def __init__(self, *responses: MockResponse) -> None:
+        self.responses = list(responses)
+        self.requests: list[MockRequest] = []
+
+    def __call__(self, request: MockRequest) -> MockResponse:
+        answer = self.responses[min(len(self.requests), len(self.responses) - 1)]
+        self.requests.append(request)
+        return answer
+
+    def client(self, base_url: str = BASE_URL, **settings: Any) -> RemedyClient:
+        """A client (not yet entered) whose every request this script answers."""
+        return mock_client(self, base_url, **settings)
