@@ -178,8 +178,8 @@ async def test_default_headers_carry_bearer_token_and_user_agent() -> None:
 
 async def test_api_key_header_without_scheme() -> None:
     """auth_header='X-API-Key', auth_scheme=None sends the bare token and no Authorization."""
-    settings = {"token": TOKEN, "auth_header": "X-API-Key", "auth_scheme": None}
-    async with HEADER_ECHO.client(**settings) as client:
+    api_key = HEADER_ECHO.client(token=TOKEN, auth_header="X-API-Key", auth_scheme=None)
+    async with api_key as client:
         headers = (await client.endpoints.get("ep-1")).extra["headers"]
     assert headers["X-API-Key"] == TOKEN
     assert "Authorization" not in headers

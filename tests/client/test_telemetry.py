@@ -55,14 +55,9 @@ def published() -> PublishedService:
     return PublishedService(dataset(sizes={"endpoints": 30}))
 
 
-def client_of(script: Script, otel: Otel, **settings: object) -> RemedyClient:
+def client_of(script: Script, otel: Otel) -> RemedyClient:
     time = FakeTime()
-    return script.client(
-        telemetry=otel.telemetry,
-        clock=time.clock,
-        sleep=time.sleep,
-        **settings,
-    )
+    return script.client(telemetry=otel.telemetry, clock=time.clock, sleep=time.sleep)
 
 
 async def test_a_get_is_one_call_span_with_one_attempt_span(otel: Otel) -> None:
