@@ -1,4 +1,5 @@
-"""A loopback server that answers exactly as the service's published reference documents.
+"""A service that answers exactly as the published reference documents: over a loopback socket
+(`PublishedService.app`) or in a `MockTransport` (`PublishedService.handler`).
 
 Written from `../shared/REAL-CONTRACT.md` (Furl's public API reference), not from the simulator,
 so that tests of the default client against it judge the library by the published contract
@@ -24,11 +25,14 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from aiohttp import web
+from yarl import URL
+
+from remedy_async import MockRequest, MockResponse
 
 Record = dict[str, Any]
 
@@ -190,7 +194,7 @@ def _matches(record: Record, query: Any) -> bool:
 
 
 class PublishedService:
-    """The published contract over a loopback socket: records, requests seen, a data hook.
+    """The published contract, served by `app()` or `handler`: records, requests seen, a hook.
 
     `requests` holds each request's path and query as received (`/v1/endpoints?limit=100`);
     `between_pages(resource, served)` runs before each list page is answered, after `served`
@@ -204,57 +208,65 @@ class PublishedService:
         self._served: dict[str, int] = dict.fromkeys(COLLECTIONS, 0)
 
     def app(self) -> web.Application:
-        """The aiohttp application answering every published route."""
+        """The aiohttp application answering every published route, over a loopback socket."""
+
+        async def route(request: web.Request) -> web.Response:
+            status, body = self.answer(request.path_qs, request.query, request.headers)
+            return web.json_response(body, status=status)
+
         app = web.Application()
-        app.router.add_get("/v1/{collection}", self._list)
-        app.router.add_get("/v1/{collection}/{record_id}", self._get)
+        app.router.add_get("/v1/{collection}", route)
+        app.router.add_get("/v1/{collection}/{record_id}", route)
         return app
 
-    def _authorised(self, request: web.Request) -> None:
-        if request.headers.get("Authorization") != f"Bearer {TOKEN}":
-            raise _Refused(401, "Missing or invalid API key.")
+    def handler(self, request: MockRequest) -> MockResponse:
+        """Answer one request as the published service does: a `MockTransport` handler."""
+        status, body = self.answer(str(request.url.relative()), request.query, request.headers)
+        return MockResponse.json(status, body)
 
-    async def _list(self, request: web.Request) -> web.Response:
-        self.requests.append(request.path_qs)
-        collection = request.match_info["collection"]
+    def answer(
+        self, path_qs: str, query: Mapping[str, str], headers: Mapping[str, str]
+    ) -> tuple[int, Any]:
+        """The status and JSON body the service answers a GET of `path_qs` with: a list page,
+        a record, or `{"error": ...}`; unknown paths are a 404 `Not Found`."""
+        segments = URL(path_qs).path.split("/")[1:]
+        if len(segments) not in (2, 3) or segments[0] != "v1":
+            return 404, {"error": "Not Found"}
+        self.requests.append(path_qs)
         try:
-            self._authorised(request)
-            if collection not in COLLECTIONS:
+            if headers.get("Authorization") != f"Bearer {TOKEN}":
+                raise _Refused(401, "Missing or invalid API key.")
+            if segments[1] not in COLLECTIONS:
                 raise _Refused(404, "Not Found")
-            limit = _integer(request.query, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-            offset = _integer(request.query, "offset", 0, 0, None)
-            if self.between_pages is not None:
-                self.between_pages(collection, self._served[collection])
-            self._served[collection] += 1
-            records = self.records[collection]
-            if collection == "endpoints":
-                records = [record for record in records if _matches(record, request.query)]
+            if len(segments) == 2:
+                return 200, self._list(segments[1], query)
+            return 200, self._get(segments[1], segments[2])
         except _Refused as refusal:
-            return web.json_response({"error": refusal.message}, status=refusal.status)
-        body = {
+            return refusal.status, {"error": refusal.message}
+
+    def _list(self, collection: str, query: Mapping[str, str]) -> Record:
+        limit = _integer(query, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+        offset = _integer(query, "offset", 0, 0, None)
+        if self.between_pages is not None:
+            self.between_pages(collection, self._served[collection])
+        self._served[collection] += 1
+        records = self.records[collection]
+        if collection == "endpoints":
+            records = [record for record in records if _matches(record, query)]
+        return {
             "data": records[offset : offset + limit],
             "total": len(records),
             "limit": limit,
             "offset": offset,
         }
-        return web.json_response(body)
 
-    async def _get(self, request: web.Request) -> web.Response:
-        self.requests.append(request.path_qs)
-        collection = request.match_info["collection"]
-        record_id = request.match_info["record_id"]
+    def _get(self, collection: str, record_id: str) -> Record:
         noun = _NOUNS.get(collection, "Record")
         try:
-            self._authorised(request)
-            if collection not in COLLECTIONS:
-                raise _Refused(404, "Not Found")
-            try:
-                uuid.UUID(record_id)
-            except ValueError:
-                raise _Refused(400, f"Invalid {noun.lower()} ID format.") from None
-            for record in self.records[collection]:
-                if record["id"] == record_id:
-                    return web.json_response(record)
-            raise _Refused(404, f"{noun} not found.")
-        except _Refused as refusal:
-            return web.json_response({"error": refusal.message}, status=refusal.status)
+            uuid.UUID(record_id)
+        except ValueError:
+            raise _Refused(400, f"Invalid {noun.lower()} ID format.") from None
+        for record in self.records[collection]:
+            if record["id"] == record_id:
+                return record
+        raise _Refused(404, f"{noun} not found.")

@@ -1,4 +1,5 @@
-"""get_many: one result per input id, duplicates fetched once, bounded, cancellable."""
+"""get_many: one result per input id, duplicates fetched once, bounded, cancellable (on a
+MockTransport: the published service's handler, or gets held until released)."""
 
 from __future__ import annotations
 
@@ -7,32 +8,53 @@ import itertools
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from aiohttp import web
 
-from remedy_async import BadRequestError, GetResult, NotFoundError, RemedyClient
-from remedy_async.simulator import Simulator
+from remedy_async import (
+    BadRequestError,
+    GetResult,
+    MockRequest,
+    MockResponse,
+    NotFoundError,
+    RemedyClient,
+)
 from tests.fakes import endpoint_record
-from tests.loopback import Serve
-
-pytestmark = pytest.mark.remedy_simulator(seed=4, size=30)
-ENDPOINTS = "endpoints"
-
+from tests.mock_service import Routes, mock_client
+from tests.published import TOKEN, PublishedService
 
 UNKNOWN = "00000000-0000-4000-8000-000000000000"
 """A well-formed id no record has."""
 
 
-def some_ids(simulator: Simulator, count: int) -> list[str]:
-    return list(itertools.islice(simulator.dataset.ids(ENDPOINTS), count))
+@pytest.fixture
+def service() -> PublishedService:
+    """The published service, answering `client`."""
+    return PublishedService()
 
 
-async def test_one_result_per_id_in_input_order(remedy_simulator: Simulator) -> None:
+@pytest.fixture
+async def client(service: PublishedService) -> AsyncIterator[RemedyClient]:
+    """A client of `service`, on a MockTransport."""
+    async with mock_client(service.handler, token=TOKEN) as opened:
+        yield opened
+
+
+def some_ids(service: PublishedService, count: int) -> list[str]:
+    return [record["id"] for record in service.records["endpoints"][:count]]
+
+
+def gets(service: PublishedService) -> int:
+    """How many endpoint gets the service answered."""
+    return sum(path.startswith("/v1/endpoints/") for path in service.requests)
+
+
+async def test_one_result_per_id_in_input_order(
+    service: PublishedService, client: RemedyClient
+) -> None:
     """Results come one per input id, in input order, each with its record or error: an id
     the service does not know is its 404, a malformed one its 400, an empty one refused."""
-    known = some_ids(remedy_simulator, 20)
+    known = some_ids(service, 20)
     ids = [*known[:10], UNKNOWN, *known[10:], "", "not-a-uuid"]
-    async with RemedyClient(remedy_simulator.url) as client:
-        results = [r async for r in client.endpoints.get_many(ids, concurrency=4)]
+    results = [r async for r in client.endpoints.get_many(ids, concurrency=4)]
     assert [r.id for r in results] == ids
     for result in results:
         if result.id in known:
@@ -50,69 +72,68 @@ async def test_one_result_per_id_in_input_order(remedy_simulator: Simulator) -> 
                 result.unwrap()
 
 
-async def test_duplicated_ids_are_fetched_once(remedy_simulator: Simulator) -> None:
+async def test_duplicated_ids_are_fetched_once(
+    service: PublishedService, client: RemedyClient
+) -> None:
     """An id repeated in the input is fetched once and answered for every occurrence."""
-    known = some_ids(remedy_simulator, 5)
+    known = some_ids(service, 5)
     ids = known + known + [known[0]] * 3
-    async with RemedyClient(remedy_simulator.url) as client:
-        results = [r async for r in client.endpoints.get_many(ids, concurrency=3)]
+    results = [r async for r in client.endpoints.get_many(ids, concurrency=3)]
     assert [r.id for r in results] == ids
     assert all(r.ok for r in results)
-    assert remedy_simulator.counters.requests["get:endpoints"] == 5
+    assert gets(service) == 5
 
 
 async def test_an_id_beyond_the_dedupe_window_is_fetched_again(
-    remedy_simulator: Simulator,
+    service: PublishedService,
+    client: RemedyClient,
 ) -> None:
     """Only the last dedupe_window results are remembered: an older repeat is fetched anew."""
-    a, b, c = some_ids(remedy_simulator, 3)
-    async with RemedyClient(remedy_simulator.url) as client:
-        results = [
-            r
-            async for r in client.endpoints.get_many(
-                [a, b, c, a, c], concurrency=1, dedupe_window=2
-            )
-        ]
+    a, b, c = some_ids(service, 3)
+    results = [
+        r async for r in client.endpoints.get_many([a, b, c, a, c], concurrency=1, dedupe_window=2)
+    ]
     assert [r.id for r in results] == [a, b, c, a, c]
     assert all(r.ok for r in results)
-    assert remedy_simulator.counters.requests["get:endpoints"] == 4  # a twice; c remembered
+    assert gets(service) == 4  # a twice; c remembered
 
 
-async def test_int_ids_are_accepted(remedy_simulator: Simulator) -> None:
+async def test_int_ids_are_accepted(service: PublishedService, client: RemedyClient) -> None:
     """Int ids are fetched by their decimal string, and reported under it (the service's
     ids are UUIDs: it answers 400 for "7", which the client never judges itself)."""
-    async with RemedyClient(remedy_simulator.url) as client:
-        results = [r async for r in client.endpoints.get_many([7, 7])]
+    results = [r async for r in client.endpoints.get_many([7, 7])]
     assert [r.id for r in results] == ["7", "7"]
     assert all(isinstance(r.error, BadRequestError) for r in results)
-    assert remedy_simulator.counters.requests["get:endpoints"] == 1
+    assert gets(service) == 1
 
 
-async def test_async_iterable_input(remedy_simulator: Simulator) -> None:
+async def test_async_iterable_input(service: PublishedService, client: RemedyClient) -> None:
     """An async iterable of ids works like a list."""
-    known = some_ids(remedy_simulator, 8)
+    known = some_ids(service, 8)
 
     async def stream() -> AsyncIterator[str]:
         for resource_id in known:
             yield resource_id
 
-    async with RemedyClient(remedy_simulator.url) as client:
-        results = [r.id async for r in client.endpoints.get_many(stream(), concurrency=3)]
+    results = [r.id async for r in client.endpoints.get_many(stream(), concurrency=3)]
     assert results == known
 
 
-async def test_unordered_yields_every_result_once(remedy_simulator: Simulator) -> None:
+async def test_unordered_yields_every_result_once(
+    service: PublishedService, client: RemedyClient
+) -> None:
     """ordered=False yields every input id's result exactly once, duplicates included."""
-    known = some_ids(remedy_simulator, 12)
+    known = some_ids(service, 12)
     ids = [*known, known[0], UNKNOWN]
-    async with RemedyClient(remedy_simulator.url) as client:
-        results = [r async for r in client.endpoints.get_many(ids, concurrency=4, ordered=False)]
+    results = [r async for r in client.endpoints.get_many(ids, concurrency=4, ordered=False)]
     assert sorted(r.id for r in results) == sorted(ids)
 
 
-async def test_input_is_read_lazily_and_memory_stays_bounded(remedy_simulator: Simulator) -> None:
+async def test_input_is_read_lazily_and_memory_stays_bounded(
+    service: PublishedService, client: RemedyClient
+) -> None:
     """An endless id stream is read only as far as the concurrency window needs."""
-    known = some_ids(remedy_simulator, 30)
+    known = some_ids(service, 30)
     read = 0
 
     def endless() -> Iterator[str]:
@@ -121,9 +142,8 @@ async def test_input_is_read_lazily_and_memory_stays_bounded(remedy_simulator: S
             read += 1
             yield resource_id
 
-    async with RemedyClient(remedy_simulator.url) as client:
-        bulk = client.endpoints.get_many(endless(), concurrency=5, dedupe_window=0)
-        taken = [result async for result in _take(bulk, 50)]
+    bulk = client.endpoints.get_many(endless(), concurrency=5, dedupe_window=0)
+    taken = [result async for result in _take(bulk, 50)]
     assert len(taken) == 50
     assert read <= 50 + 5
 
@@ -149,7 +169,7 @@ class GatedGets:
         self.release = asyncio.Event()
         self.arrived = asyncio.Condition()
 
-    async def handle(self, request: web.Request) -> web.Response:
+    async def handle(self, request: MockRequest, id: str) -> MockResponse:
         self.started += 1
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -157,16 +177,15 @@ class GatedGets:
             self.arrived.notify_all()
         try:
             await asyncio.wait_for(self.release.wait(), timeout=10)
-            return web.json_response(endpoint_record(request.match_info["id"]))
+            return MockResponse.json(200, endpoint_record(id))
         finally:
             self.in_flight -= 1
 
 
-async def test_concurrency_caps_requests_in_flight(serve: Serve) -> None:
+async def test_concurrency_caps_requests_in_flight() -> None:
     """No more than `concurrency` gets are in flight at once."""
     handler = GatedGets()
-    url = await serve({"/v1/endpoints/{id}": handler.handle})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints/{id}": handler.handle}).client() as client:
         task = asyncio.create_task(
             _collect(client.endpoints.get_many([f"e{i}" for i in range(20)], concurrency=4))
         )
@@ -188,11 +207,10 @@ def bulk_tasks() -> list[asyncio.Task[object]]:
     return [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == "BulkGet._fetch"]
 
 
-async def test_cancelling_get_many_cancels_fetches_in_flight(serve: Serve) -> None:
+async def test_cancelling_get_many_cancels_fetches_in_flight() -> None:
     """Cancelling the consumer cancels its fetches; the client keeps working afterwards."""
     handler = GatedGets()
-    url = await serve({"/v1/endpoints/{id}": handler.handle})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints/{id}": handler.handle}).client() as client:
         task = asyncio.create_task(
             _collect(client.endpoints.get_many([f"e{i}" for i in range(10)], concurrency=3))
         )
@@ -207,12 +225,11 @@ async def test_cancelling_get_many_cancels_fetches_in_flight(serve: Serve) -> No
         assert (await client.endpoints.get("after")).id == "after"
 
 
-async def test_breaking_out_cancels_fetches_in_flight(serve: Serve) -> None:
+async def test_breaking_out_cancels_fetches_in_flight() -> None:
     """Leaving the loop early and closing the iterator cancels the remaining fetches."""
     handler = GatedGets()
     handler.release.set()
-    url = await serve({"/v1/endpoints/{id}": handler.handle})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints/{id}": handler.handle}).client() as client:
         results = client.endpoints.get_many([f"e{i}" for i in range(50)], concurrency=5)
         async for result in results:
             assert result.ok

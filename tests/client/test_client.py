@@ -1,4 +1,8 @@
-"""RemedyClient: configuration, auth headers, lifecycle, health, transport errors."""
+"""RemedyClient: configuration, auth headers, lifecycle, health, transport errors.
+
+What sits above the transport runs on a MockTransport; what is about connections (a given
+aiohttp session, headers on the wire, a refused port, an event loop's pool) on loopback.
+"""
 
 from __future__ import annotations
 
@@ -21,16 +25,21 @@ from remedy_async import (
     ConfigurationError,
     DecodeError,
     HealthStatus,
+    MockRequest,
+    MockResponse,
+    MockTransport,
     RemedyClient,
     RequestOptions,
     RetryPolicy,
     ServerError,
     __version__,
 )
-from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.budget import examples
 from tests.fakes import endpoint_record, page
-from tests.loopback import ScriptedServer, Serve, serve_app
+from tests.loopback import Serve, serve_app
+from tests.mock_service import BASE_URL, Routes, mock_client
+from tests.published import TOKEN as PUBLISHED_TOKEN
+from tests.published import PublishedService
 
 TOKEN = "canary-token-7f3e9a"
 
@@ -40,16 +49,26 @@ async def header_echo(request: web.Request) -> web.Response:
     return web.json_response(endpoint_record("ep-1", headers=dict(request.headers)))
 
 
+def mock_header_echo(request: MockRequest, id: str) -> MockResponse:
+    """Answer a get with a published endpoint carrying the request's headers as an extra."""
+    headers = {str(name): value for name, value in request.headers.items()}  # names are istr
+    return MockResponse.json(200, endpoint_record(id, headers=headers))
+
+
+HEADER_ECHO = Routes({"/v1/endpoints/{id}": mock_header_echo})
+
+
 async def test_base_url_and_token_come_from_the_environment(
-    monkeypatch: pytest.MonkeyPatch, serve: Serve
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Without arguments the client reads REMEDY_BASE_URL and REMEDY_API_TOKEN."""
-    url = await serve({"/v1/endpoints/{id}": header_echo})
-    monkeypatch.setenv("REMEDY_BASE_URL", url)
+    service = Routes({"/api/v1/endpoints/{id}": mock_header_echo})
+    monkeypatch.setenv("REMEDY_BASE_URL", f"{BASE_URL}/api")
     monkeypatch.setenv("REMEDY_API_TOKEN", TOKEN)
-    async with RemedyClient() as client:
+    async with RemedyClient(transport=MockTransport(service)) as client:
         endpoint = await client.endpoints.get("ep-1")
     assert endpoint.extra["headers"]["Authorization"] == f"Bearer {TOKEN}"
+    assert str(service.requests[0].url) == f"{BASE_URL}/api/v1/endpoints/ep-1"
 
 
 @pytest.mark.parametrize("unset", [None, ""], ids=["unset", "empty"])
@@ -89,22 +108,22 @@ def test_a_bad_max_page_size_is_a_configuration_error(bad: object) -> None:
         RemedyClient("https://api.furl.ai", max_page_size=bad)  # type: ignore[arg-type]
 
 
-async def test_max_page_size_bounds_and_defaults_every_list(serve: Serve) -> None:
+async def test_max_page_size_bounds_and_defaults_every_list() -> None:
     """max_page_size is every list's default page size and its bound: a larger page_size is
     refused before any request by default, and goes through with a larger max_page_size."""
     seen: list[str | None] = []
 
-    async def listing(request: web.Request) -> web.Response:
+    def listing(request: MockRequest) -> MockResponse:
         seen.append(request.query.get("limit"))
-        return web.json_response(page([endpoint_record()], limit=int(request.query["limit"])))
+        return MockResponse.json(200, page([endpoint_record()], limit=int(request.query["limit"])))
 
-    url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url) as default:
+    service = Routes({"/v1/endpoints": listing})
+    async with service.client() as default:
         with pytest.raises(ValueError, match="page_size must be at most 100, got 250"):
             default.endpoints.list(page_size=250)
         assert seen == []
         await default.endpoints.list().collect()
-    async with RemedyClient(url, max_page_size=500) as larger:
+    async with service.client(max_page_size=500) as larger:
         await larger.endpoints.list(page_size=250).collect()
         await larger.endpoints.list().collect()
         with pytest.raises(ValueError, match="at most 500"):
@@ -147,10 +166,9 @@ def test_repr_shows_base_url_and_never_the_token() -> None:
     assert TOKEN not in text
 
 
-async def test_default_headers_carry_bearer_token_and_user_agent(serve: Serve) -> None:
+async def test_default_headers_carry_bearer_token_and_user_agent() -> None:
     """Requests carry Authorization: Bearer, Accept: JSON and User-Agent remedy-async/<version>."""
-    url = await serve({"/v1/endpoints/{id}": header_echo})
-    async with RemedyClient(url, token=TOKEN, headers={"X-Team": "sec"}) as client:
+    async with HEADER_ECHO.client(token=TOKEN, headers={"X-Team": "sec"}) as client:
         headers = (await client.endpoints.get("ep-1")).extra["headers"]
     assert headers["Authorization"] == f"Bearer {TOKEN}"
     assert headers["User-Agent"] == f"remedy-async/{__version__}"
@@ -158,19 +176,18 @@ async def test_default_headers_carry_bearer_token_and_user_agent(serve: Serve) -
     assert headers["X-Team"] == "sec"
 
 
-async def test_api_key_header_without_scheme(serve: Serve) -> None:
+async def test_api_key_header_without_scheme() -> None:
     """auth_header='X-API-Key', auth_scheme=None sends the bare token and no Authorization."""
-    url = await serve({"/v1/endpoints/{id}": header_echo})
-    async with RemedyClient(url, token=TOKEN, auth_header="X-API-Key", auth_scheme=None) as client:
+    api_key = HEADER_ECHO.client(token=TOKEN, auth_header="X-API-Key", auth_scheme=None)
+    async with api_key as client:
         headers = (await client.endpoints.get("ep-1")).extra["headers"]
     assert headers["X-API-Key"] == TOKEN
     assert "Authorization" not in headers
 
 
-async def test_per_call_headers_are_added_to_that_call_only(serve: Serve) -> None:
+async def test_per_call_headers_are_added_to_that_call_only() -> None:
     """RequestOptions headers apply to the one call they are given to."""
-    url = await serve({"/v1/endpoints/{id}": header_echo})
-    async with RemedyClient(url) as client:
+    async with HEADER_ECHO.client() as client:
         options = RequestOptions(headers={"X-Trace": "t-1"})
         with_option = (await client.endpoints.get("ep-1", options=options)).extra["headers"]
         without = (await client.endpoints.get("ep-1")).extra["headers"]
@@ -260,51 +277,47 @@ async def test_injected_session_is_used_and_never_closed(serve: Serve) -> None:
     assert headers["X-From-Session"] == "yes"
 
 
-async def test_health_returns_typed_status(serve: Serve) -> None:
+async def test_health_returns_typed_status() -> None:
     """health() returns HealthStatus with unknown fields kept in extra."""
 
-    async def health(request: web.Request) -> web.Response:
-        return web.json_response({"status": "ok", "version": "1.2"})
+    def health(request: MockRequest) -> MockResponse:
+        return MockResponse.json(200, {"status": "ok", "version": "1.2"})
 
-    url = await serve({"/v1/health": health})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/health": health}).client() as client:
         status = await client.health()
     assert status == HealthStatus(status="ok", extra={"version": "1.2"})
     assert status.ok
 
 
-async def test_health_path_is_configurable_and_errors_are_typed(serve: Serve) -> None:
+async def test_health_path_is_configurable_and_errors_are_typed() -> None:
     """A custom health path is used, and a 503 from it raises ServerError."""
 
-    async def down(request: web.Request) -> web.Response:
-        return web.json_response({"status": "down"}, status=503)
+    def down(request: MockRequest) -> MockResponse:
+        return MockResponse.json(503, {"status": "down"})
 
-    url = await serve({"/status/live": down})
-    async with RemedyClient(
-        url, health_path="/status/live", retry=RetryPolicy(attempts=1)
-    ) as client:
+    service = Routes({"/status/live": down})
+    async with service.client(health_path="/status/live", retry=RetryPolicy(attempts=1)) as client:
         with pytest.raises(ServerError) as caught:
             await client.health()
     assert caught.value.status == 503
 
 
-async def test_health_body_that_is_not_an_object_is_a_decode_error(serve: Serve) -> None:
+async def test_health_body_that_is_not_an_object_is_a_decode_error() -> None:
     """A health body that is a JSON array raises DecodeError at path $."""
 
-    async def health(request: web.Request) -> web.Response:
-        return web.json_response(["ok"])
+    def health(request: MockRequest) -> MockResponse:
+        return MockResponse.json(200, ["ok"])
 
-    url = await serve({"/v1/health": health})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/health": health}).client() as client:
         with pytest.raises(DecodeError) as caught:
             await client.health()
     assert caught.value.path == "$"
 
 
-async def test_base_url_path_prefix_is_kept(serve: Serve) -> None:
+async def test_base_url_path_prefix_is_kept() -> None:
     """A base URL with a path prefix puts /v1/... under that prefix."""
-    url = await serve({"/gateway/v1/endpoints/{id}": header_echo})
-    async with RemedyClient(url + "/gateway/") as client:
+    service = Routes({"/gateway/v1/endpoints/{id}": mock_header_echo})
+    async with service.client(BASE_URL + "/gateway/") as client:
         assert (await client.endpoints.get("ep-1")).id == "ep-1"
 
 
@@ -339,8 +352,8 @@ def test_invalid_timeout_is_refused() -> None:
 
 async def test_get_json_reads_any_path_under_the_base_url() -> None:
     """get_json sends the client's auth to a path under the base URL and decodes the body."""
-    simulator = Simulator(SimulatorConfig(size=3, token="t0k"))
-    async with simulator, RemedyClient(simulator.url + "/", token="t0k") as client:
+    service = PublishedService()
+    async with mock_client(service.handler, BASE_URL + "/", token=PUBLISHED_TOKEN) as client:
         response = await client.get_json("/v1/scopes", params={"limit": 2})
         assert response.status == 200
         assert len(response.body["data"]) == 2
@@ -372,16 +385,14 @@ def test_a_client_used_from_a_second_event_loop_says_why_it_cannot_be() -> None:
 
 
 @pytest.fixture(scope="module")
-def listening_client() -> Iterator[tuple[asyncio.Runner, RemedyClient, ScriptedServer]]:
-    """An open client whose base URL is a loopback server recording every request it gets."""
+def listening_client() -> Iterator[tuple[asyncio.Runner, RemedyClient, Routes]]:
+    """An open client on a MockTransport recording every request it gets."""
     with asyncio.Runner() as runner:
-        server = ScriptedServer([])
-        runner.run(server.__aenter__())
-        client = RemedyClient(server.url, token="t0k", retry=RetryPolicy(attempts=1))
+        service = Routes({})
+        client = service.client(token="t0k", retry=RetryPolicy(attempts=1))
         runner.run(client.__aenter__())
-        yield runner, client, server
+        yield runner, client, service
         runner.run(client.close())
-        runner.run(server.__aexit__(None, None, None))
 
 
 NOT_A_PATH_UNDER_THE_BASE_URL = st.one_of(
@@ -396,11 +407,11 @@ NOT_A_PATH_UNDER_THE_BASE_URL = st.one_of(
 @given(path=NOT_A_PATH_UNDER_THE_BASE_URL)
 @settings(max_examples=examples(100), deadline=None)
 def test_get_json_refuses_what_is_not_a_path_under_the_base_url(
-    listening_client: tuple[asyncio.Runner, RemedyClient, ScriptedServer], path: str
+    listening_client: tuple[asyncio.Runner, RemedyClient, Routes], path: str
 ) -> None:
     """A URL, `//host/...` or a path without its leading `/` is a ConfigurationError (a
     ValueError) saying the path is appended to the base URL, before any request."""
-    runner, client, server = listening_client
+    runner, client, service = listening_client
     with pytest.raises(ConfigurationError, match="appended to the base URL"):
         runner.run(client.get_json(path))
-    assert server.requests == []
+    assert service.requests == []

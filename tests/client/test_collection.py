@@ -1,4 +1,5 @@
-"""ResourceCollection: ids on the wire, get, list filters, and status errors over loopback."""
+"""ResourceCollection: ids on the wire (over loopback), get, list filters and status errors (on
+a MockTransport)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from remedy_async import (
     ConflictError,
     DecodeError,
     Endpoint,
+    MockRequest,
+    MockResponse,
     NotFoundError,
     OsFamily,
     Pager,
@@ -39,7 +42,8 @@ from remedy_async._settings import MAX_PAGE_SIZE, sized_page
 from remedy_async._wire._ids import MAX_ID_LENGTH
 from tests.budget import examples
 from tests.fakes import ENDPOINT_ID, endpoint_record, page
-from tests.loopback import Serve, serve_app
+from tests.loopback import serve_app
+from tests.mock_service import BASE_URL, Routes
 
 TOKEN = "canary-token-7f3e9a"
 PREFIX = "/v1/endpoints/"
@@ -111,21 +115,16 @@ async def test_invalid_id_raises_value_error_before_any_io(bad: str) -> None:
             assert not mocked.requests
 
 
-async def test_get_structures_the_model(serve: Serve) -> None:
+async def test_get_structures_the_model() -> None:
     """get() returns the collection's model built from the response body: a finding types its
     id and times, and keeps its unpublished fields (severity, ...) as sent."""
 
-    async def finding(request: web.Request) -> web.Response:
-        return web.json_response(
-            {
-                "id": request.match_info["id"],
-                "created_at": "2026-11-01T10:00:00Z",
-                "severity": "critical",
-            }
+    def finding(request: MockRequest, id: str) -> MockResponse:
+        return MockResponse.json(
+            200, {"id": id, "created_at": "2026-11-01T10:00:00Z", "severity": "critical"}
         )
 
-    url = await serve({"/v1/vulnerability-findings/{id}": finding})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/vulnerability-findings/{id}": finding}).client() as client:
         record = await client.vulnerability_findings.get("vf-1")
     assert isinstance(record, VulnerabilityFinding)
     assert record.id == "vf-1"
@@ -144,17 +143,14 @@ async def test_get_structures_the_model(serve: Serve) -> None:
          "$.operating_system.family"),
     ],
 )  # fmt: skip
-async def test_get_with_unexpected_body_is_a_decode_error(
-    serve: Serve, body: object, path: str
-) -> None:
+async def test_get_with_unexpected_body_is_a_decode_error(body: object, path: str) -> None:
     """A get body that is an array, lacks a required field, has a null non-nullable one or a
     wrong type is a DecodeError at its path."""
 
-    async def answer(request: web.Request) -> web.Response:
-        return web.json_response(body, headers={"X-Request-Id": "req-9"})
+    def answer(request: MockRequest, id: str) -> MockResponse:
+        return MockResponse.json(200, body, headers={"X-Request-Id": "req-9"})
 
-    url = await serve({"/v1/endpoints/{id}": answer})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints/{id}": answer}).client() as client:
         with pytest.raises(DecodeError) as caught:
             await client.endpoints.get("ep-1")
     assert caught.value.path == path
@@ -162,14 +158,14 @@ async def test_get_with_unexpected_body_is_a_decode_error(
     assert caught.value.status == 200
 
 
-async def test_get_with_invalid_json_is_a_decode_error_with_an_excerpt(serve: Serve) -> None:
+async def test_get_with_invalid_json_is_a_decode_error_with_an_excerpt() -> None:
     """A 200 body that is not JSON raises DecodeError carrying a short excerpt."""
 
-    async def html(request: web.Request) -> web.Response:
-        return web.Response(text="<html>" + "x" * 2000, content_type="text/html")
+    def html(request: MockRequest, id: str) -> MockResponse:
+        headers = {"Content-Type": "text/html; charset=utf-8"}
+        return MockResponse.text(200, "<html>" + "x" * 2000, headers=headers)
 
-    url = await serve({"/v1/endpoints/{id}": html})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints/{id}": html}).client() as client:
         with pytest.raises(DecodeError, match="text/html") as caught:
             await client.endpoints.get("ep-1")
     assert caught.value.body_excerpt is not None
@@ -195,40 +191,38 @@ STATUS_CASES = [
 
 @pytest.mark.parametrize(("status", "error_class"), STATUS_CASES)
 async def test_error_status_maps_to_its_error_class(
-    serve: Serve, status: int, error_class: type[APIStatusError]
+    status: int, error_class: type[APIStatusError]
 ) -> None:
     """Each error status raises its class carrying status, the published error body's message,
     the request id and URL (the published body has no code)."""
 
-    async def failing(request: web.Request) -> web.Response:
+    def failing(request: MockRequest, id: str) -> MockResponse:
         body = {"error": f"failed with {status}"}
-        return web.json_response(
-            body, status=status, headers={"X-Request-Id": "req-1", "Retry-After": "2"}
-        )
+        headers = {"X-Request-Id": "req-1", "Retry-After": "2"}
+        return MockResponse.json(status, body, headers=headers)
 
-    url = await serve({"/v1/scopes/{id}": failing})
-    async with RemedyClient(url, token=TOKEN, retry=RetryPolicy(attempts=1)) as client:
+    service = Routes({"/v1/scopes/{id}": failing})
+    async with service.client(token=TOKEN, retry=RetryPolicy(attempts=1)) as client:
         with pytest.raises(error_class) as caught:
             await client.scopes.get("sc-1")
     error = caught.value
     assert type(error) is error_class
     assert (error.status, error.code, error.message) == (status, None, f"failed with {status}")
     assert error.request_id == "req-1"
-    assert error.url == f"{url}/v1/scopes/sc-1"
+    assert error.url == f"{BASE_URL}/v1/scopes/sc-1"
     assert TOKEN not in str(error) + repr(error)
     if isinstance(error, RateLimitError):
         assert error.retry_after == 2.0
 
 
-async def test_token_echoed_by_the_server_is_redacted(serve: Serve) -> None:
+async def test_token_echoed_by_the_server_is_redacted() -> None:
     """A server that echoes the credential in its error body never gets it into the error."""
 
-    async def echo_auth(request: web.Request) -> web.Response:
+    def echo_auth(request: MockRequest, id: str) -> MockResponse:
         text = f"Missing or invalid API key: {request.headers['Authorization']}"
-        return web.json_response({"error": text}, status=401)
+        return MockResponse.json(401, {"error": text})
 
-    url = await serve({"/v1/endpoints/{id}": echo_auth})
-    async with RemedyClient(url, token=TOKEN) as client:
+    async with Routes({"/v1/endpoints/{id}": echo_auth}).client(token=TOKEN) as client:
         with pytest.raises(AuthenticationError) as caught:
             await client.endpoints.get("ep-1")
     error = caught.value
@@ -246,17 +240,16 @@ def test_list_returns_a_pager_at_once_without_io() -> None:
         assert not mocked.requests
 
 
-async def test_list_sends_filters_as_query_parameters(serve: Serve) -> None:
+async def test_list_sends_filters_as_query_parameters() -> None:
     """Filters become their published camelCase query parameters, booleans true/false, None
     left out; extra_params go as given, sequences repeated; the page size is always sent."""
     seen: list[list[tuple[str, str]]] = []
 
-    async def listing(request: web.Request) -> web.Response:
-        seen.append(list(request.rel_url.query.items()))
-        return web.json_response(page([endpoint_record()]))
+    def listing(request: MockRequest) -> MockResponse:
+        seen.append(list(request.query.items()))
+        return MockResponse.json(200, page([endpoint_record()]))
 
-    url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints": listing}).client() as client:
         pager = client.endpoints.list(
             os_family=OsFamily.WINDOWS,
             has_agent=False,

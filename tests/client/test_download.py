@@ -1,4 +1,7 @@
-"""Agent-configuration download: streaming, atomic writes, file objects, failures."""
+"""Agent-configuration download: streaming, atomic writes, file objects, failures.
+
+Streaming and cut bodies run over loopback; the download's own logic on a MockTransport.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +17,15 @@ from aioresponses import aioresponses
 from remedy_async import (
     APIConnectionError,
     ClientEvent,
+    MockRequest,
+    MockResponse,
     NotFoundError,
     RemedyClient,
     RetryPolicy,
 )
 from remedy_async._download import CHUNK_SIZE, safe_filename
 from tests.loopback import ScriptedServer, Serve, http_response
+from tests.mock_service import Routes
 
 PAYLOAD = bytes(range(256)) * 8192  # 2 MiB, many chunks
 
@@ -45,13 +51,24 @@ def config_handler(
     return handler
 
 
-async def test_download_to_a_path_writes_the_file_and_reports_it(
-    serve: Serve, tmp_path: Path
-) -> None:
+def mock_config(filename: str = "remedy-agent.conf") -> Routes:
+    """A service whose agent configuration is PAYLOAD, named `filename`, at both paths."""
+
+    def answer(request: MockRequest) -> MockResponse:
+        headers = {
+            "Content-Type": "application/octet-stream",
+            "Content-Disposition": f'attachment; filename="{filename}"',
+            "ETag": '"abc"',
+        }
+        return MockResponse(200, headers, PAYLOAD)
+
+    return Routes({"/v1/agent-configuration": answer, "/agents/config": answer})
+
+
+async def test_download_to_a_path_writes_the_file_and_reports_it(tmp_path: Path) -> None:
     """A download to a path writes every byte and reports size, type, name, ETag and sha256."""
-    url = await serve({"/v1/agent-configuration": config_handler()})
     destination = tmp_path / "agent.conf"
-    async with RemedyClient(url) as client:
+    async with mock_config().client() as client:
         result = await client.download_agent_configuration(destination)
     assert destination.read_bytes() == PAYLOAD
     assert result.path == destination
@@ -88,12 +105,9 @@ async def test_download_streams_in_bounded_chunks_to_a_file_object(serve: Serve)
     assert not target.closed
 
 
-async def test_download_into_a_directory_uses_a_safe_server_name(
-    serve: Serve, tmp_path: Path
-) -> None:
+async def test_download_into_a_directory_uses_a_safe_server_name(tmp_path: Path) -> None:
     """A directory destination gets the server's file name, reduced to one harmless component."""
-    url = await serve({"/v1/agent-configuration": config_handler("../../etc/passwd")})
-    async with RemedyClient(url) as client:
+    async with mock_config("../../etc/passwd").client() as client:
         result = await client.download_agent_configuration(tmp_path)
     assert result.path == tmp_path / "passwd"
     assert result.path.read_bytes() == PAYLOAD
@@ -129,28 +143,26 @@ async def test_truncated_download_leaves_nothing_behind(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["agent.conf"]
 
 
-async def test_download_error_status_is_typed_and_writes_nothing(
-    serve: Serve, tmp_path: Path
-) -> None:
+async def test_download_error_status_is_typed_and_writes_nothing(tmp_path: Path) -> None:
     """A 404 for the configuration (its body in the published pattern) raises NotFoundError
     with the service's message and creates no file."""
 
-    async def missing(request: web.Request) -> web.Response:
-        return web.json_response({"error": "Agent configuration not found."}, status=404)
+    def missing(request: MockRequest) -> MockResponse:
+        return MockResponse.json(404, {"error": "Agent configuration not found."})
 
-    url = await serve({"/v1/agent-configuration": missing})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/agent-configuration": missing}).client() as client:
         with pytest.raises(NotFoundError, match=r"Agent configuration not found\."):
             await client.download_agent_configuration(tmp_path / "agent.conf")
     assert list(tmp_path.iterdir()) == []
 
 
-async def test_download_path_is_configurable(serve: Serve, tmp_path: Path) -> None:
+async def test_download_path_is_configurable(tmp_path: Path) -> None:
     """agent_configuration_path changes where the download is fetched from."""
-    url = await serve({"/agents/config": config_handler()})
-    async with RemedyClient(url, agent_configuration_path="/agents/config") as client:
+    service = mock_config()
+    async with service.client(agent_configuration_path="/agents/config") as client:
         result = await client.download_agent_configuration(tmp_path / "a.conf")
     assert result.bytes_written == len(PAYLOAD)
+    assert [request.path for request in service.requests] == ["/agents/config"]
 
 
 async def test_destination_in_a_missing_directory_fails_before_any_request(tmp_path: Path) -> None:
@@ -195,11 +207,10 @@ async def test_cut_download_to_a_file_object_is_not_retried() -> None:
     assert len(server.requests) == 1
 
 
-async def test_download_tells_event_hooks_of_each_exchange(serve: Serve) -> None:
+async def test_download_tells_event_hooks_of_each_exchange() -> None:
     """A download is one call framing its request and response events, like any other call."""
-    url = await serve({"/v1/agent-configuration": config_handler()})
     events: list[ClientEvent] = []
-    async with RemedyClient(url, event_hooks=[events.append]) as client:
+    async with mock_config().client(event_hooks=[events.append]) as client:
         await client.download_agent_configuration(io.BytesIO())
     assert [(event.kind, event.status) for event in events] == [
         ("call", None),
@@ -213,30 +224,28 @@ async def test_download_tells_event_hooks_of_each_exchange(serve: Serve) -> None
     assert events[2].elapsed is not None
 
 
-async def test_download_accepts_any_file_type(serve: Serve) -> None:
+async def test_download_accepts_any_file_type() -> None:
     """The download asks for a file, not JSON, so a strict server does not answer 406."""
     seen: list[str] = []
 
-    async def handler(request: web.Request) -> web.Response:
+    def handler(request: MockRequest) -> MockResponse:
         seen.append(request.headers.get("Accept", ""))
-        return web.Response(body=b"conf", content_type="application/octet-stream")
+        return MockResponse(200, {"Content-Type": "application/octet-stream"}, b"conf")
 
-    url = await serve({"/v1/agent-configuration": handler})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/agent-configuration": handler}).client() as client:
         await client.download_agent_configuration(io.BytesIO())
     assert seen == ["application/octet-stream, */*;q=0.1"]
 
 
 async def test_a_malformed_content_disposition_falls_back_to_the_default_name(
-    serve: Serve, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     """A Content-Disposition aiohttp cannot parse gives the fallback name, and no warning."""
 
-    async def handler(request: web.Request) -> web.Response:
-        return web.Response(body=b"conf", headers={"Content-Disposition": "in ut cillum"})
+    def handler(request: MockRequest) -> MockResponse:
+        return MockResponse(200, {"Content-Disposition": "in ut cillum"}, b"conf")
 
-    url = await serve({"/v1/agent-configuration": handler})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/agent-configuration": handler}).client() as client:
         result = await client.download_agent_configuration(tmp_path)
     assert result.path is not None
     assert result.path.read_bytes() == b"conf"

@@ -1,34 +1,52 @@
 """Conditional downloads: `etag=` sends If-None-Match, and a 304 leaves the destination as it
-was and says so (over the simulator, which serves an ETag and answers 304 to a match)."""
+was and says so (on a MockTransport serving an ETag and answering 304 to a match; one round
+over the simulator, a 304 on a real connection)."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from aiohttp import web
 from hypothesis import given
 from hypothesis import strategies as st
 
-from remedy_async import APIStatusError, RemedyClient
+from remedy_async import APIStatusError, MockRequest, MockResponse, RemedyClient
 from remedy_async._download import entity_tag
-from tests.loopback import Serve
+from tests.mock_service import Routes
 
-pytestmark = pytest.mark.remedy_simulator(agent_configuration_size=3000)
+CURRENT = '"v7"'
+"""The ETag of the configuration `conditional()` serves."""
+
+
+def conditional(request: MockRequest) -> MockResponse:
+    """The agent configuration (3000 bytes) with its ETag, or 304 when If-None-Match holds it."""
+    if request.headers.get("If-None-Match") == CURRENT:
+        return MockResponse(304, {"ETag": CURRENT})
+    headers = {"ETag": CURRENT, "Content-Type": "application/octet-stream"}
+    return MockResponse(200, headers, b"c" * 3000)
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[RemedyClient]:
+    """A client whose agent configuration is `conditional`'s."""
+    async with Routes({"/v1/agent-configuration": conditional}).client() as opened:
+        yield opened
 
 
 async def test_a_download_reports_the_etag_to_send_next_time(
-    remedy_client: RemedyClient, tmp_path: Path
+    client: RemedyClient, tmp_path: Path
 ) -> None:
     """A plain download writes the file and carries the service's ETag, not_modified False."""
-    result = await remedy_client.download_agent_configuration(tmp_path / "agent.conf")
+    result = await client.download_agent_configuration(tmp_path / "agent.conf")
     assert result.etag is not None
     assert result.etag.startswith('"')
     assert result.not_modified is False
     assert result.bytes_written == 3000
 
 
+@pytest.mark.remedy_simulator(agent_configuration_size=3000)
 async def test_a_matching_etag_leaves_the_file_untouched(
     remedy_client: RemedyClient, tmp_path: Path
 ) -> None:
@@ -46,63 +64,55 @@ async def test_a_matching_etag_leaves_the_file_untouched(
 
 
 async def test_a_matching_etag_adds_nothing_to_a_directory(
-    remedy_client: RemedyClient, tmp_path: Path
+    client: RemedyClient, tmp_path: Path
 ) -> None:
     """To a directory, a 304 writes no file (and no temporary file) and names none."""
-    first = await remedy_client.download_agent_configuration(io.BytesIO())
-    again = await remedy_client.download_agent_configuration(tmp_path, etag=first.etag)
+    first = await client.download_agent_configuration(io.BytesIO())
+    again = await client.download_agent_configuration(tmp_path, etag=first.etag)
     assert again.not_modified is True
     assert again.path is None
     assert list(tmp_path.iterdir()) == []
 
 
-async def test_a_matching_etag_writes_nothing_to_a_file_object(
-    remedy_client: RemedyClient,
-) -> None:
+async def test_a_matching_etag_writes_nothing_to_a_file_object(client: RemedyClient) -> None:
     """To a file object, a 304 writes nothing."""
-    first = await remedy_client.download_agent_configuration(io.BytesIO())
+    first = await client.download_agent_configuration(io.BytesIO())
     sink = io.BytesIO(b"kept")
-    again = await remedy_client.download_agent_configuration(sink, etag=first.etag)
+    again = await client.download_agent_configuration(sink, etag=first.etag)
     assert again.not_modified is True
     assert sink.getvalue() == b"kept"
 
 
-async def test_a_stale_etag_downloads_the_file_again(
-    remedy_client: RemedyClient, tmp_path: Path
-) -> None:
+async def test_a_stale_etag_downloads_the_file_again(client: RemedyClient, tmp_path: Path) -> None:
     """An ETag the service no longer has gets the whole file and the current ETag."""
-    result = await remedy_client.download_agent_configuration(
-        tmp_path / "agent.conf", etag='"0000"'
-    )
+    result = await client.download_agent_configuration(tmp_path / "agent.conf", etag='"0000"')
     assert result.not_modified is False
     assert result.bytes_written == 3000
     assert result.etag != '"0000"'
 
 
-async def test_a_bare_etag_is_sent_quoted(serve: Serve) -> None:
+async def test_a_bare_etag_is_sent_quoted() -> None:
     """`etag="abc"` goes out as `If-None-Match: "abc"`, and the 304 is understood."""
     seen: list[str | None] = []
 
-    async def handler(request: web.Request) -> web.Response:
+    def handler(request: MockRequest) -> MockResponse:
         seen.append(request.headers.get("If-None-Match"))
-        return web.Response(status=304, headers={"ETag": '"abc"'})
+        return MockResponse(304, {"ETag": '"abc"'})
 
-    url = await serve({"/v1/agent-configuration": handler})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/agent-configuration": handler}).client() as client:
         result = await client.download_agent_configuration(io.BytesIO(), etag="abc")
     assert seen == ['"abc"']
     assert result.not_modified is True
 
 
-async def test_a_304_to_an_unconditional_download_is_an_error(serve: Serve) -> None:
+async def test_a_304_to_an_unconditional_download_is_an_error() -> None:
     """A 304 the client did not ask for is a status error, and nothing is written."""
 
-    async def handler(request: web.Request) -> web.Response:
-        return web.Response(status=304)
+    def handler(request: MockRequest) -> MockResponse:
+        return MockResponse(304)
 
-    url = await serve({"/v1/agent-configuration": handler})
     sink = io.BytesIO()
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/agent-configuration": handler}).client() as client:
         with pytest.raises(APIStatusError, match="not conditional") as caught:
             await client.download_agent_configuration(sink)
     assert caught.value.status == 304
@@ -112,9 +122,11 @@ async def test_a_304_to_an_unconditional_download_is_an_error(serve: Serve) -> N
 @pytest.mark.parametrize("etag", ["", "a\nb", 'a"b', "\r"])
 async def test_an_unusable_etag_is_refused_before_any_request(etag: str) -> None:
     """An empty or multi-line ETag, or one with a stray quote, is a ValueError, unsent."""
-    async with RemedyClient("http://127.0.0.1:9") as client:
+    service = Routes({"/v1/agent-configuration": conditional})
+    async with service.client() as client:
         with pytest.raises(ValueError, match="etag"):
             await client.download_agent_configuration(io.BytesIO(), etag=etag)
+    assert service.requests == []
 
 
 @given(st.text(st.characters(exclude_characters='"\r\n\0', exclude_categories=["Cs"]), min_size=1))

@@ -9,16 +9,24 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 import pytest
-from aiohttp import web
 from aioresponses import aioresponses
 from mypy import api as mypy_api
 from yarl import URL
 
-from remedy_async import RESOURCES, OsFamily, RemedyClient, RequestOptions, Resource
+from remedy_async import (
+    RESOURCES,
+    MockRequest,
+    MockResponse,
+    OsFamily,
+    RemedyClient,
+    RequestOptions,
+    Resource,
+)
 from remedy_async._models import FILTERS, TYPED_FILTERS, check_filters
-from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.fakes import page, scope_record
-from tests.loopback import Serve
+from tests.mock_service import Routes, mock_client
+from tests.published import TOKEN as PUBLISHED_TOKEN
+from tests.published import PublishedService
 
 PUBLISHED: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
     "endpoints": {
@@ -60,10 +68,9 @@ def test_the_filters_are_the_published_ones(resource: Resource[Any]) -> None:
 async def test_every_published_filter_reaches_the_wire_and_filters(
     filters: dict[str, Any], sent: list[tuple[str, str]]
 ) -> None:
-    """Each filter is accepted by the client and by the simulator, sent under its published
-    name, and the simulator answers only the matching endpoints."""
-    simulator = Simulator(SimulatorConfig(size=30))
-    async with simulator, RemedyClient(simulator.url) as client:
+    """Each filter is accepted by the client and by the published service, sent under its
+    published name, and the service answers only the matching endpoints."""
+    async with mock_client(PublishedService().handler, token=PUBLISHED_TOKEN) as client:
         pages = [page async for page in client.endpoints.list(**filters).pages()]
         everything = await client.endpoints.list().collect()
     query = list(URL(pages[0].url).query.items())
@@ -160,19 +167,21 @@ def test_check_filters_takes_the_published_values(filters: dict[str, Any]) -> No
     check_filters("endpoints", filters)
 
 
-async def test_extra_params_reach_the_wire_unchanged(serve: Serve) -> None:
+async def test_extra_params_reach_the_wire_unchanged() -> None:
     """extra_params and RequestOptions.extra_params are sent as given, on lists and gets."""
     seen: list[list[tuple[str, str]]] = []
 
-    async def answer(request: web.Request) -> web.Response:
+    def listing(request: MockRequest) -> MockResponse:
         seen.append(list(request.query.items()))
-        if "id" in request.match_info:
-            return web.json_response(scope_record(request.match_info["id"]))
-        return web.json_response(page([], limit=2))
+        return MockResponse.json(200, page([], limit=2))
 
-    url = await serve({"/v1/scopes": answer, "/v1/scopes/{id}": answer})
+    def record(request: MockRequest, id: str) -> MockResponse:
+        seen.append(list(request.query.items()))
+        return MockResponse.json(200, scope_record(id))
+
+    service = Routes({"/v1/scopes": listing, "/v1/scopes/{id}": record})
     options = RequestOptions(extra_params={"X-odd_Name": "a b", "flag": True})
-    async with RemedyClient(url) as client:
+    async with service.client() as client:
         pager = client.scopes.list(
             page_size=2, extra_params={"region": ["eu", "us"]}, options=options
         )

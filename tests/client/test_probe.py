@@ -1,4 +1,5 @@
-"""`probe`: reports the contract the simulator was started with, and pins it in a config file."""
+"""`probe`: reports the contract the simulator was started with, and pins it in a config file
+(what it makes of a rejected token or rate-limit headers on a MockTransport)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from remedy_async import (
     ERROR_SHAPES,
     RESOURCES,
     ConfigurationError,
+    MockResponse,
+    MockTransport,
     ProbeReport,
     RemedyClient,
     probe,
@@ -19,6 +22,9 @@ from remedy_async import (
 from remedy_async._probe import HONOUR_CHECKS
 from remedy_async.simulator import Simulator, SimulatorConfig
 from remedy_async.simulator._run_config import ERROR_FORMATS, NAMINGS
+from tests.mock_service import BASE_URL, Script
+from tests.published import TOKEN as PUBLISHED_TOKEN
+from tests.published import PublishedService
 
 TOKEN = "probe-token"
 UNKNOWN = "00000000-0000-4000-8000-000000000000"
@@ -93,18 +99,22 @@ async def test_an_unrecognised_convention_is_reported_and_left_to_detection(
 
 async def test_a_wrong_token_is_reported_as_rejected() -> None:
     """A 401 on the lists says the token was rejected, with the service's explanation."""
-    async with Simulator(SimulatorConfig(size=SIZE, token=TOKEN)) as simulator:
-        report = await probe(simulator.url, token="not-" + TOKEN)
-    assert report.auth.startswith("rejected: AuthenticationError")
-    assert TOKEN not in repr(report)
+    service = MockTransport(PublishedService().handler)
+    report = await probe(BASE_URL, token="not-" + PUBLISHED_TOKEN, transport=service)
+    assert report.auth.startswith("rejected: AuthenticationError: 401 Missing or invalid API key.")
+    assert PUBLISHED_TOKEN not in repr(report)
     assert not report.ok
 
 
 async def test_rate_limit_headers_are_reported() -> None:
     """Headers that describe a rate limit are listed with their values."""
-    async with Simulator(SimulatorConfig(size=SIZE, rate_limit=1000)) as simulator:
-        report = await probe(simulator.url)
-    assert {"X-RateLimit-Limit", "X-RateLimit-Remaining"} <= set(report.rate_limit_headers)
+    limits = {"X-RateLimit-Limit": "1000", "X-RateLimit-Remaining": "999", "X-Other": "1"}
+    empty = Script(MockResponse.json(200, {"data": [], "total": 0}, headers=limits))
+    report = await probe(BASE_URL, transport=MockTransport(empty))
+    assert dict(report.rate_limit_headers) == {
+        "X-RateLimit-Limit": "1000",
+        "X-RateLimit-Remaining": "999",
+    }
 
 
 async def test_probe_takes_no_setting_it_detects() -> None:

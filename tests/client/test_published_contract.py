@@ -1,4 +1,4 @@
-"""The default client against a loopback server modelled on the published reference alone.
+"""The default client against a service modelled on the published reference alone.
 
 `tests/published.py` answers as `../shared/REAL-CONTRACT.md` documents the service, not as our
 simulator does: with no configuration, every list is exact, every published field is typed with
@@ -10,7 +10,6 @@ messages reach the typed errors.
 from __future__ import annotations
 
 import warnings
-from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -38,6 +37,7 @@ from remedy_async import (
     VulnerabilityFinding,
 )
 from tests.loopback import serve_app
+from tests.mock_service import mock_client
 from tests.published import (
     COLLECTIONS,
     ENDPOINT_FIELDS,
@@ -50,10 +50,9 @@ ATTRIBUTES = {segment: segment.replace("-", "_") for segment in COLLECTIONS}
 
 
 @pytest.fixture
-async def service() -> AsyncIterator[tuple[PublishedService, str]]:
-    published = PublishedService()
-    async with serve_app(published.app()) as url:
-        yield published, url
+def service() -> PublishedService:
+    """The published service, answering a client's MockTransport."""
+    return PublishedService()
 
 
 def queries(published: PublishedService) -> list[dict[str, str]]:
@@ -62,23 +61,32 @@ def queries(published: PublishedService) -> list[dict[str, str]]:
 
 @pytest.mark.parametrize("segment", COLLECTIONS)
 async def test_every_list_is_exact_with_no_configuration(
-    service: tuple[PublishedService, str], segment: str
+    service: PublishedService, segment: str
 ) -> None:
     """Each of the four lists delivers every record once, in the service's order, unwarned."""
-    published, url = service
+    published = service
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        async with RemedyClient(url, token=TOKEN) as client:
+        async with mock_client(published.handler, token=TOKEN) as client:
             records = await getattr(client, ATTRIBUTES[segment]).list().collect()
     assert [record.id for record in records] == [r["id"] for r in published.records[segment]]
 
 
+async def test_a_real_socket_serves_the_same_lists(service: PublishedService) -> None:
+    """Over a loopback socket, the published service's lists arrive as they do in a mock."""
+    async with serve_app(service.app()) as url, RemedyClient(url, token=TOKEN) as client:
+        endpoints = await client.endpoints.list().collect()
+        with pytest.raises(NotFoundError, match="Endpoint not found"):
+            await client.endpoints.get("00000000-0000-4000-8000-000000000000")
+    assert [record.id for record in endpoints] == [r["id"] for r in service.records["endpoints"]]
+
+
 async def test_pages_ask_for_the_published_maximum_and_never_more(
-    service: tuple[PublishedService, str],
+    service: PublishedService,
 ) -> None:
     """The default page size is 100, the published maximum; the offsets step by it."""
-    published, url = service
-    async with RemedyClient(url, token=TOKEN) as client:
+    published = service
+    async with mock_client(published.handler, token=TOKEN) as client:
         await client.endpoints.list().collect()
         await client.endpoints.list(page_size=40).collect()
     sent = queries(published)
@@ -91,11 +99,11 @@ async def test_pages_ask_for_the_published_maximum_and_never_more(
 
 
 async def test_a_page_size_over_the_published_maximum_is_refused_before_any_request(
-    service: tuple[PublishedService, str],
+    service: PublishedService,
 ) -> None:
     """page_size=101 is a ValueError naming the bound; the service sees nothing."""
-    published, url = service
-    async with RemedyClient(url, token=TOKEN) as client:
+    published = service
+    async with mock_client(published.handler, token=TOKEN) as client:
         with pytest.raises(ValueError, match="at most 100"):
             client.endpoints.list(page_size=101)
         with pytest.raises(ValueError, match=">= 1"):
@@ -104,12 +112,12 @@ async def test_a_page_size_over_the_published_maximum_is_refused_before_any_requ
 
 
 async def test_every_published_endpoint_field_is_typed_as_published(
-    service: tuple[PublishedService, str],
+    service: PublishedService,
 ) -> None:
     """Endpoint's attributes are the nine published names, each of its published type, and
     nothing published is left in `extra`."""
-    published, url = service
-    async with RemedyClient(url, token=TOKEN) as client:
+    published = service
+    async with mock_client(published.handler, token=TOKEN) as client:
         endpoints = await client.endpoints.list().collect()
     assert tuple(field.name for field in attrs.fields(Endpoint))[:-1] == ENDPOINT_FIELDS
     by_id = {record["id"]: record for record in published.records["endpoints"]}
@@ -138,12 +146,12 @@ async def test_every_published_endpoint_field_is_typed_as_published(
 
 
 async def test_every_published_scope_field_is_typed_and_the_rest_kept_in_extra(
-    service: tuple[PublishedService, str],
+    service: PublishedService,
 ) -> None:
     """Scope types its seven published fields and their filter objects; a field after the
     published part of its page stays in `extra`."""
-    published, url = service
-    async with RemedyClient(url, token=TOKEN) as client:
+    published = service
+    async with mock_client(published.handler, token=TOKEN) as client:
         first = published.records["scopes"][1]
         scope = await client.scopes.get(first["id"])
     assert tuple(field.name for field in attrs.fields(Scope))[:-1] == SCOPE_FIELDS
@@ -163,11 +171,11 @@ async def test_every_published_scope_field_is_typed_and_the_rest_kept_in_extra(
 
 
 async def test_unpublished_records_type_only_the_published_pattern(
-    service: tuple[PublishedService, str],
+    service: PublishedService,
 ) -> None:
     """A finding types id and its two times; its own fields stay in `extra`, as sent."""
-    published, url = service
-    async with RemedyClient(url, token=TOKEN) as client:
+    published = service
+    async with mock_client(published.handler, token=TOKEN) as client:
         findings = await client.vulnerability_findings.list(max_items=3).collect()
     wire = published.records["vulnerability-findings"][0]
     assert isinstance(findings[0], VulnerabilityFinding)
@@ -186,12 +194,12 @@ async def test_unpublished_records_type_only_the_published_pattern(
     ],
 )  # fmt: skip
 async def test_the_published_filters_are_sent_as_published_and_exact(
-    service: tuple[PublishedService, str], filters: dict[str, Any], sent: dict[str, str]
+    service: PublishedService, filters: dict[str, Any], sent: dict[str, str]
 ) -> None:
     """os_family and has_agent go out as osFamily and hasAgent, and the list is exactly the
     records the service filters to."""
-    published, url = service
-    async with RemedyClient(url, token=TOKEN) as client:
+    published = service
+    async with mock_client(published.handler, token=TOKEN) as client:
         endpoints = await client.endpoints.list(**filters).collect()
     assert all(query.items() >= sent.items() for query in queries(published))
     family, has_agent = sent.get("osFamily"), sent.get("hasAgent")
@@ -218,41 +226,41 @@ async def test_the_published_filters_are_sent_as_published_and_exact(
     ],
 )
 async def test_a_filter_not_as_published_is_refused_before_any_request(
-    service: tuple[PublishedService, str],
+    service: PublishedService,
     filters: dict[str, Any],
     error: type[Exception],
     message: str,
 ) -> None:
     """The service ignores a parameter it does not know and would list everything; the client
     refuses a misspelt filter, a value it does not publish or several values, sending nothing."""
-    published, url = service
-    async with RemedyClient(url, token=TOKEN) as client:
+    published = service
+    async with mock_client(published.handler, token=TOKEN) as client:
         with pytest.raises(error, match=message):
             client.endpoints.list(**filters)
     assert published.requests == []
 
 
 async def test_the_other_lists_refuse_any_filter_saying_none_is_published(
-    service: tuple[PublishedService, str],
+    service: PublishedService,
 ) -> None:
     """Scopes, targets and findings publish no filter: any keyword is a TypeError that says so."""
-    published, url = service
-    async with RemedyClient(url, token=TOKEN) as client:
+    published = service
+    async with mock_client(published.handler, token=TOKEN) as client:
         with pytest.raises(TypeError, match="publishes no filters"):
             client.vulnerability_findings.list(severity="critical")  # type: ignore[call-arg]
     assert published.requests == []
 
 
 async def test_the_published_error_messages_reach_the_typed_errors(
-    service: tuple[PublishedService, str],
+    service: PublishedService,
 ) -> None:
     """401, 400 and 404 carry the service's own messages; a 422 its message too."""
-    published, url = service
+    published = service
     known = published.records["endpoints"][0]["id"]
-    async with RemedyClient(url, token="wrong") as client:
+    async with mock_client(published.handler, token="wrong") as client:
         with pytest.raises(AuthenticationError, match=r"Missing or invalid API key\."):
             await client.endpoints.get(known)
-    async with RemedyClient(url, token=TOKEN) as client:
+    async with mock_client(published.handler, token=TOKEN) as client:
         with pytest.raises(BadRequestError, match=r"Invalid endpoint ID format\.") as bad:
             await client.endpoints.get("not-a-uuid")
         with pytest.raises(NotFoundError, match=r"Endpoint not found\.") as missing:

@@ -5,34 +5,35 @@ from __future__ import annotations
 import traceback
 
 import pytest
-from aiohttp import web
 
 from remedy_async import (
     APIError,
     AuthenticationError,
     ClientEvent,
-    RemedyClient,
+    MockRequest,
+    MockResponse,
     RequestOptions,
     RetryPolicy,
 )
-from tests.loopback import CANARY, Serve
+from tests.loopback import CANARY
+from tests.mock_service import Routes
 
 
-async def echo_everything(request: web.Request) -> web.Response:
-    """A hostile server: echoes the credential in the body, a header and the error message."""
+def echo_everything(request: MockRequest, **path: str) -> MockResponse:
+    """A hostile service: echoes the credential in the body, a header and the error message."""
     credential = request.headers.get("Authorization", "")
     body = {
         "error": {"code": credential, "message": f"denied for {credential}"},
         "token": credential,
     }
-    return web.json_response(body, status=401, headers={"X-Echo": credential})
+    return MockResponse.json(401, body, headers={"X-Echo": credential})
 
 
-async def test_a_hostile_echo_never_surfaces_the_token(serve: Serve) -> None:
+async def test_a_hostile_echo_never_surfaces_the_token() -> None:
     """Errors, their traceback text, the client, its pager and events never show the token."""
-    url = await serve({"/v1/endpoints": echo_everything, "/v1/endpoints/{id}": echo_everything})
+    service = Routes({"/v1/endpoints": echo_everything, "/v1/endpoints/{id}": echo_everything})
     events: list[ClientEvent] = []
-    async with RemedyClient(url, token=CANARY, event_hooks=[events.append]) as client:
+    async with service.client(token=CANARY, event_hooks=[events.append]) as client:
         pager = client.endpoints.list(options=RequestOptions(retry=RetryPolicy(attempts=1)))
         caught: list[APIError] = []
         for call in (client.endpoints.get("ep-1"), pager.collect()):

@@ -1,4 +1,5 @@
-"""Under injected faults nothing is lost, repeated or truncated, and nothing hangs or leaks."""
+"""Under injected faults nothing is lost, repeated or truncated, and nothing hangs or leaks (the
+simulator's faults over loopback; retry limits on a MockTransport)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from remedy_async import (
     BadRequestError,
+    MockResponse,
     NotFoundError,
     RateLimitError,
     RemedyClient,
@@ -19,7 +21,8 @@ from remedy_async import (
     ServerError,
 )
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
-from tests.fakes import FakeTime
+from tests.fakes import ENDPOINT_ID, FakeTime
+from tests.mock_service import Script
 
 pytestmark = pytest.mark.usefixtures("library_logging")
 
@@ -131,14 +134,12 @@ async def test_get_many_under_faults_answers_every_id_once() -> None:
 async def test_persistent_503_stops_after_exactly_the_configured_attempts() -> None:
     """A 503 on every request ends in ServerError after exactly `attempts` requests."""
     time = FakeTime()
-    faults = (FaultSpec("http-503", 1.0, routes=["get:endpoints"]),)
-    async with Simulator(SimulatorConfig(size=5, faults=faults)) as simulator:
-        async with RemedyClient(
-            simulator.url, retry=RetryPolicy(attempts=4), clock=time.clock, sleep=time.sleep
-        ) as client:
-            with pytest.raises(ServerError) as caught:
-                await client.endpoints.get(next(simulator.dataset.ids("endpoints")))
-        assert simulator.counters.requests["get:endpoints"] == 4
+    busy = Script(MockResponse.json(503, {"error": "Service unavailable."}))
+    policy = RetryPolicy(attempts=4)
+    async with busy.client(retry=policy, clock=time.clock, sleep=time.sleep) as client:
+        with pytest.raises(ServerError) as caught:
+            await client.endpoints.get(ENDPOINT_ID)
+    assert len(busy.requests) == 4
     assert caught.value.attempts == 4
     assert len(time.waits) == 3
 
@@ -146,14 +147,13 @@ async def test_persistent_503_stops_after_exactly_the_configured_attempts() -> N
 async def test_retry_after_is_honoured_and_the_deadline_holds() -> None:
     """Every wait is at least the 3 s hint, and all waits together stay within the deadline."""
     time = FakeTime()
-    faults = (FaultSpec("http-429", 1.0, routes=["get:*"], retry_after=3),)
+    limited = Script(
+        MockResponse.json(429, {"error": "Too many requests."}, headers={"Retry-After": "3"})
+    )
     policy = RetryPolicy(attempts=100, deadline=10)
-    async with (
-        Simulator(SimulatorConfig(size=5, faults=faults)) as simulator,
-        RemedyClient(simulator.url, retry=policy, clock=time.clock, sleep=time.sleep) as client,
-    ):
+    async with limited.client(retry=policy, clock=time.clock, sleep=time.sleep) as client:
         with pytest.raises(RateLimitError) as caught:
-            await client.endpoints.get(next(simulator.dataset.ids("endpoints")))
+            await client.endpoints.get(ENDPOINT_ID)
     assert time.waits
     assert all(wait >= 3 for wait in time.waits)
     assert sum(time.waits) <= 10

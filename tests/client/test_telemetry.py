@@ -1,6 +1,7 @@
-"""OpenTelemetry spans and metrics over loopback, read back from the SDK's in-memory exporters:
-one span per logical call, one child span per attempt (HTTP client semantic conventions), and
-the parent/child relations across tasks, abandoned lists, cancellation and failures."""
+"""OpenTelemetry spans and metrics, read back from the SDK's in-memory exporters: one span per
+logical call, one child span per attempt (HTTP client semantic conventions), and the
+parent/child relations across tasks, abandoned lists, cancellation and failures (on a
+MockTransport; aiohttp's own instrumentation and a probe of the simulator over loopback)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ import pytest
 from aiohttp import web
 from opentelemetry.instrumentation.aiohttp_client import create_trace_config
 from opentelemetry.trace import SpanKind, StatusCode
+from yarl import URL
 
 from remedy_async import (
     ConfigurationError,
+    MockRequest,
+    MockResponse,
     NotFoundError,
     RemedyClient,
     Telemetry,
@@ -25,15 +29,17 @@ from remedy_async import (
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.fakes import FakeTime, endpoint_body, endpoint_record, page
-from tests.loopback import ScriptedServer, Serve, http_response
+from tests.loopback import Serve
+from tests.mock_service import BASE_URL, Routes, Script, mock_client
 from tests.otel import Otel
+from tests.published import TOKEN, PublishedService, dataset
 
 RECORD = endpoint_body("ep-1")
 JSON = {"Content-Type": "application/json"}
 
 
-def ok() -> bytes:
-    return http_response(200, RECORD, headers=JSON)
+def ok() -> MockResponse:
+    return MockResponse(200, JSON, RECORD)
 
 
 @pytest.fixture
@@ -43,33 +49,31 @@ async def simulator_url() -> AsyncIterator[str]:
         yield simulator.url
 
 
-def client_of(url: str, otel: Otel, **settings: object) -> RemedyClient:
+@pytest.fixture
+def published() -> PublishedService:
+    """The published service with 30 endpoints."""
+    return PublishedService(dataset(sizes={"endpoints": 30}))
+
+
+def client_of(script: Script, otel: Otel) -> RemedyClient:
     time = FakeTime()
-    return RemedyClient(
-        url,
-        telemetry=otel.telemetry,
-        clock=time.clock,
-        sleep=time.sleep,
-        **settings,  # type: ignore[arg-type]
-    )
+    return script.client(telemetry=otel.telemetry, clock=time.clock, sleep=time.sleep)
 
 
 async def test_a_get_is_one_call_span_with_one_attempt_span(otel: Otel) -> None:
     """`endpoints.get` is an internal span whose child is the attempt: a CLIENT span named
     for its method, with the semantic conventions' attributes."""
-    async with ScriptedServer([ok()]) as server, client_of(server.url, otel) as client:
+    async with client_of(Script(ok()), otel) as client:
         await client.endpoints.get("ep-1")
-        url = server.url
     call = otel.span("endpoints.get")
     (attempt,) = otel.children(call)
-    host, port = url.removeprefix("http://").split(":")
     assert call.kind is SpanKind.INTERNAL
     assert (attempt.name, attempt.kind) == ("GET", SpanKind.CLIENT)
     assert dict(attempt.attributes or {}) == {
         "http.request.method": "GET",
-        "url.full": f"{url}/v1/endpoints/ep-1",
-        "server.address": host,
-        "server.port": int(port),
+        "url.full": f"{BASE_URL}/v1/endpoints/ep-1",
+        "server.address": URL(BASE_URL).host,
+        "server.port": 443,
         "http.response.status_code": 200,
         "remedy.operation": "endpoints.get",
     }
@@ -79,8 +83,8 @@ async def test_a_get_is_one_call_span_with_one_attempt_span(otel: Otel) -> None:
 async def test_a_retried_get_has_an_attempt_span_per_try(otel: Otel) -> None:
     """A 503 then a 200: two attempt spans (the first an error, the second a resend), a retry
     event on the call span, and the retry counted."""
-    busy = http_response(503, b"{}", headers=JSON)
-    async with ScriptedServer([busy, ok()]) as server, client_of(server.url, otel) as client:
+    busy = MockResponse(503, JSON, b"{}")
+    async with client_of(Script(busy, ok()), otel) as client:
         await client.endpoints.get("ep-1")
     call = otel.span("endpoints.get")
     first, second = otel.children(call)
@@ -95,8 +99,8 @@ async def test_a_retried_get_has_an_attempt_span_per_try(otel: Otel) -> None:
 
 async def test_a_429_is_counted_as_rate_limited(otel: Otel) -> None:
     """A 429 response is counted in `remedy.client.rate_limited`, with the operation."""
-    limited = http_response(429, b"{}", headers={**JSON, "Retry-After": "2"})
-    async with ScriptedServer([limited, ok()]) as server, client_of(server.url, otel) as client:
+    limited = MockResponse(429, {**JSON, "Retry-After": "2"}, b"{}")
+    async with client_of(Script(limited, ok()), otel) as client:
         await client.endpoints.get("ep-1")
     (limited_count,) = otel.points("remedy.client.rate_limited")
     assert limited_count.value == 1
@@ -106,7 +110,7 @@ async def test_a_429_is_counted_as_rate_limited(otel: Otel) -> None:
 async def test_a_wait_on_the_pause_is_a_span_event_and_counted(otel: Otel) -> None:
     """A call that waits out the service's pause has a `remedy.wait` span event saying how
     long and why, and the seconds are counted."""
-    async with ScriptedServer([ok()]) as server, client_of(server.url, otel) as client:
+    async with client_of(Script(ok()), otel) as client:
         client._gate.pause_for(3.0)
         await client.endpoints.get("ep-1")
     (event,) = otel.span("endpoints.get").events
@@ -118,10 +122,10 @@ async def test_a_wait_on_the_pause_is_a_span_event_and_counted(otel: Otel) -> No
     assert (waited.value, waited.attributes["remedy.wait.reason"]) == (3.0, "pause")
 
 
-async def test_a_list_span_spans_every_page(otel: Otel, simulator_url: str) -> None:
+async def test_a_list_span_spans_every_page(otel: Otel, published: PublishedService) -> None:
     """`endpoints.list` is the parent of one `endpoints.page` span a page, each the parent of
     its attempt; it records the convention and how many pages it took."""
-    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+    async with mock_client(published.handler, token=TOKEN, telemetry=otel.telemetry) as client:
         items = await client.endpoints.list(page_size=10).collect()
     listed = otel.span("endpoints.list")
     pages = otel.children(listed)
@@ -133,27 +137,26 @@ async def test_a_list_span_spans_every_page(otel: Otel, simulator_url: str) -> N
     assert [event.name for event in listed.events] == ["remedy.paging"]
 
 
-async def test_parallel_pages_are_children_of_their_list_across_tasks(
-    otel: Otel, serve: Serve
-) -> None:
+async def test_parallel_pages_are_children_of_their_list_across_tasks(otel: Otel) -> None:
     """Pages fetched at once in their own tasks still name the list's span as their parent."""
 
-    async def offset_pages(request: web.Request) -> web.Response:
+    def offset_pages(request: MockRequest) -> MockResponse:
         offset = int(request.query.get("offset", "0"))
         records = [endpoint_record(f"ep-{n}") for n in range(offset, min(offset + 5, 40))]
-        return web.json_response(page(records, total=40, offset=offset, limit=5))
+        return MockResponse.json(200, page(records, total=40, offset=offset, limit=5))
 
-    url = await serve({"/v1/endpoints": offset_pages})
-    async with RemedyClient(url, telemetry=otel.telemetry) as client:
+    async with Routes({"/v1/endpoints": offset_pages}).client(telemetry=otel.telemetry) as client:
         items = await client.endpoints.list(page_size=5, concurrency=4).collect()
     listed = otel.span("endpoints.list")
     assert len(items) == 40
     assert len(otel.children(listed)) == len(otel.spans("endpoints.page")) == 8
 
 
-async def test_a_list_abandoned_after_a_page_ends_its_span(otel: Otel, simulator_url: str) -> None:
+async def test_a_list_abandoned_after_a_page_ends_its_span(
+    otel: Otel, published: PublishedService
+) -> None:
     """Closing a list's iteration early ends its span, marked closed early, not an error."""
-    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+    async with mock_client(published.handler, token=TOKEN, telemetry=otel.telemetry) as client:
         pages = client.endpoints.list(page_size=10).pages()
         await anext(pages)
         await pages.aclose()
@@ -163,11 +166,11 @@ async def test_a_list_abandoned_after_a_page_ends_its_span(otel: Otel, simulator
 
 
 async def test_a_list_left_by_break_ends_its_span_when_dropped(
-    otel: Otel, simulator_url: str
+    otel: Otel, published: PublishedService
 ) -> None:
     """`break` out of `async for` and drop the pager: the span ends once the iteration is
     finalized, without an error."""
-    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+    async with mock_client(published.handler, token=TOKEN, telemetry=otel.telemetry) as client:
         async for _ in client.endpoints.list(page_size=10):
             break
         for _ in range(10):
@@ -176,14 +179,10 @@ async def test_a_list_left_by_break_ends_its_span_when_dropped(
     assert (listed.attributes or {})["remedy.closed_early"] is True
 
 
-async def test_a_failing_list_span_records_the_error(otel: Otel, serve: Serve) -> None:
+async def test_a_failing_list_span_records_the_error(otel: Otel) -> None:
     """A list whose page fails ends its span with the error's type and an error status."""
-
-    async def missing(request: web.Request) -> web.Response:
-        return web.json_response({"error": "Endpoint not found."}, status=404)
-
-    url = await serve({"/v1/endpoints": missing})
-    async with RemedyClient(url, telemetry=otel.telemetry) as client:
+    missing = Script(MockResponse.json(404, {"error": "Endpoint not found."}))
+    async with missing.client(telemetry=otel.telemetry) as client:
         with pytest.raises(NotFoundError):
             await client.endpoints.list().collect()
     listed = otel.span("endpoints.list")
@@ -192,17 +191,16 @@ async def test_a_failing_list_span_records_the_error(otel: Otel, serve: Serve) -
     assert otel.span("endpoints.page").status.status_code is StatusCode.ERROR
 
 
-async def test_a_cancelled_list_ends_its_span_and_its_attempt(otel: Otel, serve: Serve) -> None:
+async def test_a_cancelled_list_ends_its_span_and_its_attempt(otel: Otel) -> None:
     """Cancelling a list mid-request ends the list, page and attempt spans as cancelled."""
     arrived, released = asyncio.Event(), asyncio.Event()
 
-    async def stalls(request: web.Request) -> web.Response:
+    async def stalls(request: MockRequest) -> MockResponse:
         arrived.set()
         await released.wait()
-        return web.json_response(page([]))
+        return MockResponse.json(200, page([]))
 
-    url = await serve({"/v1/endpoints": stalls})
-    async with RemedyClient(url, telemetry=otel.telemetry) as client:
+    async with Routes({"/v1/endpoints": stalls}).client(telemetry=otel.telemetry) as client:
         task = asyncio.create_task(client.endpoints.list().collect())
         await arrived.wait()
         task.cancel()
@@ -213,9 +211,9 @@ async def test_a_cancelled_list_ends_its_span_and_its_attempt(otel: Otel, serve:
         assert (otel.span(name).attributes or {})["error.type"] == "CancelledError", name
 
 
-async def test_get_many_is_the_parent_of_each_get(otel: Otel, simulator_url: str) -> None:
+async def test_get_many_is_the_parent_of_each_get(otel: Otel, published: PublishedService) -> None:
     """`endpoints.get_many` is the parent of one `endpoints.get` span per id, across tasks."""
-    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+    async with mock_client(published.handler, token=TOKEN, telemetry=otel.telemetry) as client:
         ids = [endpoint.id for endpoint in await client.endpoints.list(max_items=5).collect()]
         results = [result async for result in client.endpoints.get_many(ids, concurrency=3)]
     bulk = otel.span("endpoints.get_many")
@@ -234,12 +232,11 @@ async def test_download_and_probe_are_call_spans(otel: Otel, simulator_url: str)
     assert {"endpoints.list", "health", "download_agent_configuration"} <= names
 
 
-async def test_the_request_duration_histogram_follows_the_conventions(
-    otel: Otel, simulator_url: str
-) -> None:
+async def test_the_request_duration_histogram_follows_the_conventions(otel: Otel) -> None:
     """`http.client.request.duration` is recorded per attempt with the conventions' attributes
     (and the operation), never the URL."""
-    async with RemedyClient(simulator_url, telemetry=otel.telemetry) as client:
+    healthy = Script(MockResponse.json(200, {"status": "ok"}))
+    async with healthy.client(telemetry=otel.telemetry) as client:
         await client.health()
         await client.health()
     (point,) = otel.points("http.client.request.duration")
