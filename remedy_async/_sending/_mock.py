@@ -79,12 +79,14 @@ class MockResponse:
 
         Args:
             status: The HTTP status.
-            data: Any value orjson encodes (dicts, lists, strings, numbers, ...).
+            data: Any value orjson encodes (dicts, lists, strings, numbers, ...); dict keys
+                that are not plain `str` (a request's header names, which are `istr`; numbers)
+                are written as strings, as `json.dumps` writes them.
             headers: More headers, or ones replacing `Content-Type`.
         """
         merged = CIMultiDict({"Content-Type": "application/json"})
         merged.update(_headers(headers))
-        return cls(status, merged, orjson.dumps(data))
+        return cls(status, merged, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
 
     @classmethod
     def text(cls, status: int, text: str, *, headers: HeadersInput | None = None) -> MockResponse:

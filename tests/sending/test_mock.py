@@ -366,6 +366,25 @@ def test_json_answers_are_labelled_and_keep_given_headers() -> None:
     assert answer.headers["X-Request-Id"] == "r1"
 
 
+async def test_a_json_answer_can_echo_the_request_headers() -> None:
+    """MockResponse.json writes a request's header names (`istr`, not plain `str`) as strings,
+    so a handler can answer with the headers it was sent."""
+
+    def echo(request: MockRequest) -> MockResponse:
+        return MockResponse.json(200, dict(request.headers))
+
+    async with RemedyClient(
+        base_url="https://remedy.test", token="t0k3n", transport=MockTransport(echo)
+    ) as client:
+        sent = await client.get_json("/v1/health")
+    assert sent.body["Authorization"] == "Bearer t0k3n"
+
+
+def test_json_answers_write_keys_that_are_not_strings_as_strings() -> None:
+    """Number keys are written as strings, as `json.dumps` writes them."""
+    assert MockResponse.json(200, {1: "a"}).body == b'{"1":"a"}'
+
+
 def test_text_answers_are_utf8() -> None:
     """MockResponse.text encodes UTF-8 and says so."""
     answer = MockResponse.text(503, "indisponible é")
