@@ -33,7 +33,7 @@ from yarl import URL
 
 from remedy_async import RemedyClient
 from remedy_async._wire._http import Request
-from remedy_async._wire._ids import id_segment
+from remedy_async._wire._urls import id_segment
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -35,7 +35,6 @@ from ._sending._events import ClientEvent, Events
 from ._settings import MAX_PAGE_SIZE, RequestOptions, sized_page, with_headers
 from ._wire._decode import decode_json, record_from
 from ._wire._http import JSONResponse, Request, Response
-from ._wire._ids import id_segment
 from ._wire._naming import Naming
 from ._wire._query import (
     ExtraParams,
@@ -45,6 +44,7 @@ from ._wire._query import (
     encode_filters,
 )
 from ._wire._record_reader import NamingSetting, RecordReader
+from ._wire._urls import id_segment
 
 if TYPE_CHECKING:
     from ._changes._change import PassResult

@@ -7,7 +7,7 @@ both pass), `_decode` (a response's body to JSON, and to one model), `_naming` (
 Pascal, kebab keys), `_record_reader` (a resource's records in its naming, detected once),
 `_types` (timestamps, unions, open enums, and `WireFault`), `_codec` (the converter's front
 door; `to_wire`), `_converter` (the cattrs converter, imported on first use), `_fastpath`
-(generated structure functions), `_error_bodies` (what an error body says), `_query` (filters),
-`_ids` (path segments) and `_urls` (whether a URL the service handed over may be requested).
+(generated structure functions), `_error_bodies` (what an error body says), `_query` (filters)
+and `_urls` (an id as one path segment; whether a URL the service handed over may be requested).
 Imports run one way: `_types` and `_naming` below everything, `_codec` above `_converter`.
 """

@@ -1,6 +1,8 @@
-"""Checks a URL the service handed over (a next link, a redirect's Location) before any request.
+"""Checks the URL parts that come from outside, before any request: a caller's resource id, which
+becomes exactly one path segment, and a URL the service handed over (a next link, a redirect's
+Location).
 
-One rule for every URL the client did not make itself: http or https, no user information (a
+One rule for every URL the service hands over: http or https, no user information (a
 credential the client would send on to whoever it names), a host that is a valid IP address or
 DNS name (labels of 1 to 63 characters, 253 in all), and a valid port. A URL that fails is
 refused with the reason, never handed to aiohttp to fail there with a bare Python error.
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
+from urllib.parse import quote
 
 from yarl import URL
 
@@ -49,3 +53,34 @@ def valid_host(host: str) -> bool:
     if not name or len(name) > MAX_HOST_LENGTH:
         return False
     return all(len(label) <= MAX_LABEL_LENGTH and _LABEL.match(label) for label in name.split("."))
+
+
+MAX_ID_LENGTH = 1024
+
+
+def id_segment(resource_id: str | int) -> str:
+    """Return the id percent-encoded as one path segment, after checking it can be one.
+
+    Ints are accepted and turned into their decimal string. Raises TypeError for other types and
+    ValueError for an empty id, `.` or `..`, a control character, or more than 1024 characters.
+    """
+    if isinstance(resource_id, bool) or not isinstance(resource_id, str | int):
+        raise TypeError(f"a resource id must be a str or int, not {type(resource_id).__name__}")
+    text = str(resource_id)
+    if not text:
+        raise ValueError("a resource id must not be empty")
+    if text in {".", ".."}:
+        raise ValueError(f"{text!r} is not a valid resource id: it would change the URL path")
+    if len(text) > MAX_ID_LENGTH:
+        raise ValueError(
+            f"a resource id must be at most {MAX_ID_LENGTH} characters, got {len(text)}"
+        )
+    if text.isprintable():  # the common case, checked in C: no control characters
+        return quote(text, safe="")
+    for position, char in enumerate(text):
+        if unicodedata.category(char) == "Cc":
+            raise ValueError(
+                "a resource id must not contain control characters "
+                f"(U+{ord(char):04X} at position {position})"
+            )
+    return quote(text, safe="")

@@ -39,7 +39,7 @@ from remedy_async import (
     VulnerabilityFinding,
 )
 from remedy_async._settings import MAX_PAGE_SIZE, sized_page
-from remedy_async._wire._ids import MAX_ID_LENGTH
+from remedy_async._wire._urls import MAX_ID_LENGTH
 from tests.budget import examples
 from tests.fakes import ENDPOINT_ID, endpoint_record, page
 from tests.loopback import serve_app

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from remedy_async._wire._ids import MAX_ID_LENGTH, id_segment
+from remedy_async._wire._urls import MAX_ID_LENGTH, id_segment
 
 valid_text_ids = st.text(
     st.characters(exclude_categories=("Cc", "Cs")), min_size=1, max_size=MAX_ID_LENGTH
