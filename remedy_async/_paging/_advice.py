@@ -21,7 +21,7 @@ from ._protocol import Convention, PageRequest, PagingFault
 
 def advised(fault: PagingFault, request: PageRequest, response: JSONResponse) -> PagingFault:
     """The fault with its message ending in advice, and `suggestion` set when there is one."""
-    if getattr(fault, "advice", None) is not None:
+    if fault.advice is not None:
         return fault
     from ._detect import detect  # noqa: PLC0415 - detection reads pages, which raise faults
     from ._follow import read_page  # noqa: PLC0415
@@ -64,13 +64,13 @@ def advised(fault: PagingFault, request: PageRequest, response: JSONResponse) ->
             guessed = " (its param is a guess: set the one the service reads)" * bool(found.guesses)
             advice = f"pin what this page shows with paginator=remedy_async.{suggestion!r}{guessed}"
     fault.args = (f"{fault}; {advice}",)
-    fault.advice = advice  # type: ignore[attr-defined]
-    fault.suggestion = suggestion  # type: ignore[attr-defined]
+    fault.advice = advice
+    fault.suggestion = suggestion
     return fault
 
 
-def _first_clause(fault: Exception) -> str:
+def _first_clause(fault: PagingFault | WireFault) -> str:
     """A fault's reason without advice another module appended to it."""
-    advice = getattr(fault, "advice", None)
+    advice = fault.advice if isinstance(fault, PagingFault) else None
     text = str(fault)
     return text[: -len(advice) - 2] if advice and text.endswith(advice) else text

@@ -290,8 +290,7 @@ def refusal(text: str) -> PagingFault:
     """The fault of a list no guess could follow: its text says what to pin, or that nothing
     will (no further advice is added)."""
     fault = PagingFault(text)
-    fault.advice = text  # type: ignore[attr-defined]
-    fault.suggestion = None  # type: ignore[attr-defined]
+    fault.advice = text
     return fault
 
 

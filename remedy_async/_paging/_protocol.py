@@ -5,8 +5,11 @@ and, given the decoded response to a page request, returns the page's raw items 
 page request (or None at the end). A new way of paging is one new class implementing it; the
 pager, the collection and the client do not change.
 
-A paginator may also expose `parameter_names`, the query parameters it sets, so that a filter of
-the same name is refused before any request.
+A paginator may have optional abilities, each a checked Protocol the pager tests it against:
+`NamingPaginator` names the query parameters it sets, so that a filter of the same name is
+refused before any request; `FallingBackPaginator` has first requests to try when the service
+refuses the first; `PredictingPaginator` guesses the next request (for prefetch);
+`PlanningPaginator` plans later pages from a list's announced size (for concurrency).
 
 A paginator reports a body of the wrong shape with `WireFault` (a JSON path and a reason) and a
 page sequence it cannot follow safely with `PagingFault`; the pager adds the HTTP context.
@@ -184,6 +187,12 @@ class Convention:
 class PagingFault(Exception):
     """A page sequence that cannot be followed without losing or repeating items."""
 
+    advice: str | None = None
+    """What to pin so that the list can be followed, once told (it ends the message), or that
+    nothing will; None while no advice has been given."""
+    suggestion: Convention | None = None
+    """The convention the advice names, when it names one (`PaginationError.suggestion`)."""
+
 
 @frozen
 class PageRequest:
@@ -322,6 +331,27 @@ class Paginator(Protocol):
             request: The request the page answers.
             response: The page's decoded response.
         """
+        ...
+
+
+@runtime_checkable
+class NamingPaginator(Paginator, Protocol):
+    """A paginator that names the query parameters it sets, so that a filter of the same name is
+    refused before any request."""
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """The query parameters the paginator sets."""
+        ...
+
+
+@runtime_checkable
+class FallingBackPaginator(Paginator, Protocol):
+    """A paginator with first requests to try in turn when the service refuses the first one (a
+    400 for a page-size parameter it does not know)."""
+
+    def fallbacks(self, request: PageRequest) -> tuple[PageRequest, ...]:
+        """Return the first requests to try, in turn, after `request` is refused."""
         ...
 
 

@@ -33,6 +33,7 @@ from ._fetching import fetch_first, fetch_guess
 from ._guards import declared_total, request_identity, target_problem
 from ._protocol import (
     Convention,
+    FallingBackPaginator,
     ListSize,
     PagePlan,
     PageRequest,
@@ -40,6 +41,7 @@ from ._protocol import (
     Paginator,
     PagingFault,
     PlanningPaginator,
+    PredictingPaginator,
 )
 
 T = TypeVar("T")
@@ -142,11 +144,17 @@ class PageWalk:
     ) -> AsyncIterator[AsyncIterator[PreparedPage]]:
         queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
         slots = asyncio.Semaphore(self.prefetch)
-        predict = getattr(self.paginator, "predict_next", None)
+        paginator = self.paginator
         prefetching = None
-        if planned is None and predict is not None and self.max_items is None:
+        if (
+            planned is None
+            and isinstance(paginator, PredictingPaginator)
+            and self.max_items is None
+        ):
             prefetching = Prefetch(
-                self.fetch, predict, lambda: max(0, self.prefetch - queue.qsize() - 1)
+                self.fetch,
+                paginator.predict_next,
+                lambda: max(0, self.prefetch - queue.qsize() - 1),
             )
         fetch = self.fetch
         if planned is not None:
@@ -308,10 +316,14 @@ class PageWalk:
         refused guess or first request (`_fetching`); None when every guess was refused."""
         if request.probe is not None:
             return await fetch_guess(fetch, request, self.call.secrets)
-        fallbacks = getattr(self.paginator, "fallbacks", None)
-        if fallbacks is None or not self.call.from_start or request != self.call.first:
+        paginator = self.paginator
+        if (
+            not self.call.from_start
+            or request != self.call.first
+            or not isinstance(paginator, FallingBackPaginator)
+        ):
             return request, await fetch(request)
-        return await fetch_first(fetch, request, fallbacks(request))
+        return await fetch_first(fetch, request, paginator.fallbacks(request))
 
     def _check_complete(self, response: JSONResponse, total: int | None, read: int) -> None:
         """Refuse an end of list that comes before the total the service announced."""
@@ -376,7 +388,7 @@ class PageWalk:
             raise wire_fault_error(fault, response, url=shown, secrets=secrets) from None
         except PagingFault as fault:
             error = PaginationError(str(fault), method="GET", url=self._shown(response.url))
-            error.suggestion = getattr(fault, "suggestion", None)
+            error.suggestion = fault.suggestion
             scrub_error(error, self.call.secrets)
             raise error from None
 
