@@ -11,7 +11,7 @@ from yarl import URL
 
 from ._errors import ConfigurationError
 from ._paging._auto import AutoPaginator
-from ._paging._follow import as_paginator
+from ._paging._paginators._convention import as_paginator
 from ._paging._protocol import Convention, Paginator
 from ._sending._budget import RateLimit, RequestBudget
 from ._sending._proxies import ProxyRoutes

@@ -11,104 +11,32 @@ refused too.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-import orjson
-from attrs import frozen
 from yarl import URL
 
 from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._conventions import convention_document
 from ._envelope import MISSING, dig, link_values
 from ._guards import request_identity
 from ._links import next_link, resolve
-from ._positions import (
-    check_position,
-    first_request,
-    int_at,
-    keyset_next,
-    next_position,
-    plan_pages,
-    predict_next,
-    with_position,
-)
+from ._positions import check_position, int_at, keyset_next, next_position, with_position
 from ._protocol import (
     ONLY_ARRAY,
     RESOURCE,
     Convention,
-    PagePlan,
     PageRequest,
     PageResult,
-    Paginator,
     PagingFault,
     Path,
 )
 
 API_PREFIX = "/v1/"
 """Where the API's own paths start under the client's base URL."""
-
-
-@frozen
-class ConventionPaginator:
-    """Follows one convention for every list: what `paginator=<Convention>` pins."""
-
-    convention: Convention
-
-    @property
-    def parameter_names(self) -> frozenset[str]:
-        """The query parameters the convention sets (a filter may not use them)."""
-        return self.convention.parameter_names
-
-    def first(self, page_size: int | None) -> PageRequest:
-        """Ask for the first page, with the page size in the convention's parameter."""
-        return first_request(self.convention, page_size)
-
-    def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
-        """Return the page's items and the next request, checked against the convention."""
-        try:
-            return read_page(self.convention, request, response)
-        except PagingFault as fault:
-            from ._advice import advised  # noqa: PLC0415 - only a refused page needs advice
-
-            raise advised(fault, request, response) from None
-
-    def predict_next(self, request: PageRequest) -> PageRequest | None:
-        """Guess the next request when the convention computes it (offsets, page numbers)."""
-        return predict_next(self.convention, request)
-
-    def plan(
-        self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
-    ) -> PagePlan | None:
-        """Plan up to `count` later pages when the convention computes them from a size."""
-        return plan_pages(self.convention, request, response, result, count)
-
-
-def as_paginator(value: Paginator | Convention) -> Paginator:
-    """The paginator for a `paginator=` setting: a Convention is followed as given."""
-    return ConventionPaginator(value) if isinstance(value, Convention) else value
-
-
-def paginator_name(paginator: Paginator) -> str:
-    """The paginator's name in resume tokens (a token resumes only under the same paginator)."""
-    if isinstance(paginator, ConventionPaginator):
-        return f"Convention:{convention_key(paginator.convention)}"
-    return type(paginator).__name__
-
-
-def convention_key(convention: Convention) -> str:
-    """A convention's name, with a digest of its fields when it is not a preset (two composed
-    conventions may share a name)."""
-    document = convention_document(convention)
-    if isinstance(document, str):
-        return document
-    digest = hashlib.sha256(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    return f"{convention.name}:{digest[:12]}"
 
 
 def read_page(

@@ -14,7 +14,7 @@ from attrs import frozen
 
 from remedy_async._http import JSONResponse
 
-from ._follow import ConventionPaginator
+from ._paginators._convention import ConventionPaginator
 from ._protocol import BODY, ITEM_KEYS, Convention, PagePlan, PageRequest, PageResult
 
 

@@ -19,7 +19,7 @@ from yarl import URL
 from remedy_async._redact import conceal, reveal
 
 from ._conventions import convention_document, convention_from
-from ._follow import paginator_name
+from ._paginators._convention import paginator_name
 from ._protocol import NamingPaginator, PageRequest, Paginator, Probe
 
 TOKEN_PREFIX = "r1."

@@ -13,7 +13,7 @@ import remedy_async
 from remedy_async._paging._advice import advised
 from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._conventions import CONVENTIONS
-from remedy_async._paging._follow import ConventionPaginator
+from remedy_async._paging._paginators._convention import ConventionPaginator
 from remedy_async._paging._pinned import (
     CursorPaginator,
     LinkHeaderPaginator,

@@ -12,12 +12,11 @@ from hypothesis import strategies as st
 from yarl import URL
 
 from remedy_async._paging._auto import AutoPaginator
-from remedy_async._paging._follow import (
+from remedy_async._paging._follow import read_page, resource_names
+from remedy_async._paging._paginators._convention import (
     ConventionPaginator,
     as_paginator,
     paginator_name,
-    read_page,
-    resource_names,
 )
 from remedy_async._paging._protocol import (
     BODY,
