@@ -92,7 +92,7 @@ if _typing.TYPE_CHECKING:
     from ._changes._feed import ChangeFeed
     from ._changes._state import ChangeState
     from ._changes._values import Change, ChangeKind, PassResult
-    from ._paging._pinned import (
+    from ._paging._paginators._pinned import (
         CursorPaginator,
         LinkHeaderPaginator,
         OffsetPaginator,
@@ -117,7 +117,7 @@ _LAZY = {
             "PageNumberPaginator",
             "UnpagedPaginator",
         ),
-        "._paging._pinned",
+        "._paging._paginators._pinned",
     ),
 }
 """Public names whose module is imported on first use (PEP 562): the probe, the paging

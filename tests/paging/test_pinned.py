@@ -10,7 +10,7 @@ import pytest
 from yarl import URL
 
 from remedy_async._http import JSONResponse
-from remedy_async._paging._pinned import (
+from remedy_async._paging._paginators._pinned import (
     CursorPaginator,
     LinkHeaderPaginator,
     OffsetPaginator,

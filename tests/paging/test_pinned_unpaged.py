@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from yarl import URL
 
-from remedy_async._paging._pinned import UnpagedPaginator
+from remedy_async._paging._paginators._pinned import UnpagedPaginator
 from remedy_async._paging._protocol import PageResult, Paginator, PagingFault
 from remedy_async._wire._faults import WireFault
 from tests.paging.responses import page

@@ -13,7 +13,7 @@ from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._envelope import last_page_number, planned_offsets, planned_pages
 from remedy_async._paging._paginators._convention import ConventionPaginator
-from remedy_async._paging._pinned import OffsetPaginator, PageNumberPaginator
+from remedy_async._paging._paginators._pinned import OffsetPaginator, PageNumberPaginator
 from remedy_async._paging._protocol import (
     ListSize,
     PagePlan,

@@ -13,11 +13,17 @@ import orjson
 from attrs import frozen
 
 from remedy_async._http import JSONResponse
-
-from .._conventions import convention_document
-from .._follow import read_page
-from .._positions import first_request, plan_pages, predict_next
-from .._protocol import Convention, PagePlan, PageRequest, PageResult, Paginator, PagingFault
+from remedy_async._paging._conventions import convention_document
+from remedy_async._paging._follow import read_page
+from remedy_async._paging._positions import first_request, plan_pages, predict_next
+from remedy_async._paging._protocol import (
+    Convention,
+    PagePlan,
+    PageRequest,
+    PageResult,
+    Paginator,
+    PagingFault,
+)
 
 
 @frozen
@@ -40,7 +46,7 @@ class ConventionPaginator:
         try:
             return read_page(self.convention, request, response)
         except PagingFault as fault:
-            from .._advice import advised  # noqa: PLC0415 - only a refused page needs advice
+            from remedy_async._paging._advice import advised  # noqa: PLC0415 - only a refused page needs advice
 
             raise advised(fault, request, response) from None
 

@@ -13,9 +13,16 @@ from typing import Literal
 from attrs import frozen
 
 from remedy_async._http import JSONResponse
+from remedy_async._paging._protocol import (
+    BODY,
+    ITEM_KEYS,
+    Convention,
+    PagePlan,
+    PageRequest,
+    PageResult,
+)
 
-from ._paginators._convention import ConventionPaginator
-from ._protocol import BODY, ITEM_KEYS, Convention, PagePlan, PageRequest, PageResult
+from ._convention import ConventionPaginator
 
 
 def _items(keys: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
