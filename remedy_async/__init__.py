@@ -72,9 +72,9 @@ from ._models import (
     VulnerabilityFinding,
 )
 from ._options import RequestOptions
-from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
+from ._paging._paginators._auto import AutoPaginator
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
 from ._resources import RESOURCES, Resource
 from ._sending._budget import RateLimit

@@ -10,7 +10,7 @@ from typing import Any, TypedDict, TypeVar
 from yarl import URL
 
 from ._errors import ConfigurationError
-from ._paging._auto import AutoPaginator
+from ._paging._paginators._auto import AutoPaginator
 from ._paging._paginators._convention import as_paginator
 from ._paging._protocol import Convention, Paginator
 from ._sending._budget import RateLimit, RequestBudget

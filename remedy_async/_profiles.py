@@ -33,8 +33,8 @@ from typing import Any
 
 from ._config import BASE_URL_ENV, TOKEN_ENV, closest
 from ._errors import ConfigurationError
-from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS, convention_from
+from ._paging._paginators._auto import AutoPaginator
 from ._paging._protocol import Convention, Paginator
 
 DEFAULT_PROFILE = "default"

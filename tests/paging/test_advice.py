@@ -11,8 +11,8 @@ import pytest
 
 import remedy_async
 from remedy_async._paging._advice import advised
-from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._paginators._auto import AutoPaginator
 from remedy_async._paging._paginators._convention import ConventionPaginator
 from remedy_async._paging._paginators._pinned import (
     CursorPaginator,

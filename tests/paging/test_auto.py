@@ -10,8 +10,8 @@ import attrs
 import pytest
 from yarl import URL
 
-from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._paginators._auto import AutoPaginator
 from remedy_async._paging._protocol import Convention, PageRequest, Paginator, PagingFault, Probe
 from remedy_async._wire._faults import WireFault
 from tests.paging.responses import page, records, req, run, url_of

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from yarl import URL
 
-from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._follow import read_page, resource_names
+from remedy_async._paging._paginators._auto import AutoPaginator
 from remedy_async._paging._paginators._convention import (
     ConventionPaginator,
     as_paginator,

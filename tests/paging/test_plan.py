@@ -9,9 +9,9 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from remedy_async._http import JSONResponse
-from remedy_async._paging._auto import AutoPaginator
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._envelope import last_page_number, planned_offsets, planned_pages
+from remedy_async._paging._paginators._auto import AutoPaginator
 from remedy_async._paging._paginators._convention import ConventionPaginator
 from remedy_async._paging._paginators._pinned import OffsetPaginator, PageNumberPaginator
 from remedy_async._paging._protocol import (

@@ -23,7 +23,7 @@ from remedy_async import (
     RemedyClient,
 )
 from remedy_async._http import JSONResponse
-from remedy_async._paging._auto import published_page
+from remedy_async._paging._paginators._auto import published_page
 from remedy_async._paging._protocol import PageRequest
 from tests.paging.published import MAX_LIMIT, endpoints, published_page_body
 

@@ -17,10 +17,9 @@ import attrs
 from attrs import field, frozen
 
 from remedy_async._http import JSONResponse
-
-from ._conventions import CONVENTIONS
-from ._follow import locate_items, read_page
-from ._positions import (
+from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._follow import locate_items, read_page
+from remedy_async._paging._positions import (
     CONTRACT_SIZE_PARAMS,
     PUBLISHED_SIZE_PARAM,
     int_at,
@@ -29,7 +28,7 @@ from ._positions import (
     predict_next,
     with_position,
 )
-from ._protocol import (
+from remedy_async._paging._protocol import (
     Convention,
     Detection,
     PagePlan,
@@ -132,7 +131,7 @@ class AutoPaginator:
                 return attrs.evolve(result, notice=_notice(request.convention))
             return result
         except PagingFault as fault:
-            from ._advice import advised  # noqa: PLC0415 - only a refused page needs advice
+            from remedy_async._paging._advice import advised  # noqa: PLC0415 - only a refused page needs advice
 
             raise advised(fault, request, response) from None
 
@@ -175,7 +174,7 @@ class AutoPaginator:
     def _first_page(self, request: PageRequest, response: JSONResponse) -> PageResult:
         if published_page(request, response):
             return read_page(PUBLISHED, request, response, READER)
-        from ._detect import detect  # noqa: PLC0415 - loaded by a list's first page, not import
+        from remedy_async._paging._detect import detect  # noqa: PLC0415 - loaded by a list's first page, not import
 
         found = detect(request, response)
         result = read_page(found.convention, request, response, READER)
@@ -207,7 +206,7 @@ def published_page(request: PageRequest, response: JSONResponse) -> bool:
     asked = int_param(dict(request.params), PUBLISHED.param or "")
     if body["offset"] != (PUBLISHED.first_offset if asked is None else asked):
         return False
-    from ._scan import header_signals  # noqa: PLC0415 - with detection, not at import
+    from remedy_async._paging._scan import header_signals  # noqa: PLC0415 - with detection, not at import
 
     return not header_signals(response.headers)
 
