@@ -24,11 +24,11 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 
 from ._alike import preset_alike
-from ._envelope import dig
 from ._follow import base_path, resource_names
 from ._links import carries, resolve
 from ._positions import int_param
 from ._protocol import Convention, Detection, PageRequest, PagingFault, Path
+from ._read._envelope import dig
 from ._scan import (
     Signal,
     body_signals,

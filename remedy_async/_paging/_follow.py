@@ -21,7 +21,6 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._envelope import MISSING, dig, link_values
 from ._guards import request_identity
 from ._links import next_link, resolve
 from ._positions import check_position, int_at, keyset_next, next_position, with_position
@@ -34,6 +33,7 @@ from ._protocol import (
     PagingFault,
     Path,
 )
+from ._read._envelope import MISSING, dig, link_values
 
 API_PREFIX = "/v1/"
 """Where the API's own paths start under the client's base URL."""

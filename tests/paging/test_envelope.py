@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from remedy_async._paging._envelope import MISSING, dig, link_values
+from remedy_async._paging._read._envelope import MISSING, dig, link_values
 
 LINKS = {"links": [{"rel": "self", "href": "a"}, {"rel": "next", "href": "b"}]}
 

@@ -10,7 +10,6 @@ from yarl import URL
 
 from remedy_async._http import JSONResponse
 from remedy_async._paging._conventions import CONVENTIONS
-from remedy_async._paging._envelope import last_page_number, planned_offsets, planned_pages
 from remedy_async._paging._paginators._auto import AutoPaginator
 from remedy_async._paging._paginators._convention import ConventionPaginator
 from remedy_async._paging._paginators._pinned import OffsetPaginator, PageNumberPaginator
@@ -22,6 +21,7 @@ from remedy_async._paging._protocol import (
     Paginator,
     Probe,
 )
+from remedy_async._paging._read._envelope import last_page_number, planned_offsets, planned_pages
 
 URL_ = URL("https://api.example.com/v1/endpoints")
 OFFSET = CONVENTIONS["offset"]
