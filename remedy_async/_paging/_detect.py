@@ -29,6 +29,7 @@ from ._links import carries, resolve
 from ._positions import int_param
 from ._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from ._read._envelope import dig
+from ._read._vocabulary import UNKNOWN, param_candidates, spelled, words
 from ._scan import (
     Signal,
     body_signals,
@@ -38,7 +39,6 @@ from ._scan import (
 )
 from ._signals import UnreadSignal
 from ._silent import unannounced
-from ._vocabulary import UNKNOWN, param_candidates, spelled, words
 
 KEYSET_PARAMS = ("starting_after", "after", "after_id")
 GENERIC_TOKEN_PARAMS = ("cursor",)

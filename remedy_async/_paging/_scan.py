@@ -17,7 +17,7 @@ from attrs import frozen
 from ._links import parse_link_header
 from ._protocol import RESOURCE, PagingFault, Path
 from ._read._envelope import link_values
-from ._vocabulary import ITEM_KEYS, NOT_PAGING_HEADERS, role_of, words
+from ._read._vocabulary import ITEM_KEYS, NOT_PAGING_HEADERS, role_of, words
 
 MAX_ITEMS_DEPTH = 3
 MAX_SIGNAL_DEPTH = 4

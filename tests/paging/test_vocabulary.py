@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from remedy_async._paging._vocabulary import (
+from remedy_async._paging._read._vocabulary import (
     NOT_PAGING_HEADERS,
     UNKNOWN,
     param_candidates,
