@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from ._links import parse_link_header
 from ._protocol import RESOURCE, PagingFault, Path
 from ._read._envelope import link_values
+from ._read._links import parse_link_header
 from ._read._vocabulary import ITEM_KEYS, NOT_PAGING_HEADERS, role_of, words
 
 MAX_ITEMS_DEPTH = 3

@@ -14,8 +14,8 @@ from urllib.parse import unquote
 
 from remedy_async._http import JSONResponse
 
-from ._links import carries
 from ._protocol import Convention, PageRequest, PagingFault, Path
+from ._read._links import carries
 from ._read._vocabulary import UNKNOWN
 from ._scan import Signal, body_signals, header_signals
 

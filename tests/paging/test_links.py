@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from yarl import URL
 
-from remedy_async._paging._links import Link, next_link, parse_link_header
+from remedy_async._paging._read._links import Link, next_link, parse_link_header
 
 BASE = URL("https://api.example.com/v1/endpoints?cursor=1&limit=2")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from remedy_async._paging._links import parse_link_header
+from remedy_async._paging._read._links import parse_link_header
 
 MISSING = object()
 """What `dig` returns for a path the body does not have (null is a value: None)."""
