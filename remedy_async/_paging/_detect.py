@@ -25,10 +25,10 @@ from remedy_async._http import JSONResponse
 
 from ._alike import preset_alike
 from ._follow import base_path, resource_names
-from ._positions import int_param
 from ._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from ._read._envelope import dig
 from ._read._links import carries, resolve
+from ._read._positions import int_param
 from ._read._vocabulary import UNKNOWN, param_candidates, spelled, words
 from ._scan import (
     Signal,

@@ -22,7 +22,6 @@ from remedy_async._http import JSONResponse
 from remedy_async._wire._faults import WireFault, json_type_name
 
 from ._guards import request_identity
-from ._positions import check_position, int_at, keyset_next, next_position, with_position
 from ._protocol import (
     ONLY_ARRAY,
     RESOURCE,
@@ -34,6 +33,7 @@ from ._protocol import (
 )
 from ._read._envelope import MISSING, dig, link_values
 from ._read._links import next_link, resolve
+from ._read._positions import check_position, int_at, keyset_next, next_position, with_position
 
 API_PREFIX = "/v1/"
 """Where the API's own paths start under the client's base URL."""

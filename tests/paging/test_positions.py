@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from remedy_async._paging._conventions import CONVENTIONS
-from remedy_async._paging._positions import (
+from remedy_async._paging._protocol import Convention, PageRequest, PagingFault
+from remedy_async._paging._read._positions import (
     check_echo,
     first_request,
     int_at,
@@ -21,7 +22,6 @@ from remedy_async._paging._positions import (
     requested_size,
     with_position,
 )
-from remedy_async._paging._protocol import Convention, PageRequest, PagingFault
 from remedy_async._wire._faults import WireFault
 
 OFFSET = CONVENTIONS["offset"]

@@ -19,15 +19,6 @@ from attrs import field, frozen
 from remedy_async._http import JSONResponse
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._follow import locate_items, read_page
-from remedy_async._paging._positions import (
-    CONTRACT_SIZE_PARAMS,
-    PUBLISHED_SIZE_PARAM,
-    int_at,
-    int_param,
-    plan_pages,
-    predict_next,
-    with_position,
-)
 from remedy_async._paging._protocol import (
     Convention,
     Detection,
@@ -36,6 +27,15 @@ from remedy_async._paging._protocol import (
     PageResult,
     PagingFault,
     Probe,
+)
+from remedy_async._paging._read._positions import (
+    CONTRACT_SIZE_PARAMS,
+    PUBLISHED_SIZE_PARAM,
+    int_at,
+    int_param,
+    plan_pages,
+    predict_next,
+    with_position,
 )
 
 READER = "auto-detection"

@@ -12,10 +12,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from remedy_async._http import JSONResponse
+from remedy_async._paging._protocol import (
+    Convention,
+    ListSize,
+    PagePlan,
+    PageRequest,
+    PageResult,
+    PagingFault,
+    Path,
+)
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._protocol import Convention, ListSize, PagePlan, PageRequest, PageResult, PagingFault, Path
-from ._read._envelope import MISSING, dig, last_page_number, planned_offsets, planned_pages
+from ._envelope import MISSING, dig, last_page_number, planned_offsets, planned_pages
 
 PUBLISHED_SIZE_PARAM = "limit"
 """The published page-size parameter, which a list's first request carries."""
