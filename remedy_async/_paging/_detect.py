@@ -29,6 +29,7 @@ from ._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from ._read._envelope import dig
 from ._read._links import carries, resolve
 from ._read._positions import int_param
+from ._read._signals import UnreadSignal
 from ._read._vocabulary import UNKNOWN, param_candidates, spelled, words
 from ._scan import (
     Signal,
@@ -37,7 +38,6 @@ from ._scan import (
     general_items_path,
     header_signals,
 )
-from ._signals import UnreadSignal
 from ._silent import unannounced
 
 KEYSET_PARAMS = ("starting_after", "after", "after_id")

@@ -48,7 +48,7 @@ def read_page(
     following = _next_request(convention, request, response, items, total)
     if following is not None and not items and _same_place(following, request, response):
         following = None  # an empty page naming itself as the next: nothing lies beyond it
-    from ._signals import refuse_unread_signals  # noqa: PLC0415 - loaded by a first page
+    from ._read._signals import refuse_unread_signals  # noqa: PLC0415 - loaded by a first page
 
     refuse_unread_signals(convention, response, items_path, following, reader)
     path = "$" + "".join(f".{key}" for key in items_path)

@@ -15,8 +15,8 @@ from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._detect import detect
 from remedy_async._paging._follow import locate_items
 from remedy_async._paging._protocol import BODY, RESOURCE, PageRequest, PagingFault
+from remedy_async._paging._read._signals import UnreadSignal
 from remedy_async._paging._read._vocabulary import param_candidates, spelled
-from remedy_async._paging._signals import UnreadSignal
 from remedy_async._wire._faults import WireFault
 from tests.budget import examples
 from tests.paging.responses import LIST_URL, page, records

@@ -9,7 +9,7 @@ import pytest
 from yarl import URL
 
 from remedy_async._paging._protocol import Convention, PageRequest
-from remedy_async._paging._signals import UnreadSignal, refuse_unread_signals
+from remedy_async._paging._read._signals import UnreadSignal, refuse_unread_signals
 from tests.paging.responses import page
 
 CURSOR = Convention(name="c", follow="token", next_at=("meta", "nextCursor"), param="cursor")

@@ -13,11 +13,11 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from remedy_async._http import JSONResponse
+from remedy_async._paging._protocol import Convention, PageRequest, PagingFault, Path
+from remedy_async._paging._scan import Signal, body_signals, header_signals
 
-from ._protocol import Convention, PageRequest, PagingFault, Path
-from ._read._links import carries
-from ._read._vocabulary import UNKNOWN
-from ._scan import Signal, body_signals, header_signals
+from ._links import carries
+from ._vocabulary import UNKNOWN
 
 
 class UnreadSignal(PagingFault):
