@@ -19,8 +19,8 @@ from ._alike import reads_alike_whole
 from ._conventions import CONVENTIONS
 from ._protocol import Convention, Detection, PageRequest
 from ._read._envelope import MISSING, dig
+from ._read._items import FoundItems
 from ._read._positions import CONTRACT_SIZE_PARAMS, int_param
-from ._scan import FoundItems
 
 ROUND_SIZES = frozenset({25, 50, 200, 250, *range(100, 10_001, 100)})
 """Page sizes services cap lists at by default (with the size asked for, what makes a first

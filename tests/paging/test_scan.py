@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from multidict import CIMultiDict
 
 from remedy_async._paging._protocol import RESOURCE, PagingFault
-from remedy_async._paging._scan import (
+from remedy_async._paging._read._items import (
     MAX_ITEMS_DEPTH,
     MAX_SIGNAL_DEPTH,
     Signal,

@@ -206,7 +206,7 @@ def published_page(request: PageRequest, response: JSONResponse) -> bool:
     asked = int_param(dict(request.params), PUBLISHED.param or "")
     if body["offset"] != (PUBLISHED.first_offset if asked is None else asked):
         return False
-    from remedy_async._paging._scan import header_signals  # noqa: PLC0415 - with detection, not at import
+    from remedy_async._paging._read._items import header_signals  # noqa: PLC0415 - with detection, not at import
 
     return not header_signals(response.headers)
 

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from remedy_async._http import JSONResponse
 from remedy_async._paging._protocol import Convention, PageRequest, PagingFault, Path
-from remedy_async._paging._scan import Signal, body_signals, header_signals
+from remedy_async._paging._read._items import Signal, body_signals, header_signals
 
 from ._links import carries
 from ._vocabulary import UNKNOWN

@@ -14,10 +14,11 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from ._protocol import RESOURCE, PagingFault, Path
-from ._read._envelope import link_values
-from ._read._links import parse_link_header
-from ._read._vocabulary import ITEM_KEYS, NOT_PAGING_HEADERS, role_of, words
+from remedy_async._paging._protocol import RESOURCE, PagingFault, Path
+
+from ._envelope import link_values
+from ._links import parse_link_header
+from ._vocabulary import ITEM_KEYS, NOT_PAGING_HEADERS, role_of, words
 
 MAX_ITEMS_DEPTH = 3
 MAX_SIGNAL_DEPTH = 4
