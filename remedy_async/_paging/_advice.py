@@ -24,7 +24,7 @@ def advised(fault: PagingFault, request: PageRequest, response: JSONResponse) ->
     if fault.advice is not None:
         return fault
     from ._detect import detect  # noqa: PLC0415 - detection reads pages, which raise faults
-    from ._follow import read_page  # noqa: PLC0415
+    from ._read._page import read_page  # noqa: PLC0415
 
     failed = request.convention
     suggestion: Convention | None = None

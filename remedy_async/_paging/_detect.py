@@ -24,7 +24,6 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 
 from ._alike import preset_alike
-from ._follow import base_path, resource_names
 from ._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from ._read._envelope import dig
 from ._read._items import (
@@ -35,6 +34,7 @@ from ._read._items import (
     header_signals,
 )
 from ._read._links import carries, resolve
+from ._read._page import base_path, resource_names
 from ._read._positions import int_param
 from ._read._signals import UnreadSignal
 from ._read._vocabulary import UNKNOWN, param_candidates, spelled, words

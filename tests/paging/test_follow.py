@@ -11,7 +11,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from yarl import URL
 
-from remedy_async._paging._follow import read_page, resource_names
 from remedy_async._paging._paginators._auto import AutoPaginator
 from remedy_async._paging._paginators._convention import (
     ConventionPaginator,
@@ -26,6 +25,7 @@ from remedy_async._paging._protocol import (
     PageRequest,
     PagingFault,
 )
+from remedy_async._paging._read._page import read_page, resource_names
 from remedy_async._wire._faults import WireFault
 from tests.paging.responses import page, records
 

@@ -18,7 +18,6 @@ from attrs import field, frozen
 
 from remedy_async._http import JSONResponse
 from remedy_async._paging._conventions import CONVENTIONS
-from remedy_async._paging._follow import locate_items, read_page
 from remedy_async._paging._protocol import (
     Convention,
     Detection,
@@ -28,6 +27,7 @@ from remedy_async._paging._protocol import (
     PagingFault,
     Probe,
 )
+from remedy_async._paging._read._page import locate_items, read_page
 from remedy_async._paging._read._positions import (
     CONTRACT_SIZE_PARAMS,
     PUBLISHED_SIZE_PARAM,

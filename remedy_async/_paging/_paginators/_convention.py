@@ -14,7 +14,6 @@ from attrs import frozen
 
 from remedy_async._http import JSONResponse
 from remedy_async._paging._conventions import convention_document
-from remedy_async._paging._follow import read_page
 from remedy_async._paging._protocol import (
     Convention,
     PagePlan,
@@ -23,6 +22,7 @@ from remedy_async._paging._protocol import (
     Paginator,
     PagingFault,
 )
+from remedy_async._paging._read._page import read_page
 from remedy_async._paging._read._positions import first_request, plan_pages, predict_next
 
 

@@ -19,10 +19,8 @@ from typing import Any
 from yarl import URL
 
 from remedy_async._http import JSONResponse
-from remedy_async._wire._faults import WireFault, json_type_name
-
-from ._guards import request_identity
-from ._protocol import (
+from remedy_async._paging._guards import request_identity
+from remedy_async._paging._protocol import (
     ONLY_ARRAY,
     RESOURCE,
     Convention,
@@ -31,9 +29,11 @@ from ._protocol import (
     PagingFault,
     Path,
 )
-from ._read._envelope import MISSING, dig, link_values
-from ._read._links import next_link, resolve
-from ._read._positions import check_position, int_at, keyset_next, next_position, with_position
+from remedy_async._wire._faults import WireFault, json_type_name
+
+from ._envelope import MISSING, dig, link_values
+from ._links import next_link, resolve
+from ._positions import check_position, int_at, keyset_next, next_position, with_position
 
 API_PREFIX = "/v1/"
 """Where the API's own paths start under the client's base URL."""
@@ -48,7 +48,7 @@ def read_page(
     following = _next_request(convention, request, response, items, total)
     if following is not None and not items and _same_place(following, request, response):
         following = None  # an empty page naming itself as the next: nothing lies beyond it
-    from ._read._signals import refuse_unread_signals  # noqa: PLC0415 - loaded by a first page
+    from ._signals import refuse_unread_signals  # noqa: PLC0415 - loaded by a first page
 
     refuse_unread_signals(convention, response, items_path, following, reader)
     path = "$" + "".join(f".{key}" for key in items_path)
