@@ -14,7 +14,7 @@ from remedy_async._wire._faults import WireFault
 from ._conventions import CONVENTIONS
 from ._protocol import Convention, PagingFault, Path
 from ._read._envelope import MISSING, dig
-from ._read._page import locate_items
+from ._read._items import locate_items
 
 READING_FIELDS = ("more_at", "last_at", "total_at", "pages_at", "position_at", "size_at")
 

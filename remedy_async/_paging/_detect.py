@@ -26,17 +26,11 @@ from remedy_async._http import JSONResponse
 from ._alike import preset_alike
 from ._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from ._read._envelope import dig
-from ._read._items import (
-    Signal,
-    body_signals,
-    find_items,
-    general_items_path,
-    header_signals,
-)
+from ._read._items import find_items, general_items_path, resource_names
 from ._read._links import carries, resolve
-from ._read._page import base_path, resource_names
+from ._read._page import base_path
 from ._read._positions import int_param
-from ._read._signals import UnreadSignal
+from ._read._signals import Signal, UnreadSignal, body_signals, header_signals
 from ._read._vocabulary import UNKNOWN, param_candidates, spelled, words
 from ._silent import unannounced
 

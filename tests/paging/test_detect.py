@@ -14,7 +14,7 @@ from yarl import URL
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._detect import detect
 from remedy_async._paging._protocol import BODY, RESOURCE, PageRequest, PagingFault
-from remedy_async._paging._read._page import locate_items
+from remedy_async._paging._read._items import locate_items
 from remedy_async._paging._read._signals import UnreadSignal
 from remedy_async._paging._read._vocabulary import param_candidates, spelled
 from remedy_async._wire._faults import WireFault

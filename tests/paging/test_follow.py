@@ -25,7 +25,8 @@ from remedy_async._paging._protocol import (
     PageRequest,
     PagingFault,
 )
-from remedy_async._paging._read._page import read_page, resource_names
+from remedy_async._paging._read._items import resource_names
+from remedy_async._paging._read._page import read_page
 from remedy_async._wire._faults import WireFault
 from tests.paging.responses import page, records
 

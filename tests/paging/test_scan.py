@@ -11,13 +11,11 @@ from hypothesis import strategies as st
 from multidict import CIMultiDict
 
 from remedy_async._paging._protocol import RESOURCE, PagingFault
-from remedy_async._paging._read._items import (
-    MAX_ITEMS_DEPTH,
+from remedy_async._paging._read._items import MAX_ITEMS_DEPTH, find_items, general_items_path
+from remedy_async._paging._read._signals import (
     MAX_SIGNAL_DEPTH,
     Signal,
     body_signals,
-    find_items,
-    general_items_path,
     header_signals,
     kind_of,
     looks_like_url,

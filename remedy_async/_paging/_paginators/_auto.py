@@ -27,7 +27,8 @@ from remedy_async._paging._protocol import (
     PagingFault,
     Probe,
 )
-from remedy_async._paging._read._page import locate_items, read_page
+from remedy_async._paging._read._items import locate_items
+from remedy_async._paging._read._page import read_page
 from remedy_async._paging._read._positions import (
     CONTRACT_SIZE_PARAMS,
     PUBLISHED_SIZE_PARAM,
@@ -206,7 +207,9 @@ def published_page(request: PageRequest, response: JSONResponse) -> bool:
     asked = int_param(dict(request.params), PUBLISHED.param or "")
     if body["offset"] != (PUBLISHED.first_offset if asked is None else asked):
         return False
-    from remedy_async._paging._read._items import header_signals  # noqa: PLC0415 - with detection, not at import
+    from remedy_async._paging._read._signals import (  # noqa: PLC0415 - with detection
+        header_signals,
+    )
 
     return not header_signals(response.headers)
 

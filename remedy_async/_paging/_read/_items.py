@@ -1,156 +1,31 @@
-"""Reads a list response without judging it: where its items are, and every paging signal.
+"""Finds a page's item array: by structure on a first page, or where a convention keeps it.
 
-The items are found by structure: the one array of objects carrying an `id`, up to three levels
-deep; the names of `_vocabulary` only break ties. Signals are found anywhere in the envelope up
-to four levels deep (the items excluded) and in the headers, each with the role its name says
-and the kind of value it holds (a URL, a token, a number, a flag, or null).
+By structure (`find_items`, for detection): the one array of objects carrying an id (`ID_KEYS`),
+up to three levels deep; the words of `_vocabulary` only break ties. By a convention
+(`locate_items`, on every page): the first of its item paths the body has, `{resource}` standing
+for the list's own name in any spelling (`resource_names`), `*` for an object's one array.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Any
 
 from attrs import frozen
+from yarl import URL
 
-from remedy_async._paging._protocol import RESOURCE, PagingFault, Path
+from remedy_async._http import JSONResponse
+from remedy_async._paging._protocol import ONLY_ARRAY, RESOURCE, Convention, PagingFault, Path
+from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._envelope import link_values
-from ._links import parse_link_header
-from ._vocabulary import ITEM_KEYS, NOT_PAGING_HEADERS, role_of, words
+from ._vocabulary import ITEM_KEYS, words
 
 MAX_ITEMS_DEPTH = 3
-MAX_SIGNAL_DEPTH = 4
 ID_KEYS = ("id", "Id", "ID")
-Kind = Literal["url", "token", "number", "flag", "null"]
-
-
-@frozen
-class Signal:
-    """One paging signal of a response: where it is, what its name says, what it holds."""
-
-    path: Path
-    """Its body path; for a header, empty."""
-    header: str | None
-    role: str
-    kind: Kind
-    value: Any
-    parent: str | None = None
-    """The key of the object holding it (a generic `after` takes its parent's meaning)."""
-
-    @property
-    def where(self) -> str:
-        """Where it is, as messages name it (`meta.next_cursor`, `the X-Next-Page header`)."""
-        return f"the {self.header} header" if self.header else ".".join(self.path)
-
-    @property
-    def key(self) -> str:
-        """Its own name: the last key of its path, or the header name."""
-        return self.header or self.path[-1]
-
-
-def kind_of(value: Any) -> Kind | None:
-    """The kind of a signal's value, or None for one no signal holds (an object, an array)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "flag"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "url" if looks_like_url(value) else "token"
-    return None
-
-
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-def looks_like_url(text: str) -> bool:
-    """Whether a string is a link: absolute (any scheme), or relative from the root or a query."""
-    return text.startswith(("/", "?")) or _SCHEME.match(text) is not None
-
-
-def body_signals(body: Any, items: Path) -> list[Signal]:
-    """Every signal of a body outside its item array, outermost first."""
-    if not isinstance(body, dict):
-        return []
-    return list(_walk(body, (), items, None))
-
-
-def _walk(node: dict[str, Any], at: Path, items: Path, parent: str | None) -> Iterator[Signal]:
-    for key, value in node.items():
-        path = (*at, key)
-        if path == items:
-            continue
-        if isinstance(value, dict):
-            if len(path) < MAX_SIGNAL_DEPTH:
-                yield from _walk(value, path, items, key)
-            continue
-        if isinstance(value, list):
-            yield from _relation_links(value, path)
-            continue
-        role = role_of(key, parent)
-        kind = kind_of(value)
-        if role is None or kind is None:
-            continue
-        if role in ("more", "last") and value in (0, 1) and kind == "number":
-            yield Signal(path, None, role, "flag", bool(value), parent)  # `hasMore: 1` (Qualys)
-            continue
-        if role == "pages" and kind == "flag":
-            role = "last"  # `lastPage: true` says the end; `last_page: 9` counts the pages
-        yield Signal(path, None, role, kind, value, parent)
-
-
-def _relation_links(value: list[Any], path: Path) -> Iterator[Signal]:
-    """Links given as `[{"rel": "next", "href": ...}]` (Rapid7, Atom-style envelopes)."""
-    for entry in value:
-        if not isinstance(entry, dict) or not isinstance(entry.get("rel"), str):
-            continue
-        href = entry.get("href", entry.get("url"))
-        role = role_of(entry["rel"])
-        if isinstance(href, str) and role in ("forward", "backward"):
-            place = (*path, f"[rel={entry['rel']}]", "href" if "href" in entry else "url")
-            yield Signal(place, None, role, "url", href, entry["rel"])
-
-
-def header_signals(headers: Mapping[str, str]) -> list[Signal]:
-    """Every paging signal of the response headers (`Link` relations read one by one)."""
-    found: list[Signal] = []
-    seen: set[str] = set()
-    for name in headers:
-        lowered = name.lower()
-        if lowered in seen or lowered in NOT_PAGING_HEADERS or lowered.startswith("x-ratelimit"):
-            continue
-        seen.add(lowered)
-        if lowered == "link":
-            found += _link_signals(headers)
-            continue
-        role = role_of(name)
-        if role is None:
-            continue
-        value = headers.get(name, "").strip()
-        if role in ("total", "pages", "offset", "page", "size"):
-            if value.isdigit():
-                found.append(Signal((), name, role, "number", int(value)))
-            continue
-        kind: Kind = "null" if not value else ("url" if looks_like_url(value) else "token")
-        found.append(Signal((), name, role, kind, value or None))
-    return found
-
-
-def _link_signals(headers: Mapping[str, str]) -> list[Signal]:
-    found = []
-    for value in link_values(headers):
-        for link in parse_link_header(value):
-            if "next" in link.rels:
-                if link.params.get("results", "").lower() == "false":
-                    found.append(Signal((), "Link", "forward", "null", None))  # marked: no more
-                else:
-                    found.append(Signal((), "Link", "forward", "url", link.target))
-            elif link.rels & {"prev", "previous", "first", "last", "self"}:
-                found.append(Signal((), "Link", "backward", "url", link.target))
-    return found
+"""The keys a record's id is under: what tells an item array from other arrays, and what a
+guess compares pages by."""
 
 
 @frozen
@@ -212,3 +87,65 @@ def general_items_path(path: Path, resource_names: Sequence[str]) -> Path:
     """The items path with the resource's own name as the `{resource}` placeholder, so a
     convention found on one collection's list reads every collection's."""
     return tuple(RESOURCE if key in resource_names else key for key in path)
+
+
+def resource_names(url: URL) -> tuple[str, ...]:
+    """The resource's name in every spelling, from the list URL's last path segment."""
+    return _names_of(url.path)
+
+
+@lru_cache(maxsize=256)
+def _names_of(path: str) -> tuple[str, ...]:
+    segment = path.rstrip("/").rpartition("/")[2]
+    words = [word.lower() for word in re.split(r"[-_]", segment) if word]
+    if not words:
+        return ()
+    camel = words[0] + "".join(word.title() for word in words[1:])
+    return tuple(
+        dict.fromkeys(
+            (camel, "_".join(words), "-".join(words), camel[:1].upper() + camel[1:], segment)
+        )
+    )
+
+
+def locate_items(convention: Convention, response: JSONResponse) -> tuple[list[Any], Path]:
+    """Find the item array where the convention keeps it; PagingFault or WireFault if absent."""
+    body = response.body
+    names: Sequence[str] = ()
+    for path in convention.items:
+        if RESOURCE in path and not names:
+            names = resource_names(response.url)
+        found = _items_at(body, path, names)
+        if found is not None:
+            return found
+    places = ", ".join("the body" if not path else ".".join(path) for path in convention.items)
+    if isinstance(body, dict | list):
+        raise PagingFault(
+            f"the response does not look like the {convention.name!r} convention: no array of "
+            f"items at {places}"
+        )
+    raise WireFault("$", f"expected an array or an object, got {json_type_name(body)}")
+
+
+def _items_at(body: Any, path: Path, names: Sequence[str]) -> tuple[list[Any], Path] | None:
+    value, found = body, []
+    for step in path:
+        if not isinstance(value, dict):
+            return None
+        key = step
+        if step == RESOURCE:
+            key = next((name for name in names if name in value), "")
+        elif step == ONLY_ARRAY:
+            arrays = [name for name, inner in value.items() if isinstance(inner, list)]
+            key = arrays[0] if len(arrays) == 1 else ""
+        if key not in value:
+            return None
+        value = value[key]
+        found.append(key)
+    if not isinstance(value, list):
+        if path and value is not None:
+            raise WireFault(
+                "$." + ".".join(found), f"expected an array, got {json_type_name(value)}"
+            )
+        return None
+    return value, tuple(found)

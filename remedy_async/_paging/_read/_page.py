@@ -11,9 +11,6 @@ refused too.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from yarl import URL
@@ -21,8 +18,6 @@ from yarl import URL
 from remedy_async._http import JSONResponse
 from remedy_async._paging._guards import request_identity
 from remedy_async._paging._protocol import (
-    ONLY_ARRAY,
-    RESOURCE,
     Convention,
     PageRequest,
     PageResult,
@@ -32,6 +27,7 @@ from remedy_async._paging._protocol import (
 from remedy_async._wire._faults import WireFault, json_type_name
 
 from ._envelope import MISSING, dig, link_values
+from ._items import locate_items
 from ._links import next_link, resolve
 from ._positions import check_position, int_at, keyset_next, next_position, with_position
 
@@ -64,68 +60,6 @@ def announced_total(convention: Convention, response: JSONResponse) -> int | Non
         text = response.headers.get(convention.total_header, "").strip()
         total = int(text) if text.isdigit() else None
     return total
-
-
-def resource_names(url: URL) -> tuple[str, ...]:
-    """The resource's name in every spelling, from the list URL's last path segment."""
-    return _names_of(url.path)
-
-
-@lru_cache(maxsize=256)
-def _names_of(path: str) -> tuple[str, ...]:
-    segment = path.rstrip("/").rpartition("/")[2]
-    words = [word.lower() for word in re.split(r"[-_]", segment) if word]
-    if not words:
-        return ()
-    camel = words[0] + "".join(word.title() for word in words[1:])
-    return tuple(
-        dict.fromkeys(
-            (camel, "_".join(words), "-".join(words), camel[:1].upper() + camel[1:], segment)
-        )
-    )
-
-
-def locate_items(convention: Convention, response: JSONResponse) -> tuple[list[Any], Path]:
-    """Find the item array where the convention keeps it; PagingFault or WireFault if absent."""
-    body = response.body
-    names: Sequence[str] = ()
-    for path in convention.items:
-        if RESOURCE in path and not names:
-            names = resource_names(response.url)
-        found = _items_at(body, path, names)
-        if found is not None:
-            return found
-    places = ", ".join("the body" if not path else ".".join(path) for path in convention.items)
-    if isinstance(body, dict | list):
-        raise PagingFault(
-            f"the response does not look like the {convention.name!r} convention: no array of "
-            f"items at {places}"
-        )
-    raise WireFault("$", f"expected an array or an object, got {json_type_name(body)}")
-
-
-def _items_at(body: Any, path: Path, names: Sequence[str]) -> tuple[list[Any], Path] | None:
-    value, found = body, []
-    for step in path:
-        if not isinstance(value, dict):
-            return None
-        key = step
-        if step == RESOURCE:
-            key = next((name for name in names if name in value), "")
-        elif step == ONLY_ARRAY:
-            arrays = [name for name, inner in value.items() if isinstance(inner, list)]
-            key = arrays[0] if len(arrays) == 1 else ""
-        if key not in value:
-            return None
-        value = value[key]
-        found.append(key)
-    if not isinstance(value, list):
-        if path and value is not None:
-            raise WireFault(
-                "$." + ".".join(found), f"expected an array, got {json_type_name(value)}"
-            )
-        return None
-    return value, tuple(found)
 
 
 def _next_request(
