@@ -23,7 +23,7 @@ def advised(fault: PagingFault, request: PageRequest, response: JSONResponse) ->
     """The fault with its message ending in advice, and `suggestion` set when there is one."""
     if fault.advice is not None:
         return fault
-    from ._detect import detect  # noqa: PLC0415 - detection reads pages, which raise faults
+    from ._detect._compose import detect  # noqa: PLC0415 - detection reads pages, which raise faults
     from ._read._page import read_page  # noqa: PLC0415
 
     failed = request.convention

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from yarl import URL
 
 from remedy_async._paging._conventions import CONVENTIONS
-from remedy_async._paging._detect import detect
+from remedy_async._paging._detect._compose import detect
 from remedy_async._paging._protocol import BODY, RESOURCE, PageRequest, PagingFault
 from remedy_async._paging._read._items import locate_items
 from remedy_async._paging._read._signals import UnreadSignal
@@ -22,7 +22,7 @@ from tests.budget import examples
 from tests.paging.responses import LIST_URL, page, records
 
 if TYPE_CHECKING:
-    from remedy_async._paging._detect import Detection
+    from remedy_async._paging._detect._compose import Detection
 
 ITEMS = records(3)
 KEYSET_PARAMS = ["starting_after", "after", "after_id"]

@@ -175,7 +175,7 @@ class AutoPaginator:
     def _first_page(self, request: PageRequest, response: JSONResponse) -> PageResult:
         if published_page(request, response):
             return read_page(PUBLISHED, request, response, READER)
-        from remedy_async._paging._detect import detect  # noqa: PLC0415 - loaded by a list's first page, not import
+        from remedy_async._paging._detect._compose import detect  # noqa: PLC0415 - loaded by a list's first page, not import
 
         found = detect(request, response)
         result = read_page(found.convention, request, response, READER)
