@@ -23,6 +23,7 @@ from yarl import URL
 
 from remedy_async._http import JSONResponse
 from remedy_async._paging._alike import preset_alike
+from remedy_async._paging._detect._unannounced import unannounced
 from remedy_async._paging._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from remedy_async._paging._read._envelope import dig
 from remedy_async._paging._read._items import find_items, general_items_path, resource_names
@@ -31,7 +32,6 @@ from remedy_async._paging._read._page import base_path
 from remedy_async._paging._read._positions import int_param
 from remedy_async._paging._read._signals import Signal, UnreadSignal, body_signals, header_signals
 from remedy_async._paging._read._vocabulary import UNKNOWN, param_candidates, spelled, words
-from remedy_async._paging._silent import unannounced
 
 KEYSET_PARAMS = ("starting_after", "after", "after_id")
 GENERIC_TOKEN_PARAMS = ("cursor",)

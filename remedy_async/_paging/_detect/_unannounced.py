@@ -14,13 +14,12 @@ from typing import Any
 import attrs
 
 from remedy_async._http import JSONResponse
-
-from ._alike import reads_alike_whole
-from ._conventions import CONVENTIONS
-from ._protocol import Convention, Detection, PageRequest
-from ._read._envelope import MISSING, dig
-from ._read._items import FoundItems
-from ._read._positions import CONTRACT_SIZE_PARAMS, int_param
+from remedy_async._paging._alike import reads_alike_whole
+from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._protocol import Convention, Detection, PageRequest
+from remedy_async._paging._read._envelope import MISSING, dig
+from remedy_async._paging._read._items import FoundItems
+from remedy_async._paging._read._positions import CONTRACT_SIZE_PARAMS, int_param
 
 ROUND_SIZES = frozenset({25, 50, 200, 250, *range(100, 10_001, 100)})
 """Page sizes services cap lists at by default (with the size asked for, what makes a first
