@@ -22,7 +22,7 @@ import attrs
 from yarl import URL
 
 from remedy_async._http import JSONResponse
-from remedy_async._paging._alike import preset_alike
+from remedy_async._paging._detect._preset import preset_alike
 from remedy_async._paging._detect._unannounced import unannounced
 from remedy_async._paging._protocol import Convention, Detection, PageRequest, PagingFault, Path
 from remedy_async._paging._read._envelope import dig

@@ -14,8 +14,8 @@ from typing import Any
 import attrs
 
 from remedy_async._http import JSONResponse
-from remedy_async._paging._alike import reads_alike_whole
 from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._detect._preset import reads_alike_whole
 from remedy_async._paging._protocol import Convention, Detection, PageRequest
 from remedy_async._paging._read._envelope import MISSING, dig
 from remedy_async._paging._read._items import FoundItems

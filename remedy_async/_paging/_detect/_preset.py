@@ -9,12 +9,11 @@ axis it names that the page lacks is left out by the composition too; the preset
 from __future__ import annotations
 
 from remedy_async._http import JSONResponse
+from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._protocol import Convention, PagingFault, Path
+from remedy_async._paging._read._envelope import MISSING, dig
+from remedy_async._paging._read._items import locate_items
 from remedy_async._wire._faults import WireFault
-
-from ._conventions import CONVENTIONS
-from ._protocol import Convention, PagingFault, Path
-from ._read._envelope import MISSING, dig
-from ._read._items import locate_items
 
 READING_FIELDS = ("more_at", "last_at", "total_at", "pages_at", "position_at", "size_at")
 
