@@ -10,8 +10,8 @@ import attrs
 import pytest
 
 import remedy_async
-from remedy_async._paging._advice import advised
 from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._detect._advice import advised
 from remedy_async._paging._paginators._auto import AutoPaginator
 from remedy_async._paging._paginators._convention import ConventionPaginator
 from remedy_async._paging._paginators._pinned import (

@@ -132,7 +132,7 @@ class AutoPaginator:
                 return attrs.evolve(result, notice=_notice(request.convention))
             return result
         except PagingFault as fault:
-            from remedy_async._paging._advice import advised  # noqa: PLC0415 - only a refused page needs advice
+            from remedy_async._paging._detect._advice import advised  # noqa: PLC0415 - only a refused page needs advice
 
             raise advised(fault, request, response) from None
 

@@ -46,7 +46,7 @@ class ConventionPaginator:
         try:
             return read_page(self.convention, request, response)
         except PagingFault as fault:
-            from remedy_async._paging._advice import advised  # noqa: PLC0415 - only a refused page needs advice
+            from remedy_async._paging._detect._advice import advised  # noqa: PLC0415 - only a refused page needs advice
 
             raise advised(fault, request, response) from None
 

@@ -13,18 +13,18 @@ from __future__ import annotations
 import attrs
 
 from remedy_async._http import JSONResponse
+from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._protocol import Convention, PageRequest, PagingFault
 from remedy_async._wire._faults import WireFault
-
-from ._conventions import CONVENTIONS
-from ._protocol import Convention, PageRequest, PagingFault
 
 
 def advised(fault: PagingFault, request: PageRequest, response: JSONResponse) -> PagingFault:
     """The fault with its message ending in advice, and `suggestion` set when there is one."""
     if fault.advice is not None:
         return fault
-    from ._detect._compose import detect  # noqa: PLC0415 - detection reads pages, which raise faults
-    from ._read._page import read_page  # noqa: PLC0415
+    from remedy_async._paging._read._page import read_page  # noqa: PLC0415
+
+    from ._compose import detect  # noqa: PLC0415 - detection reads pages, which raise faults
 
     failed = request.convention
     suggestion: Convention | None = None
