@@ -22,16 +22,12 @@ from yarl import URL
 
 from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
 from remedy_async._http import JSONResponse
-from remedy_async._redact import redact, scrub_error, shown_url
-from remedy_async._wire._faults import WireFault
-from remedy_async._wire._to_model import wire_fault_error
-
-from ._ahead import FetchPage, PagesAhead, Prefetch
-from ._call import ListCall
-from ._dedupe import RecentIds
-from ._fetching import fetch_first, fetch_guess
-from ._guards import declared_total, request_identity, target_problem
-from ._protocol import (
+from remedy_async._paging._ahead import FetchPage, PagesAhead, Prefetch
+from remedy_async._paging._call import ListCall
+from remedy_async._paging._dedupe import RecentIds
+from remedy_async._paging._fetching import fetch_first, fetch_guess
+from remedy_async._paging._guards import declared_total, request_identity, target_problem
+from remedy_async._paging._protocol import (
     Convention,
     FallingBackPaginator,
     ListSize,
@@ -43,6 +39,9 @@ from ._protocol import (
     PlanningPaginator,
     PredictingPaginator,
 )
+from remedy_async._redact import redact, scrub_error, shown_url
+from remedy_async._wire._faults import WireFault
+from remedy_async._wire._to_model import wire_fault_error
 
 T = TypeVar("T")
 MAX_EMPTY_PAGES = 10
