@@ -18,9 +18,9 @@ from yarl import URL
 from remedy_async._checks import check_count
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._ahead import FetchPage
 from ._protocol import Convention, PageRequest, Paginator
 from ._resume import ResumePoint
+from ._walk._ahead import FetchPage
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)

@@ -21,8 +21,8 @@ from remedy_async._errors import (
 from remedy_async._http import JSONResponse
 from remedy_async._redact import scrub_error
 
-from ._ahead import FetchPage
 from ._protocol import PageRequest
+from ._walk._ahead import FetchPage
 
 
 async def fetch_first(

@@ -19,7 +19,7 @@ from remedy_async import (
     RetryPolicy,
     ServerError,
 )
-from remedy_async._paging._ahead import PAGE_TASK
+from remedy_async._paging._walk._ahead import PAGE_TASK
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 from tests.fakes import FakeTime
 

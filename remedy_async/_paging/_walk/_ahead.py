@@ -15,8 +15,7 @@ from typing import Any
 import attrs
 
 from remedy_async._http import JSONResponse
-
-from ._protocol import PageRequest
+from remedy_async._paging._protocol import PageRequest
 
 FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
 PAGE_TASK = "remedy-page"
