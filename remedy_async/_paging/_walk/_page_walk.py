@@ -23,7 +23,6 @@ from yarl import URL
 from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
 from remedy_async._http import JSONResponse
 from remedy_async._paging._call import ListCall
-from remedy_async._paging._fetching import fetch_first, fetch_guess
 from remedy_async._paging._guards import declared_total, request_identity, target_problem
 from remedy_async._paging._protocol import (
     Convention,
@@ -39,6 +38,7 @@ from remedy_async._paging._protocol import (
 )
 from remedy_async._paging._walk._ahead import FetchPage, PagesAhead, Prefetch
 from remedy_async._paging._walk._dedupe import RecentIds
+from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
 from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._faults import WireFault
 from remedy_async._wire._to_model import wire_fault_error
