@@ -213,6 +213,15 @@ class PageRequest:
     """Set when this request tries a guess that the page it brings must confirm."""
 
 
+def request_identity(request: PageRequest) -> int:
+    """A hash of a page request as the server sees it: fragment dropped, query order ignored."""
+    url = request.url
+    if url is None:
+        return hash((request.convention, tuple(sorted(request.params)), request.headers))
+    query = tuple(sorted(url.query.items()))
+    return hash((url.scheme, url.host, url.port, url.path, query))
+
+
 @frozen
 class Probe:
     """A guess being tried by a page request: kept only if the page starts with a record the

@@ -37,13 +37,13 @@ def test_a_preset_is_named_when_detection_composes_it() -> None:
     """A cursor page refused by an offset paginator advises pinning the 'cursor' preset."""
     fault = refusal(OffsetPaginator(), {"items": ITEMS, "nextCursor": "c"})
     assert "pin it with paginator=remedy_async.CONVENTIONS['cursor']" in str(fault)
-    assert fault.suggestion == CONVENTIONS["cursor"]  # type: ignore[attr-defined]
+    assert fault.suggestion == CONVENTIONS["cursor"]
 
 
 def test_a_composition_is_printed_as_its_convention_expression() -> None:
     """A page no preset reads alike gets the composed Convention(...) to pin, as code."""
     fault = refusal(OffsetPaginator(), {"data": ITEMS, "next_cursor": "c"})
-    suggestion = fault.suggestion  # type: ignore[attr-defined]
+    suggestion = fault.suggestion
     assert f"paginator=remedy_async.{suggestion!r}" in str(fault)
     assert suggestion.next_at == ("next_cursor",)
 
@@ -54,7 +54,7 @@ def test_the_printed_convention_evaluates_to_the_suggestion() -> None:
         LinkHeaderPaginator(), {"data": ITEMS, "meta": {"pagination": {"next_cursor": "c"}}}
     )
     text = str(fault).split("paginator=remedy_async.", 1)[1].split(" (its param", 1)[0]
-    assert eval(text, {"Convention": remedy_async.Convention}) == fault.suggestion  # type: ignore[attr-defined]
+    assert eval(text, {"Convention": remedy_async.Convention}) == fault.suggestion
 
 
 def test_a_guessed_parameter_is_said_to_be_a_guess() -> None:
@@ -78,14 +78,14 @@ def test_a_page_contradicting_its_own_convention_gets_no_suggestion() -> None:
     fault = advised(
         PagingFault("echoed"), request, page({"items": ITEMS, "offset": 0, "limit": 3, "total": 9})
     )
-    assert fault.suggestion is None  # type: ignore[attr-defined]
+    assert fault.suggestion is None
     assert "contradicts the convention" in str(fault)
 
 
 def test_an_undecidable_page_says_why() -> None:
     """No convention can be composed: the advice says why and how to describe one."""
     fault = refusal(UnpagedPaginator(), {"items": ITEMS, "nxt_tok_x": "c"})
-    assert fault.suggestion is None  # type: ignore[attr-defined]
+    assert fault.suggestion is None
     assert "no convention could be composed from this page" in str(fault)
     assert "paginator=remedy_async.Convention(...)" in str(fault)
 
@@ -122,7 +122,7 @@ def test_advice_after_every_guess_failed_names_no_convention_already_tried() -> 
         read_every_guess()
     assert len(tried) >= 2
     assert "CONVENTIONS['cursor']" not in str(info.value)
-    assert info.value.suggestion not in tried  # type: ignore[attr-defined]
+    assert info.value.suggestion not in tried
 
 
 @pytest.mark.parametrize(
@@ -140,7 +140,7 @@ def test_a_refused_first_page_is_not_advised_the_convention_it_failed(
     auto = AutoPaginator()
     with pytest.raises(PagingFault) as info:
         auto.read(auto.first(None), page(body, *headers))
-    suggestion = info.value.suggestion  # type: ignore[attr-defined]
+    suggestion = info.value.suggestion
     if suggestion is not None:
         pinned = ConventionPaginator(suggestion)
         pinned.read(pinned.first(None), page(body, *headers))
@@ -167,7 +167,7 @@ def test_the_advised_convention_reads_the_refused_page(
     """Pinning what the advice suggests reads the page that was refused, without a fault."""
     headers = (header,) if header else ()
     fault = refusal(paginator, body, *headers)
-    suggestion = fault.suggestion  # type: ignore[attr-defined]
+    suggestion = fault.suggestion
     assert suggestion is not None, str(fault)
     pinned = ConventionPaginator(suggestion)
     result = pinned.read(pinned.first(None), page(body, *headers))
@@ -183,5 +183,5 @@ def test_advice_never_shows_a_continuations_value() -> None:
 def test_a_suggestion_is_a_convention_value() -> None:
     """The suggestion rides on the fault as a Convention, to pin or write to configuration."""
     fault = refusal(OffsetPaginator(), {"data": ITEMS, "next_cursor": "c"})
-    assert isinstance(fault.suggestion, Convention)  # type: ignore[attr-defined]
-    assert attrs.evolve(fault.suggestion, name="mine").next_at == ("next_cursor",)  # type: ignore[attr-defined]
+    assert isinstance(fault.suggestion, Convention)
+    assert attrs.evolve(fault.suggestion, name="mine").next_at == ("next_cursor",)

@@ -26,7 +26,7 @@ from remedy_async._paging._protocol import (
     PagingFault,
 )
 from remedy_async._paging._read._items import resource_names
-from remedy_async._paging._read._page import read_page
+from remedy_async._paging._read._page import announced_total, read_page
 from remedy_async._wire._faults import WireFault
 from tests.paging.responses import page, records
 
@@ -286,4 +286,25 @@ def test_a_pinned_conventions_refusal_carries_advice() -> None:
     paginator = ConventionPaginator(TOKEN)
     with pytest.raises(PagingFault, match="pin") as info:
         paginator.read(paginator.first(2), page({"data": ITEMS, "nextPageToken": "t"}))
-    assert info.value.suggestion is not None  # type: ignore[attr-defined]
+    assert info.value.suggestion is not None
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "total"),
+    [
+        ({"items": [], "total": 7}, {}, 7),
+        ({"value": [], "@odata.count": 9}, {}, 9),
+        ({"data": [], "meta": {"totalCount": 3}}, {}, 3),
+        ({"content": [], "totalElements": 4}, {}, 4),
+        ([], {"X-Total-Count": "12"}, 12),
+        ({"items": [], "total": "7"}, {}, None),
+        ({"items": [], "total": True}, {}, None),
+        ([], {}, None),
+    ],
+)
+def test_with_no_convention_the_total_is_read_from_common_spellings(
+    body: object, headers: dict[str, str], total: int | None
+) -> None:
+    """With no convention to say where, the total a list announces is read from the common keys
+    and headers, ints only."""
+    assert announced_total(None, page(body, *headers.items())) == total

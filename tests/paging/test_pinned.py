@@ -631,7 +631,7 @@ def test_envelope_without_items_where_pinned_is_refused_with_a_convention(
     """No items where pinned: a PagingFault advising a convention (was a WireFault)."""
     with pytest.raises(PagingFault, match="no array of items at") as info:
         paginator.read(paginator.first(2), page({"rows": ITEMS, "total": 2}))
-    suggestion = info.value.suggestion  # type: ignore[attr-defined]
+    suggestion = info.value.suggestion
     assert suggestion is not None
     assert suggestion.items == (("rows",),)
 

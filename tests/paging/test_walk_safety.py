@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 from aiohttp import web
 from aioresponses import aioresponses
+from yarl import URL
 
 from remedy_async import (
     CursorPaginator,
@@ -15,6 +16,7 @@ from remedy_async import (
     PaginationError,
     RemedyClient,
 )
+from remedy_async._paging._walk._page_walk import target_problem
 from tests.loopback import Serve
 from tests.paging.published import endpoint, scope
 
@@ -188,3 +190,45 @@ def test_filter_named_like_a_paging_parameter_is_refused_without_page_size(name:
         client.endpoints.list(extra_params={name: "3"})
     with pytest.raises(TypeError, match="unknown filter"):
         client.endpoints.list(**{name: "3"})  # type: ignore[misc]
+
+
+BASE = URL("https://api.example.com/api")
+
+
+@pytest.mark.parametrize(
+    ("link", "problem"),
+    [
+        ("ftp://api.example.com/api/v1/endpoints?c=2", "scheme 'ftp'"),
+        ("javascript://api.example.com/v1/x", "scheme 'javascript'"),
+        ("https://user:pw@api.example.com/api/v1/endpoints", "user information"),
+        ("https://evil.example.net/v1/endpoints?c=2", "another origin"),
+        ("http://api.example.com/api/v1/endpoints?c=2", "another origin"),
+        ("https://api.example.com:8443/api/v1/endpoints", "another origin"),
+        ("https://api.example.com/admin/users", "outside the API's base path"),
+    ],
+)
+def test_unsafe_next_links_are_named(link: str, problem: str) -> None:
+    """Each kind of unsafe next link is refused with a reason that names it."""
+    found = target_problem(URL(link), BASE, frozenset())
+    assert found is not None
+    assert problem in found
+
+
+def test_a_link_without_a_host_is_refused() -> None:
+    """A next link with no host is never fetched."""
+    found = target_problem(URL("https:///v1/endpoints"), BASE, frozenset())
+    assert found is not None
+
+
+def test_a_same_origin_link_under_the_base_path_is_safe() -> None:
+    """A next link on the API's own origin and path is followed."""
+    assert (
+        target_problem(URL("https://api.example.com/api/v1/endpoints?c=2"), BASE, frozenset())
+        is None
+    )
+
+
+def test_a_trusted_origin_is_followed() -> None:
+    """A next link on an origin the client trusts is followed."""
+    link = URL("https://cdn.example.com/pages/2")
+    assert target_problem(link, BASE, frozenset({"https://cdn.example.com"})) is None

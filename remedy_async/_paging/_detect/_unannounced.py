@@ -17,8 +17,9 @@ from remedy_async._http import JSONResponse
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._detect._preset import reads_alike_whole
 from remedy_async._paging._protocol import Convention, Detection, PageRequest
-from remedy_async._paging._read._envelope import MISSING, dig
+from remedy_async._paging._read._envelope import dig
 from remedy_async._paging._read._items import FoundItems
+from remedy_async._paging._read._page import announced_total
 from remedy_async._paging._read._positions import CONTRACT_SIZE_PARAMS, int_param
 
 ROUND_SIZES = frozenset({25, 50, 200, 250, *range(100, 10_001, 100)})
@@ -36,7 +37,7 @@ def unannounced(
     asked = {int_param(dict(request.params), name) for name in CONTRACT_SIZE_PARAMS}
     total = convention.total_at or convention.total_header
     pages = convention.pages_at or convention.pages_header
-    announced = _total(convention, response) if total else None
+    announced = announced_total(convention, response) if total else None
     page_count = _pages(convention, response) if pages else None
     short_of_total = announced not in (None, count) or (page_count or 0) > 1
     complete = announced == count or page_count == 1
@@ -78,12 +79,4 @@ def _pages(convention: Convention, response: JSONResponse) -> int | None:
         value = dig(response.body, convention.pages_at)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
     text = response.headers.get(convention.pages_header or "", "").strip()
-    return int(text) if text.isdigit() else None
-
-
-def _total(convention: Convention, response: JSONResponse) -> int | None:
-    if convention.total_at:
-        value = dig(response.body, convention.total_at)
-        return value if isinstance(value, int) and value is not MISSING else None
-    text = response.headers.get(convention.total_header or "", "").strip()
     return int(text) if text.isdigit() else None

@@ -11,18 +11,19 @@ refused too.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from yarl import URL
 
 from remedy_async._http import JSONResponse
-from remedy_async._paging._guards import request_identity
 from remedy_async._paging._protocol import (
     Convention,
     PageRequest,
     PageResult,
     PagingFault,
     Path,
+    request_identity,
 )
 from remedy_async._wire._faults import WireFault, json_type_name
 
@@ -31,6 +32,21 @@ from ._items import locate_items
 from ._links import next_link, resolve
 from ._positions import check_position, int_at, keyset_next, next_position, with_position
 
+TOTAL_KEYS = (
+    "total",
+    "totalCount",
+    "total_count",
+    "totalSize",
+    "totalElements",
+    "totalItems",
+    "total_items",
+    "TotalCount",
+    "count",
+    "@odata.count",
+)
+"""Keys a list response may announce its total number of items under."""
+TOTAL_PARENTS = ("meta", "page", "pagination", "paging")
+TOTAL_HEADERS = ("X-Total-Count", "X-Total")
 API_PREFIX = "/v1/"
 """Where the API's own paths start under the client's base URL."""
 
@@ -53,13 +69,34 @@ def read_page(
     )
 
 
-def announced_total(convention: Convention, response: JSONResponse) -> int | None:
-    """The list's total as the page states it where the convention reads it, if it does."""
+def announced_total(convention: Convention | None, response: JSONResponse) -> int | None:
+    """The list's total as the page states it, if it does: where the convention reads it (a
+    value of another type there is a WireFault); with no convention (a paginator that reports
+    no total), under any of the keys and headers services commonly use (`TOTAL_KEYS`,
+    `TOTAL_PARENTS`, `TOTAL_HEADERS`), integers only."""
+    if convention is None:
+        return _commonly_announced(response.body, response.headers)
     total = int_at(response.body, convention.total_at)
     if total is None and convention.total_header:
         text = response.headers.get(convention.total_header, "").strip()
         total = int(text) if text.isdigit() else None
     return total
+
+
+def _commonly_announced(body: Any, headers: Mapping[str, str]) -> int | None:
+    places = [body] if isinstance(body, dict) else []
+    if isinstance(body, dict):
+        places += [body[key] for key in TOTAL_PARENTS if isinstance(body.get(key), dict)]
+    for place in places:
+        for key in TOTAL_KEYS:
+            value = place.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+    for name in TOTAL_HEADERS:
+        text = headers.get(name, "").strip()
+        if text.isdigit():
+            return int(text)
+    return None
 
 
 def _next_request(

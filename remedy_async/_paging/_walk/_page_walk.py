@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any, TypeVar
 
@@ -23,7 +23,6 @@ from yarl import URL
 from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
 from remedy_async._http import JSONResponse
 from remedy_async._paging._call import ListCall
-from remedy_async._paging._guards import declared_total, request_identity, target_problem
 from remedy_async._paging._protocol import (
     Convention,
     FallingBackPaginator,
@@ -35,13 +34,16 @@ from remedy_async._paging._protocol import (
     PagingFault,
     PlanningPaginator,
     PredictingPaginator,
+    request_identity,
 )
+from remedy_async._paging._read._page import announced_total
 from remedy_async._paging._walk._ahead import FetchPage, PagesAhead, Prefetch
 from remedy_async._paging._walk._dedupe import RecentIds
 from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
 from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._faults import WireFault
 from remedy_async._wire._to_model import wire_fault_error
+from remedy_async._wire._urls import url_problem
 
 T = TypeVar("T")
 MAX_EMPTY_PAGES = 10
@@ -327,7 +329,7 @@ class PageWalk:
     def _check_complete(self, response: JSONResponse, total: int | None, read: int) -> None:
         """Refuse an end of list that comes before the total the service announced."""
         if total is None:
-            total = declared_total(response.body, response.headers)
+            total = announced_total(None, response)
         if total is not None and read < total:
             raise PaginationError(
                 f"the list ended after {read} items, but the service announced {total}: a "
@@ -408,3 +410,20 @@ class _Planned:
 def _continues(result: PageResult) -> bool:
     """Whether a page names a next page that is not a guess being tried."""
     return result.next is not None and result.next.probe is None
+
+
+def target_problem(url: URL, base: URL, trusted_origins: Collection[str]) -> str | None:
+    """Why a next-page URL must not be fetched, or None when it is safe to send credentials to."""
+    problem = url_problem(url)
+    if problem is not None:
+        return f"the next-page link {problem}"
+    origin = str(url.origin())
+    if origin != str(base.origin()) and origin not in trusted_origins:
+        return (
+            f"the next page is on another origin ({origin}); credentials are only sent to "
+            f"{base.origin()} (add it to trusted_origins to follow it)"
+        )
+    prefix = base.path.rstrip("/") + "/"
+    if origin == str(base.origin()) and not url.path.startswith(prefix):
+        return f"the next page is outside the API's base path {prefix!r}"
+    return None
