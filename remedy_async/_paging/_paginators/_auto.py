@@ -27,7 +27,7 @@ from remedy_async._paging._protocol import (
     PagingFault,
     Probe,
 )
-from remedy_async._paging._read._items import locate_items
+from remedy_async._paging._read._items import ID_KEYS, locate_items
 from remedy_async._paging._read._page import read_page
 from remedy_async._paging._read._positions import (
     CONTRACT_SIZE_PARAMS,
@@ -306,7 +306,7 @@ def _notice(convention: Convention) -> str:
 def _id_of(item: Any) -> str | None:
     if not isinstance(item, dict):
         return None
-    for key in ("id", "Id", "ID"):
+    for key in ID_KEYS:
         value = item.get(key)
         if isinstance(value, str | int) and not isinstance(value, bool):
             return str(value)

@@ -20,7 +20,7 @@ from remedy_async._http import JSONResponse
 from remedy_async._paging._protocol import ONLY_ARRAY, RESOURCE, Convention, PagingFault, Path
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._vocabulary import ITEM_KEYS, words
+from ._vocabulary import ITEM_WORDS, words
 
 MAX_ITEMS_DEPTH = 3
 ID_KEYS = ("id", "Id", "ID")
@@ -80,7 +80,7 @@ def _carries_ids(value: list[Any]) -> bool:
 
 
 def _item_name(key: str, resource_names: Sequence[str]) -> bool:
-    return key in resource_names or bool(set(words(key)) & ITEM_KEYS)
+    return key in resource_names or bool(set(words(key)) & ITEM_WORDS)
 
 
 def general_items_path(path: Path, resource_names: Sequence[str]) -> Path:

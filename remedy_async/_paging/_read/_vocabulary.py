@@ -23,14 +23,15 @@ Role = Literal[
 UNKNOWN: Literal["unknown"] = "unknown"
 """A name that speaks of a next page in words the vocabulary does not know."""
 
-ITEM_KEYS = frozenset(
+ITEM_WORDS = frozenset(
     {
         "items", "data", "results", "result", "value", "values", "records", "entries", "rows",
         "resources", "content", "nodes", "collection", "response", "elements", "objects",
         "list", "children", "hits", "embedded",
     }
 )  # fmt: skip
-"""Words naming an item array (`Items`, `_embedded` and spellings alike), used to break ties."""
+"""Words naming an item array in any spelling (`Items`, `_embedded`), to break ties between
+arrays; the keys the contract and the pinned paginators look under are `ITEM_KEYS`."""
 
 _FORWARD = frozenset({"next", "continuation", "continue", "cursor", "token", "marker", "after"})
 _BACKWARD = frozenset({"prev", "previous", "before", "back", "backward", "first", "self"})
