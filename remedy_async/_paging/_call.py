@@ -18,9 +18,8 @@ from yarl import URL
 from remedy_async._checks import check_count
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._protocol import Convention, PageRequest, Paginator
+from ._protocol import Convention, FetchPage, PageRequest, Paginator
 from ._resume import ResumePoint
-from ._walk._ahead import FetchPage
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)

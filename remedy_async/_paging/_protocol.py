@@ -18,7 +18,7 @@ Paginators follow a `Convention` (`_follow`, `_pinned`) or compose one (`_auto`)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
@@ -220,6 +220,11 @@ def request_identity(request: PageRequest) -> int:
         return hash((request.convention, tuple(sorted(request.params)), request.headers))
     query = tuple(sorted(url.query.items()))
     return hash((url.scheme, url.host, url.port, url.path, query))
+
+
+FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
+"""How a list call gets one page: the response to a page request (the collection builds it from
+the sending layer; paging only calls it)."""
 
 
 @frozen

@@ -9,15 +9,13 @@ request but never an item.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection, Coroutine
-from typing import Any
+from collections.abc import Callable, Collection
 
 import attrs
 
 from remedy_async._http import JSONResponse
-from remedy_async._paging._protocol import PageRequest
+from remedy_async._paging._protocol import FetchPage, PageRequest
 
-FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
 PAGE_TASK = "remedy-page"
 """The name of every task fetching a page ahead of the walk."""
 

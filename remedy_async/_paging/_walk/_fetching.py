@@ -19,10 +19,8 @@ from remedy_async._errors import (
     UnprocessableEntityError,
 )
 from remedy_async._http import JSONResponse
-from remedy_async._paging._protocol import PageRequest
+from remedy_async._paging._protocol import FetchPage, PageRequest
 from remedy_async._redact import scrub_error
-
-from ._ahead import FetchPage
 
 
 async def fetch_first(

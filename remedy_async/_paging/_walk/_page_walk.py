@@ -26,6 +26,7 @@ from remedy_async._paging._call import ListCall
 from remedy_async._paging._protocol import (
     Convention,
     FallingBackPaginator,
+    FetchPage,
     ListSize,
     PagePlan,
     PageRequest,
@@ -37,7 +38,7 @@ from remedy_async._paging._protocol import (
     request_identity,
 )
 from remedy_async._paging._read._page import announced_total
-from remedy_async._paging._walk._ahead import FetchPage, PagesAhead, Prefetch
+from remedy_async._paging._walk._ahead import PagesAhead, Prefetch
 from remedy_async._paging._walk._dedupe import RecentIds
 from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
 from remedy_async._redact import redact, scrub_error, shown_url
