@@ -21,7 +21,7 @@ from remedy_async._paging._protocol import (
     Paginator,
     Probe,
 )
-from remedy_async._paging._read._envelope import last_page_number, planned_offsets, planned_pages
+from remedy_async._paging._read._positions import last_page_number, planned_offsets, planned_pages
 
 URL_ = URL("https://api.example.com/v1/endpoints")
 OFFSET = CONVENTIONS["offset"]

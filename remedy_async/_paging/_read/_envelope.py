@@ -1,5 +1,4 @@
-"""Looks things up in a list response without judging them: body paths, Link values, and where
-the later pages of a list of known size start.
+"""Looks things up in a list response without judging them: body paths and Link values.
 
 A body path is a tuple of keys, outermost first; a step `[rel=next]` picks, in an array, the
 object whose `rel` is `next` (links given as `[{"rel": "next", "href": ...}]`).
@@ -51,29 +50,3 @@ def has_link_next(headers: Mapping[str, str]) -> bool:
     return any(
         "next" in link.rels for value in link_values(headers) for link in parse_link_header(value)
     )
-
-
-def planned_offsets(following: int, step: int, total: int, count: int) -> range:
-    """The offsets of up to `count` pages from `following`, `step` items apart, short of `total`.
-
-    `step` is what the page before served: a service that caps page sizes serves its cap.
-    """
-    if step <= 0:
-        return range(0)
-    return range(following, min(total, following + step * count), step)
-
-
-def planned_pages(following: int, last: int, count: int) -> range:
-    """The page numbers of up to `count` pages from `following` to `last`."""
-    return range(following, min(last, following + count - 1) + 1)
-
-
-def last_page_number(
-    first_page: int, pages: int | None, total: int | None, size: int | None
-) -> int | None:
-    """The number of a list's last page, from its page count or its total and page size."""
-    if pages is not None:
-        return first_page + pages - 1
-    if total is not None and size:
-        return first_page + -(-total // size) - 1
-    return None

@@ -23,7 +23,7 @@ from remedy_async._paging._protocol import (
 )
 from remedy_async._wire._faults import WireFault, json_type_name
 
-from ._envelope import MISSING, dig, last_page_number, planned_offsets, planned_pages
+from ._envelope import MISSING, dig
 
 PUBLISHED_SIZE_PARAM = "limit"
 """The published page-size parameter, which a list's first request carries."""
@@ -163,6 +163,32 @@ def plan_pages(
     if planned:  # the first is exactly the next request the page named (a guess's probe too)
         planned[0] = following
     return PagePlan(tuple(planned), size)
+
+
+def planned_offsets(following: int, step: int, total: int, count: int) -> range:
+    """The offsets of up to `count` pages from `following`, `step` items apart, short of `total`.
+
+    `step` is what the page before served: a service that caps page sizes serves its cap.
+    """
+    if step <= 0:
+        return range(0)
+    return range(following, min(total, following + step * count), step)
+
+
+def planned_pages(following: int, last: int, count: int) -> range:
+    """The page numbers of up to `count` pages from `following` to `last`."""
+    return range(following, min(last, following + count - 1) + 1)
+
+
+def last_page_number(
+    first_page: int, pages: int | None, total: int | None, size: int | None
+) -> int | None:
+    """The number of a list's last page, from its page count or its total and page size."""
+    if pages is not None:
+        return first_page + pages - 1
+    if total is not None and size:
+        return first_page + -(-total // size) - 1
+    return None
 
 
 def with_position(
