@@ -59,3 +59,10 @@ def run(
         request = result.next
         requests.append(request)
     pytest.fail("the sequence did not end")
+
+
+def nested(path: tuple[str, ...] | list[str], value: Any) -> Any:
+    """`value` under the keys of `path`, outermost first."""
+    for key in reversed(path):
+        value = {key: value}
+    return value

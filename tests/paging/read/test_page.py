@@ -11,12 +11,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from yarl import URL
 
-from remedy_async._paging._paginators._auto import AutoPaginator
-from remedy_async._paging._paginators._convention import (
-    ConventionPaginator,
-    as_paginator,
-    paginator_name,
-)
 from remedy_async._paging._protocol import (
     BODY,
     ONLY_ARRAY,
@@ -261,32 +255,6 @@ def test_the_only_array_placeholder_reads_halss_embedded() -> None:
 
 
 # The paginator pinning a convention
-
-
-def test_a_pinned_convention_is_followed_as_given() -> None:
-    """`paginator=<Convention>` becomes a ConventionPaginator; a paginator stays itself."""
-    assert as_paginator(TOKEN) == ConventionPaginator(TOKEN)
-    auto = AutoPaginator()
-    assert as_paginator(auto) is auto
-
-
-def test_paginator_names_for_resume_tokens() -> None:
-    """A pinned convention is named by its name, any other paginator by its class."""
-    assert paginator_name(ConventionPaginator(TOKEN)).startswith("Convention:token")
-    assert paginator_name(AutoPaginator()) == "AutoPaginator"
-
-
-def test_a_convention_paginators_parameters_are_its_conventions() -> None:
-    """The parameters a filter may not use are the convention's param and size param."""
-    assert ConventionPaginator(KEYSET).parameter_names == {"starting_after", "limit"}
-
-
-def test_a_pinned_conventions_refusal_carries_advice() -> None:
-    """A page the pinned convention cannot read is refused with what to pin instead."""
-    paginator = ConventionPaginator(TOKEN)
-    with pytest.raises(PagingFault, match="pin") as info:
-        paginator.read(paginator.first(2), page({"data": ITEMS, "nextPageToken": "t"}))
-    assert info.value.suggestion is not None
 
 
 @pytest.mark.parametrize(
