@@ -13,7 +13,7 @@ refuses the first; `PredictingPaginator` guesses the next request (for prefetch)
 
 A paginator reports a body of the wrong shape with `WireFault` (a JSON path and a reason) and a
 page sequence it cannot follow safely with `PagingFault`; the pager adds the HTTP context.
-Paginators follow a `Convention` (`_follow`, `_pinned`) or compose one (`_auto`).
+Paginators (`_paginators`) follow a `Convention`, given or detected from a first page (`_detect`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Composes a list's paging convention from its first page, axis by axis, and names what to verify.
 
 Each axis is read on its own: the items by structure, then every signal by its name and value
-(`_scan`, `_vocabulary`): the continuation (a forward URL wins; a token it carries is its own; a
-second continuation must agree with the first), its request parameter (from the key by a table
-and a rule; a guess, verified by page 2), end flags, totals, page counts, echoed positions and
+(`_read._signals`, `_read._vocabulary`): the continuation (a forward URL wins; a token it carries is
+its own; a second continuation must agree with the first), its request parameter (from the key by a
+table and a rule; a guess, verified by page 2), end flags, totals, page counts, echoed positions and
 sizes. They compose into one `Convention`, named after a preset when one reads the page alike.
 
 What cannot be read off the page is tried (`Detection.guesses`): a token's parameter, a keyset

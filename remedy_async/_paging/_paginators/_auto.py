@@ -3,7 +3,7 @@ convention from its first page; then follows it.
 
 The default paginator of every collection. A first page exactly in the published envelope is
 read by the published offset convention at once. Any other first page composes the convention
-(`_detect`), verified where it rests on a guess (the page after it must bring new records).
+(`_detect._compose`), verified where it rests on a guess (the page after it must bring new records).
 Either way the convention is kept for the rest of the list: the requests it makes carry it, and
 so do resume tokens. A later page that contradicts it is refused, never re-detected.
 """

@@ -1,4 +1,5 @@
-"""Reads one page by a convention: where its items are, what comes next, and whether it ended.
+"""Reads one page by a convention: its items, its announced total, what comes next, and whether
+it ended.
 
 Pure functions over a `Convention` and a decoded response. A page ends the list only on positive
 evidence: no continuation (null, absent, `""`, or a Link next marked `results="false"`), a flag
@@ -6,7 +7,8 @@ saying the end (which wins over a continuation still present, so such a list nev
 page count or total reached, or an empty page (one with a continuation only if it names itself
 again). A flag saying more with no continuation, or a signal the convention does not account
 for, is refused (`_signals`); the announced total is passed on, so a list ending short of it is
-refused too.
+refused too. `announced_total` is the one reading of a list's total: where the convention reads
+it, or, with none, where services commonly state it.
 """
 
 from __future__ import annotations

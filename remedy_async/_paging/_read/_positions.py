@@ -1,5 +1,6 @@
 """Where the next page of a list starts when the client computes it: offsets, page numbers,
-the last id of a keyset list, and the page size each request carries.
+the last id of a keyset list, and the page size each request carries; and where the later pages
+of a list of announced size start, planned at once for `concurrency`.
 
 Pure functions of a `Convention`, the request of a page and what the page said. An echoed
 position must be the one asked for: a service that echoes another (the next offset, say) would
