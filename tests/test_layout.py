@@ -427,57 +427,43 @@ def test_paging_keeps_its_layers() -> None:
     assert paging_layer_violations(package_sources()) == []
 
 
-@pytest.mark.parametrize(
-    ("module", "source", "expected"),
-    [
-        (
-            "_paging._read._planted",
-            "from remedy_async._paging._detect import _compose\n",
-            [
-                "_paging._read._planted -> remedy_async._paging._detect: _read lies below _detect",
-                "_paging._read._planted -> remedy_async._paging._detect._compose: "
-                "_read lies below _detect",
-            ],
-        ),
-        (
-            "_paging._detect._planted",
-            "def late():\n    from .._paginators._auto import AutoPaginator\n",
-            [
-                "_paging._detect._planted -> remedy_async._paging._paginators._auto: "
-                "_detect lies below _paginators",
-                "_paging._detect._planted -> "
-                "remedy_async._paging._paginators._auto.AutoPaginator: "
-                "_detect lies below _paginators",
-            ],
-        ),
-        (
-            "_paging._planted_protocol",
-            "if TYPE_CHECKING:\n    from ._walk import _page_walk\n",
-            ["_paging._planted_protocol: in no layer of PAGING_LAYERS"],
-        ),
-        (
-            "_paging._protocol",
-            "if TYPE_CHECKING:\n    from ._walk import _page_walk\n",
-            [
-                "_paging._protocol -> remedy_async._paging._walk: _protocol/_conventions lies "
-                "below _walk",
-                "_paging._protocol -> remedy_async._paging._walk._page_walk: "
-                "_protocol/_conventions lies below _walk",
-            ],
-        ),
-        ("_paging._paginators._planted", "from .._read._page import read_page\n", []),
-        ("_paging._walk._planted", "from remedy_async._paging import _call, _protocol\n", []),
-    ],
-)
+PLANTED_ACROSS_LAYERS: Mapping[tuple[str, str], tuple[str, ...]] = {
+    ("_paging._read._planted", "from remedy_async._paging._detect import _compose\n"): (
+        "_paging._read._planted -> remedy_async._paging._detect: _read lies below _detect",
+        "_paging._read._planted -> remedy_async._paging._detect._compose: _read lies below _detect",
+    ),
+    ("_paging._detect._planted", "def late():\n    from .._paginators._auto import Auto\n"): (
+        "_paging._detect._planted -> remedy_async._paging._paginators._auto: "
+        "_detect lies below _paginators",
+        "_paging._detect._planted -> remedy_async._paging._paginators._auto.Auto: "
+        "_detect lies below _paginators",
+    ),
+    ("_paging._protocol", "if TYPE_CHECKING:\n    from ._walk import _page_walk\n"): (
+        "_paging._protocol -> remedy_async._paging._walk: _protocol/_conventions lies below _walk",
+        "_paging._protocol -> remedy_async._paging._walk._page_walk: "
+        "_protocol/_conventions lies below _walk",
+    ),
+    ("_paging._planted_protocol", "from ._protocol import Convention\n"): (
+        "_paging._planted_protocol: in no layer of PAGING_LAYERS",
+    ),
+    ("_paging._paginators._planted", "from .._read._page import read_page\n"): (),
+    ("_paging._walk._planted", "from remedy_async._paging import _call, _protocol\n"): (),
+}
+"""Planted sources of `_paging`, by (module, source), and what the layer check says of them."""
+
+
+@pytest.mark.parametrize(("planted", "expected"), PLANTED_ACROSS_LAYERS.items())
 def test_a_planted_import_across_the_paging_layers_is_caught(
-    module: str, source: str, expected: list[str]
+    planted: tuple[str, str], expected: tuple[str, ...]
 ) -> None:
     """An import from a higher layer is named, lazy and for type checking too; downward ones
     pass; a module outside every layer is named."""
+    module, source = planted
     name = f"{PACKAGE}.{module}"
-    sources = {**package_sources(), name: (source, False)}
-    planted = [line for line in paging_layer_violations(sources) if line.startswith(f"{name}")]
-    assert planted == sorted(f"{PACKAGE}.{line}" for line in expected)
+    found = paging_layer_violations({**package_sources(), name: (source, False)})
+    assert [line for line in found if line.startswith(name)] == [
+        f"{PACKAGE}.{line}" for line in sorted(expected)
+    ]
 
 
 SOFT_CEILING = 1_000

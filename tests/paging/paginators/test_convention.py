@@ -11,21 +11,10 @@ from remedy_async._paging._paginators._convention import (
     as_paginator,
     paginator_name,
 )
-from remedy_async._paging._protocol import Convention, PagingFault
-from tests.paging.responses import page, records
+from remedy_async._paging._protocol import PagingFault
+from tests.paging.responses import KEYSET, TOKEN, page, records
 
 ITEMS = records(2)
-TOKEN = Convention(
-    name="token", follow="token", items=(("data",),), next_at=("meta", "next"), param="cursor"
-)
-KEYSET = Convention(
-    name="keyset",
-    follow="keyset",
-    items=(("data",),),
-    param="starting_after",
-    size_param="limit",
-    more_at=("has_more",),
-)
 
 
 def test_a_pinned_convention_is_followed_as_given() -> None:

@@ -22,27 +22,16 @@ from remedy_async._paging._protocol import (
 from remedy_async._paging._read._items import resource_names
 from remedy_async._paging._read._page import announced_total, read_page
 from remedy_async._wire._faults import WireFault
-from tests.paging.responses import page, records
+from tests.paging.responses import KEYSET, TOKEN, page, records
 
 ITEMS = records(2)
 SIZED = PageRequest(params=(("limit", "2"),))
-TOKEN = Convention(
-    name="token", follow="token", items=(("data",),), next_at=("meta", "next"), param="cursor"
-)
 FLAGGED = Convention(
     name="flagged",
     follow="token",
     items=(("data",),),
     next_at=("next_cursor",),
     param="cursor",
-    more_at=("has_more",),
-)
-KEYSET = Convention(
-    name="keyset",
-    follow="keyset",
-    items=(("data",),),
-    param="starting_after",
-    size_param="limit",
     more_at=("has_more",),
 )
 LINKED = Convention(name="linked", follow="url", items=(BODY,), next_header="Link")

@@ -23,8 +23,8 @@ from remedy_async._paging._protocol import (
     PagePlan,
     PageRequest,
     PageResult,
-    Paginator,
     PagingFault,
+    PlanningPaginator,
     Probe,
 )
 from remedy_async._paging._read._positions import (
@@ -258,13 +258,15 @@ def items(count: int) -> list[dict[str, str]]:
     return [{"id": f"ep-{i}"} for i in range(count)]
 
 
-def plan(paginator: Paginator, request: PageRequest, body: Any, count: int = 3) -> PagePlan | None:
+def plan(
+    paginator: PlanningPaginator, request: PageRequest, body: Any, count: int = 3
+) -> PagePlan | None:
     """Read a page with the paginator, then plan up to `count` pages after it."""
     response = JSONResponse(
         url=URL_, status=200, headers=CIMultiDictProxy(CIMultiDict()), body=body
     )
     result = paginator.read(request, response)
-    return paginator.plan(request, response, result, count)  # type: ignore[attr-defined, no-any-return]
+    return paginator.plan(request, response, result, count)
 
 
 def params(found: PagePlan | None) -> list[dict[str, str]]:
