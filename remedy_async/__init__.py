@@ -70,9 +70,9 @@ from ._models import (
     VulnerabilityFinding,
     VulnerabilityFindingFilters,
 )
-from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
+from ._paging._paginators._auto import AutoPaginator
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
@@ -90,7 +90,7 @@ if _typing.TYPE_CHECKING:
     from ._changes._change import Change, ChangeKind, PassResult
     from ._changes._feed import ChangeFeed
     from ._changes._state import ChangeState
-    from ._paging._pinned import (
+    from ._paging._paginators._pinned import (
         CursorPaginator,
         LinkHeaderPaginator,
         OffsetPaginator,
@@ -115,7 +115,7 @@ _LAZY = {
             "PageNumberPaginator",
             "UnpagedPaginator",
         ),
-        "._paging._pinned",
+        "._paging._paginators._pinned",
     ),
 }
 """Public names whose module is imported on first use (PEP 562): the probe, the paging

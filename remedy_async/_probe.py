@@ -36,7 +36,7 @@ from ._models import RESOURCES, Resource
 from ._paging._conventions import convention_document
 from ._paging._pager import Page
 from ._paging._protocol import Convention, PagingFault
-from ._paging._scan import find_items
+from ._paging._read._items import find_items
 from ._profiles import DEFAULT_PROFILE, render_profiles
 from ._sending._events import ClientEvent
 

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import ConfigurationError
-from ._paging._auto import AutoPaginator
 from ._paging._conventions import CONVENTIONS, convention_from
+from ._paging._paginators._auto import AutoPaginator
 from ._paging._protocol import Convention, Paginator
 from ._settings import BASE_URL_ENV, TOKEN_ENV, closest
 

@@ -24,8 +24,8 @@ from attrs import evolve, field, frozen
 from yarl import URL
 
 from ._errors import ConfigurationError, check_count
-from ._paging._auto import AutoPaginator
-from ._paging._follow import as_paginator
+from ._paging._paginators._auto import AutoPaginator
+from ._paging._paginators._convention import as_paginator
 from ._paging._protocol import Convention, Paginator
 from ._sending._budget import RateLimit, RequestBudget
 from ._sending._events import Telemetry as EventsTelemetry

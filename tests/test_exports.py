@@ -58,7 +58,7 @@ def test_import_pays_only_for_what_it_uses() -> None:
         "remedy_async._columnar",
         "tomllib",
         "remedy_async._probe",
-        "remedy_async._paging._pinned",
+        "remedy_async._paging._paginators._pinned",
         "remedy_async._wire._converter",
     )
     code = "import sys, remedy_async; print(' '.join(sorted(sys.modules)))"

@@ -331,7 +331,8 @@ def test_paging_reaches_neither_sending_nor_aiohttp() -> None:
     sources = package_sources()
     assert reached(f"{PACKAGE}._paging", forbidden, sources) == {}
     sources[f"{PACKAGE}._wire._types"] = ("from .._sending import _gate\n", False)
-    assert f"{PACKAGE}._paging._walk" in reached(f"{PACKAGE}._paging", forbidden, sources)
+    walk = f"{PACKAGE}._paging._walk._page_walk"
+    assert walk in reached(f"{PACKAGE}._paging", forbidden, sources)
 
 
 def test_the_gate_and_the_retry_policy_do_not_import_cattrs() -> None:
@@ -361,8 +362,115 @@ def test_each_core_package_says_what_enters_and_leaves() -> None:
         assert doc is not None, package
         for heading in ("In:", "Out:", "Modules:"):
             assert heading in doc, (package, heading)
-        modules = {path.stem for path in (ROOT / package).glob("_*.py") if path.stem != "__init__"}
-        assert {module for module in modules if f"`{module}`" not in doc} == set(), package
+        assert {module for module in held_modules(ROOT / package) if f"`{module}`" not in doc} == (
+            set()
+        ), package
+
+
+def held_modules(package: Path) -> set[str]:
+    """The names of every module and subpackage a package holds, at any depth (`_read` and
+    `_items` for `_paging/_read/_items.py`)."""
+    names = {path.stem for path in package.rglob("_*.py") if path.stem != "__init__"}
+    return names | {path.parent.name for path in package.rglob("*/__init__.py")}
+
+
+def test_a_module_missing_from_its_package_docstring_is_caught(tmp_path: Path) -> None:
+    """A module in a subpackage counts, and so does the subpackage itself."""
+    (tmp_path / "_inner").mkdir()
+    for path in ("__init__.py", "_top.py", "_inner/__init__.py", "_inner/_deep.py"):
+        (tmp_path / path).touch()
+    assert held_modules(tmp_path) == {"_top", "_inner", "_deep"}
+
+
+PAGING = f"{PACKAGE}._paging"
+PAGING_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("_protocol", "_conventions"),
+    ("_read",),
+    ("_detect",),
+    ("_paginators",),
+    ("_resume",),
+    ("_call",),
+    ("_walk",),
+    ("_pager",),
+)
+"""`_paging` in layers, from the bottom up: a module imports only from its own layer and the
+layers below, lazily and for type checking too. The protocol and the presets; reading one page
+(`_read`); detecting a convention from a first page (`_detect`); the paginators, which follow
+conventions (`_paginators`); resume tokens; the list call; the page loop (`_walk`); what the
+caller iterates (`_pager`). So `_read` knows nothing of detection, and detection nothing of the
+paginators that use it."""
+
+
+def paging_layer(name: str) -> int | None:
+    """The layer of `_paging` a module lies in (its index in `PAGING_LAYERS`), or None."""
+    for index, layer in enumerate(PAGING_LAYERS):
+        if any(_within(name, f"{PAGING}.{part}") for part in layer):
+            return index
+    return None
+
+
+def paging_layer_violations(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
+    """Describe every import of `_paging` from a layer above, as `importer -> imported: rule`,
+    and every module of `_paging` in no layer."""
+    found: list[str] = []
+    for name, (source, is_package) in sources.items():
+        if not _within(name, PAGING):
+            continue
+        own = paging_layer(name)
+        if own is None:
+            if name != PAGING:
+                found.append(f"{name}: in no layer of PAGING_LAYERS")
+            continue
+        for target in set(imports_of(name, source, is_package=is_package)):
+            other = paging_layer(target)
+            if other is not None and other > own:
+                below, above = "/".join(PAGING_LAYERS[own]), "/".join(PAGING_LAYERS[other])
+                found.append(f"{name} -> {target}: {below} lies below {above}")
+    return sorted(set(found))
+
+
+def test_paging_keeps_its_layers() -> None:
+    """No module of `_paging` imports from a layer above its own, and each lies in a layer."""
+    assert paging_layer_violations(package_sources()) == []
+
+
+PLANTED_ACROSS_LAYERS: Mapping[tuple[str, str], tuple[str, ...]] = {
+    ("_paging._read._planted", "from remedy_async._paging._detect import _compose\n"): (
+        "_paging._read._planted -> remedy_async._paging._detect: _read lies below _detect",
+        "_paging._read._planted -> remedy_async._paging._detect._compose: _read lies below _detect",
+    ),
+    ("_paging._detect._planted", "def late():\n    from .._paginators._auto import Auto\n"): (
+        "_paging._detect._planted -> remedy_async._paging._paginators._auto: "
+        "_detect lies below _paginators",
+        "_paging._detect._planted -> remedy_async._paging._paginators._auto.Auto: "
+        "_detect lies below _paginators",
+    ),
+    ("_paging._protocol", "if TYPE_CHECKING:\n    from ._walk import _page_walk\n"): (
+        "_paging._protocol -> remedy_async._paging._walk: _protocol/_conventions lies below _walk",
+        "_paging._protocol -> remedy_async._paging._walk._page_walk: "
+        "_protocol/_conventions lies below _walk",
+    ),
+    ("_paging._planted_protocol", "from ._protocol import Convention\n"): (
+        "_paging._planted_protocol: in no layer of PAGING_LAYERS",
+    ),
+    ("_paging._paginators._planted", "from .._read._page import read_page\n"): (),
+    ("_paging._walk._planted", "from remedy_async._paging import _call, _protocol\n"): (),
+}
+"""Planted sources of `_paging`, by (module, source), and what the layer check says of them."""
+
+
+@pytest.mark.parametrize(("planted", "expected"), PLANTED_ACROSS_LAYERS.items())
+def test_a_planted_import_across_the_paging_layers_is_caught(
+    planted: tuple[str, str], expected: tuple[str, ...]
+) -> None:
+    """An import from a higher layer is named, lazy and for type checking too; downward ones
+    pass; a module outside every layer is named."""
+    module, source = planted
+    name = f"{PACKAGE}.{module}"
+    found = paging_layer_violations({**package_sources(), name: (source, False)})
+    assert [line for line in found if line.startswith(name)] == [
+        f"{PACKAGE}.{line}" for line in sorted(expected)
+    ]
 
 
 SOFT_CEILING = 1_000

@@ -18,8 +18,7 @@ from yarl import URL
 from remedy_async._errors import check_count
 from remedy_async._wire._types import WireFault, json_type_name
 
-from ._ahead import FetchPage
-from ._protocol import Convention, PageRequest, Paginator
+from ._protocol import Convention, FetchPage, PageRequest, Paginator
 from ._resume import ResumePoint
 
 T = TypeVar("T")

@@ -21,7 +21,7 @@ from remedy_async._wire._decode import wire_fault_error
 from ._call import WIRE_OBJECTS, ListCall, wire_object
 from ._protocol import Convention, PageRequest
 from ._resume import ResumePoint, encode_token
-from ._walk import PagePlace, PageWalk, PreparedPage
+from ._walk._page_walk import PagePlace, PageWalk, PreparedPage
 
 T = TypeVar("T")
 U = TypeVar("U")

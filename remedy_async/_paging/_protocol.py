@@ -5,17 +5,20 @@ and, given the decoded response to a page request, returns the page's raw items 
 page request (or None at the end). A new way of paging is one new class implementing it; the
 pager, the collection and the client do not change.
 
-A paginator may also expose `parameter_names`, the query parameters it sets, so that a filter of
-the same name is refused before any request.
+A paginator may have optional abilities, each a checked Protocol the pager tests it against:
+`NamingPaginator` names the query parameters it sets, so that a filter of the same name is
+refused before any request; `FallingBackPaginator` has first requests to try when the service
+refuses the first; `PredictingPaginator` guesses the next request (for prefetch);
+`PlanningPaginator` plans later pages from a list's announced size (for concurrency).
 
 A paginator reports a body of the wrong shape with `WireFault` (a JSON path and a reason) and a
 page sequence it cannot follow safely with `PagingFault`; the pager adds the HTTP context.
-Paginators follow a `Convention` (`_follow`, `_pinned`) or compose one (`_auto`).
+Paginators (`_paginators`) follow a `Convention`, given or detected from a first page (`_detect`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
@@ -184,6 +187,12 @@ class Convention:
 class PagingFault(Exception):
     """A page sequence that cannot be followed without losing or repeating items."""
 
+    advice: str | None = None
+    """What to pin so that the list can be followed, once told (it ends the message), or that
+    nothing will; None while no advice has been given."""
+    suggestion: Convention | None = None
+    """The convention the advice names, when it names one (`PaginationError.suggestion`)."""
+
 
 @frozen
 class PageRequest:
@@ -202,6 +211,20 @@ class PageRequest:
     """Request headers carrying the continuation (a convention with `param_in="header"`)."""
     probe: Probe | None = None
     """Set when this request tries a guess that the page it brings must confirm."""
+
+
+def request_identity(request: PageRequest) -> int:
+    """A hash of a page request as the server sees it: fragment dropped, query order ignored."""
+    url = request.url
+    if url is None:
+        return hash((request.convention, tuple(sorted(request.params)), request.headers))
+    query = tuple(sorted(url.query.items()))
+    return hash((url.scheme, url.host, url.port, url.path, query))
+
+
+FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
+"""How a list call gets one page: the response to a page request (the collection builds it from
+the sending layer; paging only calls it)."""
 
 
 @frozen
@@ -322,6 +345,27 @@ class Paginator(Protocol):
             request: The request the page answers.
             response: The page's decoded response.
         """
+        ...
+
+
+@runtime_checkable
+class NamingPaginator(Paginator, Protocol):
+    """A paginator that names the query parameters it sets, so that a filter of the same name is
+    refused before any request."""
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """The query parameters the paginator sets."""
+        ...
+
+
+@runtime_checkable
+class FallingBackPaginator(Paginator, Protocol):
+    """A paginator with first requests to try in turn when the service refuses the first one (a
+    400 for a page-size parameter it does not know)."""
+
+    def fallbacks(self, request: PageRequest) -> tuple[PageRequest, ...]:
+        """Return the first requests to try, in turn, after `request` is refused."""
         ...
 
 

@@ -19,8 +19,8 @@ from yarl import URL
 from remedy_async._redact import conceal, reveal
 
 from ._conventions import convention_document, convention_from
-from ._follow import paginator_name
-from ._protocol import PageRequest, Paginator, Probe
+from ._paginators._convention import paginator_name
+from ._protocol import NamingPaginator, PageRequest, Paginator, Probe
 
 TOKEN_PREFIX = "r1."
 
@@ -53,7 +53,9 @@ def list_start(
     """Where a list starts (its first request, or the place its resume token names) and its
     first request. A filter that is one of the paginator's own parameters raises ValueError."""
     first = paginator.first(page_size)
-    owned = {name for name, _ in first.params} | set(getattr(paginator, "parameter_names", ()))
+    owned = {name for name, _ in first.params}
+    if isinstance(paginator, NamingPaginator):
+        owned |= paginator.parameter_names
     clashes = {name for name, _ in filter_params} & owned
     if clashes:
         raise ValueError(

@@ -9,10 +9,23 @@ import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from remedy_async._paging._protocol import PageRequest, Paginator
+from remedy_async._paging._protocol import Convention, PageRequest, Paginator
 from remedy_async._wire._http import JSONResponse
 
 LIST_URL = URL("https://api.example.com/v1/endpoints")
+TOKEN = Convention(
+    name="token", follow="token", items=(("data",),), next_at=("meta", "next"), param="cursor"
+)
+"""A token list: items under `data`, the next cursor at `meta.next`, sent back in `cursor`."""
+KEYSET = Convention(
+    name="keyset",
+    follow="keyset",
+    items=(("data",),),
+    param="starting_after",
+    size_param="limit",
+    more_at=("has_more",),
+)
+"""A keyset list: the last id sent back in `starting_after` while `has_more` says more follow."""
 Headers = tuple[tuple[str, str], ...]
 
 
@@ -59,3 +72,10 @@ def run(
         request = result.next
         requests.append(request)
     pytest.fail("the sequence did not end")
+
+
+def nested(path: tuple[str, ...] | list[str], value: Any) -> Any:
+    """`value` under the keys of `path`, outermost first."""
+    for key in reversed(path):
+        value = {key: value}
+    return value

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from yarl import URL
 
 import remedy_async
 from remedy_async._paging._conventions import CONVENTIONS
-from remedy_async._paging._protocol import CONTRACT_ITEMS, Convention, PageRequest
+from remedy_async._paging._protocol import CONTRACT_ITEMS, Convention, PageRequest, request_identity
 from tests.budget import examples
 from tests.paging.strategies import CONVENTION_VALUES
 
@@ -125,3 +126,18 @@ def test_conventions_are_hashable_values() -> None:
     assert PageRequest(convention=CONVENTIONS["cursor"]) == PageRequest(
         convention=CONVENTIONS["cursor"]
     )
+
+
+def test_links_differing_only_by_fragment_or_query_order_are_the_same_request() -> None:
+    """The cycle guard compares requests as the server sees them."""
+    a = PageRequest(url=URL("https://api.example.com/v1/e?a=1&b=2#one"))
+    b = PageRequest(url=URL("https://api.example.com/v1/e?b=2&a=1#two"))
+    c = PageRequest(url=URL("https://api.example.com/v1/e?a=1&b=3"))
+    assert request_identity(a) == request_identity(b) != request_identity(c)
+
+
+def test_parameter_requests_ignore_parameter_order() -> None:
+    """Two parameter requests with the same pairs in another order are the same request."""
+    a = PageRequest(params=(("cursor", "x"), ("limit", "2")))
+    b = PageRequest(params=(("limit", "2"), ("cursor", "x")))
+    assert request_identity(a) == request_identity(b)

@@ -1,0 +1,221 @@
+"""Finds every paging signal of a page, and refuses one its convention does not account for.
+
+A signal is found anywhere in the envelope up to four levels deep (the items excluded) and in
+the headers, each with the role its name says (`_vocabulary`) and the kind of value it holds (a
+URL, a token, a number, a flag, or null): detection composes a convention from them.
+
+Every signal of a page that says the list goes on must be read by the convention, or named in
+its `ignore`: a continuation (a link, a token, an integer), a name that speaks of a next page in
+unknown words, a flag that more follow (`has_more: true`, `last: false`). A flag saying the end
+while the convention goes on is refused too: the two contradict. Backward cursors are never a
+way forward; a token found inside the URL being followed is that URL's own. Values are never
+shown: they may hold secrets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from attrs import frozen
+
+from remedy_async._paging._protocol import Convention, PageRequest, PagingFault, Path
+from remedy_async._wire._http import JSONResponse
+
+from ._envelope import link_values
+from ._links import carries, parse_link_header
+from ._vocabulary import NOT_PAGING_HEADERS, UNKNOWN, role_of
+
+MAX_SIGNAL_DEPTH = 4
+Kind = Literal["url", "token", "number", "flag", "null"]
+
+
+@frozen
+class Signal:
+    """One paging signal of a response: where it is, what its name says, what it holds."""
+
+    path: Path
+    """Its body path; for a header, empty."""
+    header: str | None
+    role: str
+    kind: Kind
+    value: Any
+    parent: str | None = None
+    """The key of the object holding it (a generic `after` takes its parent's meaning)."""
+
+    @property
+    def where(self) -> str:
+        """Where it is, as messages name it (`meta.next_cursor`, `the X-Next-Page header`)."""
+        return f"the {self.header} header" if self.header else ".".join(self.path)
+
+    @property
+    def key(self) -> str:
+        """Its own name: the last key of its path, or the header name."""
+        return self.header or self.path[-1]
+
+
+def kind_of(value: Any) -> Kind | None:
+    """The kind of a signal's value, or None for one no signal holds (an object, an array)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "flag"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "url" if looks_like_url(value) else "token"
+    return None
+
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def looks_like_url(text: str) -> bool:
+    """Whether a string is a link: absolute (any scheme), or relative from the root or a query."""
+    return text.startswith(("/", "?")) or _SCHEME.match(text) is not None
+
+
+def body_signals(body: Any, items: Path) -> list[Signal]:
+    """Every signal of a body outside its item array, outermost first."""
+    if not isinstance(body, dict):
+        return []
+    return list(_walk(body, (), items, None))
+
+
+def _walk(node: dict[str, Any], at: Path, items: Path, parent: str | None) -> Iterator[Signal]:
+    for key, value in node.items():
+        path = (*at, key)
+        if path == items:
+            continue
+        if isinstance(value, dict):
+            if len(path) < MAX_SIGNAL_DEPTH:
+                yield from _walk(value, path, items, key)
+            continue
+        if isinstance(value, list):
+            yield from _relation_links(value, path)
+            continue
+        role = role_of(key, parent)
+        kind = kind_of(value)
+        if role is None or kind is None:
+            continue
+        if role in ("more", "last") and value in (0, 1) and kind == "number":
+            yield Signal(path, None, role, "flag", bool(value), parent)  # `hasMore: 1` (Qualys)
+            continue
+        if role == "pages" and kind == "flag":
+            role = "last"  # `lastPage: true` says the end; `last_page: 9` counts the pages
+        yield Signal(path, None, role, kind, value, parent)
+
+
+def _relation_links(value: list[Any], path: Path) -> Iterator[Signal]:
+    """Links given as `[{"rel": "next", "href": ...}]` (Rapid7, Atom-style envelopes)."""
+    for entry in value:
+        if not isinstance(entry, dict) or not isinstance(entry.get("rel"), str):
+            continue
+        href = entry.get("href", entry.get("url"))
+        role = role_of(entry["rel"])
+        if isinstance(href, str) and role in ("forward", "backward"):
+            place = (*path, f"[rel={entry['rel']}]", "href" if "href" in entry else "url")
+            yield Signal(place, None, role, "url", href, entry["rel"])
+
+
+def header_signals(headers: Mapping[str, str]) -> list[Signal]:
+    """Every paging signal of the response headers (`Link` relations read one by one)."""
+    found: list[Signal] = []
+    seen: set[str] = set()
+    for name in headers:
+        lowered = name.lower()
+        if lowered in seen or lowered in NOT_PAGING_HEADERS or lowered.startswith("x-ratelimit"):
+            continue
+        seen.add(lowered)
+        if lowered == "link":
+            found += _link_signals(headers)
+            continue
+        role = role_of(name)
+        if role is None:
+            continue
+        value = headers.get(name, "").strip()
+        if role in ("total", "pages", "offset", "page", "size"):
+            if value.isdigit():
+                found.append(Signal((), name, role, "number", int(value)))
+            continue
+        kind: Kind = "null" if not value else ("url" if looks_like_url(value) else "token")
+        found.append(Signal((), name, role, kind, value or None))
+    return found
+
+
+def _link_signals(headers: Mapping[str, str]) -> list[Signal]:
+    found = []
+    for value in link_values(headers):
+        for link in parse_link_header(value):
+            if "next" in link.rels:
+                if link.params.get("results", "").lower() == "false":
+                    found.append(Signal((), "Link", "forward", "null", None))  # marked: no more
+                else:
+                    found.append(Signal((), "Link", "forward", "url", link.target))
+            elif link.rels & {"prev", "previous", "first", "last", "self"}:
+                found.append(Signal((), "Link", "backward", "url", link.target))
+    return found
+
+
+class UnreadSignal(PagingFault):
+    """A page carries a signal that the list goes on, which its convention does not read."""
+
+    def __init__(self, signal: Signal, reader: str) -> None:
+        self.signal = signal
+        self.reader = reader
+        super().__init__(
+            f"the response signals a next page with {signal.where}, which {reader} does not "
+            "read, so the list cannot be followed safely"
+        )
+
+
+def refuse_unread_signals(
+    convention: Convention,
+    response: JSONResponse,
+    items_path: Path,
+    following: PageRequest | None,
+    reader: str | None = None,
+) -> None:
+    """Raise UnreadSignal for the first signal of the page the convention does not account for."""
+    read_paths = {*convention.signal_paths, *convention.ignore}
+    read_headers = {name.lower() for name in (*convention.read_headers, *convention.ignore_headers)}
+    followed = "" if following is None or following.url is None else str(following.url)
+    signals = [*body_signals(response.body, items_path), *header_signals(response.headers)]
+    for signal in signals:
+        if signal.role == "backward" or not _says_more(signal, following is not None):
+            continue
+        if signal.header is not None:
+            if signal.header.lower() in read_headers:
+                continue
+        elif signal.path in read_paths:
+            continue
+        if followed and _within(signal, followed):
+            continue
+        raise UnreadSignal(signal, reader or f"the {convention.name!r} convention")
+
+
+def _says_more(signal: Signal, going_on: bool) -> bool:
+    """Whether a signal says something the convention must account for."""
+    value = signal.value
+    if signal.role in ("forward", UNKNOWN):
+        if signal.kind == "flag":
+            return value is True
+        return value not in (None, "", 0)
+    if signal.role == "more" and signal.kind == "flag":
+        return value is True or (value is False and going_on)
+    if signal.role == "last" and signal.kind == "flag":
+        return value is False or (value is True and going_on)
+    return False
+
+
+def _within(signal: Signal, followed: str) -> bool:
+    """Whether a continuation is the followed URL itself, or a token it carries."""
+    text = str(signal.value)
+    if not text:
+        return False
+    if signal.kind == "url":
+        shown = unquote(followed)
+        return unquote(text) == shown or shown.endswith(unquote(text))
+    return carries(followed, text)

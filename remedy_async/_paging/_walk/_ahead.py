@@ -1,0 +1,124 @@
+"""Fetches later pages ahead of the walk, handing each over only when it is exactly the page asked.
+
+Two users: prefetch guesses the next requests (offsets, page numbers) assuming full pages, and
+`concurrency` fetches the pages a list's announced size plans. Either way a page fetched ahead is
+used only when the walk asks for exactly its request, so a wrong guess or a stale plan costs a
+request but never an item.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Collection
+
+import attrs
+
+from remedy_async._paging._protocol import FetchPage, PageRequest
+from remedy_async._wire._http import JSONResponse
+
+PAGE_TASK = "remedy-page"
+"""The name of every task fetching a page ahead of the walk."""
+
+
+class PagesAhead:
+    """The page fetches started ahead of the walk, by request.
+
+    `fetch` hands over the one for the request asked (fetching it on the spot, and cancelling
+    every other, when it was not started ahead); `want` keeps exactly the fetches of the given
+    requests running. Cancelled fetches have their errors discarded.
+    """
+
+    def __init__(self, fetch: FetchPage) -> None:
+        self._fetch = fetch
+        self._ahead: dict[PageRequest, asyncio.Task[JSONResponse]] = {}
+
+    def __len__(self) -> int:
+        return len(self._ahead)
+
+    async def fetch(self, request: PageRequest) -> JSONResponse:
+        """Return the response to `request`, from a fetch started ahead if there is one."""
+        return await _awaited(self.take(request))
+
+    def take(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
+        """The fetch of `request`, started now (and every other dropped) if not started ahead."""
+        # A probe changes how the page is read, not what is sent: a fetch ahead serves it.
+        sent = request if request.probe is None else attrs.evolve(request, probe=None)
+        task = self._ahead.pop(sent, None)
+        if task is None:
+            self.want(())
+            task = self._start(request)
+        return task
+
+    def want(self, requests: Collection[PageRequest]) -> None:
+        """Keep exactly these requests' fetches running: start the missing, cancel the others."""
+        for unwanted in [request for request in self._ahead if request not in requests]:
+            task = self._ahead.pop(unwanted)
+            task.cancel()
+            task.add_done_callback(_discard_outcome)
+        for request in requests:
+            if request not in self._ahead:
+                self._ahead[request] = self._start(request)
+
+    def _start(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
+        return asyncio.create_task(self._fetch(request), name=PAGE_TASK)
+
+    async def close(self) -> None:
+        """Cancel every fetch still ahead and wait until they have ended."""
+        tasks = list(self._ahead.values())
+        self.want(())
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class Prefetch:
+    """The `prefetch=` guesser: fetches the predicted next pages through `PagesAhead`, as many
+    as `room()` allows."""
+
+    def __init__(
+        self,
+        fetch: FetchPage,
+        predict: Callable[[PageRequest], PageRequest | None],
+        room: Callable[[], int],
+    ) -> None:
+        self._ahead = PagesAhead(fetch)
+        self._predict = predict
+        self._room = room
+        self._latest: PageRequest | None = None
+
+    async def fetch(self, request: PageRequest) -> JSONResponse:
+        """Return the response to `request`, then keep guessing the pages after it."""
+        task = self._ahead.take(request)
+        self._latest = request
+        self._guess_after(request)
+        return await _awaited(task)
+
+    def refill(self) -> None:
+        """Use room the caller just freed to guess further ahead."""
+        if self._latest is not None:
+            self._guess_after(self._latest)
+
+    def _guess_after(self, request: PageRequest) -> None:
+        wanted: list[PageRequest] = []
+        current = request
+        for _ in range(self._room()):
+            guess = self._predict(current)
+            if guess is None:
+                break
+            wanted.append(guess)
+            current = guess
+        self._ahead.want(wanted)
+
+    async def close(self) -> None:
+        await self._ahead.close()
+
+
+async def _awaited(task: asyncio.Task[JSONResponse]) -> JSONResponse:
+    try:
+        return await task
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+
+
+def _discard_outcome(task: asyncio.Task[JSONResponse]) -> None:
+    if not task.cancelled():
+        task.exception()

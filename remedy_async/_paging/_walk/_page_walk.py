@@ -1,0 +1,430 @@
+"""Walks the pages of one list: checks each next request, fetches, reads and trims each page.
+
+Given where to start, it yields each page cut to the items the caller is owed (repeats of ids
+just delivered skipped, `max_items` applied) with its place in the list, fetched in step with
+the caller, `prefetch` pages ahead, or `concurrency` planned pages at once. It refuses a next
+page that leaves the API or repeats a request already followed, so a broken page sequence never
+loops or leaks credentials, and a list whose announced size changes while its planned pages are
+fetched, so parallel pages never skip or repeat an item.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import Any, TypeVar
+
+import attrs
+from attrs import frozen
+from yarl import URL
+
+from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
+from remedy_async._paging._call import ListCall
+from remedy_async._paging._protocol import (
+    Convention,
+    FallingBackPaginator,
+    FetchPage,
+    ListSize,
+    PagePlan,
+    PageRequest,
+    PageResult,
+    Paginator,
+    PagingFault,
+    PlanningPaginator,
+    PredictingPaginator,
+    request_identity,
+)
+from remedy_async._paging._read._page import announced_total
+from remedy_async._paging._walk._ahead import PagesAhead, Prefetch
+from remedy_async._paging._walk._dedupe import RecentIds
+from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
+from remedy_async._redact import redact, scrub_error, shown_url
+from remedy_async._wire._decode import wire_fault_error
+from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import WireFault
+from remedy_async._wire._urls import url_problem
+
+T = TypeVar("T")
+MAX_EMPTY_PAGES = 10
+"""Empty pages in a row that may still hand out a way forward before the list is refused."""
+
+
+@frozen
+class PagePlace:
+    """Where a delivered page sits in the list: what resuming needs, without the items.
+
+    Positions count the raw items of the page consumed so far (delivered or skipped), one
+    position per delivered item.
+    """
+
+    request: PageRequest
+    start: int
+    positions: Sequence[int]
+    end: int
+    whole: bool
+    next: PageRequest | None
+
+
+@frozen
+class PreparedPage:
+    """A fetched page, cut to what the caller gets, and its place in the list."""
+
+    items: Sequence[Any]
+    response: JSONResponse
+    items_path: str
+    all_objects: bool
+    place: PagePlace
+    raw_count: int = 0
+    """Items the page carried from where the list resumed in it (repeats included)."""
+    convention: Convention | None = None
+    total: int | None = None
+    """The list's total as this page announces it, if it does."""
+
+
+@frozen
+class PageWalk:
+    """One pass over a list call's pages from its start; `pages()` provides them in order."""
+
+    call: ListCall[Any]
+
+    @property
+    def paginator(self) -> Paginator:
+        return self.call.paginator
+
+    @property
+    def fetch(self) -> FetchPage:
+        return self.call.fetch
+
+    @property
+    def prefetch(self) -> int:
+        return self.call.limits.prefetch
+
+    @property
+    def concurrency(self) -> int:
+        return self.call.limits.concurrency
+
+    @property
+    def max_items(self) -> int | None:
+        return self.call.limits.max_items
+
+    def _shown(self, url: URL) -> str:
+        """A page's URL as errors and warnings show it (no query, fragment or secret)."""
+        return shown_url(url, self.call.secrets)
+
+    @asynccontextmanager
+    async def pages(self) -> AsyncIterator[AsyncIterator[PreparedPage]]:
+        """Provide the prepared pages, fetched in step with the caller or `prefetch` ahead.
+
+        With `concurrency` above 1 and a paginator that plans (offsets or page numbers with a
+        known size), up to that many planned pages are fetched at once. With prefetch, a
+        producer task fetches pages into a queue, holding at most `prefetch` pages the caller
+        has not taken; when the paginator can predict next requests and no max_items is set,
+        the free part of that allowance is fetched in parallel.
+        """
+        planned = None
+        if self.concurrency > 1 and isinstance(self.paginator, PlanningPaginator):
+            planned = _Planned(PagesAhead(self.fetch), self.paginator.plan)
+        try:
+            if self.prefetch == 0:
+                pages = self._pages_from(planned.ahead.fetch if planned else self.fetch, planned)
+                try:
+                    yield pages
+                finally:
+                    await pages.aclose()
+            else:
+                async with self._prefetched(planned) as ahead:
+                    yield ahead
+        finally:
+            if planned is not None:
+                await planned.ahead.close()
+
+    @asynccontextmanager
+    async def _prefetched(
+        self, planned: _Planned | None
+    ) -> AsyncIterator[AsyncIterator[PreparedPage]]:
+        queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
+        slots = asyncio.Semaphore(self.prefetch)
+        paginator = self.paginator
+        prefetching = None
+        if (
+            planned is None
+            and isinstance(paginator, PredictingPaginator)
+            and self.max_items is None
+        ):
+            prefetching = Prefetch(
+                self.fetch,
+                paginator.predict_next,
+                lambda: max(0, self.prefetch - queue.qsize() - 1),
+            )
+        fetch = self.fetch
+        if planned is not None:
+            fetch = planned.ahead.fetch
+        elif prefetching is not None:
+            fetch = prefetching.fetch
+        pages = self._pages_from(fetch, planned)
+
+        async def produce() -> None:
+            try:
+                while True:
+                    await slots.acquire()
+                    prepared = await anext(pages, None)
+                    queue.put_nowait(prepared)
+                    if prepared is None:
+                        return
+                    del prepared
+            except Exception as error:  # handed to the consumer, raised where it belongs
+                queue.put_nowait(error)
+            finally:
+                await pages.aclose()
+
+        async def consume() -> AsyncIterator[PreparedPage]:
+            while (got := await queue.get()) is not None:
+                if isinstance(got, BaseException):
+                    raise got
+                slots.release()
+                if prefetching is not None:
+                    prefetching.refill()
+                yield got
+                del got
+
+        producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self.call.description}")
+        try:
+            yield consume()
+        finally:
+            producer.cancel()
+            with suppress(asyncio.CancelledError):
+                await producer
+            if prefetching is not None:
+                await prefetching.close()
+
+    async def _pages_from(
+        self, fetch: FetchPage, planned: _Planned | None = None
+    ) -> AsyncGenerator[PreparedPage, None]:
+        remaining = self.max_items
+        if remaining == 0:
+            return
+        request, skip = self.call.start.request, self.call.start.skip
+        # Every request followed, to refuse a cycle before it repeats items. Kept as hashes (an
+        # int each, not the request with its cursor), so a long list costs little memory.
+        seen = {request_identity(request)}
+        read = empty = 0
+        recent = RecentIds()
+        while True:
+            self._check_target(request)
+            request, response = await self._fetched(fetch, request)
+            if response is None:  # every guess was refused, and nothing announced more
+                return
+            result = self._read(request, response)
+            if result.notice is not None:
+                warnings.warn(ContractDriftWarning(self._redacted(result.notice)), stacklevel=3)
+            empty = empty + 1 if not result.items and _continues(result) else 0
+            if empty > MAX_EMPTY_PAGES:
+                raise PaginationError(
+                    f"the service handed out a way forward on {empty} empty pages in a row "
+                    f"({self._describe(request)}): stopping rather than following it forever",
+                    method="GET",
+                    url=self._shown(response.url),
+                )
+            prepared = self._prepare(request, response, result, skip, remaining, recent)
+            if planned is not None:
+                left = None if remaining is None else remaining - len(prepared.items)
+                self._plan_after(planned, request, response, result, left)
+            read += prepared.raw_count
+            if prepared.place.next is None and prepared.place.whole and self.call.from_start:
+                self._check_complete(prepared.response, result.total, read)
+            yield prepared
+            following, url = prepared.place.next, prepared.response.url
+            if remaining is not None:
+                remaining -= len(prepared.items)
+            del prepared, response, result  # not kept alive while the next page is fetched
+            if following is None or remaining == 0:
+                return
+            if request_identity(following) in seen:
+                raise PaginationError(
+                    "the service sent a next-page request already followed in this list "
+                    f"({self._describe(following)}); stopping rather than repeating items",
+                    method="GET",
+                    url=self._shown(url),
+                )
+            seen.add(request_identity(following))
+            request, skip = following, 0
+
+    def _prepare(
+        self,
+        request: PageRequest,
+        response: JSONResponse,
+        result: PageResult,
+        skip: int,
+        remaining: int | None,
+        recent: RecentIds,
+    ) -> PreparedPage:
+        """Cut a page read from a response to the new items the caller is owed."""
+        delivery = recent.deliver(result.items, skip, remaining)
+        if delivery.repeats and not delivery.items and not delivery.stopped_early:
+            raise PaginationError(
+                f"every item of the page at {self._shown(response.url)} repeats an id "
+                "delivered just before: the service seems to ignore this list's paging "
+                f"parameters ({self._describe(request)}); the paginator does not match its "
+                "convention",
+                method="GET",
+                url=self._shown(response.url),
+            )
+        if delivery.repeats:
+            warnings.warn(
+                DuplicateItemWarning(
+                    f"{delivery.repeats} item(s) of the page at {self._shown(response.url)} repeat "
+                    "ids delivered just before; the repeats were skipped"
+                ),
+                stacklevel=3,
+            )
+        positions = delivery.positions
+        stopped_early = delivery.stopped_early
+        if request.probe is not None and result.items:
+            request = attrs.evolve(request, probe=None)  # its guess is confirmed: resume plainly
+        place = PagePlace(
+            request=request,
+            start=skip,
+            positions=positions,
+            end=positions[-1] if stopped_early and positions else len(result.items),
+            whole=not stopped_early,
+            next=None if stopped_early else result.next,
+        )
+        return PreparedPage(
+            items=delivery.items,
+            response=response,
+            items_path=result.items_path,
+            all_objects=delivery.all_objects,
+            place=place,
+            raw_count=len(result.items) - skip,
+            convention=result.convention,
+            total=result.total,
+        )
+
+    def _check_target(self, request: PageRequest) -> None:
+        """Refuse, before sending, a next-page URL that is unsafe to send credentials to."""
+        url = request.url
+        if url is None:
+            return
+        problem = target_problem(url, self.call.base_url, self.call.trusted_origins)
+        if problem is not None:
+            raise PaginationError(problem, method="GET", url=self._shown(url))
+
+    async def _fetched(
+        self, fetch: FetchPage, request: PageRequest
+    ) -> tuple[PageRequest, JSONResponse | None]:
+        """The response to a page request, the request it answers, with the ways around a
+        refused guess or first request (`_fetching`); None when every guess was refused."""
+        if request.probe is not None:
+            return await fetch_guess(fetch, request, self.call.secrets)
+        paginator = self.paginator
+        if (
+            not self.call.from_start
+            or request != self.call.first
+            or not isinstance(paginator, FallingBackPaginator)
+        ):
+            return request, await fetch(request)
+        return await fetch_first(fetch, request, paginator.fallbacks(request))
+
+    def _check_complete(self, response: JSONResponse, total: int | None, read: int) -> None:
+        """Refuse an end of list that comes before the total the service announced."""
+        if total is None:
+            total = announced_total(None, response)
+        if total is not None and read < total:
+            raise PaginationError(
+                f"the list ended after {read} items, but the service announced {total}: a "
+                "continuation the paginator does not follow, or a list that shrank while it was "
+                "listed; pin the service's convention with paginator=, or list it again",
+                method="GET",
+                url=self._shown(response.url),
+            )
+
+    def _redacted(self, text: str) -> str:
+        return redact(text, self.call.secrets)
+
+    def _plan_after(
+        self,
+        planned: _Planned,
+        request: PageRequest,
+        response: JSONResponse,
+        result: PageResult,
+        left: int | None,
+    ) -> None:
+        """Start the pages this page plans, or stop the list if its announced size changed."""
+        count = self.concurrency
+        if left is not None:
+            count = min(count, -(-left // max(1, len(result.items))))
+        plan = self._checked(response, lambda: planned.plan(request, response, result, count))
+        if plan is None:
+            planned.ahead.want(())
+            return
+        if planned.size is not None and plan.size != planned.size:
+            raise PaginationError(
+                f"the list changed while its pages were fetched in parallel: it announced "
+                f"{planned.size} before and {plan.size} at {self._shown(response.url)} "
+                f"({self._describe(request)}), so its items may have moved between pages; stopping "
+                "rather than skipping or repeating any (list it again for a consistent copy)",
+                method="GET",
+                url=self._shown(response.url),
+            )
+        planned.size = plan.size
+        planned.ahead.want(plan.requests)
+
+    def _describe(self, request: PageRequest) -> str:
+        """A page request as messages show it: its URL without query, or its parameter names."""
+        if request.url is not None:
+            return self._shown(request.url) + " with the same query"
+        return "&".join(f"{name}=..." for name, _ in request.params) or "no parameters"
+
+    def _read(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        return self._checked(response, lambda: self.paginator.read(request, response))
+
+    def _checked(self, response: JSONResponse, read: Callable[[], T]) -> T:
+        """Run a paginator's reading of a response, giving its faults the HTTP context."""
+        try:
+            return read()
+        except WireFault as fault:
+            secrets = self.call.secrets
+            shown = self._shown(response.url)
+            raise wire_fault_error(fault, response, url=shown, secrets=secrets) from None
+        except PagingFault as fault:
+            error = PaginationError(str(fault), method="GET", url=self._shown(response.url))
+            error.suggestion = fault.suggestion
+            scrub_error(error, self.call.secrets)
+            raise error from None
+
+
+class _Planned:
+    """The pages a list's announced size plans, fetched ahead, and the size first announced."""
+
+    def __init__(
+        self,
+        ahead: PagesAhead,
+        plan: Callable[[PageRequest, JSONResponse, PageResult, int], PagePlan | None],
+    ) -> None:
+        self.ahead = ahead
+        self.plan = plan
+        self.size: ListSize | None = None
+
+
+def _continues(result: PageResult) -> bool:
+    """Whether a page names a next page that is not a guess being tried."""
+    return result.next is not None and result.next.probe is None
+
+
+def target_problem(url: URL, base: URL, trusted_origins: Collection[str]) -> str | None:
+    """Why a next-page URL must not be fetched, or None when it is safe to send credentials to."""
+    problem = url_problem(url)
+    if problem is not None:
+        return f"the next-page link {problem}"
+    origin = str(url.origin())
+    if origin != str(base.origin()) and origin not in trusted_origins:
+        return (
+            f"the next page is on another origin ({origin}); credentials are only sent to "
+            f"{base.origin()} (add it to trusted_origins to follow it)"
+        )
+    prefix = base.path.rstrip("/") + "/"
+    if origin == str(base.origin()) and not url.path.startswith(prefix):
+        return f"the next page is outside the API's base path {prefix!r}"
+    return None
