@@ -10,8 +10,11 @@ core imports nothing a user meets, and `cli/` uses public names only:
     _client -> _collection -> _paging  -> _wire
                            -> _sending -> _wire
 
-Read from every module's AST, imports inside functions included, so a violation fails here
-before anyone has to notice it in review. `tests/` mirrors the packages: `tests/sending/` holds
+No modules import each other, however lazily, and `_paging` runs in layers (`PAGING_LAYERS`):
+reading one response, detecting a convention, the paginators, the call, the page loop, the
+pager, each importing only what lies below it. Read from every module's AST, imports inside
+functions and under `if TYPE_CHECKING:` included, so a violation fails here before anyone has
+to notice it in review. `tests/` mirrors the packages: `tests/sending/` holds
 the tests of `_sending`, `tests/client/` those of the top-level modules a user meets.
 """
 
