@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import hashlib
 import io
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import attrs
@@ -113,21 +114,56 @@ SMALL = {"endpoints": 20, "remediation-targets": 12, "scopes": 7, "vulnerability
 """How many records of each collection `Published` holds unless told: pages, not volume."""
 
 
+class AgentFile:
+    """A route answering the agent configuration download as the simulator does: the file with
+    its ETag and file name, or a 304 when `If-None-Match` holds that ETag."""
+
+    def __init__(self, body: bytes, name: str = "remedy-agent.conf") -> None:
+        self.body = body
+        self.name = name
+        self.etag = f'"{hashlib.sha256(body).hexdigest()[:32]}"'
+
+    def __call__(self, request: MockRequest) -> MockResponse:
+        headers = {"ETag": self.etag, "Content-Disposition": f'attachment; filename="{self.name}"'}
+        if request.headers.get("If-None-Match") == self.etag:
+            return MockResponse(304, headers=headers)
+        headers["Content-Type"] = "application/octet-stream"
+        return MockResponse(200, headers=headers, body=self.body)
+
+
+def health_ok(request: MockRequest) -> MockResponse:
+    """The health check's answer when all is well, as the simulator gives it."""
+    return MockResponse.json(200, {"status": "ok"})
+
+
+UNPUBLISHED = {
+    "/v1/health": health_ok,
+    "/v1/agent-configuration": AgentFile(b"agent settings\n" * 64),
+}
+"""The routes the reference does not publish (their paths, bodies and content types), as the
+simulator answers them: for a `Published` that also serves them (`beside=UNPUBLISHED`)."""
+
+
 class Published:
     """The published contract (`tests.published`) answered in a MockTransport, and the command
     line run against it in this process (`run`): the same code as over a socket, with none.
 
     Its `url` is a name no request leaves for; every request it answers is in `requests`;
-    `token` is the key it wants (None: it takes any request, with a key or without)."""
+    `token` is the key it wants (None: it takes any request, with a key or without); `beside`
+    answers paths outside the contract (`UNPUBLISHED`), each by its exact path."""
 
     url = BASE_URL
 
     def __init__(
-        self, records: dict[str, list[dict[str, Any]]] | None = None, token: str | None = None
+        self,
+        records: dict[str, list[dict[str, Any]]] | None = None,
+        token: str | None = None,
+        beside: Mapping[str, Callable[[MockRequest], MockResponse]] | None = None,
     ) -> None:
         self.service = PublishedService(
             records if records is not None else dataset(3, SMALL), token=token
         )
+        self.beside = dict(beside or {})
         self.requests: list[MockRequest] = []
 
     @property
@@ -145,7 +181,8 @@ class Published:
     def handler(self, request: MockRequest) -> MockResponse:
         """Answer one request as the published service does, and record it."""
         self.requests.append(request)
-        return self.service.handler(request)
+        route = self.beside.get(request.path)
+        return self.service.handler(request) if route is None else route(request)
 
     async def run(self, *args: str, **given: Any) -> Outcome:
         """Run the command line in this process against this service (as `cli_here`)."""

@@ -3,8 +3,8 @@
 The subprocess tests show the real process; these reach the same code quickly (and under
 coverage): every command, format and error path, without real waits (no retries, no faults
 that pause). What sits above the transport runs against the published contract (or a test's
-routes) in a MockTransport, with no socket; a simulator serves what is its own: its agent
-configuration file, its faults, a resumed export, the demo.
+routes) in a MockTransport, with no socket; a simulator serves what is its own: its faults,
+a resumed export, the demo.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 from tests.loopback import CANARY
 from tests.mock_service import BASE_URL, Routes
 
-from .conftest import MISSING, RESOURCES, Published, cli_here, scope
+from .conftest import MISSING, RESOURCES, AgentFile, Published, cli_here, scope
 
 
 async def test_list_in_every_format(published: Published) -> None:
@@ -111,17 +111,17 @@ async def test_health_that_is_not_ok_exits_1() -> None:
     assert "reports status 'degraded'" in outcome.stderr
 
 
-async def test_agent_configuration_to_a_directory_or_stdout(
-    simulator: Simulator, tmp_path: Path
-) -> None:
+async def test_agent_configuration_to_a_directory_or_stdout(tmp_path: Path) -> None:
     """--out DIR uses the service's file name; --out - streams the bytes to stdout."""
-    base = ("agent-config", "download", "--base-url", simulator.url, "--out")
-    to_dir = await cli_here(*base, str(tmp_path))
-    to_stdout = await cli_here(*base, "-")
-    nowhere = await cli_here(*base, str(tmp_path / "a" / "b"))
+    agent = AgentFile(bytes(range(256)) * 256)
+    transport = MockTransport(Routes({"/v1/agent-configuration": agent}))
+    base = ("agent-config", "download", "--base-url", BASE_URL, "--out")
+    to_dir = await cli_here(*base, str(tmp_path), transport=transport)
+    to_stdout = await cli_here(*base, "-", transport=transport)
+    nowhere = await cli_here(*base, str(tmp_path / "a" / "b"), transport=transport)
     (summary,) = to_dir.jsonl()
-    assert Path(summary["path"]).read_bytes() == to_stdout.stdout
-    assert len(to_stdout.stdout) == simulator.config.agent_configuration_size
+    assert Path(summary["path"]) == tmp_path / agent.name
+    assert Path(summary["path"]).read_bytes() == to_stdout.stdout == agent.body
     assert "wrote 65,536 bytes, sha256" in to_stdout.stderr
     assert (nowhere.code, to_dir.code, to_stdout.code) == (2, 0, 0)
     assert "is not a directory" in nowhere.stderr

@@ -11,7 +11,7 @@ import pytest
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import CANARY
 
-from .conftest import clean_env, cli, cli_here
+from .conftest import UNPUBLISHED, Published, clean_env, cli, cli_here
 
 
 @pytest.fixture
@@ -25,13 +25,14 @@ async def drifting() -> AsyncIterator[Simulator]:
 
 
 async def test_probe_says_a_service_follows_the_published_contract() -> None:
-    """Against the simulator's default, the published contract, the report names the offset
-    paging, snake_case naming and the `{"error": "..."}` bodies, the first two as the
+    """Against the published contract (and the simulator's health check and agent
+    configuration download, which the reference leaves unpublished), the report names the
+    offset paging, snake_case naming and the `{"error": "..."}` bodies, the first two as the
     contract's; no drift is warned of; the unknown id is a well-formed UUID, so a 404."""
-    async with Simulator(SimulatorConfig(seed=4, size=10, token=CANARY)) as simulator:
-        outcome = await cli_here(
-            "probe", "--base-url", simulator.url, env={"REMEDY_API_TOKEN": CANARY}
-        )
+    service = Published(token=CANARY, beside=UNPUBLISHED)
+    outcome = await service.run(
+        "probe", "--base-url", service.url, env={"REMEDY_API_TOKEN": CANARY}
+    )
     assert outcome.code == 0, outcome.stderr
     text = outcome.stdout.decode()
     row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
