@@ -1,6 +1,7 @@
 """Progress with totals: a share and an ETA when the list announces its size (offset and page
 lists do), nothing more when it does not (cursor lists), on time that passes only as pages are
-asked for."""
+asked for. Offset lists come from the published contract in a MockTransport; cursor lists and
+a service failing mid-export from simulators."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from remedy_async import MockRequest, MockResponse, MockTransport
 from remedy_async.cli._meters import Meters
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
-from .conftest import cli_here
+from .conftest import Published, cli_here
 
 SHARE = re.compile(r", \d+% of [\d,]+, ETA \d+:\d\d:\d\d$")
 
@@ -34,7 +36,8 @@ class PageTime:
         return self.now
 
     async def serve(self, seconds: float) -> None:
-        """The simulator's wait before answering a page (a latency fault): move time on."""
+        """The wait before answering a page (a simulator's latency fault, or a MockTransport
+        handler's): move time on."""
         self.now += 1.0
         self._asked.set()
 
@@ -88,13 +91,21 @@ async def test_export_shows_share_and_eta_when_the_list_announces_its_total(
 ) -> None:
     """An offset list announces its size: each progress line after the first page has the
     share done and the time left, whether the export writes files or DuckDB tables."""
-    config, time = _paced("offset")
+    time = PageTime()
+    service = Published()
+    assert service.count("endpoints") == 20
+
+    async def paced(request: MockRequest) -> MockResponse:
+        await time.serve(0)
+        await asyncio.sleep(0)  # a socket's wait: the progress lines' task runs before the answer
+        return service.handler(request)
+
     flag, value = target
-    async with Simulator(config, sleep=time.serve) as simulator:
-        outcome = await cli_here(
-            "export", "endpoints", flag, value.format(dir=tmp_path), "--page-size", "5",
-            "--base-url", simulator.url, clock=time.clock, sleep=time.wait,
-        )  # fmt: skip
+    outcome = await cli_here(
+        "export", "endpoints", flag, value.format(dir=tmp_path), "--page-size", "5",
+        "--base-url", service.url, clock=time.clock, sleep=time.wait,
+        transport=MockTransport(paced),
+    )  # fmt: skip
     assert outcome.code == 0, outcome.stderr
     lines = _progress_lines(outcome.stderr, "endpoints")
     assert lines[0] == "0 records, 0/s"
