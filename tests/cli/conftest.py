@@ -136,7 +136,7 @@ def health_ok(request: MockRequest) -> MockResponse:
     return MockResponse.json(200, {"status": "ok"})
 
 
-UNPUBLISHED = {
+UNPUBLISHED: dict[str, Callable[[MockRequest], MockResponse]] = {
     "/v1/health": health_ok,
     "/v1/agent-configuration": AgentFile(b"agent settings\n" * 64),
 }
