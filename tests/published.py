@@ -194,15 +194,20 @@ def _matches(record: Record, query: Any) -> bool:
 
 
 class PublishedService:
-    """The published contract, served by `app()` or `handler`: records, requests seen, a hook.
+    """The published contract, served by `app()` or `handler`: records, requests seen, a hook,
+    and the key it wants (`token`; None: none).
 
     `requests` holds each request's path and query as received (`/v1/endpoints?limit=100`);
     `between_pages(resource, served)` runs before each list page is answered, after `served`
     pages of that collection were answered, so a test can change `records` mid-list.
     """
 
-    def __init__(self, records: dict[str, list[Record]] | None = None) -> None:
+    def __init__(
+        self, records: dict[str, list[Record]] | None = None, token: str | None = TOKEN
+    ) -> None:
         self.records = records if records is not None else dataset()
+        self.token = token
+        """The API key every request must carry; None: any request, with a key or without."""
         self.requests: list[str] = []
         self.between_pages: Callable[[str, int], None] | None = None
         self._served: dict[str, int] = dict.fromkeys(COLLECTIONS, 0)
@@ -234,7 +239,7 @@ class PublishedService:
             return 404, {"error": "Not Found"}
         self.requests.append(path_qs)
         try:
-            if headers.get("Authorization") != f"Bearer {TOKEN}":
+            if self.token is not None and headers.get("Authorization") != f"Bearer {self.token}":
                 raise _Refused(401, "Missing or invalid API key.")
             if segments[1] not in COLLECTIONS:
                 raise _Refused(404, "Not Found")

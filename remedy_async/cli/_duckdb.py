@@ -147,7 +147,9 @@ async def run_duckdb_export(options: argparse.Namespace, terminal: Terminal) -> 
     try:
         for resource in resources:
             await asyncio.to_thread(_prepare, connection, resource)
-        async with open_client(options, terminal.env, [meters.on_event]) as client:
+        async with open_client(
+            options, terminal.env, [meters.on_event], terminal.transport
+        ) as client:
             mode: ProgressMode = options.progress
             with progress(
                 meters, mode, terminal, data_on_stdout=False, every=options.progress_every

@@ -298,7 +298,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
 
         return await run_duckdb_export(options, terminal)
     meters = Meters(terminal.clock)
-    client = open_client(options, terminal.env, [meters.on_event])
+    client = open_client(options, terminal.env, [meters.on_event], terminal.transport)
     jobs = await asyncio.to_thread(_plan, options)
     async with client:
         runs: list[tuple[Job, Pager[Any], Meter]] = []

@@ -38,6 +38,8 @@ async def run_probe(options: argparse.Namespace, terminal: Terminal) -> int:
     if emit is not None:
         await asyncio.to_thread(_check_writable, emit)
     settings = probe_arguments(options, terminal)
+    if terminal.transport is not None:
+        settings["transport"] = terminal.transport
     report = await probe(page_size=options.page_size, **settings)
     if options.format == "json":
         terminal.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_APPEND_NEWLINE))

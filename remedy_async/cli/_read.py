@@ -39,7 +39,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     check_conditions(resource, options.where)
     seen = seen_check(options, options.where)
     meters = Meters(terminal.clock)
-    async with open_client(options, terminal.env, [meters.on_event]) as client:
+    async with open_client(options, terminal.env, [meters.on_event], terminal.transport) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
         filters: dict[str, Any] = resource_filters(resource, options.filter, options.filter_flags)
         try:
@@ -136,7 +136,7 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
     ids = _stdin_ids(terminal.stdin) if options.ids == ["-"] else options.ids
     meters = Meters(terminal.clock)
     failures = 0
-    async with open_client(options, terminal.env, [meters.on_event]) as client:
+    async with open_client(options, terminal.env, [meters.on_event], terminal.transport) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
         meter = meters.add(resource.segment, (resource.segment, "get"))
         with (

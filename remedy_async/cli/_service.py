@@ -32,7 +32,7 @@ def _write_json(terminal: Terminal, document: Any) -> None:
 
 async def run_health(options: argparse.Namespace, terminal: Terminal) -> int:
     """Print the service's health answer as JSON; 0 when it reports ok, else 1."""
-    async with open_client(options, terminal.env) as client:
+    async with open_client(options, terminal.env, transport=terminal.transport) as client:
         status = await client.health()
     _write_json(terminal, to_wire(status))
     if status.ok:
@@ -87,7 +87,7 @@ async def run_agent_config_download(options: argparse.Namespace, terminal: Termi
         await asyncio.to_thread(_check_destination, Path(out))
     etag_file = getattr(options, "etag_file", None)
     etag = getattr(options, "etag", None) or await asyncio.to_thread(_read_etag, etag_file)
-    async with open_client(options, terminal.env) as client:
+    async with open_client(options, terminal.env, transport=terminal.transport) as client:
         if out == "-":
             result = await client.download_agent_configuration(terminal.stdout, etag=etag)
             terminal.stdout.flush()
@@ -117,14 +117,14 @@ async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
         if resource is None:
             known = ", ".join(_COLLECTION_PATHS)
             raise UsageError(f"api --paginate {path}: only a collection pages ({known})")
-        async with open_client(options, terminal.env) as client:
+        async with open_client(options, terminal.env, transport=terminal.transport) as client:
             collection: ResourceCollection[Any] = getattr(client, resource.attribute)
             sink = StreamSink(JsonArrayEncoder(), terminal.stdout)
             with finished(sink):
                 async for page in collection.list(extra_params=params).as_dicts().pages():
                     sink.write(page.items)
         return EXIT_OK
-    async with open_client(options, terminal.env) as client:
+    async with open_client(options, terminal.env, transport=terminal.transport) as client:
         response = await client.get_json(path, params=params)
     terminal.stdout.write(orjson.dumps(response.body, option=orjson.OPT_APPEND_NEWLINE))
     terminal.stdout.flush()

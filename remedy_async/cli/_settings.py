@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from remedy_async import ClientEvent, RemedyClient, RetryPolicy
+from remedy_async import ClientEvent, RemedyClient, RetryPolicy, Transport
 
 from ._errors import TOKEN_SENT, UsageError
 from ._options import (
@@ -26,12 +26,18 @@ EventHook = Callable[[ClientEvent], None]
 
 
 def open_client(
-    options: argparse.Namespace, env: Mapping[str, str], event_hooks: Sequence[EventHook] = ()
+    options: argparse.Namespace,
+    env: Mapping[str, str],
+    event_hooks: Sequence[EventHook] = (),
+    transport: Transport | None = None,
 ) -> RemedyClient:
     """Return a client (not yet entered) configured by the options, else `--config`, else the
-    environment; notes on the options whether it sends a token (`TOKEN_SENT`)."""
+    environment; notes on the options whether it sends a token (`TOKEN_SENT`).
+
+    `transport` (the `Terminal`'s) sends every request instead of the network, so the proxy
+    settings are left out: none of them applies to it."""
     config = config_file(options, env)
-    routes = proxy_settings(options, env)
+    routes = proxy_settings(options, env) if transport is None else {"transport": transport}
     if config is None:
         settings = client_settings(options, env)
         setattr(options, TOKEN_SENT, "token" in settings)

@@ -16,6 +16,8 @@ from typing import BinaryIO, Literal, TextIO
 
 from attrs import frozen
 
+from remedy_async import Transport
+
 from ._errors import UsageError
 
 ProgressMode = Literal["auto", "always", "lines", "never"]
@@ -43,6 +45,9 @@ class Terminal:
     """Where progress reads the time (rates, ETAs): a test passes its own clock."""
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     """How progress waits between its lines: a test passes one that waits no real time."""
+    transport: Transport | None = None
+    """What every request is sent through: None for the network (proxies and all); a test
+    passes a `MockTransport`, so the command runs with no socket."""
 
     @classmethod
     def of_process(cls) -> Terminal:

@@ -89,7 +89,7 @@ async def run_watch(options: argparse.Namespace, terminal: Terminal) -> int:
     """Write a collection's changes to stdout, pass after pass; see the module's doc."""
     segment = options.resource.segment
     meters = Meters()
-    client = open_client(options, terminal.env, [meters.on_event])
+    client = open_client(options, terminal.env, [meters.on_event], terminal.transport)
     meter = meters.add(segment, (segment, "list"))
 
     def report(result: PassResult) -> None:

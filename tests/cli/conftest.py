@@ -1,21 +1,26 @@
-"""Runs the command line as a subprocess (or in this process) against a simulator."""
+"""Runs the command line as a subprocess (or in this process) against a simulator, or in this
+process against the published contract in a MockTransport, with no socket (`Published`)."""
 
 from __future__ import annotations
 
 import asyncio
 import csv
+import hashlib
 import io
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import attrs
 import orjson
 import pytest
 
+from remedy_async import MockRequest, MockResponse, MockTransport
 from remedy_async.cli import Terminal, run
 from remedy_async.simulator import Simulator, SimulatorConfig
+from tests.mock_service import BASE_URL
+from tests.published import PublishedService, dataset
 
 AS_FROM_A_SHELL = (
     "import runpy, signal; "
@@ -103,6 +108,91 @@ async def cli_here(
     streams = Terminal(stdout=stdout, stderr=stderr, stdin=io.StringIO(stdin), env=env or {})
     code = await run(args, attrs.evolve(streams, **terminal))
     return Outcome(code, stdout.getvalue(), stderr.getvalue())
+
+
+SMALL = {"endpoints": 20, "remediation-targets": 12, "scopes": 7, "vulnerability-findings": 40}
+"""How many records of each collection `Published` holds unless told: pages, not volume."""
+
+
+class AgentFile:
+    """A route answering the agent configuration download as the simulator does: the file with
+    its ETag and file name, or a 304 when `If-None-Match` holds that ETag."""
+
+    def __init__(self, body: bytes, name: str = "remedy-agent.conf") -> None:
+        self.body = body
+        self.name = name
+        self.etag = f'"{hashlib.sha256(body).hexdigest()[:32]}"'
+
+    def __call__(self, request: MockRequest) -> MockResponse:
+        headers = {"ETag": self.etag, "Content-Disposition": f'attachment; filename="{self.name}"'}
+        if request.headers.get("If-None-Match") == self.etag:
+            return MockResponse(304, headers=headers)
+        headers["Content-Type"] = "application/octet-stream"
+        return MockResponse(200, headers=headers, body=self.body)
+
+
+def health_ok(request: MockRequest) -> MockResponse:
+    """The health check's answer when all is well, as the simulator gives it."""
+    return MockResponse.json(200, {"status": "ok"})
+
+
+UNPUBLISHED: dict[str, Callable[[MockRequest], MockResponse]] = {
+    "/v1/health": health_ok,
+    "/v1/agent-configuration": AgentFile(b"agent settings\n" * 64),
+}
+"""The routes the reference does not publish (their paths, bodies and content types), as the
+simulator answers them: for a `Published` that also serves them (`beside=UNPUBLISHED`)."""
+
+
+class Published:
+    """The published contract (`tests.published`) answered in a MockTransport, and the command
+    line run against it in this process (`run`): the same code as over a socket, with none.
+
+    Its `url` is a name no request leaves for; every request it answers is in `requests`;
+    `token` is the key it wants (None: it takes any request, with a key or without); `beside`
+    answers paths outside the contract (`UNPUBLISHED`), each by its exact path."""
+
+    url = BASE_URL
+
+    def __init__(
+        self,
+        records: dict[str, list[dict[str, Any]]] | None = None,
+        token: str | None = None,
+        beside: Mapping[str, Callable[[MockRequest], MockResponse]] | None = None,
+    ) -> None:
+        self.service = PublishedService(
+            records if records is not None else dataset(3, SMALL), token=token
+        )
+        self.beside = dict(beside or {})
+        self.requests: list[MockRequest] = []
+
+    @property
+    def records(self) -> dict[str, list[dict[str, Any]]]:
+        return self.service.records
+
+    def ids(self, collection: str) -> list[str]:
+        """The ids of a collection's records, in the service's list order."""
+        return [record["id"] for record in self.records[collection]]
+
+    def count(self, collection: str) -> int:
+        """How many records a collection holds."""
+        return len(self.records[collection])
+
+    def handler(self, request: MockRequest) -> MockResponse:
+        """Answer one request as the published service does, and record it."""
+        self.requests.append(request)
+        route = self.beside.get(request.path)
+        return self.service.handler(request) if route is None else route(request)
+
+    async def run(self, *args: str, **given: Any) -> Outcome:
+        """Run the command line in this process against this service (as `cli_here`)."""
+        return await cli_here(*args, transport=MockTransport(self.handler), **given)
+
+
+@pytest.fixture
+def published() -> Published:
+    """The published contract with a few records of each collection, in a MockTransport."""
+    return Published()
 
 
 @pytest.fixture

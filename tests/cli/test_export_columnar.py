@@ -1,4 +1,7 @@
-"""`export --format parquet` and `export --to duckdb:PATH`: the JSON lines export, columnar."""
+"""`export --format parquet` and `export --to duckdb:PATH`: the JSON lines export, columnar.
+
+Against the published contract in a MockTransport; a killed or stopped export resumes against
+simulators."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from remedy_async.columnar import records_of
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 from tests.columnar.forms import model_of, read_back
 
-from .conftest import RESOURCES, cli, cli_here, start_cli
+from .conftest import RESOURCES, Published, cli, cli_here, start_cli
 
 pq = pytest.importorskip("pyarrow.parquet", reason="the arrow extra is not installed")
 duckdb = pytest.importorskip("duckdb", reason="the duckdb extra is not installed")
@@ -40,10 +43,10 @@ def duckdb_records(path: Path, resource: str) -> list[dict[str, Any]]:
 
 
 async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
-    simulator: Simulator, tmp_path: Path
+    published: Published, tmp_path: Path
 ) -> None:
     """Parquet files and DuckDB tables (upserted twice) read back as the JSON lines export."""
-    base = ("export", "--base-url", simulator.url, "--page-size", "30")
+    base = ("export", "--base-url", published.url, "--page-size", "30")
     database = tmp_path / "remedy.duckdb"
     for target in (
         ("--out", str(tmp_path / "jsonl")),
@@ -51,19 +54,18 @@ async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
         ("--to", f"duckdb:{database}"),
         ("--to", f"duckdb:{database}"),
     ):
-        outcome = await cli_here(*base, *target)
+        outcome = await published.run(*base, *target)
         assert outcome.code == 0, outcome.stderr
     for resource in RESOURCES:
         expected = json_lines(tmp_path / "jsonl", resource)
-        assert [record["id"] for record in expected] == list(simulator.dataset.ids(resource))
+        assert [record["id"] for record in expected] == list(published.ids(resource))
         assert parquet_records(tmp_path / "parquet", resource) == expected, resource
         by_id = sorted(expected, key=lambda record: record["id"])
         assert duckdb_records(database, resource) == by_id, resource
     parquet = pq.ParquetFile(tmp_path / "parquet" / "vulnerability-findings.parquet")
     assert parquet.metadata.num_row_groups > 1  # a row group per page
     critical = sum(
-        record["severity"] == "critical"
-        for record in simulator.dataset.records("vulnerability-findings")
+        record["severity"] == "critical" for record in published.records["vulnerability-findings"]
     )
     with duckdb.connect(str(database)) as connection:
         (found,) = connection.execute(
@@ -73,7 +75,7 @@ async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
             "SELECT operating_system.family FROM endpoints ORDER BY id LIMIT 1"
         ).fetchone()
     assert found == critical > 0  # a finding's fields are reachable in its `extra` JSON
-    first = min(simulator.dataset.records("endpoints"), key=lambda record: record["id"])
+    first = min(published.records["endpoints"], key=lambda record: record["id"])
     assert family == first["operating_system"]["family"]  # a struct, read by dotted name
 
 
@@ -150,22 +152,22 @@ async def test_a_stopped_duckdb_export_resumes_from_its_saved_position(tmp_path:
     ],
 )
 async def test_columnar_flags_that_cannot_work_are_usage_errors(
-    simulator: Simulator, tmp_path: Path, flags: tuple[str, ...], message: str
+    published: Published, tmp_path: Path, flags: tuple[str, ...], message: str
 ) -> None:
     """Impossible combinations exit 2 and say why."""
     out = ("--out", str(tmp_path)) if "--format" in flags else ()
-    outcome = await cli_here("export", "scopes", *out, *flags, "--base-url", simulator.url)
+    outcome = await published.run("export", "scopes", *out, *flags, "--base-url", published.url)
     assert (outcome.code, message in outcome.stderr) == (2, True), outcome.stderr
 
 
 async def test_parquet_without_pyarrow_is_a_usage_error_naming_the_extra(
-    simulator: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    published: Published, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without pyarrow, --format parquet exits 2 naming remedy-async[arrow]."""
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    outcome = await cli_here(
+    outcome = await published.run(
         "export", "scopes", "--out", str(tmp_path), "--format", "parquet",
-        "--base-url", simulator.url,
+        "--base-url", published.url,
     )  # fmt: skip
     assert outcome.code == 2
     assert "pip install 'remedy-async[arrow]'" in outcome.stderr

@@ -13,7 +13,7 @@ from remedy_async.cli._checkpoint import read_checkpoint
 from remedy_async.cli._formats import CsvEncoder, csv_columns
 from remedy_async.simulator import Simulator
 
-from .conftest import cli_here
+from .conftest import Published, cli_here
 
 
 def test_a_lone_carriage_return_in_a_cell_is_quoted() -> None:
@@ -35,16 +35,16 @@ def test_rows_end_in_crlf_when_asked() -> None:
     )
 
 
-async def test_list_csv_lines_hold_no_carriage_return(simulator: Simulator) -> None:
+async def test_list_csv_lines_hold_no_carriage_return(published: Published) -> None:
     """`list --format csv` rows end in `\\n`: the last column, cut as `cut -d, -f` would cut
     it, is the value itself."""
-    outcome = await cli_here(
-        "list", "scopes", "--base-url", simulator.url, "--format", "csv", "--fields", "name,id"
+    outcome = await published.run(
+        "list", "scopes", "--base-url", published.url, "--format", "csv", "--fields", "name,id"
     )
     assert outcome.code == 0, outcome.stderr
     assert b"\r" not in outcome.stdout
     last = [line.rsplit(",", 1)[1] for line in outcome.stdout.decode().split("\n")[1:-1]]
-    assert last == list(simulator.dataset.ids("scopes"))
+    assert last == published.ids("scopes")
 
 
 async def test_an_export_begun_with_crlf_resumes_with_crlf(

@@ -7,25 +7,28 @@ from pathlib import Path
 
 import pytest
 
+from remedy_async import MockTransport
 from remedy_async.cli._options import DEFAULT_BASE_URL
 from remedy_async.cli._parser import parse_command_line
 from remedy_async.cli._settings import open_client
 from remedy_async.simulator import Simulator
+from tests.mock_service import BASE_URL, Routes
 from tests.proxy import ForwardProxy
 
-from .conftest import cli_here
+from .conftest import UNPUBLISHED, cli_here, health_ok
+
+AGENT = MockTransport(Routes({"/v1/agent-configuration": UNPUBLISHED["/v1/agent-configuration"]}))
+"""The agent configuration download in a MockTransport: a file, its ETag, a 304 for it."""
 
 
-async def test_an_etag_file_downloads_only_a_changed_file(
-    simulator: Simulator, tmp_path: Path
-) -> None:
+async def test_an_etag_file_downloads_only_a_changed_file(tmp_path: Path) -> None:
     """--etag-file saves the ETag of a download; the next run sends it, is told the file is
     unchanged, writes nothing and says notModified."""
     target, saved = tmp_path / "agent.conf", tmp_path / "agent.etag"
-    base = ("agent-config", "download", "--base-url", simulator.url, "--out", str(target))
-    first = await cli_here(*base, "--etag-file", str(saved))
+    base = ("agent-config", "download", "--base-url", BASE_URL, "--out", str(target))
+    first = await cli_here(*base, "--etag-file", str(saved), transport=AGENT)
     target.write_bytes(b"local edit")
-    second = await cli_here(*base, "--etag-file", str(saved))
+    second = await cli_here(*base, "--etag-file", str(saved), transport=AGENT)
     (before,), (after,) = first.jsonl(), second.jsonl()
     assert (first.code, second.code) == (0, 0)
     assert saved.read_text().strip() == before["etag"] == after["etag"]
@@ -33,16 +36,27 @@ async def test_an_etag_file_downloads_only_a_changed_file(
     assert target.read_bytes() == b"local edit"
 
 
-async def test_an_etag_to_stdout_writes_nothing_when_unchanged(
-    simulator: Simulator, tmp_path: Path
-) -> None:
+async def test_an_etag_to_stdout_writes_nothing_when_unchanged(tmp_path: Path) -> None:
     """--etag with --out - prints no bytes for an unchanged file and says so on stderr."""
-    base = ("agent-config", "download", "--base-url", simulator.url, "--out")
-    (summary,) = (await cli_here(*base, str(tmp_path))).jsonl()
-    unchanged = await cli_here(*base, "-", "--etag", summary["etag"])
+    base = ("agent-config", "download", "--base-url", BASE_URL, "--out")
+    (summary,) = (await cli_here(*base, str(tmp_path), transport=AGENT)).jsonl()
+    unchanged = await cli_here(*base, "-", "--etag", summary["etag"], transport=AGENT)
     assert unchanged.code == 0
     assert unchanged.stdout == b""
     assert f"not modified (ETag {summary['etag']}): nothing written" in unchanged.stderr
+
+
+async def test_a_terminals_transport_carries_every_request_whatever_the_proxy() -> None:
+    """A Terminal's transport (a test's MockTransport) answers every request: --proxy and the
+    proxy variables are for the network, which it replaces, so they are left out."""
+    health = Routes({"/v1/health": health_ok})
+    env = {"HTTPS_PROXY": "http://127.0.0.1:9"}
+    outcome = await cli_here(
+        "health", "--base-url", BASE_URL, "--proxy", "http://127.0.0.1:9", "--token", "t",
+        env=env, transport=MockTransport(health),
+    )  # fmt: skip
+    assert (outcome.code, outcome.jsonl()) == (0, [{"status": "ok"}]), outcome.stderr
+    assert len(health.requests) == 1
 
 
 async def test_proxy_flag_routes_the_command_through_the_proxy(simulator: Simulator) -> None:

@@ -1,4 +1,7 @@
-"""`remedy-async probe` and `--config`: report a service's contract, pin it, and use the pin."""
+"""`remedy-async probe` and `--config`: report a service's contract, pin it, and use the pin.
+
+The published contract is answered in a MockTransport; a service that drifts from it is a
+simulator's (its other paging, naming and error bodies are the simulator's own)."""
 
 from __future__ import annotations
 
@@ -8,10 +11,11 @@ from pathlib import Path
 import orjson
 import pytest
 
+from remedy_async import MockRequest, MockResponse, MockTransport
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.loopback import CANARY
 
-from .conftest import clean_env, cli, cli_here
+from .conftest import UNPUBLISHED, Published, clean_env, cli, cli_here
 
 
 @pytest.fixture
@@ -25,13 +29,14 @@ async def drifting() -> AsyncIterator[Simulator]:
 
 
 async def test_probe_says_a_service_follows_the_published_contract() -> None:
-    """Against the simulator's default, the published contract, the report names the offset
-    paging, snake_case naming and the `{"error": "..."}` bodies, the first two as the
+    """Against the published contract (and the simulator's health check and agent
+    configuration download, which the reference leaves unpublished), the report names the
+    offset paging, snake_case naming and the `{"error": "..."}` bodies, the first two as the
     contract's; no drift is warned of; the unknown id is a well-formed UUID, so a 404."""
-    async with Simulator(SimulatorConfig(seed=4, size=10, token=CANARY)) as simulator:
-        outcome = await cli_here(
-            "probe", "--base-url", simulator.url, env={"REMEDY_API_TOKEN": CANARY}
-        )
+    service = Published(token=CANARY, beside=UNPUBLISHED)
+    outcome = await service.run(
+        "probe", "--base-url", service.url, env={"REMEDY_API_TOKEN": CANARY}
+    )
     assert outcome.code == 0, outcome.stderr
     text = outcome.stdout.decode()
     row = next(line for line in text.splitlines() if line.strip().startswith("endpoints"))
@@ -122,20 +127,27 @@ async def test_the_environment_names_the_config_file_and_the_auth_header(
     tmp_path: Path,
 ) -> None:
     """REMEDY_CONFIG stands for --config; REMEDY_AUTH_HEADER for --auth-header."""
-    config = SimulatorConfig(size=5, token=CANARY, auth_header="X-API-Key", auth_scheme=None)
-    async with Simulator(config) as simulator:
-        path = tmp_path / "remedy.toml"
-        path.write_text(
-            f'[default]\nbase_url = "{simulator.url}"\nauth_header = "X-API-Key"\n'
-            'auth_scheme = "none"\n'
-        )
-        from_file = await cli_here(
-            "list", "scopes", env={"REMEDY_CONFIG": str(path), "REMEDY_API_TOKEN": CANARY}
-        )
-        by_header = await cli_here(
-            "list", "scopes", "--base-url", simulator.url, "--auth-scheme", "none",
-            env={"REMEDY_AUTH_HEADER": "X-API-Key", "REMEDY_API_TOKEN": CANARY},
-        )  # fmt: skip
+    service = Published()
+
+    def keyed(request: MockRequest) -> MockResponse:
+        """The service wanting the bare token in X-API-Key, and no Authorization header."""
+        if request.headers.get("X-API-Key") != CANARY or "Authorization" in request.headers:
+            return MockResponse.json(401, {"error": "Missing or invalid API key."})
+        return service.handler(request)
+
+    path = tmp_path / "remedy.toml"
+    path.write_text(
+        f'[default]\nbase_url = "{service.url}"\nauth_header = "X-API-Key"\nauth_scheme = "none"\n'
+    )
+    from_file = await cli_here(
+        "list", "scopes", env={"REMEDY_CONFIG": str(path), "REMEDY_API_TOKEN": CANARY},
+        transport=MockTransport(keyed),
+    )  # fmt: skip
+    by_header = await cli_here(
+        "list", "scopes", "--base-url", service.url, "--auth-scheme", "none",
+        env={"REMEDY_AUTH_HEADER": "X-API-Key", "REMEDY_API_TOKEN": CANARY},
+        transport=MockTransport(keyed),
+    )  # fmt: skip
     assert from_file.code == 0, from_file.stderr
     assert by_header.code == 0, by_header.stderr
     assert from_file.stdout == by_header.stdout != b""

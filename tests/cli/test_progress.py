@@ -1,6 +1,7 @@
 """Progress with totals: a share and an ETA when the list announces its size (offset and page
 lists do), nothing more when it does not (cursor lists), on time that passes only as pages are
-asked for."""
+asked for. Offset lists come from the published contract in a MockTransport; cursor lists and
+a service failing mid-export from simulators."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from remedy_async import MockRequest, MockResponse, MockTransport
 from remedy_async.cli._meters import Meters
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
-from .conftest import cli_here
+from .conftest import Outcome, Published, cli_here
 
 SHARE = re.compile(r", \d+% of [\d,]+, ETA \d+:\d\d:\d\d$")
 
@@ -34,7 +36,8 @@ class PageTime:
         return self.now
 
     async def serve(self, seconds: float) -> None:
-        """The simulator's wait before answering a page (a latency fault): move time on."""
+        """The wait before answering a page (a simulator's latency fault, or a MockTransport
+        handler's): move time on."""
         self.now += 1.0
         self._asked.set()
 
@@ -53,6 +56,31 @@ def _paced(paging: str) -> tuple[SimulatorConfig, PageTime]:
         faults=[FaultSpec("latency", 1.0, "list:*", latency_ms=1)],
     )
     return config, PageTime()
+
+
+async def _run_paced(paging: str, *args: str) -> Outcome:
+    """Run the command line on 20 endpoints, every list request paced by a PageTime: an offset
+    list is the published contract's, in a MockTransport; a cursor list a simulator's."""
+    assert paging in ("offset", "cursor")
+    if paging == "cursor":
+        config, time = _paced(paging)
+        async with Simulator(config, sleep=time.serve) as simulator:
+            return await cli_here(
+                *args, "--base-url", simulator.url, clock=time.clock, sleep=time.wait
+            )
+    time = PageTime()
+    service = Published()
+    assert service.count("endpoints") == 20
+
+    async def paced(request: MockRequest) -> MockResponse:
+        await time.serve(0)
+        await asyncio.sleep(0)  # a socket's wait: the progress lines' task runs before the answer
+        return service.handler(request)
+
+    return await cli_here(
+        *args, "--base-url", service.url, clock=time.clock, sleep=time.wait,
+        transport=MockTransport(paced),
+    )  # fmt: skip
 
 
 def _progress_lines(stderr: str, name: str) -> list[str]:
@@ -88,13 +116,10 @@ async def test_export_shows_share_and_eta_when_the_list_announces_its_total(
 ) -> None:
     """An offset list announces its size: each progress line after the first page has the
     share done and the time left, whether the export writes files or DuckDB tables."""
-    config, time = _paced("offset")
     flag, value = target
-    async with Simulator(config, sleep=time.serve) as simulator:
-        outcome = await cli_here(
-            "export", "endpoints", flag, value.format(dir=tmp_path), "--page-size", "5",
-            "--base-url", simulator.url, clock=time.clock, sleep=time.wait,
-        )  # fmt: skip
+    outcome = await _run_paced(
+        "offset", "export", "endpoints", flag, value.format(dir=tmp_path), "--page-size", "5"
+    )
     assert outcome.code == 0, outcome.stderr
     lines = _progress_lines(outcome.stderr, "endpoints")
     assert lines[0] == "0 records, 0/s"
@@ -107,12 +132,9 @@ async def test_export_shows_share_and_eta_when_the_list_announces_its_total(
 
 async def test_export_shows_no_share_when_the_list_announces_no_total(tmp_path: Path) -> None:
     """A cursor list announces no size: the progress lines have the count and rate only."""
-    config, time = _paced("cursor")
-    async with Simulator(config, sleep=time.serve) as simulator:
-        outcome = await cli_here(
-            "export", "endpoints", "--out", str(tmp_path), "--page-size", "5",
-            "--base-url", simulator.url, clock=time.clock, sleep=time.wait,
-        )  # fmt: skip
+    outcome = await _run_paced(
+        "cursor", "export", "endpoints", "--out", str(tmp_path), "--page-size", "5"
+    )
     assert outcome.code == 0, outcome.stderr
     lines = _progress_lines(outcome.stderr, "endpoints")
     assert len(lines) >= 4
@@ -166,13 +188,8 @@ async def test_list_progress_lines_show_a_share_only_when_the_total_is_known(
 ) -> None:
     """`list` (data into a pipe, progress into a log) shows the share of the list's total,
     or of `--max-items` when fewer; nothing when the list announces no total."""
-    config, time = _paced(paging)
     cap = ("--max-items", max_items) if max_items else ()
-    async with Simulator(config, sleep=time.serve) as simulator:
-        outcome = await cli_here(
-            "list", "endpoints", "--page-size", "5", *cap, "--base-url", simulator.url,
-            clock=time.clock, sleep=time.wait,
-        )  # fmt: skip
+    outcome = await _run_paced(paging, "list", "endpoints", "--page-size", "5", *cap)
     assert outcome.code == 0, outcome.stderr
     lines = _progress_lines(outcome.stderr, "endpoints")
     found = [SHARE.search(line) for line in lines]

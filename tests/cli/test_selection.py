@@ -1,5 +1,6 @@
 """What `list` and `export` select: filter flags on the wire, and an export's filters, --where
-and --fields, kept by its checkpoint through a resume. In this process, against simulators."""
+and --fields, kept by its checkpoint through a resume. In this process: against the published
+contract in a MockTransport, and against simulators that fail, for resumes and signals."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from remedy_async.cli import Terminal
 from remedy_async.cli._app import run_until_signalled
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 
-from .conftest import Gate, Outcome, cli_here
+from .conftest import Gate, Outcome, Published, cli_here
 
 FINDINGS = "vulnerability-findings"
 FAILING = SimulatorConfig(
@@ -29,12 +30,16 @@ ENDPOINTS_FAILING = SimulatorConfig(
 """With seed 0 and no retries, the endpoints list fails before its end (pages of 5)."""
 
 
-async def test_filter_flags_select_what_filter_options_do(simulator: Simulator) -> None:
+async def test_filter_flags_select_what_filter_options_do(published: Published) -> None:
     """--os-family macos --has-agent false sends the same query as -f does, in any spelling."""
-    base = ("list", "endpoints", "--base-url", simulator.url)
-    flags = await cli_here(*base, "--os-family", "macos", "--has-agent=false")
-    options = await cli_here(*base, "-f", "osFamily=macos", "-f", "has_agent=false")
-    expected = simulator.dataset.ids("endpoints", {"osFamily": ["macos"], "hasAgent": ["false"]})
+    base = ("list", "endpoints", "--base-url", published.url)
+    flags = await published.run(*base, "--os-family", "macos", "--has-agent=false")
+    options = await published.run(*base, "-f", "osFamily=macos", "-f", "has_agent=false")
+    expected = [
+        record["id"]
+        for record in published.records["endpoints"]
+        if record["operating_system"]["family"] == "macos" and record["agent_id"] is None
+    ]
     assert flags.code == options.code == 0, flags.stderr + options.stderr
     assert [record["id"] for record in flags.jsonl()] == list(expected)
     assert flags.jsonl()
@@ -42,35 +47,35 @@ async def test_filter_flags_select_what_filter_options_do(simulator: Simulator) 
 
 
 async def test_a_filter_value_the_contract_lacks_is_a_usage_error_before_any_request(
-    simulator: Simulator,
+    published: Published,
 ) -> None:
     """--filter osFamily=other (a family the filter does not take) names the flag, the
     published values, and --param."""
-    outcome = await cli_here(
-        "list", "endpoints", "--base-url", simulator.url, "-f", "osFamily=other"
+    outcome = await published.run(
+        "list", "endpoints", "--base-url", published.url, "-f", "osFamily=other"
     )
     assert outcome.code == 2
     assert (
         "--filter osFamily=other: endpoints osFamily is one of macos, windows, linux; "
         "send another value as is with --param osFamily=other" in outcome.stderr
     )
-    assert simulator.counters.total_requests == 0
+    assert published.requests == []
 
 
 async def test_export_keeps_the_filtered_records_cut_to_the_fields(
-    simulator: Simulator, tmp_path: Path
+    published: Published, tmp_path: Path
 ) -> None:
     """A filter flag, --where and --fields shape the file as they shape list's output."""
     selection = (
         "--os-family", "windows", "--where", "agent_id!=null",
         "--fields", "id,operating_system.name,agent_version",
     )  # fmt: skip
-    exported = await cli_here(
+    exported = await published.run(
         "export", "endpoints", "--out", str(tmp_path), "--format", "csv",
-        "--base-url", simulator.url, *selection,
+        "--base-url", published.url, *selection,
     )  # fmt: skip
-    listed = await cli_here(
-        "list", "endpoints", "--base-url", simulator.url, "--format", "csv", *selection
+    listed = await published.run(
+        "list", "endpoints", "--base-url", published.url, "--format", "csv", *selection
     )
     assert exported.code == listed.code == 0, exported.stderr + listed.stderr
     content = (tmp_path / "endpoints.csv").read_bytes()
@@ -79,17 +84,20 @@ async def test_export_keeps_the_filtered_records_cut_to_the_fields(
     assert rows
     assert list(rows[0]) == ["id", "operating_system.name", "agent_version"]
     assert all(row["agent_version"] for row in rows)
-    fetched = simulator.dataset.count("endpoints", {"osFamily": ["windows"]})
+    fetched = sum(
+        record["operating_system"]["family"] == "windows"
+        for record in published.records["endpoints"]
+    )
     assert f"{len(rows):,} of {fetched:,} records (--where)" in exported.stderr
 
 
 async def test_export_refuses_a_filter_flag_of_a_collection_it_does_not_export(
-    simulator: Simulator, tmp_path: Path
+    published: Published, tmp_path: Path
 ) -> None:
     """Exporting all four, --os-family would not apply to three: a usage error naming it and
     saying the service publishes no filters for them."""
-    outcome = await cli_here(
-        "export", "--out", str(tmp_path), "--base-url", simulator.url, "--os-family", "macos"
+    outcome = await published.run(
+        "export", "--out", str(tmp_path), "--base-url", published.url, "--os-family", "macos"
     )
     assert outcome.code == 2
     assert (
@@ -99,23 +107,23 @@ async def test_export_refuses_a_filter_flag_of_a_collection_it_does_not_export(
     assert "name the collections to export, e.g. export endpoints --os-family VALUE" in (
         outcome.stderr
     )
-    assert simulator.counters.total_requests == 0
+    assert published.requests == []
 
 
 @pytest.mark.parametrize("command", ["list", "watch"])
 async def test_another_command_refusing_a_filter_flag_gives_no_export_advice(
-    simulator: Simulator, tmp_path: Path, command: str
+    published: Published, tmp_path: Path, command: str
 ) -> None:
     """`watch scopes --os-family macos` (and `list`, whose parser knows each collection's
     flags) is refused before any request, saying nothing of exporting."""
     state = ("--state", str(tmp_path / "scopes.db")) if command == "watch" else ()
-    outcome = await cli_here(
-        command, "scopes", *state, "--base-url", simulator.url, "--os-family", "macos"
+    outcome = await published.run(
+        command, "scopes", *state, "--base-url", published.url, "--os-family", "macos"
     )
     assert outcome.code == 2
     assert "--os-family" in outcome.stderr
     assert "export" not in outcome.stderr
-    assert simulator.counters.total_requests == 0
+    assert published.requests == []
 
 
 async def test_a_resume_keeps_where_and_fields_and_refuses_to_change_them(tmp_path: Path) -> None:

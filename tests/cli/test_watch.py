@@ -1,5 +1,7 @@
 """`remedy-async watch`: changes as JSON lines, exit statuses, and a watcher killed with SIGKILL
-at random points that, restarted on its state, delivers every change and invents none."""
+at random points that, restarted on its state, delivers every change and invents none. In
+this process against the published contract in a MockTransport, and against simulators (a
+failing pass, signals, kills)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import pytest
 
 from remedy_async import ChangeState
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
-from tests.cli.conftest import cli_here, start_cli
+from tests.cli.conftest import SMALL, Published, cli_here, start_cli
+from tests.published import dataset
 
 ENDPOINTS = "endpoints"
 
@@ -23,24 +26,26 @@ async def test_once_writes_every_change_as_a_json_line(tmp_path: Path) -> None:
     """A first pass writes every record as added; after changes, a pass writes exactly
     them (with the fields changed); each run says how its pass went and exits 0."""
     state = str(tmp_path / "s.db")
-    async with Simulator(SimulatorConfig(seed=4, size=6)) as simulator:
-        args = ("watch", ENDPOINTS, "--state", state, "--once", "--base-url", simulator.url)
-        first = await cli_here(*args)
-        dataset = simulator.dataset
-        ids = list(dataset.ids(ENDPOINTS))
-        dataset.modify(ENDPOINTS, ids[1:2], at=2_000_000_000)
-        dataset.remove(ENDPOINTS, ids[4:5])
-        second = await cli_here(*args, "--page-size", "2")
+    service = Published(dataset(4, {**SMALL, ENDPOINTS: 6}))
+    args = ("watch", ENDPOINTS, "--state", state, "--once", "--base-url", service.url)
+    first = await service.run(*args)
+    records = service.records[ENDPOINTS]
+    ids = service.ids(ENDPOINTS)
+    first_record = dict(records[0])
+    records[1] = {**records[1], "updated_at": "2033-05-18T03:33:20Z"}
+    modified = records[1]
+    del records[4]
+    second = await service.run(*args, "--page-size", "2")
     assert first.code == 0, first.stderr
     assert [(line["kind"], line["id"]) for line in first.jsonl()] == [("added", i) for i in ids]
-    assert first.jsonl()[0]["record"] == dataset.get(ENDPOINTS, ids[0])
+    assert first.jsonl()[0]["record"] == first_record
     assert "pass 1 (full) complete: 6 listed, 6 added" in first.stderr
     assert second.code == 0, second.stderr
     assert second.jsonl() == [
         {
             "kind": "modified",
             "id": ids[1],
-            "record": dataset.get(ENDPOINTS, ids[1]),
+            "record": modified,
             "changed": ["updated_at"],
             "pass": 2,
         },
@@ -51,11 +56,11 @@ async def test_once_writes_every_change_as_a_json_line(tmp_path: Path) -> None:
 async def test_a_state_in_use_is_a_usage_error(tmp_path: Path) -> None:
     """A state another watcher holds exits 2, naming --state and the holder."""
     state = tmp_path / "s.db"
-    async with Simulator(SimulatorConfig(size=3)) as simulator:
-        with ChangeState(state):
-            outcome = await cli_here(
-                "watch", ENDPOINTS, "--state", str(state), "--once", "--base-url", simulator.url
-            )
+    service = Published()
+    with ChangeState(state):
+        outcome = await service.run(
+            "watch", ENDPOINTS, "--state", str(state), "--once", "--base-url", service.url
+        )
     assert outcome.code == 2
     assert f"--state {state}: change state" in outcome.stderr
     assert "in use by another watcher" in outcome.stderr
@@ -81,11 +86,15 @@ async def test_a_failed_pass_exits_3_and_the_next_run_continues_it(tmp_path: Pat
 async def test_filters_narrow_the_watch_and_tie_the_state(tmp_path: Path) -> None:
     """Filter flags go to the list; the same state with other filters is a usage error."""
     state = str(tmp_path / "s.db")
-    async with Simulator(SimulatorConfig(seed=5, size=30)) as simulator:
-        args = ("watch", ENDPOINTS, "--state", state, "--once", "--base-url", simulator.url)
-        macs = await cli_here(*args, "--os-family", "macos")
-        other = await cli_here(*args, "--os-family", "windows")
-        expected = list(simulator.dataset.ids(ENDPOINTS, {"osFamily": "macos"}))
+    service = Published()
+    args = ("watch", ENDPOINTS, "--state", state, "--once", "--base-url", service.url)
+    macs = await service.run(*args, "--os-family", "macos")
+    other = await service.run(*args, "--os-family", "windows")
+    expected = [
+        record["id"]
+        for record in service.records[ENDPOINTS]
+        if record["operating_system"]["family"] == "macos"
+    ]
     assert expected
     assert [line["id"] for line in macs.jsonl()] == expected
     assert other.code == 2

@@ -1,4 +1,5 @@
-"""`--where`: client-side conditions on wire records, parsed without eval."""
+"""`--where`: client-side conditions on wire records, parsed without eval; run against the
+published contract in a MockTransport, and through a resumed export against simulators."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from remedy_async.cli._errors import UsageError
 from remedy_async.cli._where import keep, parse_where
 from remedy_async.simulator import Simulator, SimulatorConfig
 
-from .conftest import cli_here
+from .conftest import Published, cli_here
 from .test_selection import FAILING
 
 FINDING = {
@@ -23,6 +24,21 @@ FINDING = {
     "operating_system": {"family": "linux"},
     "created_at": "2024-05-01T10:00:00Z",
 }
+
+
+@pytest.fixture
+def published() -> Published:
+    """The published contract whose findings also carry fields of their own beside the typed
+    ones, as the service's do: a CVSS score (sometimes null), `kev`, and the remediation
+    target covering them (null for some)."""
+    service = Published()
+    for index, record in enumerate(service.records["vulnerability-findings"]):
+        record |= {
+            "cvss_score": None if index % 7 == 0 else round(2.5 + index % 8, 1),
+            "kev": index % 4 == 0,
+            "remediation_target_id": None if index % 3 == 1 else f"rt-{index}",
+        }
+    return service
 
 
 @pytest.mark.parametrize(
@@ -67,11 +83,13 @@ def test_every_condition_must_hold() -> None:
     assert [record["id"] for record in kept] == ["vf-1", "vf-3"]
 
 
-async def test_list_where_keeps_matching_records(simulator: Simulator) -> None:
+async def test_list_where_keeps_matching_records(published: Published) -> None:
     """list --where filters after fetching: the same as filtering the whole list by hand."""
-    base = ("list", "vulnerability-findings", "--base-url", simulator.url)
-    everything = await cli_here(*base)
-    kept = await cli_here(*base, "--where", "cvss_score>=7", "--where", "severity in (high,low)")
+    base = ("list", "vulnerability-findings", "--base-url", published.url)
+    everything = await published.run(*base)
+    kept = await published.run(
+        *base, "--where", "cvss_score>=7", "--where", "severity in (high,low)"
+    )
     assert everything.code == kept.code == 0, kept.stderr
     records = [orjson.loads(line) for line in everything.stdout.splitlines()]
     expected = [
@@ -83,14 +101,14 @@ async def test_list_where_keeps_matching_records(simulator: Simulator) -> None:
 
 @pytest.mark.parametrize("command", ["list", "export"])
 async def test_a_typo_of_a_published_field_is_a_usage_error_before_any_request(
-    simulator: Simulator, command: str, tmp_path: Path
+    published: Published, command: str, tmp_path: Path
 ) -> None:
     """`--where updatd_at>=2024` exits 2 naming the published field, fetching and writing
     nothing."""
     out = tmp_path / "out"
     args = ("--out", str(out)) if command == "export" else ()
-    outcome = await cli_here(
-        command, "vulnerability-findings", *args, "--base-url", simulator.url,
+    outcome = await published.run(
+        command, "vulnerability-findings", *args, "--base-url", published.url,
         "--where", "updatd_at>=2024",
     )  # fmt: skip
     assert (outcome.code, outcome.stdout) == (2, b"")
@@ -99,21 +117,21 @@ async def test_a_typo_of_a_published_field_is_a_usage_error_before_any_request(
         "'updatd_at' (did you mean 'updated_at'?)" in outcome.stderr
     )
     assert "name a field the service sends beside them as extra.updatd_at" in outcome.stderr
-    assert simulator.counters.total_requests == 0
+    assert published.requests == []
     assert not out.exists()
 
 
 @pytest.mark.parametrize("command", ["list", "export"])
 async def test_a_field_no_record_has_is_a_usage_error_after_the_first_page(
-    simulator: Simulator, command: str, tmp_path: Path
+    published: Published, command: str, tmp_path: Path
 ) -> None:
     """`--where sevrity=critical` (not published, so looked for in the records) exits 2 once
     the first page shows no record has it, naming the closest key, where it used to keep no
     record and exit 0; nothing is written, and an export leaves nothing to resume."""
     out = tmp_path / "out"
     args = ("--out", str(out)) if command == "export" else ()
-    outcome = await cli_here(
-        command, "vulnerability-findings", *args, "--base-url", simulator.url,
+    outcome = await published.run(
+        command, "vulnerability-findings", *args, "--base-url", published.url,
         "--where", "sevrity=critical", "--progress", "never",
     )  # fmt: skip
     assert (outcome.code, outcome.stdout) == (2, b"")
@@ -127,13 +145,13 @@ async def test_a_field_no_record_has_is_a_usage_error_after_the_first_page(
 
 
 async def test_a_field_outside_the_contract_is_filtered_on_when_marked(
-    simulator: Simulator,
+    published: Published,
 ) -> None:
     """`--where extra.kev=true` keeps the findings whose own `kev` is true (a field their
     records carry beside the typed ones), without looking for it in the first page."""
-    base = ("list", "vulnerability-findings", "--base-url", simulator.url)
-    everything = await cli_here(*base)
-    kept = await cli_here(*base, "--where", "extra.kev=true")
+    base = ("list", "vulnerability-findings", "--base-url", published.url)
+    everything = await published.run(*base)
+    kept = await published.run(*base, "--where", "extra.kev=true")
     assert everything.code == kept.code == 0, kept.stderr
     expected = [r["id"] for r in everything.jsonl() if r.get("kev") is True]
     assert expected
@@ -163,13 +181,13 @@ async def test_a_resumed_export_keeps_a_marked_condition(tmp_path: Path) -> None
 
 
 async def test_the_readmes_null_example_keeps_findings_without_a_target(
-    simulator: Simulator,
+    published: Published,
 ) -> None:
     """`--where 'remediation_target_id=null'` (the docs') keeps the findings no remediation
     target covers yet, and only those."""
-    base = ("list", "vulnerability-findings", "--base-url", simulator.url)
-    everything = await cli_here(*base)
-    kept = await cli_here(*base, "--where", "remediation_target_id=null")
+    base = ("list", "vulnerability-findings", "--base-url", published.url)
+    everything = await published.run(*base)
+    kept = await published.run(*base, "--where", "remediation_target_id=null")
     assert everything.code == kept.code == 0, kept.stderr
     expected = [r["id"] for r in everything.jsonl() if r.get("remediation_target_id") is None]
     assert 0 < len(expected) < len(everything.jsonl())
