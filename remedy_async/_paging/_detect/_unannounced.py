@@ -70,7 +70,9 @@ def unannounced(
 
 
 def _axes(convention: Convention) -> dict[str, Any]:
-    fields = ("items", "total_at", "total_header", "pages_at", "pages_header")
+    """What a guess keeps of the first page's convention: where its items, size and flags are
+    (a guess that dropped a `hasMore` flag would refuse, once pinned, the page it was read from)."""
+    fields = ("items", "total_at", "total_header", "pages_at", "pages_header", "more_at", "last_at")
     return {"name": "detected", **{field: getattr(convention, field) for field in fields}}
 
 

@@ -161,6 +161,10 @@ def test_any_composition_is_listed_exactly_or_refused_before_its_end(
 
 
 @given(composition=compositions(), page_size=SIZES)
+@example(  # a full first page saying hasMore=false: the guessed page convention reads the flag
+    composition=Composition.parse("compose:follow=page,param=page,first=0,more=hasMore"),
+    page_size=24,  # the simulator's scopes, exactly
+)
 @settings(
     max_examples=examples(150),
     deadline=None,
@@ -185,6 +189,10 @@ def based_service() -> Iterator[ComposedService]:
 
 
 @given(composition=compositions(), page_size=SIZES)
+@example(  # a full first page saying hasMore=false: the guessed page convention reads the flag
+    composition=Composition.parse("compose:follow=page,param=page,first=0,more=hasMore"),
+    page_size=24,  # the simulator's scopes, exactly
+)
 @settings(
     max_examples=examples(150),
     deadline=None,
