@@ -1,0 +1,254 @@
+"""Proves each offset page continues the list where the last one ended (an `OffsetAlignment`).
+
+Offset paging skips a record silently when records before the current offset are removed
+between two page requests (the record that slides across the boundary is never served), and
+serves one twice when records are added before it. Without a server snapshot a list can still
+promise: **every record that exists from the list's start to its end is delivered exactly once,
+in list order; a record created or removed meanwhile may or may not appear.** This module
+decides, page by page and without any I/O, what gives that promise:
+
+- Each page after the first is asked from `overlap` records before where the list stands, so
+  it should start with the ids last delivered.
+- The page is aligned on its *anchor*: the newest delivered id it still shows. Under a stable
+  order (survivors never change their relative order), every record after the anchor that was
+  not delivered is new to the caller, and every survivor delivered after the anchor is either
+  still in the page or was removed.
+- A page showing no delivered id (records were removed before it) is re-read from further back,
+  one page minus the overlap at a time, so the re-reads leave no gap: at most `MAX_REREADS` per
+  boundary, never a loop. At the list's start, with nothing delivered forgotten, the start
+  itself is the anchor.
+- When delivered ids show out of their delivered order (the order moved: a service sorting by
+  `updated_at`, say) or no alignment can be proven, `PaginationError` is raised: never a guess.
+
+Memory stays flat: only the last `memory` delivered ids are kept (forgotten oldest first, and
+only between pages), plus *suspects*: newer delivered ids a page did not show, which may have
+been removed or pushed past the page's end by creations, and are never delivered again. A
+record moved from further back than `memory` cannot be recognised; it may be delivered twice
+(a move closer than that raises).
+
+Why `OVERLAP` is 2: every `overlap` removals before the frontier between two pages cost one
+re-read, and each record of overlap is one more record read per page: 2 of a 100-record page is
+2% more, under the 3% the project allows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Sequence
+from typing import Final
+
+from attrs import evolve, field, frozen
+
+from remedy_async._errors import PaginationError
+
+OVERLAP: Final = 2
+"""Records each page after the first repeats from the one before (see the module's text)."""
+MAX_REREADS: Final = 3
+"""Re-reads one boundary may take before the list is refused: 3 cover up to
+`3 * (page_size - overlap) + overlap` removals before the frontier between two requests."""
+MAX_BARREN: Final = 8
+"""Pages in a row that bring nothing new (records created before the frontier faster than the
+list is paged) before the list is refused."""
+MAX_SUSPECTS: Final = 1000
+"""Delivered ids a page did not show (removed, or pushed past it) kept before refusing."""
+MEMORY_PAGES: Final = 4
+"""Delivered ids remembered, in pages: 400 ids for pages of 100."""
+
+
+@frozen
+class AlignmentCounts:
+    """How much proving the boundaries cost a list: pages realigned, re-read, presumed."""
+
+    realigned: int = 0
+    """Pages whose overlap did not repeat the last delivered ids but whose anchor was found."""
+    rereads: int = 0
+    """Pages read again from further back because they showed no delivered id."""
+    presumed: int = 0
+    """Pages that did not show the newest delivered ids (removed, or pushed past the page)."""
+
+
+@frozen
+class OffsetAlignment:
+    """Where an offset list stands and what it remembers of its delivered ids (immutable).
+
+    Start one with `begin`, then feed every page read to `align`.
+    """
+
+    page_size: int
+    overlap: int
+    memory: int
+    window: tuple[Hashable, ...] = ()
+    """The last `memory` delivered ids (or fewer), oldest first: their delivered order."""
+    suspects: frozenset[Hashable] = frozenset()
+    """Delivered ids a page did not show after its anchor: never delivered again."""
+    next_offset: int = 0
+    """Where to read the next page from."""
+    started: bool = False
+    forgotten: bool = False
+    """True once an id left the window: the list's start can no longer anchor a page."""
+    rereads: int = 0
+    """Re-reads at the current boundary."""
+    barren: int = 0
+    """Pages in a row that delivered nothing."""
+    counts: AlignmentCounts = field(factory=AlignmentCounts)
+
+
+@frozen
+class Aligned:
+    """What one page gives the caller, and where the list stands after it."""
+
+    state: OffsetAlignment
+    deliver: tuple[int, ...]
+    """Positions in the page of the records to deliver, in page order."""
+    done: bool
+    """True when the page ends the list."""
+    reread: bool = False
+    """True when the page proved nothing and the list reads again from further back."""
+
+    @property
+    def next_offset(self) -> int:
+        """Where to read the next page from (meaningless once `done`)."""
+        return self.state.next_offset
+
+
+def begin(page_size: int, overlap: int = OVERLAP, memory: int | None = None) -> OffsetAlignment:
+    """Start proving an offset list read in pages of `page_size` records from offset 0."""
+    if page_size < 2:  # a page of one cannot both repeat a delivered record and move on
+        raise ValueError(f"an offset list is proven in pages of 2 or more, not {page_size}")
+    if overlap < 1:
+        raise ValueError(f"the overlap must be at least 1, not {overlap}")
+    overlap = min(overlap, page_size - 1)
+    memory = MEMORY_PAGES * page_size if memory is None else memory
+    if memory < page_size:
+        raise ValueError(f"memory ({memory}) must hold at least one page ({page_size})")
+    return OffsetAlignment(page_size=page_size, overlap=overlap, memory=memory)
+
+
+def align(
+    state: OffsetAlignment,
+    offset: int,
+    ids: Sequence[Hashable],
+    total: int | None,
+    *,
+    url: str = "",
+) -> Aligned:
+    """Decide which records of the page read at `offset` to deliver, and where to read next.
+
+    `ids` are the page's record ids in page order, `total` the list's size the page announced
+    (None when it announced none), `url` the page's URL for a refusal's message. Raises
+    `PaginationError` when the order moved or no alignment can be proven.
+    """
+    size, overlap = state.page_size, state.overlap
+    at_end = len(ids) < size or (total is not None and offset + len(ids) >= total)
+    if not state.started:
+        if offset != 0:
+            raise ValueError("an offset list is proven from its first page, at offset 0")
+        state = evolve(state, started=True)
+        return _deliver(state, offset, ids, 0, at_end, counts=state.counts, url=url)
+    sequence = {key: index for index, key in enumerate(state.window)}
+    hits = [
+        (position, sequence[key])
+        for position, key in enumerate(ids)
+        if key in sequence and key not in state.suspects
+    ]
+    for (_, before), (_, after) in itertools.pairwise(hits):
+        if after < before:
+            raise _refuse(
+                "records delivered earlier show in another order: the list's order moved "
+                "while it was read (a service sorting by a field that changes), so no page "
+                "can be proven to continue it",
+                url,
+            )
+    if hits and hits[0][0] > 0 and offset > 0:
+        # An undelivered record precedes every delivered one: created meanwhile, or passed
+        # over by a moved record; only a page from further back tells.
+        hits = []
+    counts = state.counts
+    suspects = state.suspects
+    if hits:
+        newest = hits[-1][1]
+        if newest != len(state.window) - 1 and not at_end:
+            suspects = suspects | frozenset(state.window[newest + 1 :])
+            if len(suspects) > MAX_SUSPECTS:
+                raise _refuse(
+                    f"more than {MAX_SUSPECTS} delivered records vanished from the pages read "
+                    "after them: the list cannot be proven to continue",
+                    url,
+                )
+            counts = evolve(counts, presumed=counts.presumed + 1)
+        if tuple(ids[:overlap]) != state.window[-overlap:]:
+            counts = evolve(counts, realigned=counts.realigned + 1)
+        state = evolve(state, suspects=suspects)
+        # At the start, with every delivered id remembered, what precedes the first delivered
+        # id was never delivered: created meanwhile, delivered in page order.
+        first = 0 if offset == 0 and not state.forgotten else hits[0][0]
+        return _deliver(state, offset, ids, first, at_end, counts=counts, url=url)
+    if offset == 0 and at_end and not state.forgotten:
+        # The whole list is in this page and everything delivered is remembered: none of it is
+        # here, so every record here is new.
+        return _deliver(state, offset, ids, 0, at_end, counts=counts, url=url)
+    if offset == 0 or state.rereads >= MAX_REREADS:
+        raise _refuse(
+            "no record delivered earlier was found again "
+            f"within {MAX_REREADS} re-reads: records were removed or added before the "
+            "frontier faster than the list can prove where it stands; list again",
+            url,
+        )
+    back = max(0, offset - (size - overlap))
+    if not ids and total is not None:  # past the end: the list shrank, read its last page
+        back = max(0, min(back, total - size))
+    counts = evolve(counts, rereads=counts.rereads + 1)
+    state = evolve(state, next_offset=back, rereads=state.rereads + 1, counts=counts)
+    return Aligned(state, (), done=False, reread=True)
+
+
+def _deliver(
+    state: OffsetAlignment,
+    offset: int,
+    ids: Sequence[Hashable],
+    first: int,
+    at_end: bool,
+    *,
+    counts: AlignmentCounts,
+    url: str,
+) -> Aligned:
+    """Deliver the page's records from `first` on that were not delivered before; the others
+    (delivered or suspected) move to the end of the delivered order, where the page shows
+    them."""
+    order = dict.fromkeys(state.window)
+    suspects = set(state.suspects)
+    deliver: list[int] = []
+    for position in range(first, len(ids)):
+        key = ids[position]
+        if key in order or key in suspects:
+            order.pop(key, None)
+            suspects.discard(key)
+        else:
+            deliver.append(position)
+        order[key] = None
+    forgotten = state.forgotten
+    window = tuple(order)
+    if len(window) > state.memory:
+        window, forgotten = window[len(window) - state.memory :], True
+    barren = 0 if deliver or at_end else state.barren + 1
+    if barren > MAX_BARREN:
+        raise _refuse(
+            f"{barren} pages in a row brought no new record: records are added before the "
+            "frontier faster than the list is paged",
+            url,
+        )
+    state = evolve(
+        state,
+        window=window,
+        suspects=frozenset(suspects),
+        next_offset=offset + len(ids) - state.overlap,
+        forgotten=forgotten,
+        rereads=0,
+        barren=barren,
+        counts=counts,
+    )
+    return Aligned(state, tuple(deliver), done=at_end)
+
+
+def _refuse(message: str, url: str) -> PaginationError:
+    return PaginationError(message, method="GET", url=url)
