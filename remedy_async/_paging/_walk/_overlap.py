@@ -131,20 +131,28 @@ def align(
     total: int | None,
     *,
     url: str = "",
+    last: bool = False,
 ) -> Aligned:
     """Decide which records of the page read at `offset` to deliver, and where to read next.
 
     `ids` are the page's record ids in page order, `total` the list's size the page announced
-    (None when it announced none), `url` the page's URL for a refusal's message. Raises
+    (None when it announced none), `url` the page's URL for a refusal's message; `last` says
+    the service names no page after this one (it ends the list too). Raises
     `PaginationError` when the order moved or no alignment can be proven.
     """
     size, overlap = state.page_size, state.overlap
-    at_end = len(ids) < size or (total is not None and offset + len(ids) >= total)
+    at_end = last or len(ids) < size or (total is not None and offset + len(ids) >= total)
     if not state.started:
         if offset != 0:
             raise ValueError("an offset list is proven from its first page, at offset 0")
         state = evolve(state, started=True)
         return _deliver(state, offset, ids, 0, at_end, counts=state.counts, url=url)
+    if not ids and total is not None and offset < total:
+        raise _refuse(
+            f"the page at offset {offset} of a list of {total} records is empty: the service "
+            "does not page by this offset",
+            url,
+        )
     sequence = {key: index for index, key in enumerate(state.window)}
     hits = [
         (position, sequence[key])
@@ -241,7 +249,7 @@ def _deliver(
         state,
         window=window,
         suspects=frozenset(suspects),
-        next_offset=offset + len(ids) - state.overlap,
+        next_offset=offset + len(ids) - min(state.overlap, max(0, len(ids) - 1)),
         forgotten=forgotten,
         rereads=0,
         barren=barren,
@@ -252,3 +260,15 @@ def _deliver(
 
 def _refuse(message: str, url: str) -> PaginationError:
     return PaginationError(message, method="GET", url=url)
+
+
+def record_ids(items: Sequence[object]) -> tuple[Hashable, ...] | None:
+    """The ids of a page's records, typed so that `1` and `"1"` differ; None when a record has
+    no id (a string or an integer), so the page cannot be proven."""
+    ids: list[Hashable] = []
+    for item in items:
+        value = item.get("id") if isinstance(item, dict) else None
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            return None
+        ids.append((type(value).__name__, value))
+    return tuple(ids)

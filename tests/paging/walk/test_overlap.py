@@ -269,6 +269,12 @@ def test_a_list_that_shrank_past_the_offset_re_reads_its_last_page() -> None:
     assert step.next_offset == 0
 
 
+def test_an_empty_page_short_of_the_total_is_refused() -> None:
+    step = align(begin(10), 0, [f"r{index}" for index in range(10)], 100)
+    with pytest.raises(PaginationError, match="does not page by this offset"):
+        align(step.state, 8, [], 100)
+
+
 def test_the_re_reads_of_one_boundary_are_bounded() -> None:
     """Pages at 0, 8, .., 32, then every record from r12 to r199 removed: the page at 40 and
     the re-reads at 32, 24 and 16 show no delivered id."""
