@@ -249,7 +249,7 @@ def _deliver(
         state,
         window=window,
         suspects=frozenset(suspects),
-        next_offset=offset + len(ids) - min(state.overlap, max(0, len(ids) - 1)),
+        next_offset=offset + len(ids) - state.overlap,
         forgotten=forgotten,
         rereads=0,
         barren=barren,

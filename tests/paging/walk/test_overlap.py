@@ -20,6 +20,7 @@ from remedy_async._paging._walk._overlap import (
     OffsetAlignment,
     align,
     begin,
+    record_ids,
 )
 
 Op = tuple[str, int]
@@ -432,3 +433,23 @@ def test_a_moved_anchor_looks_like_a_creation_and_a_removal() -> None:
         assert delivered == ["r0", "r1"]
         seen.append(pages)
     assert seen[0] == seen[1]
+
+
+def test_record_ids_tell_types_apart_and_need_every_id() -> None:
+    assert record_ids([{"id": 1}, {"id": "1"}]) == (("int", 1), ("str", "1"))
+    assert record_ids([{"id": 1}, {"id": True}]) is None
+    assert record_ids([{"id": "a"}, {"name": "b"}]) is None
+    assert record_ids(["a"]) is None
+
+
+def test_a_page_the_service_names_no_next_for_ends_the_list() -> None:
+    step = align(begin(4), 0, ["a", "b", "c", "d"], None)
+    assert not step.done
+    step = align(step.state, 2, ["c", "d", "e", "f"], None, last=True)
+    assert step.done
+    assert step.deliver == (2, 3)
+
+
+def test_a_larger_overlap_asks_from_further_back() -> None:
+    step = align(begin(4, overlap=3), 0, ["a", "b", "c", "d"], None)
+    assert step.next_offset == 1
