@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Collection,
+    Hashable,
+    Sequence,
+)
 from contextlib import asynccontextmanager, suppress
 from typing import Any, TypeVar
 
@@ -37,9 +44,11 @@ from remedy_async._paging._protocol import (
     request_identity,
 )
 from remedy_async._paging._read._page import announced_total
+from remedy_async._paging._read._positions import int_param, with_position
 from remedy_async._paging._walk._ahead import PagesAhead, Prefetch
 from remedy_async._paging._walk._dedupe import RecentIds
 from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
+from remedy_async._paging._walk._overlap import Aligned, OffsetAlignment, align, begin, record_ids
 from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._decode import wire_fault_error
 from remedy_async._wire._http import JSONResponse
@@ -211,6 +220,7 @@ class PageWalk:
         seen = {request_identity(request)}
         read = empty = 0
         recent = RecentIds()
+        proof: _Proof | None = None
         while True:
             self._check_target(request)
             request, response = await self._fetched(fetch, request)
@@ -227,7 +237,26 @@ class PageWalk:
                     method="GET",
                     url=self._shown(response.url),
                 )
-            prepared = self._prepare(request, response, result, skip, remaining, recent)
+            first = skip == 0 and self.call.from_start and request.probe is None
+            if proof is None and planned is None and self.prefetch == 0 and first:
+                proof = _Proof.begin(request, result)
+            aligned = None
+            if proof is not None:
+                aligned = proof.align(request, result, self._shown(response.url))
+                if aligned is None:
+                    raise PaginationError(
+                        "a record without an id came in an offset list proven so far: its "
+                        "pages overlap, and which records they repeat cannot be told",
+                        method="GET",
+                        url=self._shown(response.url),
+                    )
+                if aligned.reread:
+                    request = proof.request(request, aligned.next_offset)
+                    continue
+            if proof is not None and aligned is not None:
+                prepared = self._proven(request, response, result, aligned, remaining)
+            else:
+                prepared = self._prepare(request, response, result, skip, remaining, recent)
             if planned is not None:
                 left = None if remaining is None else remaining - len(prepared.items)
                 self._plan_after(planned, request, response, result, left)
@@ -236,12 +265,14 @@ class PageWalk:
                 self._check_complete(prepared.response, result.total, read)
             yield prepared
             following, url = prepared.place.next, prepared.response.url
+            if following is not None and proof is not None and aligned is not None:
+                following = proof.request(request, aligned.next_offset)
             if remaining is not None:
                 remaining -= len(prepared.items)
             del prepared, response, result  # not kept alive while the next page is fetched
             if following is None or remaining == 0:
                 return
-            if request_identity(following) in seen:
+            if proof is None and request_identity(following) in seen:
                 raise PaginationError(
                     "the service sent a next-page request already followed in this list "
                     f"({self._describe(following)}); stopping rather than repeating items",
@@ -298,6 +329,42 @@ class PageWalk:
             all_objects=delivery.all_objects,
             place=place,
             raw_count=len(result.items) - skip,
+            convention=result.convention,
+            total=result.total,
+        )
+
+    def _proven(
+        self,
+        request: PageRequest,
+        response: JSONResponse,
+        result: PageResult,
+        aligned: Aligned,
+        remaining: int | None,
+    ) -> PreparedPage:
+        """The records of a proven offset page the alignment delivers (`_overlap`), cut to
+        `max_items`. Its `next` is where a resume token continues, right after the page; the
+        walk itself asks the page after it from its overlap."""
+        deliver = aligned.deliver
+        stopped_early = remaining is not None and len(deliver) > remaining
+        if stopped_early:
+            deliver = deliver[:remaining]
+        positions = [position + 1 for position in deliver]
+        following = None if stopped_early or aligned.done else result.next
+        place = PagePlace(
+            request=request,
+            start=0,
+            positions=positions,
+            end=positions[-1] if stopped_early and positions else len(result.items),
+            whole=not stopped_early,
+            next=following,
+        )
+        return PreparedPage(
+            items=[result.items[position] for position in deliver],
+            response=response,
+            items_path=result.items_path,
+            all_objects=True,
+            place=place,
+            raw_count=len(deliver),
             convention=result.convention,
             total=result.total,
         )
@@ -393,6 +460,77 @@ class PageWalk:
             error.suggestion = fault.suggestion
             scrub_error(error, self.call.secrets)
             raise error from None
+
+
+class _Proof:
+    """Proves each page of a sequential offset list continues it (`_overlap`): the requests
+    it asks, overlapping the page before, and the alignment so far."""
+
+    def __init__(self, convention: Convention, state: OffsetAlignment) -> None:
+        self.convention = convention
+        self.state = state
+        self.page: tuple[int, tuple[Hashable, ...], int | None] | None = None
+        """The page read last: its offset, ids and total."""
+
+    @classmethod
+    def begin(cls, request: PageRequest, result: PageResult) -> _Proof | None:
+        """The proof of a list whose first page this is, or None when it is not proven: not an
+        offset list followed as known (a guess still to verify), no total announced, a page of
+        fewer than 2 records, or a record without an id."""
+        convention = result.convention or request.convention
+        if (
+            convention is None
+            or convention.follow != "offset"
+            or not convention.param
+            or request.url is not None
+            or _offset(convention, request) not in (None, 0)
+            or result.next is None
+            or result.next.probe is not None  # a guess to verify first: followed unproven
+            or result.total is None  # no total: only an empty page ends it; unproven for now
+            or len(result.items) < 2
+            or record_ids(result.items) is None
+        ):
+            return None
+        return cls(convention, begin(len(result.items)))
+
+    def align(self, request: PageRequest, result: PageResult, url: str) -> Aligned | None:
+        """What the page read for `request` delivers (the service's next request, or none,
+        says whether the list ends); None when a record has no id. A page that repeats the
+        page before it (same ids, same total) at another offset is refused: the service
+        ignores the offset."""
+        ids = record_ids(result.items)
+        if ids is None:
+            return None
+        offset = _offset(self.convention, request) or 0
+        page = (offset, ids, result.total)
+        before, self.page = self.page, page
+        if (
+            before is not None
+            and before[0] != offset
+            and before[1:] == page[1:]
+            and result.total is not None
+        ):
+            raise PaginationError(
+                f"every item of the page at {url} repeats the page read just before at another "
+                "offset: the service seems to ignore this list's paging parameters; the "
+                "paginator does not match its convention",
+                method="GET",
+                url=url,
+            )
+        aligned = align(self.state, offset, ids, result.total, url=url, last=result.next is None)
+        self.state = aligned.state
+        return aligned
+
+    def request(self, request: PageRequest, offset: int) -> PageRequest:
+        """The request of the page at `offset`, the page size kept."""
+        return with_position(self.convention, request, offset)
+
+
+def _offset(convention: Convention, request: PageRequest) -> int | None:
+    """The offset a request asks for, None when it names none."""
+    assert convention.param is not None
+    source = request.headers if convention.param_in == "header" else request.params
+    return int_param(dict(source), convention.param)
 
 
 class _Planned:

@@ -72,34 +72,37 @@ async def listed(service: PublishedList, **options: Any) -> tuple[list[Endpoint]
 
 
 async def test_the_default_client_follows_the_published_paging_at_once() -> None:
-    """237 records: `limit=100` (offset 0 by default), then offsets 100 and 200, and nothing
+    """237 records: `limit=100` (offset 0 by default), then offsets 98 and 196 (each page
+    overlapping the one before by 2, to prove it continues the list: issue 33), and nothing
     else; every record once, in order, typed; no warning of any kind."""
     service = PublishedList(237)
     found, caught = await listed(service)
     assert service.queries == [
         {"limit": "100"},
-        {"offset": "100", "limit": "100"},
-        {"offset": "200", "limit": "100"},
+        {"offset": "98", "limit": "100"},
+        {"offset": "196", "limit": "100"},
     ]
     assert [endpoint.id for endpoint in found] == service.ids
     assert caught == []
 
 
 async def test_a_page_size_is_sent_as_limit_on_every_page() -> None:
-    """`page_size=50`: five pages of 50 by `limit` and `offset`, every record once."""
+    """`page_size=50`: five pages of 50 by `limit` and `offset` (each overlapping the one
+    before by 2), every record once."""
     service = PublishedList(237)
     found, caught = await listed(service, page_size=50)
     assert service.queries == [
         {"limit": "50"},
-        *({"offset": str(offset), "limit": "50"} for offset in range(50, 237, 50)),
+        *({"offset": str(offset), "limit": "50"} for offset in range(48, 237, 48)),
     ]
     assert [endpoint.id for endpoint in found] == service.ids
     assert caught == []
 
 
-@pytest.mark.parametrize(("count", "requests"), [(0, 1), (100, 1), (200, 2), (201, 3)])
+@pytest.mark.parametrize(("count", "requests"), [(0, 1), (100, 1), (200, 3), (201, 3)])
 async def test_the_list_ends_when_the_total_is_reached(count: int, requests: int) -> None:
-    """The total ends the list: a full last page is not followed by an empty one."""
+    """The total ends the list: a full last page is not followed by an empty one. (200
+    records take 3 pages of 100: each page overlaps the one before by 2, issue 33.)"""
     service = PublishedList(count)
     found, caught = await listed(service)
     assert len(service.queries) == requests
