@@ -18,7 +18,8 @@ from .conftest import RESOURCES, Outcome, cli, cli_here, start_cli
 FAILING = SimulatorConfig(
     seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
 )
-"""With seed 0 and no retries, the findings list fails after 3 pages of 50 (150 records)."""
+"""With seed 0 and no retries, the findings list fails after 3 pages of 50 (146 records: each
+page after the first repeats 2 of the one before, issue 33)."""
 
 
 def exported_ids(directory: Path, resource: str) -> list[str]:
@@ -66,10 +67,10 @@ async def test_a_failed_export_resumes_against_a_healthy_service(tmp_path: Path)
             "--page-size", "50", "--retries", "0",
         )  # fmt: skip
     assert first.code == 3
-    assert "vulnerability-findings: stopped after 150 records: ServerError: 500" in first.stderr
+    assert "vulnerability-findings: stopped after 146 records: ServerError: 500" in first.stderr
     assert "--resume" in first.stderr.splitlines()[-1]
     checkpoint = orjson.loads((tmp_path / "vulnerability-findings.checkpoint.json").read_bytes())
-    assert checkpoint["records"] == 150
+    assert checkpoint["records"] == 146
     assert (checkpoint["format"], checkpoint["pageSize"]) == ("jsonl", 50)
     part = tmp_path / "vulnerability-findings.jsonl.part"
     assert part.stat().st_size == checkpoint["bytes"]
@@ -185,7 +186,7 @@ async def test_quiet_export_says_nothing_but_errors(simulator: Simulator, tmp_pa
             "0", "--page-size", "50", "--out", str(tmp_path / "b"),
         )  # fmt: skip
     assert stopped.code == 3
-    assert "vulnerability-findings: stopped after 150 records: ServerError: 500" in stopped.stderr
+    assert "vulnerability-findings: stopped after 146 records: ServerError: 500" in stopped.stderr
     assert "--resume" in stopped.stderr.splitlines()[-1]
 
 

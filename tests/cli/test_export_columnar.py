@@ -130,7 +130,7 @@ async def test_a_stopped_duckdb_export_resumes_from_its_saved_position(tmp_path:
     async with Simulator(failing) as simulator:
         first = await cli_here(*args, "--base-url", simulator.url, "--retries", "0")
     assert first.code == 3, first.stderr
-    assert len(duckdb_records(database, "vulnerability-findings")) == 150
+    assert len(duckdb_records(database, "vulnerability-findings")) == 146
     async with Simulator(SimulatorConfig(seed=0, size=30)) as healthy:
         resumed = await cli_here(*args, "--base-url", healthy.url, "--resume")
         assert resumed.code == 0, resumed.stderr

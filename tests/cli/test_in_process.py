@@ -143,7 +143,7 @@ async def test_export_then_resume_after_a_failure(tmp_path: Path) -> None:
     assert hint.startswith("remedy-async: to continue where it stopped, run: remedy-async export")
     assert hint.endswith("--resume (with your --token again)")
     assert "s3cr3t" not in first.stderr
-    assert "stopped after 150 records" in first.stderr
+    assert "stopped after 146 records" in first.stderr
     async with Simulator(SimulatorConfig(seed=0, size=30)) as simulator:
         resumed = await cli_here(*args, "--base-url", simulator.url, "--resume")
         again = await cli_here(*args, "--base-url", simulator.url, "--resume")

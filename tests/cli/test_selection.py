@@ -23,7 +23,8 @@ FINDINGS = "vulnerability-findings"
 FAILING = SimulatorConfig(
     seed=0, size=30, faults=[FaultSpec("http-500", 0.3, "list:vulnerability-findings")]
 )
-"""With seed 0 and no retries, the findings list fails after 3 pages of 50 (150 records)."""
+"""With seed 0 and no retries, the findings list fails after 3 pages of 50 (146 records: each
+page after the first repeats 2 of the one before, issue 33)."""
 ENDPOINTS_FAILING = SimulatorConfig(
     seed=0, size=300, faults=[FaultSpec("http-500", 0.3, "list:endpoints")]
 )
@@ -140,8 +141,8 @@ async def test_a_resume_keeps_where_and_fields_and_refuses_to_change_them(tmp_pa
         ["severity in (critical,high)"],
         ["id", "severity"],
     )
-    assert checkpoint["records"] == 150
-    assert 0 < checkpoint["written"] < 150
+    assert checkpoint["records"] == 146
+    assert 0 < checkpoint["written"] < 146
 
     async with Simulator(SimulatorConfig(seed=FAILING.seed, size=FAILING.size)) as healthy:
         base = (*args, "--base-url", healthy.url, "--resume")
