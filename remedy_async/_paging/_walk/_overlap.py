@@ -147,10 +147,11 @@ def align(
             raise ValueError("an offset list is proven from its first page, at offset 0")
         state = evolve(state, started=True)
         return _deliver(state, offset, ids, 0, at_end, counts=state.counts, url=url)
-    if not ids and total is not None and offset < total:
+    if at_end and total is not None and offset + len(ids) < total:
         raise _refuse(
-            f"the page at offset {offset} of a list of {total} records is empty: the service "
-            "does not page by this offset",
+            f"the page at offset {offset} ends the list after {offset + len(ids)} records, "
+            f"but it announces {total}: the service does not page by this offset, or its "
+            "pages are not one view of the list",
             url,
         )
     sequence = {key: index for index, key in enumerate(state.window)}

@@ -5,7 +5,10 @@ just delivered skipped, `max_items` applied) with its place in the list, fetched
 the caller, `prefetch` pages ahead, or `concurrency` planned pages at once. It refuses a next
 page that leaves the API or repeats a request already followed, so a broken page sequence never
 loops or leaks credentials, and a list whose announced size changes while its planned pages are
-fetched, so parallel pages never skip or repeat an item.
+fetched, so parallel pages never skip or repeat an item. A sequential offset list that announces
+its total is proven page by page (`_overlap`): each page after the first is asked from 2 records
+before where the list stands, so a record that exists throughout is delivered exactly once even
+when records are added or removed between pages.
 """
 
 from __future__ import annotations
@@ -261,7 +264,14 @@ class PageWalk:
                 left = None if remaining is None else remaining - len(prepared.items)
                 self._plan_after(planned, request, response, result, left)
             read += prepared.raw_count
-            if prepared.place.next is None and prepared.place.whole and self.call.from_start:
+            # A proven list checks its end against its total itself (`_overlap`); what it
+            # delivered may differ from it by the records created or removed meanwhile.
+            if (
+                proof is None
+                and prepared.place.next is None
+                and prepared.place.whole
+                and self.call.from_start
+            ):
                 self._check_complete(prepared.response, result.total, read)
             yield prepared
             following, url = prepared.place.next, prepared.response.url

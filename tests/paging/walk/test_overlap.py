@@ -270,10 +270,15 @@ def test_a_list_that_shrank_past_the_offset_re_reads_its_last_page() -> None:
     assert step.next_offset == 0
 
 
-def test_an_empty_page_short_of_the_total_is_refused() -> None:
+@pytest.mark.parametrize(
+    ("ids", "last"),
+    [([], False), (["r8", "r9", "r10"], False), ([f"r{i}" for i in range(8, 18)], True)],
+)
+def test_a_page_ending_the_list_short_of_its_total_is_refused(ids: list[str], last: bool) -> None:
+    """Empty, shorter than the page size, or the last the service names, before the total."""
     step = align(begin(10), 0, [f"r{index}" for index in range(10)], 100)
     with pytest.raises(PaginationError, match="does not page by this offset"):
-        align(step.state, 8, [], 100)
+        align(step.state, 8, ids, 100, last=last)
 
 
 def test_the_re_reads_of_one_boundary_are_bounded() -> None:
