@@ -18,14 +18,16 @@ rather than by our own implementation of it:
 Records carry the published fields of `Endpoint` and `Scope` in snake_case, with UUID ids; a
 scope also carries one field after `finding_filter` (its reference page is cut there), and
 targets and findings carry unpublished fields, which clients must keep in `extra`.
-`between_pages` lets a test change the data between two requests.
+`between_pages` lets a test change the data between two requests; `Churn` is such a change
+plan (inserts, removals, updates that keep or move a record's place) that remembers what it did,
+the ground truth a test judges a list by.
 """
 
 from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -275,3 +277,95 @@ class PublishedService:
             if record["id"] == record_id:
                 return record
         raise _Refused(404, f"{noun} not found.")
+
+
+ChurnOp = tuple[str, int]
+"""One change of `Churn`: `("insert", at)` a new record at position `at` (modulo the length + 1)
+of the list as it stands; `("remove", i)` the i-th record of the original list (modulo its
+size; nothing when already gone); `("drop", at)` the record at position `at` (modulo the
+length); `("update", at)` new `updated_at` and hostname for the record at `at`, in its place;
+`("move", at)` the same update, and the record moved to the list's end (a service sorting by
+`updated_at`)."""
+
+
+class Churn:
+    """Changes one collection of a `PublishedService` before chosen list requests, and keeps
+    the ground truth: what existed, what was removed or moved, and when.
+
+    `plan[n]` is applied before the n-th list request of the collection is answered (from 0,
+    re-reads and parallel requests included, in the order they arrive). Install it with
+    `service.between_pages = churn`.
+    """
+
+    def __init__(
+        self,
+        service: PublishedService,
+        plan: Mapping[int, Sequence[ChurnOp]],
+        collection: str = "endpoints",
+        seed: int = 7,
+    ) -> None:
+        self.records = service.records[collection]
+        self.plan = plan
+        self.collection = collection
+        self.original: tuple[str, ...] = tuple(record["id"] for record in self.records)
+        """The ids before any change, in list order."""
+        self.existed: set[str] = set(self.original)
+        """Every id that was ever in the list."""
+        self.removed: set[str] = set()
+        """Every id removed at some point (removed ids never come back)."""
+        self.moved: set[str] = set()
+        """Ids of records moved to the list's end."""
+        self.log: list[tuple[int, str, str]] = []
+        """Each change applied: (request it came before, kind, id)."""
+        self._rng = random.Random(seed)
+        self._clock = datetime(2030, 1, 1, tzinfo=UTC)
+
+    def __call__(self, collection: str, served: int) -> None:
+        if collection != self.collection:
+            return
+        for kind, where in self.plan.get(served, ()):
+            self.apply(served, kind, where)
+
+    def apply(self, served: int, kind: str, where: int) -> None:
+        """Apply one change now, before the request numbered `served`."""
+        records = self.records
+        if kind == "insert":
+            added = endpoint(self._rng, 10_000 + len(self.existed))
+            records.insert(where % (len(records) + 1), added)
+            self.existed.add(added["id"])
+            self.log.append((served, kind, added["id"]))
+            return
+        if not records:
+            return
+        if kind == "remove":
+            key = self.original[where % len(self.original)]
+            at = next((n for n, record in enumerate(records) if record["id"] == key), None)
+            if at is None:
+                return
+        else:
+            at = where % len(records)
+        key = records[at]["id"]
+        self.log.append((served, kind, key))
+        if kind in ("remove", "drop"):
+            del records[at]
+            self.removed.add(key)
+            return
+        self._clock += timedelta(seconds=1)
+        changed = records[at] | {
+            "updated_at": self._clock.isoformat().replace("+00:00", "Z"),
+            "hostname": f"host-renamed-{len(self.log)}",
+        }
+        if kind == "update":
+            records[at] = changed
+        elif kind == "move":
+            del records[at]
+            records.append(changed)
+            self.moved.add(key)
+        else:
+            raise ValueError(f"unknown change {kind!r}")
+
+    @property
+    def throughout(self) -> list[str]:
+        """The original ids never removed, in their original order: present for the whole
+        list, so owed exactly once."""
+        return [key for key in self.original if key not in self.removed]
