@@ -1,0 +1,244 @@
+"""The change feed over the published service while its records are inserted, removed and
+updated between list pages (issue 33), over real loopback sockets: no pass reports the removal
+of a record that was never removed, a record present all along is never reported removed, and
+a pass is complete only when its list ended. With and without the removal check's gets (without
+them, a record the offset list skipped would be reported removed), sequentially and with
+planned parallel pages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from attrs import frozen
+from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import strategies as st
+
+from remedy_async import ChangeKind, PaginationError, RemedyClient
+from remedy_async._paging._walk._overlap import OVERLAP
+from tests.loopback import serve_app
+from tests.published import TOKEN, Churn, ChurnOp, PublishedService, dataset
+
+PASSES: Final = 5
+"""Passes run while the records churn (a failed pass's continuation counts as one)."""
+QUIET: Final = 4
+"""Passes without churn after them, until one completes; the pass after it, begun on a quiet
+collection, must converge on it."""
+PROPERTY = settings(
+    max_examples=15,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=(Phase.explicit, Phase.generate),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+"""Fifteen fixed examples, no shrinking (a failure reports its first case in the notes)."""
+UNPROVEN: Final = pytest.mark.xfail(
+    strict=True,
+    reason="proof under prefetch/concurrency not landed yet: every pass lists with prefetch=1 "
+    "(remedy_async/_changes/_settings.py PREFETCH), unproven, so a record the list skips is "
+    "reported removed without the gets, and a repeat warns DuplicateItemWarning",
+)
+"""The feed's list is fetched a page ahead, and prefetched offset pages are not proven yet."""
+RESUMED: Final = pytest.mark.xfail(
+    strict=True,
+    reason="issue 33: a pass refused for a moved order is continued from a resume token that "
+    "carries no delivered ids, so its first page is unproven: Plan(32, 10, {13: [('insert', "
+    "324797)], 15: [('move', 47)]}) without the gets reports r25 removed, never removed",
+)
+"""Resume tokens do not carry the last delivered ids yet."""
+
+
+@frozen
+class Plan:
+    """`size` endpoints listed in pages of `page_size` by each pass; `churn[n]` applied before
+    the n-th list request of all passes together is answered."""
+
+    size: int
+    page_size: int
+    churn: Mapping[int, Sequence[ChurnOp]]
+
+    def __repr__(self) -> str:
+        return f"Plan({self.size}, {self.page_size}, {dict(self.churn)!r})"
+
+
+@st.composite
+def plans(draw: st.DrawFn, kinds: Sequence[str]) -> Plan:
+    """20-150 records in pages of 5-30, up to 30 changes over the requests of the passes."""
+    size = draw(st.integers(20, 150))
+    page_size = draw(st.integers(5, 30))
+    requests = PASSES * (-(-size // (page_size - OVERLAP)) + 1)
+    ops = draw(
+        st.lists(
+            st.tuples(st.integers(0, requests), st.sampled_from(kinds), st.integers(0, 10**6)),
+            max_size=30,
+        )
+    )
+    churn: dict[int, list[ChurnOp]] = {}
+    for served, kind, where in ops:
+        churn.setdefault(served, []).append((kind, where))
+    return Plan(size, page_size, churn)
+
+
+@frozen
+class Pass:
+    """One pass as it went: its changes, whether complete, what stopped it, and the list's
+    requests (counted over all passes) at its start and end."""
+
+    changes: list[Any]
+    complete: bool
+    error: BaseException | None
+    began: int
+    ended: int
+
+
+class Feed:
+    """Runs passes of the feed on one state and checks each against the service's truth."""
+
+    def __init__(self, plan: Plan, state: Path, options: Mapping[str, Any]) -> None:
+        self.service = PublishedService(dataset(sizes={"endpoints": plan.size}))
+        self.churn = Churn(self.service, plan.churn)
+        self.requests = 0
+        self.service.between_pages = self._between
+        self.plan = plan
+        self.state = state
+        self.options = options
+        self.snapshot: set[str] = set()
+        """What the feed's changes say the collection holds: added, not removed since."""
+        self.epoch = 0
+        """The list request the current pass began at (its first attempt's)."""
+        self.present_at_epoch: set[str] = set()
+
+    def _between(self, collection: str, served: int) -> None:
+        if collection == "endpoints":
+            self.requests = served + 1
+        self.churn(collection, served)
+
+    def current(self) -> set[str]:
+        return {record["id"] for record in self.churn.records}
+
+    async def one(self, client: RemedyClient) -> Pass:
+        """Run one pass (or the continuation of a failed one) and check it."""
+        began = self.requests
+        feed = client.endpoints.changes(
+            self.state, page_size=self.plan.page_size, **self.options
+        ).as_dicts()
+        changes: list[Any] = []
+        error: BaseException | None = None
+        try:
+            async for change in feed:
+                changes.append(change)
+        except PaginationError as refused:
+            error = refused
+        assert feed.result is not None
+        done = Pass(changes, feed.result.complete, error, began, self.requests)
+        note(f"pass {feed.result}: requests {began}..{done.ended}, error {error!r}")
+        self.check(done, feed.result)
+        return done
+
+    def check(self, done: Pass, result: Any) -> None:
+        now = self.current()
+        removed = [change.id for change in done.changes if change.kind is ChangeKind.REMOVED]
+        assert done.complete == (done.error is None), "complete is not 'the list ended'"
+        assert done.complete == result.complete
+        assert (result.error is None) == done.complete
+        if not done.complete:
+            assert removed == [], "a pass whose list did not end reported removals"
+        for key in removed:
+            assert key in self.churn.removed, f"{key}: reported removed, never removed"
+            assert key not in now, f"{key}: reported removed, still listed"
+            assert key in self.snapshot, f"{key}: reported removed, never reported added"
+        for change in done.changes:
+            if change.kind is ChangeKind.REMOVED:
+                self.snapshot.discard(change.id)
+            else:
+                assert change.id in self.churn.existed, f"{change.id}: never existed"
+                self.snapshot.add(change.id)
+        if not done.complete:
+            return
+        throughout = self.present_at_epoch - self.churn.removed
+        lost = throughout - self.snapshot
+        assert not lost, f"{len(lost)} record(s) present throughout the pass not in it: {lost}"
+        during = {
+            key
+            for served, kind, key in self.churn.log
+            if kind in ("remove", "drop") and served > self.epoch
+        }
+        stale = (self.snapshot - now) - during
+        assert not stale, f"records removed before the pass began not reported removed: {stale}"
+        self.epoch, self.present_at_epoch = self.requests, now
+
+    async def run(self) -> list[Pass]:
+        """`PASSES` passes under churn, then quiet ones until one completes: it converges."""
+        passes: list[Pass] = []
+        async with (
+            serve_app(self.service.app()) as url,
+            RemedyClient(url, token=TOKEN) as client,
+        ):
+            self.present_at_epoch = self.current()
+            for _ in range(PASSES):
+                passes.append(await self.one(client))
+            self.churn.plan = {}
+            for _ in range(QUIET):
+                passes.append(await self.one(client))
+                if passes[-1].complete:
+                    break
+            assert passes[-1].complete, "no quiet pass completed"
+            passes.append(await self.one(client))  # begun after the churn ended
+        assert passes[-1].complete, "a pass over a quiet collection did not complete"
+        assert self.snapshot == self.current(), "a pass over a quiet collection did not converge"
+        return passes
+
+
+def feed_passes(plan: Plan, options: Mapping[str, Any]) -> list[Pass]:
+    note(f"{plan!r} {dict(options)}")
+    with tempfile.TemporaryDirectory() as folder:
+        feed = Feed(plan, Path(folder) / "endpoints.db", options)
+        passes = asyncio.run(feed.run())
+        note(f"changes applied: {feed.churn.log}")
+    return passes
+
+
+def modes(unconfirmed: Sequence[pytest.MarkDecorator] = ()) -> list[Any]:
+    """The feed's options each property runs under, with the marks each expects."""
+    return [
+        pytest.param({}, id="sequential", marks=[UNPROVEN]),
+        pytest.param(
+            {"confirm_removals": False},
+            id="sequential-unconfirmed",
+            marks=[UNPROVEN, *unconfirmed],
+        ),
+        pytest.param(
+            {"concurrency": 4, "confirm_removals": False},
+            id="concurrency-4-unconfirmed",
+            marks=[UNPROVEN, *unconfirmed],
+        ),
+    ]
+
+
+@pytest.mark.parametrize("options", modes())
+@given(plan=plans(("insert", "remove", "drop", "update")))
+@PROPERTY
+def test_no_pass_reports_a_removal_that_never_happened(
+    options: Mapping[str, Any], plan: Plan
+) -> None:
+    """Passes over a collection churning between pages: every removal reported was a real
+    one, every record present throughout a pass is in the feed after it, and a quiet pass
+    converges on the collection."""
+    feed_passes(plan, options)
+
+
+@pytest.mark.parametrize("options", modes(unconfirmed=[RESUMED]))
+@given(plan=plans(("insert", "remove", "update", "move")))
+@PROPERTY
+def test_records_moved_by_updates_are_never_reported_removed(
+    options: Mapping[str, Any], plan: Plan
+) -> None:
+    """The same under an `updated_at` order, where an update moves its record to the end: a
+    pass may be refused (incomplete, no removals), never report a moved record removed."""
+    feed_passes(plan, options)
