@@ -26,9 +26,8 @@ from remedy_async._paging._protocol import (
     PagingFault,
     Probe,
 )
-from remedy_async._paging._read._envelope import dig
 from remedy_async._paging._read._items import ID_KEYS, locate_items
-from remedy_async._paging._read._page import announced_total, read_page
+from remedy_async._paging._read._page import announced_total, read_page, says_more
 from remedy_async._paging._read._positions import (
     CONTRACT_SIZE_PARAMS,
     PUBLISHED_SIZE_PARAM,
@@ -292,10 +291,7 @@ def _brought_none(convention: Convention) -> str:
 def _announces_more(convention: Convention, response: JSONResponse, count: int | None) -> bool:
     """Whether a page says more records follow it: by a more flag, a last flag, or (when
     `count` says how many were listed so far) a total beyond them."""
-    body = response.body
-    if convention.more_at and dig(body, convention.more_at) is True:
-        return True
-    if convention.last_at and dig(body, convention.last_at) is False:
+    if says_more(convention, response.body):
         return True
     if count is None:
         return False
