@@ -123,6 +123,7 @@ def _request_document(request: PageRequest, secrets: tuple[str, ...]) -> dict[st
             "r": probe.refusal,
             "n": probe.unannounced,
             "c": probe.confirming,
+            "m": probe.announced_more,
         }
     return document
 
@@ -193,6 +194,7 @@ def _request_from(document: dict[str, Any], secrets: tuple[str, ...]) -> PageReq
             refusal=None if refusal is None else _text(refusal),
             unannounced=found.get("n") is True,
             confirming=found.get("c") is True,
+            announced_more=found.get("m") is True,
         )
     return PageRequest(params=params, url=url, convention=convention, headers=headers, probe=probe)
 
