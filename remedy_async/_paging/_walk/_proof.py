@@ -147,15 +147,14 @@ class OffsetProof:
             or convention.follow != "offset"
             or not convention.param
             or request.url is not None
-            or result.next is None
-            or result.next.probe is not None  # a guess to verify first: followed unproven
+            or (result.next is not None and result.next.probe is not None)  # a guess to verify
             or result.total is None  # no total: only an empty page ends it; unproven
             or record_ids(result.items) is None
         ):
             return
         offset = _offset(convention, request)
         if marks is None:
-            if offset not in (None, 0) or len(result.items) < 2:
+            if offset not in (None, 0) or len(result.items) < 2 or result.next is None:
                 return
             self.state = begin(len(result.items))
             if self.on_shift == "restart":
