@@ -38,20 +38,6 @@ PROPERTY = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 """Fifteen fixed examples, no shrinking (a failure reports its first case in the notes)."""
-UNPROVEN: Final = pytest.mark.xfail(
-    strict=True,
-    reason="proof under prefetch/concurrency not landed yet: every pass lists with prefetch=1 "
-    "(remedy_async/_changes/_settings.py PREFETCH), unproven, so a record the list skips is "
-    "reported removed without the gets, and a repeat warns DuplicateItemWarning",
-)
-"""The feed's list is fetched a page ahead, and prefetched offset pages are not proven yet."""
-RESUMED: Final = pytest.mark.xfail(
-    strict=True,
-    reason="issue 33: a pass refused for a moved order is continued from a resume token that "
-    "carries no delivered ids, so its first page is unproven: Plan(32, 10, {13: [('insert', "
-    "324797)], 15: [('move', 47)]}) without the gets reports r25 removed, never removed",
-)
-"""Resume tokens do not carry the last delivered ids yet."""
 
 
 @frozen
@@ -204,24 +190,16 @@ def feed_passes(plan: Plan, options: Mapping[str, Any]) -> list[Pass]:
     return passes
 
 
-def modes(unconfirmed: Sequence[pytest.MarkDecorator] = ()) -> list[Any]:
-    """The feed's options each property runs under, with the marks each expects."""
-    return [
-        pytest.param({}, id="sequential", marks=[UNPROVEN]),
-        pytest.param(
-            {"confirm_removals": False},
-            id="sequential-unconfirmed",
-            marks=[UNPROVEN, *unconfirmed],
-        ),
-        pytest.param(
-            {"concurrency": 4, "confirm_removals": False},
-            id="concurrency-4-unconfirmed",
-            marks=[UNPROVEN, *unconfirmed],
-        ),
-    ]
+MODES: Final = (
+    pytest.param({}, id="sequential"),
+    pytest.param({"confirm_removals": False}, id="sequential-unconfirmed"),
+    pytest.param({"concurrency": 4, "confirm_removals": False}, id="concurrency-4-unconfirmed"),
+)
+"""The feed's options: with the removal check's gets (the default), and without them, where
+only the list's exactness keeps a record it skipped from being reported removed."""
 
 
-@pytest.mark.parametrize("options", modes())
+@pytest.mark.parametrize("options", MODES)
 @given(plan=plans(("insert", "remove", "drop", "update")))
 @PROPERTY
 def test_no_pass_reports_a_removal_that_never_happened(
@@ -233,7 +211,7 @@ def test_no_pass_reports_a_removal_that_never_happened(
     feed_passes(plan, options)
 
 
-@pytest.mark.parametrize("options", modes(unconfirmed=[RESUMED]))
+@pytest.mark.parametrize("options", MODES)
 @given(plan=plans(("insert", "remove", "update", "move")))
 @PROPERTY
 def test_records_moved_by_updates_are_never_reported_removed(
