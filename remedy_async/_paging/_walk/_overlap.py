@@ -144,9 +144,7 @@ def resumed(page_size: int, marks: Sequence[int], offset: int) -> OffsetAlignmen
     must show one of them (or the list is re-read from further back), and the list's start
     no longer anchors a page: what was delivered before the marks is not known."""
     state = begin(page_size, memory=max(MEMORY_PAGES * page_size, len(marks)))
-    return evolve(
-        state, window=tuple(marks), next_offset=offset, started=True, forgotten=True
-    )
+    return evolve(state, window=tuple(marks), next_offset=offset, started=True, forgotten=True)
 
 
 def id_mark(key: Hashable) -> int:

@@ -24,8 +24,8 @@ from remedy_async._paging._read._positions import int_param, with_position
 from remedy_async._paging._resume import Marks
 
 from ._overlap import (
-    AlignmentCounts,
     Aligned,
+    AlignmentCounts,
     OffsetAlignment,
     Unproven,
     align,
@@ -46,15 +46,21 @@ class Shifts:
     """What proving an offset list's pages cost: how often the data moved under it.
 
     A list whose pages overlap (offset paging with a total) checks that each page continues
-    the one before. `realignments` counts pages that did not start where expected but showed
-    where the list stood (records were added or removed before them); `rereads` counts pages
-    that did not, so the list read again from further back; `restarts` counts restarts from
-    the first page (`on_shift="restart"`). All zero when the data did not change.
+    the one before. All zero when the data did not change while the list was read.
+
+    Args:
+        realignments: Pages that did not start where expected but showed where the list
+            stood (records were added or removed before them).
+        rereads: Pages that did not, so the list read again from further back.
+        restarts: Restarts from the first page (`on_shift="restart"`).
     """
 
     realignments: int = 0
+    """Pages that did not start where expected but showed where the list stood."""
     rereads: int = 0
+    """Pages that showed no record delivered before, so the list read again from further back."""
     restarts: int = 0
+    """Restarts from the first page (`on_shift="restart"`)."""
 
     def __add__(self, other: Shifts) -> Shifts:
         return Shifts(
@@ -74,6 +80,10 @@ class Shifts:
         ]
         shown = [f"{count} {what}" for count, what in parts if count]
         return ", ".join(shown) or "no shift"
+
+
+NO_SHIFTS: Final = Shifts()
+"""The data did not move under the list (or it is not proven)."""
 
 
 @frozen
@@ -169,7 +179,8 @@ class OffsetProof:
     def align(self, request: PageRequest, result: PageResult, url: str) -> Aligned:
         """What the page read for `request` delivers, and where the list reads next; raises
         `PaginationError` when it cannot be proven (or restarts, with `on_shift="restart"`)."""
-        assert self.state is not None and self.convention is not None
+        assert self.state is not None
+        assert self.convention is not None
         keys = self._keys(result, url)
         offset = _offset(self.convention, request) or 0
         self._check_moves_on(offset, keys, result.total, url)
@@ -181,7 +192,9 @@ class OffsetProof:
         self.state = aligned.state
         if self._delivered is not None and aligned.deliver:
             delivered = self._delivered
-            fresh = tuple(position for position in aligned.deliver if keys[position] not in delivered)
+            fresh = tuple(
+                position for position in aligned.deliver if keys[position] not in delivered
+            )
             delivered.update(keys[position] for position in fresh)
             aligned = attrs.evolve(aligned, deliver=fresh)
         return aligned
@@ -227,7 +240,8 @@ class OffsetProof:
     def predict(self, request: PageRequest) -> PageRequest | None:
         """The page after `request`'s, overlapping it, assuming it comes full and the data
         stays still (for prefetch); None past the total."""
-        assert self.convention is not None and self.state is not None
+        assert self.convention is not None
+        assert self.state is not None
         following = (_offset(self.convention, request) or 0) + self.state.page_size
         following -= self.state.overlap
         if self.total is not None and following >= self.total:
