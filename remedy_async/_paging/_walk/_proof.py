@@ -102,6 +102,8 @@ class ProvenPlace:
     hashed: bool
     page_size: int
     overlap: int
+    remembered: bool
+    """True when `before` holds every id the list delivered before the page."""
 
     def continuation(self, consumed: int) -> tuple[PageRequest, Marks]:
         """The request and marks that continue the list after the page's first `consumed`
@@ -110,13 +112,14 @@ class ProvenPlace:
         for key in self.keys[self.first : consumed]:
             recent.pop(key, None)
             recent[key] = None
+        whole = self.remembered and len(recent) <= MARKS
         keys = tuple(recent)[-MARKS:]
         marks = tuple(cast(int, key) if self.hashed else id_mark(key) for key in keys)
         offset = self.offset
         if consumed > self.first:
             offset = max(0, self.offset + consumed - self.overlap)
         request = with_position(self.convention, self.request, offset)
-        return request, Marks(ids=marks, page_size=self.page_size)
+        return request, Marks(ids=marks, page_size=self.page_size, whole=whole)
 
 
 class OffsetProof:
@@ -140,6 +143,8 @@ class OffsetProof:
         """The counts of the alignments restarts replaced."""
         self._reported = Shifts()
         self._page: tuple[int, tuple[Hashable, ...], int | None] | None = None
+        self._remembered = False
+        """Whether every id delivered before the page last aligned is still remembered."""
 
     @property
     def active(self) -> bool:
@@ -172,7 +177,7 @@ class OffsetProof:
         else:
             if marks.page_size < 2 or not marks.ids:
                 return
-            self.state = resumed(marks.page_size, marks.ids, offset or 0)
+            self.state = resumed(marks.page_size, marks.ids, offset or 0, whole=marks.whole)
             self.hashed = True
         self.convention = convention
 
@@ -185,6 +190,7 @@ class OffsetProof:
         offset = _offset(self.convention, request) or 0
         self._check_moves_on(offset, keys, result.total, url)
         self.total = result.total
+        self._remembered = not self.state.forgotten and self.restarts == 0
         try:
             aligned = align(self.state, offset, keys, result.total, last=result.next is None)
         except Unproven as refusal:
@@ -211,6 +217,7 @@ class OffsetProof:
             keys=self._page[1],
             first=aligned.first,
             before=aligned.before[-MARKS:],
+            remembered=self._remembered and len(aligned.before) <= MARKS,
             hashed=self.hashed,
             page_size=aligned.state.page_size,
             overlap=aligned.state.overlap,
