@@ -21,11 +21,12 @@ decides, page by page and without any I/O, what gives that promise:
   `updated_at`, say) or no alignment can be proven, `Unproven` is raised: never a guess.
 
 Memory stays flat: only the last `memory` delivered ids, and at most a page more, are kept
-(forgotten oldest first, a page's worth at a time, and only between pages), plus *suspects*: newer delivered ids a page did not show, which may have
-been removed or pushed past the page's end by creations, and are never delivered again. A
-record moved from further back than `memory` cannot be recognised; it may be delivered twice
-(a move closer than that raises). A page that starts with the last ids delivered and shows no
-other delivered id (the data stood still) costs one dict of its new ids: see `_steady`.
+(forgotten oldest first, a page's worth at a time, and only between pages), plus *suspects*:
+newer delivered ids a page did not show, which may have been removed or pushed past the page's
+end by creations, and are never delivered again. A record moved from further back than
+`memory` cannot be recognised; it may be delivered twice (a move closer than that raises). A
+page that starts with the last ids delivered and shows no other delivered id (the data stood
+still) costs one dict of its new ids: see `_steady`.
 
 Why `OVERLAP` is 2: every `overlap` removals before the frontier between two pages cost one
 re-read, and each record of overlap is one more record read per page: 2 of a 100-record page is

@@ -17,6 +17,7 @@ import asyncio
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager, suppress
+from functools import partial
 from typing import Any, TypeVar
 
 import attrs
@@ -247,8 +248,7 @@ class PageWalk:
                 self._begin_proof(proof, request, result, response)
             aligned = None
             if proof.active:
-                shown = response.url
-                aligned = proof.align(request, result, lambda: self._shown(shown))
+                aligned = proof.align(request, result, partial(self._shown, response.url))
                 if aligned.reread:
                     request = proof.request(request, aligned.next_offset)
                     continue
