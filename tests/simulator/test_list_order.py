@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remedy_async.simulator import Dataset, Simulator
+from remedy_async.simulator import Composition, Dataset, Simulator
 
+from .compose_walker import walk_composition
 from .helpers import StartSimulator, get_json, list_all_ids, record_url
 
 ENDPOINTS, SCOPES, FINDINGS = "endpoints", "scopes", "vulnerability-findings"
@@ -296,3 +297,80 @@ async def test_a_streamed_whole_list_follows_the_update_order(
     sim.dataset.modify(FINDINGS, [ids[10], ids[-5]], at=AT)
     listed = await list_all_ids(session, sim.url, FINDINGS, "none")
     assert listed == [i for i in ids if i not in {ids[10], ids[-5]}] + [ids[10], ids[-5]]
+
+
+TOKEN_KEPT = (
+    "compose:follow=token,items=data,next=meta.next,param=after,size=limit,end=empty,prev=meta.prev"
+)
+COMPOSED = (
+    TOKEN_KEPT,
+    "compose:follow=keyset,items=data,param=after_id,size=limit,more=has_more,prev=meta.prev",
+    "compose:follow=url,items=data,next=links.next,param=cursor,size=limit,end=flag,"
+    "more=has_more,prev=links.prev",
+    "compose:follow=number,items=data,next=meta.next,param=start,size=limit,total=meta.total",
+)
+
+
+@pytest.mark.parametrize("spec", COMPOSED, ids=["token", "keyset", "url", "number"])
+async def test_composed_modes_walk_the_update_order(
+    serve: StartSimulator, session: aiohttp.ClientSession, spec: str
+) -> None:
+    """A composed list, walked by its own rules with its signals checked on every page, is the
+    data set's order by update."""
+    sim = await serve(order="updated")
+    ids = list(sim.dataset.ids(SCOPES))
+    sim.dataset.modify(SCOPES, [ids[2], ids[0]], at=AT)
+    expected = list(sim.dataset.ids(SCOPES))
+    assert expected[-2:] == [ids[0], ids[2]]
+    composition = Composition.parse(spec)
+    walk = await walk_composition(
+        session, sim.url, SCOPES, composition, expected_total=len(ids), size=4
+    )
+    assert walk.ids == expected
+
+
+async def test_a_composed_cursor_marks_its_page_and_the_end_in_update_order(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """In update order, the backward cursor of every page asks for that page again (moved
+    records before it included), and the continuation a kept end hands out past the last
+    page stays past every record."""
+    sim = await serve(order="updated")
+    ids = list(sim.dataset.ids(SCOPES))
+    sim.dataset.modify(SCOPES, ids[:7], at=AT)
+    headers = {"X-Simulator-Paging": TOKEN_KEPT}
+    url = f"{sim.url}/v1/{SCOPES}"
+    pages: list[Any] = []
+    after: dict[str, str] = {}
+    while not pages or pages[-1]["data"]:
+        _, body, _ = await get_json(session, url, {"limit": "3", **after}, headers)
+        pages.append(body)
+        after = {"after": body["meta"]["next"]}
+        assert len(pages) <= len(ids)
+    served = [record["id"] for body in pages for record in body["data"]]
+    assert served == [*ids[7:], *ids[:7]]
+    for body in pages[1:-1]:
+        params = {"limit": "3", "after": body["meta"]["prev"]}
+        _, again, _ = await get_json(session, url, params, headers)
+        assert again["data"] == body["data"]
+    _, still, _ = await get_json(session, url, {"limit": "3", **after}, headers)
+    assert still["data"] == []
+
+
+async def test_the_continuation_of_an_empty_list_stays_past_every_record(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """The continuation a kept end hands out on an empty list points past every record, in
+    update order too: records that match later, moved to the end, are not behind it."""
+    sim = await serve(order="updated", range_filters=True)
+    headers = {"X-Simulator-Paging": TOKEN_KEPT}
+    url = f"{sim.url}/v1/{ENDPOINTS}"
+    since = {"updatedAt[gte]": "2033-01-01T00:00:00Z", "limit": "4"}
+    _, empty, _ = await get_json(session, url, since, headers)
+    assert empty["data"] == []
+    record_id = list(sim.dataset.ids(ENDPOINTS))[3]
+    sim.dataset.modify(ENDPOINTS, [record_id], at=AT)
+    _, fresh, _ = await get_json(session, url, since, headers)
+    assert [record["id"] for record in fresh["data"]] == [record_id]
+    _, past, _ = await get_json(session, url, {**since, "after": empty["meta"]["next"]}, headers)
+    assert past["data"] == []
