@@ -362,8 +362,8 @@ class SimulatorConfig:
     `{"error": "<message>"}` bodies with the published messages, and 400 for a malformed id.
     Assumed where nothing is published: the lists of scopes, targets and findings follow the
     endpoints' pattern, targets' and findings' fields are in the spirit of the product's
-    concepts, list order is creation order, and the health and agent-configuration paths are
-    configurable guesses. Every other option serves a contract the service might drift to.
+    concepts, list order is creation order (`order`), and the health and agent-configuration
+    paths are configurable guesses. Every other option serves a contract the service might drift to.
 
     The data set is a pure function of `seed`, `size` and `now`. Every field is a keyword
     argument (and an option of `python -m remedy_async.simulator`); a bad value raises
