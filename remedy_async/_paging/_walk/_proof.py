@@ -11,7 +11,7 @@ restart from the first page skipping every id delivered), and the counts of what
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Final, cast
 
 import attrs
@@ -24,8 +24,9 @@ from remedy_async._paging._read._positions import int_param, with_position
 from remedy_async._paging._resume import Marks
 
 from ._overlap import (
-    AlignmentCounts,
     Aligned,
+    AlignmentCounts,
+    Chunks,
     OffsetAlignment,
     Unproven,
     align,
@@ -33,6 +34,7 @@ from ._overlap import (
     id_mark,
     record_ids,
     resumed,
+    tail,
 )
 
 MARKS: Final = 8
@@ -46,15 +48,21 @@ class Shifts:
     """What proving an offset list's pages cost: how often the data moved under it.
 
     A list whose pages overlap (offset paging with a total) checks that each page continues
-    the one before. `realignments` counts pages that did not start where expected but showed
-    where the list stood (records were added or removed before them); `rereads` counts pages
-    that did not, so the list read again from further back; `restarts` counts restarts from
-    the first page (`on_shift="restart"`). All zero when the data did not change.
+    the one before. All zero when the data did not change while the list was read.
+
+    Args:
+        realignments: Pages that did not start where expected but showed where the list
+            stood (records were added or removed before them).
+        rereads: Pages that did not, so the list read again from further back.
+        restarts: Restarts from the first page (`on_shift="restart"`).
     """
 
     realignments: int = 0
+    """Pages that did not start where expected but showed where the list stood."""
     rereads: int = 0
+    """Pages that showed no record delivered before, so the list read again from further back."""
     restarts: int = 0
+    """Restarts from the first page (`on_shift="restart"`)."""
 
     def __add__(self, other: Shifts) -> Shifts:
         return Shifts(
@@ -76,6 +84,10 @@ class Shifts:
         return ", ".join(shown) or "no shift"
 
 
+NO_SHIFTS: Final = Shifts()
+"""The data did not move under the list (or it is not proven)."""
+
+
 @frozen
 class ProvenPlace:
     """Where a proven page sits: what a resume token needs to prove the page it resumes at."""
@@ -87,26 +99,29 @@ class ProvenPlace:
     """The page's record ids (or their marks, in a resumed list), in page order."""
     first: int
     """The page's first position aligned: records from it on were delivered (or were already)."""
-    before: tuple[Hashable, ...]
-    """The last ids delivered before the page, oldest first."""
+    before: Chunks
+    """The ids delivered before the page that the proof remembers, oldest first."""
     hashed: bool
     page_size: int
     overlap: int
+    remembered: bool
+    """True when `before` holds every id the list delivered before the page."""
 
     def continuation(self, consumed: int) -> tuple[PageRequest, Marks]:
         """The request and marks that continue the list after the page's first `consumed`
         records: a page starting `overlap` records before the next one, so it shows them."""
-        recent = dict.fromkeys(self.before)
+        recent = dict.fromkeys(tail(self.before, MARKS))
         for key in self.keys[self.first : consumed]:
             recent.pop(key, None)
             recent[key] = None
+        whole = self.remembered and len(recent) <= MARKS
         keys = tuple(recent)[-MARKS:]
         marks = tuple(cast(int, key) if self.hashed else id_mark(key) for key in keys)
         offset = self.offset
         if consumed > self.first:
             offset = max(0, self.offset + consumed - self.overlap)
         request = with_position(self.convention, self.request, offset)
-        return request, Marks(ids=marks, page_size=self.page_size)
+        return request, Marks(ids=marks, page_size=self.page_size, whole=whole)
 
 
 class OffsetProof:
@@ -129,7 +144,10 @@ class OffsetProof:
         self._before: AlignmentCounts = AlignmentCounts()
         """The counts of the alignments restarts replaced."""
         self._reported = Shifts()
-        self._page: tuple[int, tuple[Hashable, ...], int | None] | None = None
+        self._counted: AlignmentCounts | None = None
+        self._page: tuple[int, Sequence[Hashable], int | None] | None = None
+        self._remembered = False
+        """Whether every id delivered before the page last aligned is still remembered."""
 
     @property
     def active(self) -> bool:
@@ -162,18 +180,21 @@ class OffsetProof:
         else:
             if marks.page_size < 2 or not marks.ids:
                 return
-            self.state = resumed(marks.page_size, marks.ids, offset or 0)
+            self.state = resumed(marks.page_size, marks.ids, offset or 0, whole=marks.whole)
             self.hashed = True
         self.convention = convention
 
-    def align(self, request: PageRequest, result: PageResult, url: str) -> Aligned:
+    def align(self, request: PageRequest, result: PageResult, url: Callable[[], str]) -> Aligned:
         """What the page read for `request` delivers, and where the list reads next; raises
-        `PaginationError` when it cannot be proven (or restarts, with `on_shift="restart"`)."""
-        assert self.state is not None and self.convention is not None
+        `PaginationError` when it cannot be proven (or restarts, with `on_shift="restart"`);
+        `url` gives the page's URL as errors show it."""
+        assert self.state is not None
+        assert self.convention is not None
         keys = self._keys(result, url)
         offset = _offset(self.convention, request) or 0
         self._check_moves_on(offset, keys, result.total, url)
         self.total = result.total
+        self._remembered = not self.state.forgotten and self.restarts == 0
         try:
             aligned = align(self.state, offset, keys, result.total, last=result.next is None)
         except Unproven as refusal:
@@ -181,7 +202,9 @@ class OffsetProof:
         self.state = aligned.state
         if self._delivered is not None and aligned.deliver:
             delivered = self._delivered
-            fresh = tuple(position for position in aligned.deliver if keys[position] not in delivered)
+            fresh = tuple(
+                position for position in aligned.deliver if keys[position] not in delivered
+            )
             delivered.update(keys[position] for position in fresh)
             aligned = attrs.evolve(aligned, deliver=fresh)
         return aligned
@@ -197,7 +220,8 @@ class OffsetProof:
             offset=offset,
             keys=self._page[1],
             first=aligned.first,
-            before=aligned.before[-MARKS:],
+            before=aligned.before,
+            remembered=self._remembered and sum(map(len, aligned.before)) <= MARKS,
             hashed=self.hashed,
             page_size=aligned.state.page_size,
             overlap=aligned.state.overlap,
@@ -207,6 +231,9 @@ class OffsetProof:
         """The shifts since the last call (each page reports its own)."""
         assert self.state is not None
         counts = self.state.counts
+        if counts is self._counted and self.restarts == self._reported.restarts:
+            return NO_SHIFTS
+        self._counted = counts
         total = Shifts(
             realignments=self._before.realigned + counts.realigned,
             rereads=self._before.rereads + counts.rereads,
@@ -227,7 +254,8 @@ class OffsetProof:
     def predict(self, request: PageRequest) -> PageRequest | None:
         """The page after `request`'s, overlapping it, assuming it comes full and the data
         stays still (for prefetch); None past the total."""
-        assert self.convention is not None and self.state is not None
+        assert self.convention is not None
+        assert self.state is not None
         following = (_offset(self.convention, request) or 0) + self.state.page_size
         following -= self.state.overlap
         if self.total is not None and following >= self.total:
@@ -246,21 +274,21 @@ class OffsetProof:
             if self.total is None or offset < self.total
         ]
 
-    def _keys(self, result: PageResult, url: str) -> tuple[Hashable, ...]:
+    def _keys(self, result: PageResult, url: Callable[[], str]) -> Sequence[Hashable]:
         keys = record_ids(result.items)
         if keys is None:
             raise PaginationError(
                 "a record without an id came in an offset list proven so far: its pages "
                 "overlap, and which records they repeat cannot be told",
                 method="GET",
-                url=url,
+                url=url(),
             )
         if self.hashed:
-            return tuple(id_mark(key) for key in keys)
+            return [id_mark(key) for key in keys]
         return keys
 
     def _check_moves_on(
-        self, offset: int, keys: tuple[Hashable, ...], total: int | None, url: str
+        self, offset: int, keys: Sequence[Hashable], total: int | None, url: Callable[[], str]
     ) -> None:
         """Refuse a page that repeats the page read before it (same ids, same total) at another
         offset: the service ignores the offset."""
@@ -273,14 +301,14 @@ class OffsetProof:
             and total is not None
         ):
             raise PaginationError(
-                f"every item of the page at {url} repeats the page read just before at another "
+                f"every item of the page at {url()} repeats the page read just before at another "
                 "offset: the service seems to ignore this list's paging parameters; the "
                 "paginator does not match its convention",
                 method="GET",
-                url=url,
+                url=url(),
             )
 
-    def _restarted(self, refusal: Unproven, url: str) -> Aligned:
+    def _restarted(self, refusal: Unproven, url: Callable[[], str]) -> Aligned:
         """A restart from the first page, when allowed; else the refusal as a PaginationError."""
         assert self.state is not None
         if (
@@ -292,7 +320,7 @@ class OffsetProof:
             advice = " (on_shift='restart' restarts a list from its start)"
             if self.on_shift == "restart":
                 advice = _why_no_restart(refusal, self._delivered is None, self.restarts)
-            raise PaginationError(f"{refusal}{advice}", method="GET", url=url) from None
+            raise PaginationError(f"{refusal}{advice}", method="GET", url=url()) from None
         counts = self.state.counts
         self._before = AlignmentCounts(
             realigned=self._before.realigned + counts.realigned,
