@@ -2,8 +2,9 @@
 updated between list pages (issue 33), over real loopback sockets: no pass reports the removal
 of a record that was never removed, a record present all along is never reported removed, and
 a pass is complete only when its list ended. With and without the removal check's gets (without
-them, a record the offset list skipped would be reported removed), sequentially and with
-planned parallel pages.
+them, a record the offset list skipped would be reported removed), as the feed lists by
+default and with planned parallel pages; and over the simulator changing records before every
+list request (`churn_count`, `churn_every=1`), in creation order and in update order.
 """
 
 from __future__ import annotations
@@ -21,9 +22,13 @@ from hypothesis import strategies as st
 
 from remedy_async import ChangeKind, PaginationError, RemedyClient
 from remedy_async._paging._walk._overlap import OVERLAP
+from remedy_async.simulator import Simulator, SimulatorConfig
+from remedy_async.simulator._churn import ChurnStep
+from remedy_async.simulator._run_config import ListOrder
 from tests.loopback import serve_app
 from tests.published import TOKEN, Churn, ChurnOp, PublishedService, dataset
 
+ENDPOINTS: Final = "endpoints"
 PASSES: Final = 5
 """Passes run while the records churn (a failed pass's continuation counts as one)."""
 QUIET: Final = 4
@@ -259,3 +264,110 @@ def test_a_record_skipped_by_a_moved_order_is_not_reported_removed(
     check's get finds it; without the gets, only the list's proof can)."""
     plan = Plan(5, 4, {3: [("move", 0), ("remove", 1), ("remove", 2)]})
     feed_passes(plan, options, say=lambda _: None)
+
+
+class SimulatedFeed:
+    """Passes of the feed over the simulator churning before every list request
+    (`churn_count`, `churn_every=1`), with every step it took recorded: the ground truth."""
+
+    def __init__(self, simulator: Simulator, state: Path, options: Mapping[str, Any]) -> None:
+        self.dataset = simulator.dataset
+        self.url = simulator.url
+        self.state = state
+        self.options = options
+        self.steps: list[ChurnStep] = []
+        self.churning = True
+        churn = self.dataset.churn
+
+        def recorded(resource: str, **how: Any) -> ChurnStep:
+            if not self.churning:
+                how = {"added": 0, "modified": 0, "removed": 0, "at": how.get("at")}
+            step: ChurnStep = churn(resource, **how)
+            self.steps.append(step)
+            return step
+
+        # the simulator's churner calls it before each list request
+        self.dataset.churn = recorded  # type: ignore[method-assign]
+        self.snapshot: set[str] = set()
+        self.epoch = 0
+        """The step the current pass began at (its first attempt's)."""
+        self.present_at_epoch: set[str] = set()
+
+    def current(self) -> set[str]:
+        return set(self.dataset.ids(ENDPOINTS))
+
+    def removed_since(self, step: int) -> set[str]:
+        return {key for churned in self.steps[step:] for key in churned.removed}
+
+    async def one(self, client: RemedyClient, page_size: int) -> bool:
+        """Run one pass and check it; whether it was complete."""
+        listing = client.endpoints.changes(self.state, page_size=page_size, **self.options)
+        feed = listing.as_dicts()
+        changes: list[Any] = []
+        error: PaginationError | None = None
+        try:
+            async for change in feed:
+                changes.append(change)
+        except PaginationError as refused:
+            error = refused
+        assert feed.result is not None
+        note(f"pass {feed.result}: steps {self.epoch}..{len(self.steps)}, error {error!r}")
+        throughout = self.present_at_epoch - self.removed_since(self.epoch)
+        ever_removed = self.removed_since(0)
+        assert feed.result.complete == (error is None), "complete is not 'the list ended'"
+        for change in changes:
+            if change.kind is ChangeKind.REMOVED:
+                assert feed.result.complete, "a pass whose list did not end reported removals"
+                assert change.id in ever_removed, f"{change.id}: reported removed, never removed"
+                assert change.id not in throughout, f"{change.id}: there all along, reported"
+                self.snapshot.discard(change.id)
+            else:
+                self.snapshot.add(change.id)
+        if not feed.result.complete:
+            return False
+        lost = throughout - self.snapshot
+        assert not lost, f"{len(lost)} record(s) present throughout the pass not in it: {lost}"
+        self.epoch, self.present_at_epoch = len(self.steps), self.current()
+        return True
+
+    async def run(self, page_size: int) -> None:
+        """`PASSES` passes under churn, then quiet ones until one completes, and one more
+        begun on the quiet collection, which must converge on it."""
+        self.present_at_epoch = self.current()
+        async with RemedyClient(self.url) as client:
+            for _ in range(PASSES):
+                await self.one(client, page_size)
+            self.churning = False
+            for _ in range(QUIET):
+                if await self.one(client, page_size):
+                    break
+            else:
+                raise AssertionError("no quiet pass completed")
+            assert await self.one(client, page_size), "a pass over a quiet collection failed"
+        assert self.snapshot == self.current(), "a pass over a quiet collection did not converge"
+
+
+@pytest.mark.parametrize("options", [{}, {"confirm_removals": False}], ids=["gets", "no-gets"])
+@pytest.mark.parametrize("order", ["created", "updated"])
+@given(
+    seed=st.integers(0, 2**16),
+    size=st.integers(20, 120),
+    page_size=st.integers(3, 25),
+    count=st.integers(1, 3),
+)
+@settings(PROPERTY, max_examples=6)
+def test_the_feed_over_the_churning_simulator_reports_only_real_removals(
+    order: ListOrder, options: Mapping[str, Any], seed: int, size: int, page_size: int, count: int
+) -> None:
+    """The simulator adds, modifies and removes `count` records before every list request
+    (by creation order, or by update order, where a modification moves its record to the
+    end): no pass reports a record removed that was not, nor one there all along; a complete
+    pass holds every record present throughout it; a quiet pass converges."""
+    config = SimulatorConfig(seed=seed, size=size, churn_count=count, churn_every=1, order=order)
+
+    async def scenario(state: Path) -> None:
+        async with Simulator(config) as simulator:
+            await SimulatedFeed(simulator, state, options).run(page_size)
+
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(scenario(Path(folder) / "endpoints.db"))
