@@ -343,8 +343,9 @@ def wall(sides: Sequence[Side], items: int, repetitions: int) -> str:
 # -- 3. parallel pages at 50 ms ------------------------------------------------------------
 
 
-def parallel(sides: Sequence[Side], items: int, repetitions: int) -> str:
-    """Sequential against parallel pages with 50 ms a list request."""
+def parallel(sides: Sequence[Side], items: int, repetitions: int, judge: bool = True) -> str:
+    """Sequential against parallel pages with 50 ms a list request; `judge` says whether
+    `concurrency=8` meets the bar (a smoke run's few pages cannot)."""
     latency = latency_arguments(f"list:{ENDPOINTS}", LATENCY_MS)
     with (
         tempfile.TemporaryDirectory() as work,
@@ -377,7 +378,7 @@ def parallel(sides: Sequence[Side], items: int, repetitions: int) -> str:
             mine = results[f"{side.name} {label}"]
             to_sequential = seconds_ratios(mine, sequential)
             verdict = ""
-            if label.startswith("concurrency"):
+            if judge and label.startswith("concurrency"):
                 met = statistics.median(to_sequential) >= BAR
                 verdict = f" ({'met' if met else 'not met'}: bar {BAR:g}x)"
             lines.append(
@@ -423,7 +424,7 @@ def run_overlap(
         elif part == "wall":
             sections.append(wall(chosen, items, repetitions))
         else:
-            sections.append(parallel(chosen, latency_items, repetitions))
+            sections.append(parallel(chosen, latency_items, repetitions, judge=not quick))
         print(f"   {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     sections.append(f"Load average at the end: {load()}.")
     return "\n\n".join(sections)
