@@ -9,7 +9,7 @@ differs in one respect is the same value with that field replaced (`ListCall.rea
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar, get_args
 
 import attrs
 from attrs import frozen
@@ -84,14 +84,27 @@ def _at_least(minimum: int) -> Callable[[object, attrs.Attribute[Any], int | Non
     return check
 
 
+ShiftPolicy = Literal["raise", "restart"]
+"""What an offset list does when the data moved under it so that no page can be proven to
+continue it: raise `PaginationError` (with a resume token), or restart from its first page."""
+SHIFT_POLICIES: Final = get_args(ShiftPolicy)
+
+
+def _check_policy(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value not in SHIFT_POLICIES:
+        raise ValueError(f"{attribute.name} must be one of {SHIFT_POLICIES}, not {value!r}")
+
+
 @frozen
 class ListLimits:
-    """How much of a list is fetched, and how: page size, item cap, pages ahead, pages at once."""
+    """How much of a list is fetched, and how: page size, item cap, pages ahead, pages at once,
+    and what a list that cannot be proven to continue does."""
 
     page_size: int | None = attrs.field(default=None, validator=_at_least(1))
     max_items: int | None = attrs.field(default=None, validator=_at_least(0))
     prefetch: int = attrs.field(default=0, validator=_at_least(0))
     concurrency: int = attrs.field(default=1, validator=_at_least(1))
+    on_shift: ShiftPolicy = attrs.field(default="raise", validator=_check_policy)
 
 
 @frozen
@@ -110,6 +123,9 @@ class ListCall(Generic[T]):
     trusted_origins: frozenset[str] = frozenset()
     secrets: tuple[str, ...] = attrs.field(default=(), repr=False)
     on_convention: Callable[[Convention, str], None] | None = attrs.field(default=None, repr=False)
+    on_shifts: Callable[[str, str], None] | None = attrs.field(default=None, repr=False)
+    """Told, with the page's URL, what proving a page of an offset list cost when the data
+    moved under it (`Shifts`, as text); None: nobody listens."""
     observe: Observe | None = attrs.field(default=None, repr=False)
     """Wraps each iteration (items or pages) of the call, from its first step to its end: the
     hook the client's events (and so its telemetry) see a whole list through; None: none."""
@@ -117,7 +133,8 @@ class ListCall(Generic[T]):
     @property
     def from_start(self) -> bool:
         """Whether the call begins at the list's first page (not from a resume token)."""
-        return self.start.skip == 0 and self.start.request == self.first
+        start = self.start
+        return start.skip == 0 and start.marks is None and start.request == self.first
 
     def reading(self, reader: ItemReader[U]) -> ListCall[U]:
         """The same call, its items built by `reader` instead."""

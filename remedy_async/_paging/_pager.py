@@ -22,6 +22,7 @@ from ._call import WIRE_OBJECTS, ListCall, wire_object
 from ._protocol import Convention, PageRequest
 from ._resume import ResumePoint, encode_token
 from ._walk._page_walk import PagePlace, PageWalk, PreparedPage
+from ._walk._proof import Shifts
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -52,6 +53,9 @@ class Page(Generic[T]):
     total: int | None = None
     """The number of items in the whole list, when the service announces it on this page (the
     list's convention reads it: `total`, `X-Total-Count`, ...); None when it does not."""
+    shifts: Shifts = Shifts()
+    """What proving this page cost when records were added or removed before it since the page
+    before (offset lists): realignments, re-reads and restarts; all zero when none were."""
 
 
 class Pager(Generic[T]):
@@ -70,6 +74,7 @@ class Pager(Generic[T]):
         self._at_count = 0
         self._convention: Convention | None = None
         self._total: int | None = None
+        self._shifts = Shifts()
 
     def __repr__(self) -> str:
         call, limits = self._call, self._call.limits
@@ -101,6 +106,11 @@ class Pager(Generic[T]):
         """Note the page now being handed over, and the convention it was read by."""
         if prepared.total is not None:
             self._total = prepared.total
+        if prepared.shifts:
+            self._shifts += prepared.shifts
+            told = self._call.on_shifts
+            if told is not None:
+                told(str(prepared.shifts), shown_url(prepared.response.url, self._call.secrets))
         convention = prepared.convention
         if convention is not None and convention != self._convention:
             self._convention = convention
@@ -113,6 +123,14 @@ class Pager(Generic[T]):
         """The number of items in the whole list, as the latest page read announced it (None
         before the first page, or when the service announces none): for progress and ETAs."""
         return self._total
+
+    @property
+    def shifts(self) -> Shifts:
+        """What proving the latest iteration's pages cost, so far: on an offset list, how many
+        pages were realigned or re-read (or the list restarted) because records were added or
+        removed before them while it was read. Each record that existed throughout is still
+        delivered exactly once; zero counts mean the data did not move under the list."""
+        return self._shifts
 
     @property
     def resume_token(self) -> str | None:
@@ -135,6 +153,7 @@ class Pager(Generic[T]):
         reader = self._call.reader
         model = reader.model
         self._at_page, self._at_count = None, 0
+        self._shifts = Shifts()
         delivered = 0
         try:
             async with self._walk().pages() as prepared_pages:
@@ -167,6 +186,7 @@ class Pager(Generic[T]):
 
     async def _iterate_pages(self) -> AsyncGenerator[Page[T], None]:
         self._at_page, self._at_count = None, 0
+        self._shifts = Shifts()
         secrets = self._call.secrets
         yielded = 0
         try:
@@ -185,6 +205,7 @@ class Pager(Generic[T]):
                         resume_token=self.resume_token,
                         items_path=prepared.items_path,
                         total=prepared.total,
+                        shifts=prepared.shifts,
                     )
                     del prepared, items  # the caller holds the page if it wants it
         except RemedyError as error:
@@ -218,6 +239,20 @@ class Pager(Generic[T]):
         page, count = self._at_page, self._at_count
         if page is None:
             return self._call.start
+        if page.proven is not None:
+            if count >= len(page.positions) and page.whole:
+                if page.next is None:
+                    return None
+                consumed = len(page.proven.keys)
+            elif count >= len(page.positions):
+                consumed = page.end
+            else:
+                consumed = page.positions[count - 1] if count else page.proven.first
+            request, marks = page.proven.continuation(consumed)
+            start = self._call.start
+            return ResumePoint(
+                start.collection, start.filters, start.paginator, request, marks=marks
+            )
         if count < len(page.positions):
             consumed = page.start if count == 0 else page.positions[count - 1]
             return self._point(page.request, consumed)

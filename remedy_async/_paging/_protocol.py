@@ -254,6 +254,9 @@ class Probe:
     """This probe checks a kept offset or page-number guess on the page after the one that kept
     it: a page starting with a record of the page before refutes it for good (`refusal`), even
     one echoing its position (the echo says the service read the parameter, not how)."""
+    announced_more: bool = False
+    """The page before said more records follow (a more flag, a last flag, a total beyond it):
+    an empty page the guess brings then refutes the guess instead of ending the list."""
 
     def refuted_by(self, record_id: str | None, *, position_echoed: bool) -> bool:
         """Whether a page the guess brought, starting with this record, shows the guess wrong."""

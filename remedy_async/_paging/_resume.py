@@ -1,7 +1,9 @@
 """Resume tokens: opaque strings that say where a list stopped, so it can continue exactly there.
 
 A token records the collection, a fingerprint of the filters, the paginator, the request of
-the page to continue from and how many of that page's items were already delivered. It is
+the page to continue from and how many of that page's items were already delivered, or, for an
+offset list proven page by page, digests of the last ids it delivered (so the page it resumes
+at is proven too). It is
 versioned (`r1.` prefix) and checked against the list call it is given to.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from attrs import frozen
@@ -26,8 +28,18 @@ TOKEN_PREFIX = "r1."
 
 
 @frozen
+class Marks:
+    """What a resumed offset list proves its first page with: the marks of the last ids it
+    delivered (digests, oldest first) and the size of its pages."""
+
+    ids: tuple[int, ...]
+    page_size: int
+
+
+@frozen
 class ResumePoint:
-    """Where a list continues: the page request to send and how many of its items to skip."""
+    """Where a list continues: the page request to send and how many of its items to skip, or
+    (a proven offset list) the marks of the ids it delivered last."""
 
     collection: str
     filters: str
@@ -35,6 +47,7 @@ class ResumePoint:
     """The name of the paginator the list was made with (a token resumes only under it)."""
     request: PageRequest
     skip: int = 0
+    marks: Marks | None = None
 
 
 def filters_fingerprint(params: tuple[tuple[str, str], ...]) -> str:
@@ -85,6 +98,8 @@ def encode_token(point: ResumePoint, secrets: tuple[str, ...] = ()) -> str:
         "k": point.skip,
         **_request_document(point.request, secrets),
     }
+    if point.marks is not None:
+        document["a"] = {"i": list(point.marks.ids), "z": point.marks.page_size}
     return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
 
 
@@ -108,6 +123,7 @@ def _request_document(request: PageRequest, secrets: tuple[str, ...]) -> dict[st
             "r": probe.refusal,
             "n": probe.unannounced,
             "c": probe.confirming,
+            "m": probe.announced_more,
         }
     return document
 
@@ -130,6 +146,7 @@ def decode_token(
             paginator=_text(document["s"]),
             request=request,
             skip=_count(document["k"]),
+            marks=_marks(document.get("a")),
         )
     except _Unusable as error:
         raise ValueError(f"resume_token cannot be used: {error}") from None
@@ -177,8 +194,22 @@ def _request_from(document: dict[str, Any], secrets: tuple[str, ...]) -> PageReq
             refusal=None if refusal is None else _text(refusal),
             unannounced=found.get("n") is True,
             confirming=found.get("c") is True,
+            announced_more=found.get("m") is True,
         )
     return PageRequest(params=params, url=url, convention=convention, headers=headers, probe=probe)
+
+
+def _marks(value: object) -> Marks | None:
+    if value is None:
+        return None
+    found = _object(value)
+    ids = _list(found["i"])
+    if len(ids) > 64 or not all(
+        isinstance(mark, int) and not isinstance(mark, bool) and -(2**63) <= mark < 2**63
+        for mark in ids
+    ):
+        raise TypeError("expected id marks")
+    return Marks(ids=tuple(cast(list[int], ids)), page_size=_count(found["z"]))
 
 
 def _object(value: object) -> dict[str, Any]:

@@ -180,6 +180,15 @@ def test_a_confirming_probe_resumes_confirming() -> None:
     assert decoded == attrs.evolve(probe, first_ids=())
 
 
+def test_a_probe_resumes_knowing_the_page_before_said_more() -> None:
+    """A token taken before a guessed page keeps that the page before said more records follow,
+    so an empty page after the resume still refutes the guess rather than ending the list."""
+    probe = Probe("ep-0", announced_more=True)
+    request = PageRequest(params=(("offset", "4"),), convention=CONVENTIONS["offset"], probe=probe)
+    point = attrs.evolve(POINT, request=request)
+    assert decode(encode_token(point), point).request.probe == probe
+
+
 def test_a_header_continuation_resumes_in_its_header() -> None:
     """A token sent back as a request header is kept as one."""
     convention = Convention(name="h", follow="token", param="X-Cursor", param_in="header")

@@ -27,7 +27,7 @@ from remedy_async._paging._protocol import (
     Probe,
 )
 from remedy_async._paging._read._items import ID_KEYS, locate_items
-from remedy_async._paging._read._page import read_page
+from remedy_async._paging._read._page import announced_total, read_page, says_more
 from remedy_async._paging._read._positions import (
     CONTRACT_SIZE_PARAMS,
     PUBLISHED_SIZE_PARAM,
@@ -127,7 +127,7 @@ class AutoPaginator:
             if probe is None or probe.confirming or not result.items:
                 return result
             if request.convention.follow in ("offset", "page"):
-                result = _to_confirm(result, probe, request.convention)
+                result = _to_confirm(result, probe, request.convention, response)
             if probe.unannounced:
                 return attrs.evolve(result, notice=_notice(request.convention))
             return result
@@ -187,7 +187,12 @@ class AutoPaginator:
             return result
         first_ids = tuple(filter(None, map(_id_of, result.items)))
         probe = Probe(
-            first_id, tries[1:], found.refusal, unannounced=found.unannounced, first_ids=first_ids
+            first_id,
+            tries[1:],
+            found.refusal,
+            unannounced=found.unannounced,
+            first_ids=first_ids,
+            announced_more=_announces_more(found.convention, response, len(result.items)),
         )
         return attrs.evolve(result, next=attrs.evolve(tries[0], probe=probe))
 
@@ -242,9 +247,16 @@ def _ignored(probe: Probe, request: PageRequest, response: JSONResponse) -> Page
     items, path = locate_items(convention, response)
     echoed = _echoes_position(convention, request, response)
     first = _id_of(items[0]) if items else None
-    if not items or not probe.refuted_by(first, position_echoed=echoed):
+    if not items:
+        if not probe.announced_more:
+            return None
+        if probe.refusal is None or probe.confirming:
+            # the page before said more follow and the guess brought none: a wrong guess, not
+            # the list's end
+            probe = attrs.evolve(probe, refusal=_brought_none(convention))
+    elif not probe.refuted_by(first, position_echoed=echoed):
         return None
-    if first != probe.first_id and probe.refusal is None:
+    elif first != probe.first_id and probe.refusal is None:
         # The service read the guess, otherwise than guessed: it pages this list, so running
         # out of guesses is no evidence of the list's end.
         probe = attrs.evolve(probe, refusal=_misread(convention))
@@ -266,9 +278,33 @@ def _misread(convention: Convention) -> str:
     )
 
 
-def _to_confirm(result: PageResult, probe: Probe, convention: Convention) -> PageResult:
+def _brought_none(convention: Convention) -> str:
+    """The refusal of a list whose guessed next page is empty though the page before said more
+    records follow."""
+    return (
+        f"the page before says more records follow, but the page asked for by "
+        f"{convention.param!r} as a {convention.follow} brought none: the service reads "
+        f"{convention.param!r} otherwise (pin the convention the service follows with paginator=)"
+    )
+
+
+def _announces_more(convention: Convention, response: JSONResponse, count: int | None) -> bool:
+    """Whether a page says more records follow it: by a more flag, a last flag, or (when
+    `count` says how many were listed so far) a total beyond them."""
+    if says_more(convention, response.body):
+        return True
+    if count is None:
+        return False
+    total = announced_total(convention, response)
+    return total is not None and total > count
+
+
+def _to_confirm(
+    result: PageResult, probe: Probe, convention: Convention, response: JSONResponse
+) -> PageResult:
     """A page an offset or page-number guess brought: the next page confirms the guess, or
-    refutes it for good by starting with a record of this one."""
+    refutes it for good by starting with a record of this one (or by bringing none after this
+    one said more follow)."""
     if result.next is None:
         return result
     confirm = Probe(
@@ -276,6 +312,7 @@ def _to_confirm(result: PageResult, probe: Probe, convention: Convention) -> Pag
         refusal=_misread(convention),
         first_ids=tuple(filter(None, map(_id_of, result.items))),
         confirming=True,
+        announced_more=_announces_more(convention, response, None),
     )
     return attrs.evolve(result, next=attrs.evolve(result.next, probe=confirm))
 

@@ -204,6 +204,12 @@ def base_path(url: URL, link: str) -> str:
     return url.path.rpartition(API_PREFIX)[0] if API_PREFIX in url.path else ""
 
 
+def says_more(convention: Convention, body: Any) -> bool:
+    """Whether a page's flags say more records follow it: its more flag true, or its last flag
+    false (read as the page reader reads them: `1` and `0` too)."""
+    return _flag(body, convention.more_at) is True or _flag(body, convention.last_at) is False
+
+
 def _flag(body: Any, path: Path) -> bool | None:
     if not path:
         return None

@@ -18,7 +18,7 @@ decides, page by page and without any I/O, what gives that promise:
   boundary, never a loop. At the list's start, with nothing delivered forgotten, the start
   itself is the anchor.
 - When delivered ids show out of their delivered order (the order moved: a service sorting by
-  `updated_at`, say) or no alignment can be proven, `PaginationError` is raised: never a guess.
+  `updated_at`, say) or no alignment can be proven, `Unproven` is raised: never a guess.
 
 Memory stays flat: only the last `memory` delivered ids are kept (forgotten oldest first, and
 only between pages), plus *suspects*: newer delivered ids a page did not show, which may have
@@ -33,13 +33,12 @@ re-read, and each record of overlap is one more record read per page: 2 of a 100
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Hashable, Sequence
 from typing import Final
 
 from attrs import evolve, field, frozen
-
-from remedy_async._errors import PaginationError
 
 OVERLAP: Final = 2
 """Records each page after the first repeats from the one before (see the module's text)."""
@@ -53,6 +52,17 @@ MAX_SUSPECTS: Final = 1000
 """Delivered ids a page did not show (removed, or pushed past it) kept before refusing."""
 MEMORY_PAGES: Final = 4
 """Delivered ids remembered, in pages: 400 ids for pages of 100."""
+
+
+class Unproven(Exception):
+    """No page can be proven to continue the list: its message says why.
+
+    `restartable` is False when the service itself does not page as an offset list does (a
+    restart from the first page would not help)."""
+
+    def __init__(self, message: str, *, restartable: bool = True) -> None:
+        super().__init__(message)
+        self.restartable = restartable
 
 
 @frozen
@@ -104,6 +114,10 @@ class Aligned:
     """True when the page ends the list."""
     reread: bool = False
     """True when the page proved nothing and the list reads again from further back."""
+    first: int = 0
+    """The page's first position aligned: records from it on are delivered or were already."""
+    before: tuple[Hashable, ...] = ()
+    """The delivered ids remembered before the page, oldest first."""
 
     @property
     def next_offset(self) -> int:
@@ -124,21 +138,37 @@ def begin(page_size: int, overlap: int = OVERLAP, memory: int | None = None) -> 
     return OffsetAlignment(page_size=page_size, overlap=overlap, memory=memory)
 
 
+def resumed(page_size: int, marks: Sequence[int], offset: int) -> OffsetAlignment:
+    """Continue proving an offset list from a resume token: `marks` are the `id_mark`s of the
+    last ids it delivered (oldest first), `offset` where it reads next. The page read there
+    must show one of them (or the list is re-read from further back), and the list's start
+    no longer anchors a page: what was delivered before the marks is not known."""
+    state = begin(page_size, memory=max(MEMORY_PAGES * page_size, len(marks)))
+    return evolve(
+        state, window=tuple(marks), next_offset=offset, started=True, forgotten=True
+    )
+
+
+def id_mark(key: Hashable) -> int:
+    """A record id as a resume token keeps it: a signed 64-bit digest, the same in every
+    process (unlike `hash`), so a resumed list recognises the ids it delivered."""
+    digest = hashlib.blake2b(repr(key).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
 def align(
     state: OffsetAlignment,
     offset: int,
     ids: Sequence[Hashable],
     total: int | None,
     *,
-    url: str = "",
     last: bool = False,
 ) -> Aligned:
     """Decide which records of the page read at `offset` to deliver, and where to read next.
 
     `ids` are the page's record ids in page order, `total` the list's size the page announced
-    (None when it announced none), `url` the page's URL for a refusal's message; `last` says
-    the service names no page after this one (it ends the list too). Raises
-    `PaginationError` when the order moved or no alignment can be proven.
+    (None when it announced none); `last` says the service names no page after this one (it
+    ends the list too). Raises `Unproven` when the order moved or no alignment can be proven.
     """
     size, overlap = state.page_size, state.overlap
     at_end = last or len(ids) < size or (total is not None and offset + len(ids) >= total)
@@ -146,13 +176,12 @@ def align(
         if offset != 0:
             raise ValueError("an offset list is proven from its first page, at offset 0")
         state = evolve(state, started=True)
-        return _deliver(state, offset, ids, 0, at_end, counts=state.counts, url=url)
+        return _deliver(state, offset, ids, 0, at_end, counts=state.counts)
     if at_end and total is not None and offset + len(ids) < total:
         raise _refuse(
             f"the page at offset {offset} ends the list after {offset + len(ids)} records, "
             f"but it announces {total}: the service does not page by this offset, or its "
             "pages are not one view of the list",
-            url,
         )
     sequence = {key: index for index, key in enumerate(state.window)}
     hits = [
@@ -166,7 +195,6 @@ def align(
                 "records delivered earlier show in another order: the list's order moved "
                 "while it was read (a service sorting by a field that changes), so no page "
                 "can be proven to continue it",
-                url,
             )
     if hits and hits[0][0] > 0 and offset > 0:
         # An undelivered record precedes every delivered one: created meanwhile, or passed
@@ -182,7 +210,6 @@ def align(
                 raise _refuse(
                     f"more than {MAX_SUSPECTS} delivered records vanished from the pages read "
                     "after them: the list cannot be proven to continue",
-                    url,
                 )
             counts = evolve(counts, presumed=counts.presumed + 1)
         if tuple(ids[:overlap]) != state.window[-overlap:]:
@@ -191,17 +218,16 @@ def align(
         # At the start, with every delivered id remembered, what precedes the first delivered
         # id was never delivered: created meanwhile, delivered in page order.
         first = 0 if offset == 0 and not state.forgotten else hits[0][0]
-        return _deliver(state, offset, ids, first, at_end, counts=counts, url=url)
+        return _deliver(state, offset, ids, first, at_end, counts=counts)
     if offset == 0 and at_end and not state.forgotten:
         # The whole list is in this page and everything delivered is remembered: none of it is
         # here, so every record here is new.
-        return _deliver(state, offset, ids, 0, at_end, counts=counts, url=url)
+        return _deliver(state, offset, ids, 0, at_end, counts=counts)
     if offset == 0 or state.rereads >= MAX_REREADS:
         raise _refuse(
             "no record delivered earlier was found again "
             f"within {MAX_REREADS} re-reads: records were removed or added before the "
             "frontier faster than the list can prove where it stands; list again",
-            url,
         )
     back = max(0, offset - (size - overlap))
     if not ids and total is not None:  # past the end: the list shrank, read its last page
@@ -219,7 +245,6 @@ def _deliver(
     at_end: bool,
     *,
     counts: AlignmentCounts,
-    url: str,
 ) -> Aligned:
     """Deliver the page's records from `first` on that were not delivered before; the others
     (delivered or suspected) move to the end of the delivered order, where the page shows
@@ -236,6 +261,7 @@ def _deliver(
             deliver.append(position)
         order[key] = None
     forgotten = state.forgotten
+    before = state.window
     window = tuple(order)
     if len(window) > state.memory:
         window, forgotten = window[len(window) - state.memory :], True
@@ -244,7 +270,6 @@ def _deliver(
         raise _refuse(
             f"{barren} pages in a row brought no new record: records are added before the "
             "frontier faster than the list is paged",
-            url,
         )
     state = evolve(
         state,
@@ -256,11 +281,11 @@ def _deliver(
         barren=barren,
         counts=counts,
     )
-    return Aligned(state, tuple(deliver), done=at_end)
+    return Aligned(state, tuple(deliver), done=at_end, first=first, before=before)
 
 
-def _refuse(message: str, url: str) -> PaginationError:
-    return PaginationError(message, method="GET", url=url)
+def _refuse(message: str, *, restartable: bool = True) -> Unproven:
+    return Unproven(message, restartable=restartable)
 
 
 def record_ids(items: Sequence[object]) -> tuple[Hashable, ...] | None:

@@ -15,14 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterator,
-    Callable,
-    Collection,
-    Hashable,
-    Sequence,
-)
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any, TypeVar
 
@@ -47,11 +40,11 @@ from remedy_async._paging._protocol import (
     request_identity,
 )
 from remedy_async._paging._read._page import announced_total
-from remedy_async._paging._read._positions import int_param, with_position
 from remedy_async._paging._walk._ahead import PagesAhead, Prefetch
 from remedy_async._paging._walk._dedupe import RecentIds
 from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
-from remedy_async._paging._walk._overlap import Aligned, OffsetAlignment, align, begin, record_ids
+from remedy_async._paging._walk._overlap import Aligned
+from remedy_async._paging._walk._proof import OffsetProof, ProvenPlace, Shifts
 from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._decode import wire_fault_error
 from remedy_async._wire._http import JSONResponse
@@ -77,6 +70,8 @@ class PagePlace:
     end: int
     whole: bool
     next: PageRequest | None
+    proven: ProvenPlace | None = None
+    """For a page of a proven offset list: what a resume token continues it with."""
 
 
 @frozen
@@ -93,6 +88,8 @@ class PreparedPage:
     convention: Convention | None = None
     total: int | None = None
     """The list's total as this page announces it, if it does."""
+    shifts: Shifts = Shifts()
+    """What proving this page cost (realignments, re-reads, restarts since the page before)."""
 
 
 @frozen
@@ -138,15 +135,17 @@ class PageWalk:
         planned = None
         if self.concurrency > 1 and isinstance(self.paginator, PlanningPaginator):
             planned = _Planned(PagesAhead(self.fetch), self.paginator.plan)
+        proof = OffsetProof(self.call.limits.on_shift)
         try:
             if self.prefetch == 0:
-                pages = self._pages_from(planned.ahead.fetch if planned else self.fetch, planned)
+                fetch = planned.ahead.fetch if planned else self.fetch
+                pages = self._pages_from(fetch, proof, planned)
                 try:
                     yield pages
                 finally:
                     await pages.aclose()
             else:
-                async with self._prefetched(planned) as ahead:
+                async with self._prefetched(proof, planned) as ahead:
                     yield ahead
         finally:
             if planned is not None:
@@ -154,7 +153,7 @@ class PageWalk:
 
     @asynccontextmanager
     async def _prefetched(
-        self, planned: _Planned | None
+        self, proof: OffsetProof, planned: _Planned | None
     ) -> AsyncIterator[AsyncIterator[PreparedPage]]:
         queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
         slots = asyncio.Semaphore(self.prefetch)
@@ -165,17 +164,20 @@ class PageWalk:
             and isinstance(paginator, PredictingPaginator)
             and self.max_items is None
         ):
+            predict_next = paginator.predict_next
+
+            def predict(request: PageRequest) -> PageRequest | None:
+                return proof.predict(request) if proof.active else predict_next(request)
+
             prefetching = Prefetch(
-                self.fetch,
-                paginator.predict_next,
-                lambda: max(0, self.prefetch - queue.qsize() - 1),
+                self.fetch, predict, lambda: max(0, self.prefetch - queue.qsize() - 1)
             )
         fetch = self.fetch
         if planned is not None:
             fetch = planned.ahead.fetch
         elif prefetching is not None:
             fetch = prefetching.fetch
-        pages = self._pages_from(fetch, planned)
+        pages = self._pages_from(fetch, proof, planned)
 
         async def produce() -> None:
             try:
@@ -212,7 +214,7 @@ class PageWalk:
                 await prefetching.close()
 
     async def _pages_from(
-        self, fetch: FetchPage, planned: _Planned | None = None
+        self, fetch: FetchPage, proof: OffsetProof, planned: _Planned | None = None
     ) -> AsyncGenerator[PreparedPage, None]:
         remaining = self.max_items
         if remaining == 0:
@@ -223,7 +225,7 @@ class PageWalk:
         seen = {request_identity(request)}
         read = empty = 0
         recent = RecentIds()
-        proof: _Proof | None = None
+        fetched = False
         while True:
             self._check_target(request)
             request, response = await self._fetched(fetch, request)
@@ -240,34 +242,31 @@ class PageWalk:
                     method="GET",
                     url=self._shown(response.url),
                 )
-            first = skip == 0 and self.call.from_start and request.probe is None
-            if proof is None and planned is None and self.prefetch == 0 and first:
-                proof = _Proof.begin(request, result)
+            if not fetched:
+                fetched = True
+                self._begin_proof(proof, request, result, response)
             aligned = None
-            if proof is not None:
+            if proof.active:
                 aligned = proof.align(request, result, self._shown(response.url))
-                if aligned is None:
-                    raise PaginationError(
-                        "a record without an id came in an offset list proven so far: its "
-                        "pages overlap, and which records they repeat cannot be told",
-                        method="GET",
-                        url=self._shown(response.url),
-                    )
                 if aligned.reread:
                     request = proof.request(request, aligned.next_offset)
                     continue
-            if proof is not None and aligned is not None:
-                prepared = self._proven(request, response, result, aligned, remaining)
+                prepared = self._proven(request, response, result, aligned, remaining, proof)
             else:
                 prepared = self._prepare(request, response, result, skip, remaining, recent)
             if planned is not None:
                 left = None if remaining is None else remaining - len(prepared.items)
-                self._plan_after(planned, request, response, result, left)
+                if aligned is not None:
+                    planned.ahead.want(
+                        () if aligned.done else proof.plan(request, self._plan_count(left, result))
+                    )
+                else:
+                    self._plan_after(planned, request, response, result, left)
             read += prepared.raw_count
             # A proven list checks its end against its total itself (`_overlap`); what it
             # delivered may differ from it by the records created or removed meanwhile.
             if (
-                proof is None
+                aligned is None
                 and prepared.place.next is None
                 and prepared.place.whole
                 and self.call.from_start
@@ -275,14 +274,12 @@ class PageWalk:
                 self._check_complete(prepared.response, result.total, read)
             yield prepared
             following, url = prepared.place.next, prepared.response.url
-            if following is not None and proof is not None and aligned is not None:
-                following = proof.request(request, aligned.next_offset)
             if remaining is not None:
                 remaining -= len(prepared.items)
             del prepared, response, result  # not kept alive while the next page is fetched
             if following is None or remaining == 0:
                 return
-            if proof is None and request_identity(following) in seen:
+            if aligned is None and request_identity(following) in seen:
                 raise PaginationError(
                     "the service sent a next-page request already followed in this list "
                     f"({self._describe(following)}); stopping rather than repeating items",
@@ -291,6 +288,29 @@ class PageWalk:
                 )
             seen.add(request_identity(following))
             request, skip = following, 0
+
+    def _begin_proof(
+        self,
+        proof: OffsetProof,
+        request: PageRequest,
+        result: PageResult,
+        response: JSONResponse,
+    ) -> None:
+        """Prove the list from its first page read when it qualifies (`_proof`). A list resumed
+        from a token that carries marks must be proven: its page starts before where it
+        stopped, so read unproven it would repeat records."""
+        marks = self.call.start.marks
+        if marks is None and not (self.call.from_start and request.probe is None):
+            return
+        proof.begin(request, result, marks)
+        if marks is not None and not proof.active:
+            raise PaginationError(
+                "the resume token continues an offset list proven page by page, but the "
+                "service's page no longer is one (no total, an offset not echoed, a record "
+                "without an id): list again from the start",
+                method="GET",
+                url=self._shown(response.url),
+            )
 
     def _prepare(
         self,
@@ -350,16 +370,18 @@ class PageWalk:
         result: PageResult,
         aligned: Aligned,
         remaining: int | None,
+        proof: OffsetProof,
     ) -> PreparedPage:
         """The records of a proven offset page the alignment delivers (`_overlap`), cut to
-        `max_items`. Its `next` is where a resume token continues, right after the page; the
-        walk itself asks the page after it from its overlap."""
+        `max_items`; its `next` asks the page after it from its overlap."""
         deliver = aligned.deliver
         stopped_early = remaining is not None and len(deliver) > remaining
         if stopped_early:
             deliver = deliver[:remaining]
         positions = [position + 1 for position in deliver]
-        following = None if stopped_early or aligned.done else result.next
+        following = None
+        if not stopped_early and not aligned.done:
+            following = proof.request(request, aligned.next_offset)
         place = PagePlace(
             request=request,
             start=0,
@@ -367,6 +389,7 @@ class PageWalk:
             end=positions[-1] if stopped_early and positions else len(result.items),
             whole=not stopped_early,
             next=following,
+            proven=proof.place(request, aligned),
         )
         return PreparedPage(
             items=[result.items[position] for position in deliver],
@@ -377,6 +400,7 @@ class PageWalk:
             raw_count=len(deliver),
             convention=result.convention,
             total=result.total,
+            shifts=proof.shifts(),
         )
 
     def _check_target(self, request: PageRequest) -> None:
@@ -429,9 +453,7 @@ class PageWalk:
         left: int | None,
     ) -> None:
         """Start the pages this page plans, or stop the list if its announced size changed."""
-        count = self.concurrency
-        if left is not None:
-            count = min(count, -(-left // max(1, len(result.items))))
+        count = self._plan_count(left, result)
         plan = self._checked(response, lambda: planned.plan(request, response, result, count))
         if plan is None:
             planned.ahead.want(())
@@ -447,6 +469,13 @@ class PageWalk:
             )
         planned.size = plan.size
         planned.ahead.want(plan.requests)
+
+    def _plan_count(self, left: int | None, result: PageResult) -> int:
+        """How many pages to fetch at once: `concurrency`, or fewer when `left` items remain."""
+        count = self.concurrency
+        if left is not None:
+            count = min(count, -(-left // max(1, len(result.items))))
+        return count
 
     def _describe(self, request: PageRequest) -> str:
         """A page request as messages show it: its URL without query, or its parameter names."""
@@ -470,77 +499,6 @@ class PageWalk:
             error.suggestion = fault.suggestion
             scrub_error(error, self.call.secrets)
             raise error from None
-
-
-class _Proof:
-    """Proves each page of a sequential offset list continues it (`_overlap`): the requests
-    it asks, overlapping the page before, and the alignment so far."""
-
-    def __init__(self, convention: Convention, state: OffsetAlignment) -> None:
-        self.convention = convention
-        self.state = state
-        self.page: tuple[int, tuple[Hashable, ...], int | None] | None = None
-        """The page read last: its offset, ids and total."""
-
-    @classmethod
-    def begin(cls, request: PageRequest, result: PageResult) -> _Proof | None:
-        """The proof of a list whose first page this is, or None when it is not proven: not an
-        offset list followed as known (a guess still to verify), no total announced, a page of
-        fewer than 2 records, or a record without an id."""
-        convention = result.convention or request.convention
-        if (
-            convention is None
-            or convention.follow != "offset"
-            or not convention.param
-            or request.url is not None
-            or _offset(convention, request) not in (None, 0)
-            or result.next is None
-            or result.next.probe is not None  # a guess to verify first: followed unproven
-            or result.total is None  # no total: only an empty page ends it; unproven for now
-            or len(result.items) < 2
-            or record_ids(result.items) is None
-        ):
-            return None
-        return cls(convention, begin(len(result.items)))
-
-    def align(self, request: PageRequest, result: PageResult, url: str) -> Aligned | None:
-        """What the page read for `request` delivers (the service's next request, or none,
-        says whether the list ends); None when a record has no id. A page that repeats the
-        page before it (same ids, same total) at another offset is refused: the service
-        ignores the offset."""
-        ids = record_ids(result.items)
-        if ids is None:
-            return None
-        offset = _offset(self.convention, request) or 0
-        page = (offset, ids, result.total)
-        before, self.page = self.page, page
-        if (
-            before is not None
-            and before[0] != offset
-            and before[1:] == page[1:]
-            and result.total is not None
-        ):
-            raise PaginationError(
-                f"every item of the page at {url} repeats the page read just before at another "
-                "offset: the service seems to ignore this list's paging parameters; the "
-                "paginator does not match its convention",
-                method="GET",
-                url=url,
-            )
-        aligned = align(self.state, offset, ids, result.total, url=url, last=result.next is None)
-        self.state = aligned.state
-        return aligned
-
-    def request(self, request: PageRequest, offset: int) -> PageRequest:
-        """The request of the page at `offset`, the page size kept."""
-        return with_position(self.convention, request, offset)
-
-
-def _offset(convention: Convention, request: PageRequest) -> int | None:
-    """The offset a request asks for, None when it names none."""
-    assert convention.param is not None
-    source = request.headers if convention.param_in == "header" else request.params
-    return int_param(dict(source), convention.param)
 
 
 class _Planned:

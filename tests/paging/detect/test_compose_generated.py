@@ -132,6 +132,14 @@ def assert_exact_or_refused(listing: Listing, expected: list[str], what: str) ->
     resource="remediation-targets",
     page_size=None,
 )
+@example(  # a page number under an offset's name, echoed: offset 50 is page 50, empty, though
+    # the first page said hasMore; the guess is refuted, never the list's silent end
+    composition=Composition.parse(
+        "compose:follow=page,param=startAt,first=0,more=hasMore,position=startAt"
+    ),
+    resource="remediation-targets",
+    page_size=None,
+)
 @example(  # a page number read as an offset: page 1 is the list from its second record
     composition=Composition.parse("compose:follow=offset,param=page,pages=header:X-Total-Pages"),
     resource="endpoints",

@@ -135,14 +135,15 @@ async def test_the_total_drives_the_pages_and_the_pager() -> None:
 
 async def test_concurrency_plans_the_offset_pages_from_the_total() -> None:
     """`concurrency=4` on the default client: the pages after the first are planned from the
-    total and fetched up to four at once, each at most 100 records, each asked once."""
+    total and fetched up to four at once, each at most 100 records, each asked once, each
+    overlapping the page before by 2 records (so each boundary is proven)."""
     service = PublishedList(1000, pause=True)
     found, caught = await listed(service, concurrency=4)
     assert [endpoint.id for endpoint in found] == service.ids
     assert caught == []
     assert service.most_in_flight == 4
-    assert sorted(int(query.get("offset", "0")) for query in service.queries) == list(
-        range(0, 1000, 100)
+    assert sorted(int(query.get("offset", "0")) for query in service.queries) == [0] + list(
+        range(98, 1000, 98)
     )
     assert all(query["limit"] == "100" for query in service.queries)
 

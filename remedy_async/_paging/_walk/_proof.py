@@ -1,0 +1,320 @@
+"""Proves an offset list page by page as the walk reads it (`OffsetProof`), around `_overlap`.
+
+`_overlap` decides, without I/O, which records of a page continue the list. This module is
+what the walk holds for one list: when a list is proven at all (an offset list followed as
+known, with a total and an id on every record), the requests its pages are asked by (from the
+overlap, for the next page, for prefetch and for planned parallel pages), what a resume token
+keeps (`ProvenPlace`: the marks of the last ids delivered), the `on_shift` policy (raise, or
+restart from the first page skipping every id delivered), and the counts of what proving cost
+(`Shifts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Final, cast
+
+import attrs
+from attrs import frozen
+
+from remedy_async._errors import PaginationError
+from remedy_async._paging._call import ShiftPolicy
+from remedy_async._paging._protocol import Convention, PageRequest, PageResult
+from remedy_async._paging._read._positions import int_param, with_position
+from remedy_async._paging._resume import Marks
+
+from ._overlap import (
+    AlignmentCounts,
+    Aligned,
+    OffsetAlignment,
+    Unproven,
+    align,
+    begin,
+    id_mark,
+    record_ids,
+    resumed,
+)
+
+MARKS: Final = 8
+"""Ids a resume token keeps: enough to find the last delivered one after a few removals."""
+MAX_RESTARTS: Final = 3
+"""Restarts one list may take with `on_shift="restart"` before it raises."""
+
+
+@frozen
+class Shifts:
+    """What proving an offset list's pages cost: how often the data moved under it.
+
+    A list whose pages overlap (offset paging with a total) checks that each page continues
+    the one before. `realignments` counts pages that did not start where expected but showed
+    where the list stood (records were added or removed before them); `rereads` counts pages
+    that did not, so the list read again from further back; `restarts` counts restarts from
+    the first page (`on_shift="restart"`). All zero when the data did not change.
+    """
+
+    realignments: int = 0
+    rereads: int = 0
+    restarts: int = 0
+
+    def __add__(self, other: Shifts) -> Shifts:
+        return Shifts(
+            self.realignments + other.realignments,
+            self.rereads + other.rereads,
+            self.restarts + other.restarts,
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.realignments or self.rereads or self.restarts)
+
+    def __str__(self) -> str:
+        parts = [
+            (self.realignments, "realigned"),
+            (self.rereads, "re-read"),
+            (self.restarts, "restarted"),
+        ]
+        shown = [f"{count} {what}" for count, what in parts if count]
+        return ", ".join(shown) or "no shift"
+
+
+@frozen
+class ProvenPlace:
+    """Where a proven page sits: what a resume token needs to prove the page it resumes at."""
+
+    request: PageRequest
+    convention: Convention
+    offset: int
+    keys: Sequence[Hashable]
+    """The page's record ids (or their marks, in a resumed list), in page order."""
+    first: int
+    """The page's first position aligned: records from it on were delivered (or were already)."""
+    before: tuple[Hashable, ...]
+    """The last ids delivered before the page, oldest first."""
+    hashed: bool
+    page_size: int
+    overlap: int
+
+    def continuation(self, consumed: int) -> tuple[PageRequest, Marks]:
+        """The request and marks that continue the list after the page's first `consumed`
+        records: a page starting `overlap` records before the next one, so it shows them."""
+        recent = dict.fromkeys(self.before)
+        for key in self.keys[self.first : consumed]:
+            recent.pop(key, None)
+            recent[key] = None
+        keys = tuple(recent)[-MARKS:]
+        marks = tuple(cast(int, key) if self.hashed else id_mark(key) for key in keys)
+        offset = self.offset
+        if consumed > self.first:
+            offset = max(0, self.offset + consumed - self.overlap)
+        request = with_position(self.convention, self.request, offset)
+        return request, Marks(ids=marks, page_size=self.page_size)
+
+
+class OffsetProof:
+    """The proof of one list's pages as the walk reads them (inactive until `begin`).
+
+    `on_shift` says what a page that cannot be proven does: `raise` a `PaginationError`, or
+    `restart` the list from its first page, delivering only the ids not delivered yet (every
+    delivered id is then kept, so memory grows with the list).
+    """
+
+    def __init__(self, on_shift: ShiftPolicy = "raise") -> None:
+        self.on_shift = on_shift
+        self.convention: Convention | None = None
+        self.state: OffsetAlignment | None = None
+        self.hashed = False
+        self.total: int | None = None
+        self.restarts = 0
+        self._delivered: set[Hashable] | None = None
+        """Every id delivered, with `on_shift="restart"` on a list read from its start."""
+        self._before: AlignmentCounts = AlignmentCounts()
+        """The counts of the alignments restarts replaced."""
+        self._reported = Shifts()
+        self._page: tuple[int, tuple[Hashable, ...], int | None] | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether the list is being proven (its first page qualified)."""
+        return self.state is not None
+
+    def begin(self, request: PageRequest, result: PageResult, marks: Marks | None) -> None:
+        """Prove the list from the page read for `request` when it qualifies: an offset list
+        followed as known (not a guess still to verify) that announces a total, with an id on
+        every record and pages of 2 or more. `marks` are a resume token's; without them the
+        page must be the list's first, at offset 0."""
+        convention = result.convention or request.convention
+        if (
+            convention is None
+            or convention.follow != "offset"
+            or not convention.param
+            or request.url is not None
+            or (result.next is not None and result.next.probe is not None)  # a guess to verify
+            or result.total is None  # no total: only an empty page ends it; unproven
+            or record_ids(result.items) is None
+        ):
+            return
+        offset = _offset(convention, request)
+        if marks is None:
+            if offset not in (None, 0) or len(result.items) < 2 or result.next is None:
+                return
+            self.state = begin(len(result.items))
+            if self.on_shift == "restart":
+                self._delivered = set()
+        else:
+            if marks.page_size < 2 or not marks.ids:
+                return
+            self.state = resumed(marks.page_size, marks.ids, offset or 0)
+            self.hashed = True
+        self.convention = convention
+
+    def align(self, request: PageRequest, result: PageResult, url: str) -> Aligned:
+        """What the page read for `request` delivers, and where the list reads next; raises
+        `PaginationError` when it cannot be proven (or restarts, with `on_shift="restart"`)."""
+        assert self.state is not None and self.convention is not None
+        keys = self._keys(result, url)
+        offset = _offset(self.convention, request) or 0
+        self._check_moves_on(offset, keys, result.total, url)
+        self.total = result.total
+        try:
+            aligned = align(self.state, offset, keys, result.total, last=result.next is None)
+        except Unproven as refusal:
+            aligned = self._restarted(refusal, url)
+        self.state = aligned.state
+        if self._delivered is not None and aligned.deliver:
+            delivered = self._delivered
+            fresh = tuple(position for position in aligned.deliver if keys[position] not in delivered)
+            delivered.update(keys[position] for position in fresh)
+            aligned = attrs.evolve(aligned, deliver=fresh)
+        return aligned
+
+    def place(self, request: PageRequest, aligned: Aligned) -> ProvenPlace:
+        """Where the page just aligned for `request` sits, for resume tokens."""
+        assert self.convention is not None
+        offset = _offset(self.convention, request) or 0
+        assert self._page is not None
+        return ProvenPlace(
+            request=request,
+            convention=self.convention,
+            offset=offset,
+            keys=self._page[1],
+            first=aligned.first,
+            before=aligned.before[-MARKS:],
+            hashed=self.hashed,
+            page_size=aligned.state.page_size,
+            overlap=aligned.state.overlap,
+        )
+
+    def shifts(self) -> Shifts:
+        """The shifts since the last call (each page reports its own)."""
+        assert self.state is not None
+        counts = self.state.counts
+        total = Shifts(
+            realignments=self._before.realigned + counts.realigned,
+            rereads=self._before.rereads + counts.rereads,
+            restarts=self.restarts,
+        )
+        reported, self._reported = self._reported, total
+        return Shifts(
+            total.realignments - reported.realignments,
+            total.rereads - reported.rereads,
+            total.restarts - reported.restarts,
+        )
+
+    def request(self, request: PageRequest, offset: int) -> PageRequest:
+        """The request of the page at `offset`, the page size kept."""
+        assert self.convention is not None
+        return with_position(self.convention, request, offset)
+
+    def predict(self, request: PageRequest) -> PageRequest | None:
+        """The page after `request`'s, overlapping it, assuming it comes full and the data
+        stays still (for prefetch); None past the total."""
+        assert self.convention is not None and self.state is not None
+        following = (_offset(self.convention, request) or 0) + self.state.page_size
+        following -= self.state.overlap
+        if self.total is not None and following >= self.total:
+            return None
+        return self.request(request, following)
+
+    def plan(self, request: PageRequest, count: int) -> list[PageRequest]:
+        """The next `count` pages (or fewer, up to the total) to fetch at once, each
+        overlapping the one before, from where the list stands after `request`'s page."""
+        assert self.state is not None
+        step = self.state.page_size - self.state.overlap
+        offsets = range(self.state.next_offset, self.state.next_offset + count * step, step)
+        return [
+            self.request(request, offset)
+            for offset in offsets
+            if self.total is None or offset < self.total
+        ]
+
+    def _keys(self, result: PageResult, url: str) -> tuple[Hashable, ...]:
+        keys = record_ids(result.items)
+        if keys is None:
+            raise PaginationError(
+                "a record without an id came in an offset list proven so far: its pages "
+                "overlap, and which records they repeat cannot be told",
+                method="GET",
+                url=url,
+            )
+        if self.hashed:
+            return tuple(id_mark(key) for key in keys)
+        return keys
+
+    def _check_moves_on(
+        self, offset: int, keys: tuple[Hashable, ...], total: int | None, url: str
+    ) -> None:
+        """Refuse a page that repeats the page read before it (same ids, same total) at another
+        offset: the service ignores the offset."""
+        page = (offset, keys, total)
+        before, self._page = self._page, page
+        if (
+            before is not None
+            and before[0] != offset
+            and before[1:] == page[1:]
+            and total is not None
+        ):
+            raise PaginationError(
+                f"every item of the page at {url} repeats the page read just before at another "
+                "offset: the service seems to ignore this list's paging parameters; the "
+                "paginator does not match its convention",
+                method="GET",
+                url=url,
+            )
+
+    def _restarted(self, refusal: Unproven, url: str) -> Aligned:
+        """A restart from the first page, when allowed; else the refusal as a PaginationError."""
+        assert self.state is not None
+        if (
+            self.on_shift != "restart"
+            or not refusal.restartable
+            or self._delivered is None
+            or self.restarts >= MAX_RESTARTS
+        ):
+            advice = " (on_shift='restart' restarts a list from its start)"
+            if self.on_shift == "restart":
+                advice = _why_no_restart(refusal, self._delivered is None, self.restarts)
+            raise PaginationError(f"{refusal}{advice}", method="GET", url=url) from None
+        counts = self.state.counts
+        self._before = AlignmentCounts(
+            realigned=self._before.realigned + counts.realigned,
+            rereads=self._before.rereads + counts.rereads,
+            presumed=self._before.presumed + counts.presumed,
+        )
+        self.restarts += 1
+        self._page = None
+        fresh = begin(self.state.page_size, self.state.overlap)
+        return Aligned(fresh, (), done=False, reread=True)
+
+
+def _why_no_restart(refusal: Unproven, resumed: bool, restarts: int) -> str:
+    if not refusal.restartable:
+        return ""
+    if resumed:
+        return " (a list resumed from a token cannot restart: it does not know every id delivered)"
+    return f" (after {restarts} restarts)"
+
+
+def _offset(convention: Convention, request: PageRequest) -> int | None:
+    """The offset a request asks for, None when it names none."""
+    assert convention.param is not None
+    source = request.headers if convention.param_in == "header" else request.params
+    return int_param(dict(source), convention.param)
