@@ -81,8 +81,8 @@ HOP_BY_HOP = frozenset(
 
 async def list_endpoints(url: str, case: Mapping[str, Any]) -> tuple[int, dict[str, int]]:
     """List `case["items"]` endpoints in pages of 100 as `case["variant"]` does; return the
-    records delivered and the pager's proof counters, where it has them (re-alignments and
-    re-reads: a quiet list should show none)."""
+    records delivered and the pager's `shifts` where it has them (re-alignments, re-reads and
+    restarts: a quiet list should show none)."""
     variant, items = case["variant"], case["items"]
     if variant == "raw":
         from clients import list_items  # noqa: PLC0415 - raw aiohttp + orjson, offset after offset
@@ -99,12 +99,9 @@ async def list_endpoints(url: str, case: Mapping[str, Any]) -> tuple[int, dict[s
         count = 0
         async for _ in source:
             count += 1
-    proof = {}
-    for name in ("realignments", "rereads"):
-        value = getattr(source, name, getattr(pager, name, None))
-        if isinstance(value, int):
-            proof[name] = value
-    return count, proof
+    shifts = getattr(source, "shifts", None)  # since issue 33
+    names = ("realignments", "rereads", "restarts")
+    return count, {name: getattr(shifts, name) for name in names if hasattr(shifts, name)}
 
 
 class CountingProxy:
@@ -267,8 +264,8 @@ def rate(results: Sequence[Mapping[str, Any]]) -> str:
 
 
 def proof_note(results: Sequence[Mapping[str, Any]]) -> str:
-    """The pager's re-alignments and re-reads over every run, where it reports them."""
-    counted = [name for name in ("realignments", "rereads") if name in results[0]]
+    """The pager's shifts summed over every run, where it reports them."""
+    counted = [name for name in ("realignments", "rereads", "restarts") if name in results[0]]
     return ", ".join(f"{name} {sum(r[name] for r in results)}" for name in counted) or "-"
 
 
@@ -282,7 +279,7 @@ def counts(sides: Sequence[Side], items: int) -> str:
         "churn (requests: the simulator's counters; records served: a counting proxy):",
         "",
         "| side | variant | delivered | requests | requests / raw's | records served "
-        "| served / delivered | re-alignments, re-reads |",
+        "| served / delivered | shifts (re-alignments, re-reads, restarts) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     raw = sides[-1].run({"mode": "count", "variant": "raw", "items": items})
@@ -318,7 +315,7 @@ def wall(sides: Sequence[Side], items: int, repetitions: int) -> str:
         f"{repetitions} interleaved repetitions; ratio to raw = remedy's speed / raw aiohttp + "
         "orjson's in the same repetition, median (min-max):",
         "",
-        "| side | variant | records/s, median (min-max) | ratio to raw | re-alignments, re-reads |",
+        "| side | variant | records/s, median (min-max) | ratio to raw | shifts |",
         "|---|---|---|---|---|",
         f"| - | raw aiohttp + orjson | {rate(results['raw'])} | 1.00 | - |",
     ]
@@ -367,7 +364,7 @@ def parallel(sides: Sequence[Side], items: int, repetitions: int, judge: bool = 
         f"{pages * LATENCY_MS / 1000:.2f} s of latency), {repetitions} interleaved repetitions:",
         "",
         "| side | variant | seconds, median (min-max) | speed-up over sequential | over raw "
-        "sequential | re-alignments, re-reads |",
+        "sequential | shifts |",
         "|---|---|---|---|---|---|",
         f"| - | raw aiohttp, sequential | {spread([r['seconds'] for r in results['raw']], 3)} "
         "| - | 1.00 | - |",
