@@ -74,6 +74,7 @@ from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
 from ._paging._paginators._auto import AutoPaginator
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
+from ._paging._walk._proof import Shifts
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._mock import MockRequest, MockResponse, MockTransport
@@ -196,6 +197,7 @@ __all__ = [
     "ScopeStatus",
     "ServerError",
     "Severity",
+    "Shifts",
     "StateInUseError",
     "StateVersionError",
     "SubjectFilter",

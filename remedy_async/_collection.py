@@ -26,7 +26,7 @@ from ._models import (
     VulnerabilityFindingFilters,
     check_filters,
 )
-from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits
+from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits, ShiftPolicy
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, list_start
@@ -192,6 +192,7 @@ class ResourceCollection(Generic[T]):
         resume_token: str | None = None,
         prefetch: int = 0,
         concurrency: int = 1,
+        on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: Unpack[EndpointFilters],
@@ -206,6 +207,7 @@ class ResourceCollection(Generic[T]):
         resume_token: str | None = None,
         prefetch: int = 0,
         concurrency: int = 1,
+        on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: Unpack[RemediationTargetFilters],
@@ -220,6 +222,7 @@ class ResourceCollection(Generic[T]):
         resume_token: str | None = None,
         prefetch: int = 0,
         concurrency: int = 1,
+        on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: Unpack[ScopeFilters],
@@ -234,6 +237,7 @@ class ResourceCollection(Generic[T]):
         resume_token: str | None = None,
         prefetch: int = 0,
         concurrency: int = 1,
+        on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: Unpack[VulnerabilityFindingFilters],
@@ -247,6 +251,7 @@ class ResourceCollection(Generic[T]):
         resume_token: str | None = None,
         prefetch: int = 0,
         concurrency: int = 1,
+        on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
         extra_params: ExtraParams | None = None,
         **filters: FilterValue,
@@ -268,6 +273,13 @@ class ResourceCollection(Generic[T]):
                 announced); items still come in order, exactly once, with exact resume tokens,
                 and a list whose announced size changes mid-way raises PaginationError. Cursor,
                 link and keyset lists stay sequential: each page names the next.
+            on_shift: What an offset list does when records added or removed while it is read
+                leave a page that cannot be proven to continue it (or the order itself moved,
+                as under a sort by `updated_at`): `"raise"` a PaginationError with a resume
+                token (the default), or `"restart"` from the first page, delivering only the
+                records not delivered yet (it then remembers every id it delivered, so its
+                memory grows with the list; up to 3 restarts). Either way a record that exists
+                throughout is delivered exactly once.
             options: Settings for every page request, overriding the client's.
             extra_params: Query parameters sent as given, unchecked (`{"region": "eu"}`), for
                 filters the service has and the contract lacks.
@@ -283,6 +295,7 @@ class ResourceCollection(Generic[T]):
             resume_token=resume_token,
             prefetch=prefetch,
             concurrency=concurrency,
+            on_shift=on_shift,
             options=options,
             extra_params=extra_params,
             filters=filters,
@@ -300,12 +313,13 @@ class ResourceCollection(Generic[T]):
         options: RequestOptions | None,
         extra_params: ExtraParams | None,
         filters: Mapping[str, FilterValue],
+        on_shift: ShiftPolicy = "raise",
         keywords: tuple[str, ...] = LIST_KEYWORDS,
     ) -> ListQuery:
         """A list's arguments checked (sizes, caps, filters, token): `list()`'s, raising
         before any I/O. `keywords` are the call's own, suggested for a misspelt filter."""
         page_size = sized_page(page_size, self.max_page_size)
-        limits = ListLimits(page_size, max_items, prefetch, concurrency)
+        limits = ListLimits(page_size, max_items, prefetch, concurrency, on_shift)
         check_filters(self.resource.attribute, filters, keywords)
         params = encode_filters(filters) + encode_extra_params(extra_params)
         if options is not None:
@@ -348,6 +362,7 @@ class ResourceCollection(Generic[T]):
             trusted_origins=self._trusted_origins,
             secrets=self._secrets,
             on_convention=self._announce_convention,
+            on_shifts=self._announce_shifts,
             observe=self._observe,
         )
 
@@ -532,6 +547,13 @@ class ResourceCollection(Generic[T]):
             fetch=fetch if (not checked.params if confirm is None else confirm) else None,
         )
         return ChangeFeed(source, state, settings)
+
+    def _announce_shifts(self, shifts: str, url: str) -> None:
+        """Tell the DEBUG log and the event hooks what proving a page cost when the data moved
+        under the list (`Shifts`, as text)."""
+        events = self._events
+        if events is not None and events.active:
+            events.emit(ClientEvent("shift", "GET", url, 0, detail=shifts))
 
     def _announce_convention(self, convention: Convention, url: str) -> None:
         """Tell the DEBUG log and the event hooks which convention a list follows."""

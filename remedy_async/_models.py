@@ -396,6 +396,7 @@ LIST_KEYWORDS = (
     "resume_token",
     "prefetch",
     "concurrency",
+    "on_shift",
     "options",
     "extra_params",
 )

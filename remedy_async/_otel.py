@@ -237,6 +237,13 @@ class OpenTelemetryBridge:
         if call is not None and event.detail is not None:
             call.span.add_event("remedy.paging", {"remedy.convention": event.detail})
 
+    def _shift(self, event: ClientEvent) -> None:
+        call = self._call_of(event)
+        if call is not None and event.detail is not None:
+            call.span.add_event(
+                "remedy.shift", {"remedy.shift": event.detail, "url.full": event.url}
+            )
+
 
 def _http_attributes(event: ClientEvent) -> dict[str, Any]:
     """The semantic conventions' attributes of an exchange, from the URL an event shows."""
@@ -269,4 +276,5 @@ _HANDLERS: dict[str, Callable[[OpenTelemetryBridge, ClientEvent], None]] = {
     "retry": OpenTelemetryBridge._retry,
     "wait": OpenTelemetryBridge._wait,
     "paging": OpenTelemetryBridge._paging,
+    "shift": OpenTelemetryBridge._shift,
 }

@@ -22,7 +22,8 @@ Modules: in layers from the bottom up, each importing only from its own layer an
 - `_resume` (resume tokens), then `_call` (the list call as one value).
 - `_walk`, the page loop: `_page_walk` (fetch, read, trim and check each page), `_ahead` (pages
   fetched ahead: prefetch and planned pages), `_dedupe` (repeated ids), `_overlap` (each offset
-  page proven to continue the list), `_fetching` (a guess or a first request the service
-  refuses).
+  page proven to continue the list, without I/O), `_proof` (the proof the walk holds for one
+  list: its requests, resume marks, `on_shift`, `Shifts`), `_fetching` (a guess or a first
+  request the service refuses).
 - `_pager` (what the caller iterates).
 """

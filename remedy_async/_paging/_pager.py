@@ -22,7 +22,7 @@ from ._call import WIRE_OBJECTS, ListCall, wire_object
 from ._protocol import Convention, PageRequest
 from ._resume import ResumePoint, encode_token
 from ._walk._page_walk import PagePlace, PageWalk, PreparedPage
-from ._walk._proof import Shifts
+from ._walk._proof import NO_SHIFTS, Shifts
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -53,7 +53,7 @@ class Page(Generic[T]):
     total: int | None = None
     """The number of items in the whole list, when the service announces it on this page (the
     list's convention reads it: `total`, `X-Total-Count`, ...); None when it does not."""
-    shifts: Shifts = Shifts()
+    shifts: Shifts = NO_SHIFTS
     """What proving this page cost when records were added or removed before it since the page
     before (offset lists): realignments, re-reads and restarts; all zero when none were."""
 

@@ -34,6 +34,9 @@ class Marks:
 
     ids: tuple[int, ...]
     page_size: int
+    whole: bool = False
+    """True when the marks are of every id the list delivered (it stopped within its first
+    few records): then the list's start may anchor its first page."""
 
 
 @frozen
@@ -99,7 +102,8 @@ def encode_token(point: ResumePoint, secrets: tuple[str, ...] = ()) -> str:
         **_request_document(point.request, secrets),
     }
     if point.marks is not None:
-        document["a"] = {"i": list(point.marks.ids), "z": point.marks.page_size}
+        marks = point.marks
+        document["a"] = {"i": list(marks.ids), "z": marks.page_size, "w": marks.whole}
     return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
 
 
@@ -209,7 +213,10 @@ def _marks(value: object) -> Marks | None:
         for mark in ids
     ):
         raise TypeError("expected id marks")
-    return Marks(ids=tuple(cast(list[int], ids)), page_size=_count(found["z"]))
+    whole = found.get("w", False)
+    if not isinstance(whole, bool):
+        raise TypeError("expected a flag")
+    return Marks(ids=tuple(cast(list[int], ids)), page_size=_count(found["z"]), whole=whole)
 
 
 def _object(value: object) -> dict[str, Any]:

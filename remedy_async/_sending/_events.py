@@ -31,7 +31,9 @@ LOGGER = logging.getLogger("remedy_async")
 R = TypeVar("R")
 Y = TypeVar("Y")
 
-EventKind = Literal["request", "response", "error", "retry", "wait", "paging", "call", "end"]
+EventKind = Literal[
+    "request", "response", "error", "retry", "wait", "paging", "shift", "call", "end"
+]
 
 CURRENT_CALL: ContextVar[int] = ContextVar("remedy_async_call", default=0)
 """The id of the logical call whose code is running (0: none)."""
@@ -43,12 +45,15 @@ _CALL_IDS = itertools.count(1)
 class ClientEvent:
     """One thing the client did: sent a request, got a response, lost an exchange (`error`:
     no response came), will retry, waits (`detail`: for the service's `pause` or the client's
-    `rate limit`), chose a list's paging convention (`detail` says which), or began (`call`)
+    `rate limit`), chose a list's paging convention (`detail` says which), had to realign,
+    re-read or restart an offset list because records moved under it (`shift`: `detail` says
+    how often, for the page at `url`), or began (`call`)
     or finished (`end`) a logical call named by `operation` (`endpoints.get`,
     `vulnerability_findings.list`, `vulnerability_findings.page`, ...)."""
 
     kind: EventKind
-    """What happened: `request`, `response`, `error`, `retry`, `wait`, `paging`, `call` or `end`."""
+    """What happened: `request`, `response`, `error`, `retry`, `wait`, `paging`, `shift`, `call`
+    or `end`."""
     method: str
     """The request's method (`GET`)."""
     url: str
@@ -66,7 +71,8 @@ class ClientEvent:
     error: str | None = None
     """Why the attempt failed (retry events)."""
     detail: str | None = None
-    """What was decided (paging events: the convention a list follows; wait events: why)."""
+    """What was decided (paging events: the convention a list follows; shift events: what
+    proving the page cost, as `Shifts` says it; wait events: why)."""
     call_id: int | None = None
     """The logical call the event belongs to (None outside any)."""
     parent_id: int | None = None

@@ -147,8 +147,8 @@ async def test_export_shows_no_share_when_the_list_announces_no_total(tmp_path: 
 
 async def test_a_resumed_export_shows_its_share_of_the_whole_list(tmp_path: Path) -> None:
     """A resumed export counts the records of its first run in the share, and its ETA reads
-    the rate of this run. (The first run's two pages hold 8 records: the second overlaps the
-    first by 2; the resumed list is not proven, so its pages do not overlap.)"""
+    the rate of this run. (Pages after the first overlap the page before by 2: the first run's
+    two pages hold 8 records, each later page brings 3; the resumed list is proven too.)"""
     config, time = _paced("offset")
     base = ("export", "endpoints", "--out", str(tmp_path), "--page-size", "5", "--retries", "0")
     async with Simulator(config, sleep=_failing_from(3, time)) as simulator:
@@ -161,11 +161,9 @@ async def test_a_resumed_export_shows_its_share_of_the_whole_list(tmp_path: Path
         )
     assert resumed.code == 0, resumed.stderr
     lines = _progress_lines(resumed.stderr, "endpoints")
-    assert lines == [
-        "8 records, 0/s",
-        "13 records, 2/s, 65% of 20, ETA 0:00:03",
-        "18 records, 3/s, 90% of 20, ETA 0:00:01",
-    ]
+    assert lines[0] == "8 records, 0/s"
+    assert lines[1] == "11 records, 2/s, 55% of 20, ETA 0:00:06"
+    assert lines[-1] == "17 records, 2/s, 85% of 20, ETA 0:00:01"
 
 
 def _failing_from(count: int, time: PageTime) -> Callable[[float], Awaitable[None]]:

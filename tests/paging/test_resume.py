@@ -20,6 +20,7 @@ from remedy_async._paging._conventions import CONVENTIONS, convention_document, 
 from remedy_async._paging._protocol import Convention, PageRequest, Probe
 from remedy_async._paging._resume import (
     TOKEN_PREFIX,
+    Marks,
     ResumePoint,
     decode_token,
     encode_token,
@@ -116,6 +117,13 @@ _POINTS = st.builds(
     paginator=st.text(),
     request=_REQUESTS,
     skip=st.integers(min_value=0, max_value=2**63 - 1),
+    marks=st.none()
+    | st.builds(
+        Marks,
+        ids=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=8).map(tuple),
+        page_size=st.integers(0, 10**6),
+        whole=st.booleans(),
+    ),
 )
 
 
@@ -518,3 +526,25 @@ def test_an_echoed_secret_in_a_header_or_a_guess_is_never_stored() -> None:
     token = encode_token(point, (SECRET,))
     assert SECRET not in str(document_of(token))
     assert decode_echoing(token, (SECRET,)) == point
+
+
+def test_a_token_without_marks_reads_as_one_without_them() -> None:
+    """Tokens made before marks existed (no `a` key) still decode: the list resumes unproven."""
+    assert decode(raw_token(good_document())).marks is None
+
+
+@pytest.mark.parametrize(
+    "marks",
+    [
+        {"i": ["1"], "z": 10},
+        {"i": [2**63], "z": 10},
+        {"i": [True], "z": 10},
+        {"i": [1], "z": -1},
+        {"i": [1], "z": 10, "w": "yes"},
+        {"i": list(range(65)), "z": 10},
+        [1, 2],
+    ],
+)
+def test_malformed_marks_are_refused(marks: Any) -> None:
+    with pytest.raises(ValueError, match="malformed"):
+        decode(raw_token(good_document(a=marks)))

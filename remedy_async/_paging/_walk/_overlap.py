@@ -138,14 +138,17 @@ def begin(page_size: int, overlap: int = OVERLAP, memory: int | None = None) -> 
     return OffsetAlignment(page_size=page_size, overlap=overlap, memory=memory)
 
 
-def resumed(page_size: int, marks: Sequence[int], offset: int) -> OffsetAlignment:
+def resumed(
+    page_size: int, marks: Sequence[int], offset: int, *, whole: bool = False
+) -> OffsetAlignment:
     """Continue proving an offset list from a resume token: `marks` are the `id_mark`s of the
     last ids it delivered (oldest first), `offset` where it reads next. The page read there
-    must show one of them (or the list is re-read from further back), and the list's start
-    no longer anchors a page: what was delivered before the marks is not known."""
+    must show one of them (or the list is re-read from further back). Unless the marks are
+    of every id delivered (`whole`), the list's start no longer anchors a page: what was
+    delivered before the marks is not known."""
     state = begin(page_size, memory=max(MEMORY_PAGES * page_size, len(marks)))
     return evolve(
-        state, window=tuple(marks), next_offset=offset, started=True, forgotten=True
+        state, window=tuple(marks), next_offset=offset, started=True, forgotten=not whole
     )
 
 

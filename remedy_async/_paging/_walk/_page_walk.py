@@ -44,7 +44,7 @@ from remedy_async._paging._walk._ahead import PagesAhead, Prefetch
 from remedy_async._paging._walk._dedupe import RecentIds
 from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
 from remedy_async._paging._walk._overlap import Aligned
-from remedy_async._paging._walk._proof import OffsetProof, ProvenPlace, Shifts
+from remedy_async._paging._walk._proof import NO_SHIFTS, OffsetProof, ProvenPlace, Shifts
 from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._decode import wire_fault_error
 from remedy_async._wire._http import JSONResponse
@@ -88,7 +88,7 @@ class PreparedPage:
     convention: Convention | None = None
     total: int | None = None
     """The list's total as this page announces it, if it does."""
-    shifts: Shifts = Shifts()
+    shifts: Shifts = NO_SHIFTS
     """What proving this page cost (realignments, re-reads, restarts since the page before)."""
 
 

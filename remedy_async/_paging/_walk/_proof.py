@@ -24,8 +24,8 @@ from remedy_async._paging._read._positions import int_param, with_position
 from remedy_async._paging._resume import Marks
 
 from ._overlap import (
-    AlignmentCounts,
     Aligned,
+    AlignmentCounts,
     OffsetAlignment,
     Unproven,
     align,
@@ -46,15 +46,21 @@ class Shifts:
     """What proving an offset list's pages cost: how often the data moved under it.
 
     A list whose pages overlap (offset paging with a total) checks that each page continues
-    the one before. `realignments` counts pages that did not start where expected but showed
-    where the list stood (records were added or removed before them); `rereads` counts pages
-    that did not, so the list read again from further back; `restarts` counts restarts from
-    the first page (`on_shift="restart"`). All zero when the data did not change.
+    the one before. All zero when the data did not change while the list was read.
+
+    Args:
+        realignments: Pages that did not start where expected but showed where the list
+            stood (records were added or removed before them).
+        rereads: Pages that did not, so the list read again from further back.
+        restarts: Restarts from the first page (`on_shift="restart"`).
     """
 
     realignments: int = 0
+    """Pages that did not start where expected but showed where the list stood."""
     rereads: int = 0
+    """Pages that showed no record delivered before, so the list read again from further back."""
     restarts: int = 0
+    """Restarts from the first page (`on_shift="restart"`)."""
 
     def __add__(self, other: Shifts) -> Shifts:
         return Shifts(
@@ -76,6 +82,10 @@ class Shifts:
         return ", ".join(shown) or "no shift"
 
 
+NO_SHIFTS: Final = Shifts()
+"""The data did not move under the list (or it is not proven)."""
+
+
 @frozen
 class ProvenPlace:
     """Where a proven page sits: what a resume token needs to prove the page it resumes at."""
@@ -92,6 +102,8 @@ class ProvenPlace:
     hashed: bool
     page_size: int
     overlap: int
+    remembered: bool
+    """True when `before` holds every id the list delivered before the page."""
 
     def continuation(self, consumed: int) -> tuple[PageRequest, Marks]:
         """The request and marks that continue the list after the page's first `consumed`
@@ -100,13 +112,14 @@ class ProvenPlace:
         for key in self.keys[self.first : consumed]:
             recent.pop(key, None)
             recent[key] = None
+        whole = self.remembered and len(recent) <= MARKS
         keys = tuple(recent)[-MARKS:]
         marks = tuple(cast(int, key) if self.hashed else id_mark(key) for key in keys)
         offset = self.offset
         if consumed > self.first:
             offset = max(0, self.offset + consumed - self.overlap)
         request = with_position(self.convention, self.request, offset)
-        return request, Marks(ids=marks, page_size=self.page_size)
+        return request, Marks(ids=marks, page_size=self.page_size, whole=whole)
 
 
 class OffsetProof:
@@ -130,6 +143,8 @@ class OffsetProof:
         """The counts of the alignments restarts replaced."""
         self._reported = Shifts()
         self._page: tuple[int, tuple[Hashable, ...], int | None] | None = None
+        self._remembered = False
+        """Whether every id delivered before the page last aligned is still remembered."""
 
     @property
     def active(self) -> bool:
@@ -162,18 +177,20 @@ class OffsetProof:
         else:
             if marks.page_size < 2 or not marks.ids:
                 return
-            self.state = resumed(marks.page_size, marks.ids, offset or 0)
+            self.state = resumed(marks.page_size, marks.ids, offset or 0, whole=marks.whole)
             self.hashed = True
         self.convention = convention
 
     def align(self, request: PageRequest, result: PageResult, url: str) -> Aligned:
         """What the page read for `request` delivers, and where the list reads next; raises
         `PaginationError` when it cannot be proven (or restarts, with `on_shift="restart"`)."""
-        assert self.state is not None and self.convention is not None
+        assert self.state is not None
+        assert self.convention is not None
         keys = self._keys(result, url)
         offset = _offset(self.convention, request) or 0
         self._check_moves_on(offset, keys, result.total, url)
         self.total = result.total
+        self._remembered = not self.state.forgotten and self.restarts == 0
         try:
             aligned = align(self.state, offset, keys, result.total, last=result.next is None)
         except Unproven as refusal:
@@ -181,7 +198,9 @@ class OffsetProof:
         self.state = aligned.state
         if self._delivered is not None and aligned.deliver:
             delivered = self._delivered
-            fresh = tuple(position for position in aligned.deliver if keys[position] not in delivered)
+            fresh = tuple(
+                position for position in aligned.deliver if keys[position] not in delivered
+            )
             delivered.update(keys[position] for position in fresh)
             aligned = attrs.evolve(aligned, deliver=fresh)
         return aligned
@@ -198,6 +217,7 @@ class OffsetProof:
             keys=self._page[1],
             first=aligned.first,
             before=aligned.before[-MARKS:],
+            remembered=self._remembered and len(aligned.before) <= MARKS,
             hashed=self.hashed,
             page_size=aligned.state.page_size,
             overlap=aligned.state.overlap,
@@ -227,7 +247,8 @@ class OffsetProof:
     def predict(self, request: PageRequest) -> PageRequest | None:
         """The page after `request`'s, overlapping it, assuming it comes full and the data
         stays still (for prefetch); None past the total."""
-        assert self.convention is not None and self.state is not None
+        assert self.convention is not None
+        assert self.state is not None
         following = (_offset(self.convention, request) or 0) + self.state.page_size
         following -= self.state.overlap
         if self.total is not None and following >= self.total:

@@ -142,9 +142,10 @@ async def test_concurrency_plans_the_offset_pages_from_the_total() -> None:
     assert [endpoint.id for endpoint in found] == service.ids
     assert caught == []
     assert service.most_in_flight == 4
-    assert sorted(int(query.get("offset", "0")) for query in service.queries) == [0] + list(
-        range(98, 1000, 98)
-    )
+    assert sorted(int(query.get("offset", "0")) for query in service.queries) == [
+        0,
+        *list(range(98, 1000, 98)),
+    ]
     assert all(query["limit"] == "100" for query in service.queries)
 
 

@@ -1,0 +1,232 @@
+"""An offset list proven as the walk reads it (`_walk/_proof`): what proving cost (`Shifts`, the
+`shift` event), resume tokens that carry the marks of the last ids delivered, and `on_shift`.
+The service answers as the published reference does, its data changed between pages."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from remedy_async import ClientEvent, PaginationError, Shifts
+from remedy_async._paging._resume import TOKEN_PREFIX
+from tests.mock_service import mock_client
+from tests.published import TOKEN, PublishedService, Record, dataset, endpoint
+
+Change = Callable[[list[Record]], None]
+
+
+class Moving:
+    """The published service over `size` endpoints, with `changes[n]` applied to the list
+    before its n-th request is answered (counted from 0, re-reads included)."""
+
+    def __init__(self, size: int, changes: dict[int, Change] | None = None) -> None:
+        self.service = PublishedService(dataset(sizes={"endpoints": size}))
+        self.records = self.service.records["endpoints"]
+        self.original = [record["id"] for record in self.records]
+        self.changes = changes if changes is not None else {}
+        self.rng = random.Random(3)
+        self.service.between_pages = self._between
+
+    def _between(self, resource: str, served: int) -> None:
+        change = self.changes.get(served)
+        if resource == "endpoints" and change is not None:
+            change(self.records)
+
+    def new(self) -> Record:
+        return endpoint(self.rng, 50_000 + self.rng.randrange(10**6))
+
+    def ids(self) -> list[str]:
+        return [record["id"] for record in self.records]
+
+
+def remove(*keys: str) -> Change:
+    def change(records: list[Record]) -> None:
+        records[:] = [record for record in records if record["id"] not in keys]
+
+    return change
+
+
+def move_to_end(*keys: str) -> Change:
+    def change(records: list[Record]) -> None:
+        moved = [record for record in records if record["id"] in keys]
+        records[:] = [record for record in records if record["id"] not in keys] + moved
+
+    return change
+
+
+async def test_a_quiet_list_costs_no_shift() -> None:
+    moving = Moving(30)
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10).as_dicts()
+        pages = [page async for page in pager.pages()]
+    assert [record["id"] for page in pages for record in page.items] == moving.original
+    assert pager.shifts == Shifts()
+    assert not pager.shifts
+    assert all(page.shifts == Shifts() for page in pages)
+
+
+async def test_a_record_created_before_the_frontier_counts_a_realignment() -> None:
+    moving = Moving(30)
+    moving.changes[1] = lambda records: records.insert(0, moving.new())
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10).as_dicts()
+        pages = [page async for page in pager.pages()]
+    assert [page.shifts for page in pages][:2] == [Shifts(), Shifts(realignments=1)]
+    assert pager.shifts == Shifts(realignments=1)
+    assert [record["id"] for page in pages for record in page.items] == moving.original
+
+
+async def test_records_removed_past_the_overlap_count_a_reread() -> None:
+    moving = Moving(30)
+    moving.changes[1] = remove(*moving.original[5:8])  # 3 removals: more than the overlap
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10).as_dicts()
+        ids = [record["id"] async for record in pager]
+    assert ids == moving.original
+    # The page read again starts before the last ids delivered: it is realigned too.
+    assert pager.shifts == Shifts(realignments=1, rereads=1)
+    assert str(pager.shifts) == "1 realigned, 1 re-read"
+
+
+async def test_a_shift_is_told_as_an_event() -> None:
+    moving = Moving(30)
+    moving.changes[1] = lambda records: records.insert(0, moving.new())
+    events: list[ClientEvent] = []
+    async with mock_client(
+        moving.service.handler, token=TOKEN, event_hooks=[events.append]
+    ) as client:
+        await client.endpoints.list(page_size=10).collect()
+    shifts = [event for event in events if event.kind == "shift"]
+    assert [event.detail for event in shifts] == ["1 realigned"]
+    assert shifts[0].url == "https://remedy.test/v1/endpoints"
+    assert shifts[0].call_id is not None
+
+
+@pytest.mark.parametrize("stop", [1, 2, 7, 8, 9, 10, 17, 25, 29])
+async def test_a_token_resumes_a_list_that_moved_meanwhile_exactly(stop: int) -> None:
+    """Stopped after `stop` records, then records before where it stopped are removed and
+    created: the resumed list proves its first page by the marks its token carries. Every
+    record there throughout comes once, in order."""
+    moving = Moving(30)
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10).as_dicts()
+        got: list[str] = []
+        async for record in pager:
+            got.append(record["id"])
+            if len(got) == stop:
+                break
+        token = pager.resume_token
+        assert token is not None
+        assert token.startswith(TOKEN_PREFIX)
+        removed = {moving.original[stop + 3 - 30 * (stop >= 27)]}
+        if stop >= 3:
+            removed.add(moving.original[stop - 3])
+        remove(*removed)(moving.records)
+        created = moving.new()
+        moving.records.insert(stop // 3, created)
+        rest = client.endpoints.list(page_size=10, resume_token=token).as_dicts()
+        got += [record["id"] async for record in rest]
+    assert [key for key in got if key in moving.original and key not in removed] == [
+        key for key in moving.original if key not in removed
+    ]
+    assert set(got) <= {*moving.original, created["id"]}
+    assert len(got) == len(set(got))
+
+
+async def test_a_token_whose_newest_marks_are_gone_raises_rather_than_guess() -> None:
+    """The token keeps 8 marks; when the newest are removed, the older ones show after
+    records the resumed list cannot tell (delivered before its marks, or created): it raises
+    rather than deliver from a place it cannot prove."""
+    moving = Moving(30)
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10).as_dicts()
+        async for record in pager:
+            if record["id"] == moving.original[16]:
+                break
+        remove(*moving.original[13:17])(moving.records)
+        rest = client.endpoints.list(page_size=10, resume_token=pager.resume_token)
+        with pytest.raises(PaginationError, match="found again|no new record"):
+            await rest.collect()
+
+
+async def test_a_token_taken_on_the_last_page_resumes_to_the_end() -> None:
+    moving = Moving(25)
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10).as_dicts()
+        got = []
+        async for record in pager:
+            got.append(record["id"])
+            if len(got) == 23:
+                break
+        rest = client.endpoints.list(page_size=10, resume_token=pager.resume_token).as_dicts()
+        got += [record["id"] async for record in rest]
+    assert got == moving.original
+
+
+async def test_a_token_whose_records_are_all_gone_raises_rather_than_guess() -> None:
+    moving = Moving(40)
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10).as_dicts()
+        async for _ in pager.pages():
+            break
+        remove(*moving.original[:10])(moving.records)
+        rest = client.endpoints.list(page_size=10, resume_token=pager.resume_token)
+        with pytest.raises(PaginationError, match="found again|no new record"):
+            await rest.collect()
+
+
+async def test_a_moved_order_raises_with_a_token_by_default() -> None:
+    moving = Moving(30)
+    moving.changes[1] = move_to_end(*moving.original[3:5])
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        with pytest.raises(PaginationError, match="order moved") as caught:
+            await client.endpoints.list(page_size=10).collect()
+    assert caught.value.resume_token is not None
+    assert "on_shift='restart'" in str(caught.value)
+
+
+async def test_on_shift_restart_lists_a_moved_order_from_its_start_delivering_each_once() -> None:
+    moving = Moving(30)
+    moving.changes[1] = move_to_end(*moving.original[3:5])
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10, on_shift="restart").as_dicts()
+        ids = [record["id"] async for record in pager]
+    assert sorted(ids) == sorted(moving.original)
+    assert len(ids) == len(set(ids))
+    assert pager.shifts.restarts == 1
+    assert "offset=0&" in moving.service.requests[2]
+
+
+async def test_on_shift_restart_gives_up_after_three_restarts() -> None:
+    moving = Moving(30)
+    for request in range(1, 1000):  # the order turns around before every request
+        moving.changes[request] = list.reverse
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10, on_shift="restart").as_dicts()
+        with pytest.raises(PaginationError, match="after 3 restarts"):
+            await pager.collect()
+    assert pager.shifts.restarts == 3
+    assert len(moving.service.requests) < 100
+
+
+async def test_a_resumed_list_cannot_restart() -> None:
+    moving = Moving(30)
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10).as_dicts()
+        async for _ in pager.pages():
+            break
+        token = pager.resume_token
+        moving.changes[len(moving.service.requests) + 1] = move_to_end(*moving.original[10:12])
+        rest = client.endpoints.list(page_size=10, resume_token=token, on_shift="restart")
+        with pytest.raises(PaginationError, match="resumed from a token cannot restart"):
+            await rest.collect()
+
+
+def test_an_unknown_shift_policy_is_refused_before_any_request() -> None:
+    moving = Moving(3)
+    client = mock_client(moving.service.handler, token=TOKEN)
+    with pytest.raises(ValueError, match="on_shift must be one of"):
+        client.endpoints.list(on_shift="ignore")  # type: ignore[arg-type]
+    assert moving.service.requests == []
