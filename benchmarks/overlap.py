@@ -1,7 +1,7 @@
 """The overlap's cost (issue 33): what proving every offset page costs a quiet list, and how
 much parallel pages still speed a proven list up at 50 ms a request.
 
-    python benchmarks/overlap.py                        # the three parts (about 3 minutes)
+    python benchmarks/overlap.py                        # the three parts (about 2 minutes)
     python benchmarks/overlap.py --parts counts wall    # some of them
     python benchmarks/overlap.py --before OLD_PY --after NEW_PY   # two versions, alternating
     python benchmarks/overlap.py --quick                # a seconds-long smoke run (CI, via run.py)
