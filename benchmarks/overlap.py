@@ -8,8 +8,9 @@ much parallel pages still speed a proven list up at 50 ms a request.
 
 Offset pages after the first are asked from 2 records before where the list stands
 (`remedy_async/_paging/_walk/_overlap.py`), so a quiet list reads about 2% more records in about
-2% more requests. Every part lists endpoints in the published shape, offset pages of 100, no
-churn, each measurement in a fresh process:
+2.5% more requests. Every part lists endpoints in the published shape, offset pages of 100, no
+churn, the whole collection (the simulator holds exactly the records listed; no `max_items`),
+each measurement in a fresh process:
 
 1. **counts**: each case against its own simulator (`Simulator` on a loopback socket, in the
    measuring process) behind a counting loopback proxy: requests made are the simulator's own
@@ -20,7 +21,8 @@ churn, each measurement in a fresh process:
    pages without overlap (`clients.py`'s raw loop), one simulator in its own process serving
    cached pages (one uncounted round first, so every page any variant asks for is cached),
    repetitions interleaved with the order reversed every other one; a ratio is the median over
-   repetitions of the pair's ratio within one repetition (as `targets.py`).
+   repetitions of the pair's ratio within one repetition (as `targets.py`), by wall time and by
+   the listing process's CPU time (`time.process_time()`, steadier on a shared machine).
 3. **parallel**: the simulator delays every list request by 50 ms (a latency fault, proven by
    timing one request); sequential against `concurrency=8` and `prefetch=4`; the bar is 6x.
 
