@@ -30,6 +30,7 @@ from remedy_async import (
     RemedyError,
     Resource,
     ResourceCollection,
+    Shifts,
 )
 from remedy_async.columnar import checked_dicts
 
@@ -203,10 +204,12 @@ def _complete(job: Job) -> Path:
 
 @frozen
 class Exported:
-    """A resource's finished file, and how many records it holds."""
+    """A resource's finished file, how many records it holds, and what proving its pages cost
+    when the data moved while it was listed."""
 
     path: Path
     written: int
+    shifts: Shifts
 
 
 async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
@@ -219,6 +222,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
     encoder = _encoder(job.format, job.resource, job.start.selection.fields, job.start.line_end)
     cut = cutter(job.start.selection, job.format, job.resource)
     checkpoint = job.start
+    shifts = Shifts()
     parquet: ParquetBeside | None = None
     try:
         if job.fresh:
@@ -244,6 +248,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
                         resume_token=page.resume_token,
                     )
                     meter.add(len(page.items), total=page.total)
+                    shifts += page.shifts
                     if page.resume_token is not None:
                         saver.note(checkpoint)
             finally:
@@ -260,7 +265,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
         meter.finish(failed=True)
         raise
     meter.finish()
-    return Exported(final, checkpoint.written)
+    return Exported(final, checkpoint.written, shifts)
 
 
 def _unique(resources: Sequence[Resource[Any]]) -> list[Resource[Any]]:
@@ -372,6 +377,8 @@ def _report(
         segment = job.resource.segment
         if isinstance(outcome, Exported):
             retries = f", {meter.retries} retries" if meter.retries else ""
+            if outcome.shifts:  # records were added or removed while it was listed
+                retries += f", data moved: {outcome.shifts}"
             count = f"{meter.records:,} records"
             if outcome.written != meter.records:
                 count = f"{outcome.written:,} of {count} (--where)"

@@ -38,7 +38,11 @@ form, page sizes), and `Composition.convention` is the convention that reads it.
 
 `sim.dataset.hide(resource, ids)` and `sim.dataset.show(resource, ids)` make a list shrink or
 grow while it is being listed (see `Dataset`): totals, offsets and page numbers follow the
-visible records; a cursor resumes after its place in the list order.
+visible records; a cursor resumes after its place in the list order. The data can change by
+itself between pages (`SimulatorConfig(churn_count=2, churn_every=1)`, `--churn-count 2
+--churn-every 1`: two records removed, modified and added before every list request), and
+`SimulatorConfig(order="updated")` (`--order updated`) lists records by last change, so an update
+moves a record to the end of the list (the default, `created`, keeps every record in place).
 
 Modules, from the top down (each imports only modules listed after it):
 

@@ -26,6 +26,7 @@ from ._run_config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
     NAMINGS,
+    ORDERS,
     PAGING_CONVENTIONS,
     RETRY_AFTER_FORMATS,
     ROUTE_NAMES,
@@ -196,7 +197,26 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=_DEFAULTS.churn_every,
         metavar="N",
-        help="list requests of a collection between changes, with --churn (default: %(default)s)",
+        help="list requests of a collection between changes, with --churn or --churn-count; "
+        "1 changes the data before every list request, so between every two pages "
+        "(default: %(default)s)",
+    )
+    add(
+        "--churn-count",
+        type=int,
+        default=_DEFAULTS.churn_count,
+        metavar="N",
+        help="change the data by N records instead of a share: every --churn-every list "
+        "requests of a collection, remove N of its records, modify N and add N (default: none; "
+        "not with --churn)",
+    )
+    add(
+        "--order",
+        choices=ORDERS,
+        default=_DEFAULTS.order,
+        help="order of every list: 'created' (stable, by creation) or 'updated' (by last "
+        "change, as a service sorting by updated_at: a modified record moves to the end) "
+        "(default: %(default)s)",
     )
     add(
         "--range-filters",
@@ -327,6 +347,8 @@ def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         base_path=ns.base_path,
         churn=ns.churn,
         churn_every=ns.churn_every,
+        churn_count=ns.churn_count,
+        order=ns.order,
         range_filters=ns.range_filters,
         strict_params=ns.strict_params,
     )

@@ -242,22 +242,41 @@ def generated_matches(
 
 class Churner:
     """Applies a churn step to a collection every `every` list requests of it (`serve
-    --churn`), stamped by `clock`."""
+    --churn`), stamped by `clock`: a `rate` share of its records, or `count` records, removed,
+    modified and added each."""
 
-    def __init__(self, dataset: Any, rate: float, every: int, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        dataset: Any,
+        rate: float,
+        every: int,
+        clock: Callable[[], float],
+        *,
+        count: int | None = None,
+    ) -> None:
         self._dataset = dataset
         self._rate = rate
+        self._count = count
         self._every = every
         self._clock = clock
         self._requests: dict[str, int] = {}
+        self._active = rate > 0 or count is not None
 
     def __repr__(self) -> str:
-        return f"Churner(rate={self._rate}, every={self._every})"
+        return f"Churner(rate={self._rate}, count={self._count}, every={self._every})"
 
     def list_requested(self, resource: str) -> None:
         """Count a list request of `resource`; change the collection when a step is due."""
-        if self._rate <= 0:
+        if not self._active:
             return
-        count = self._requests[resource] = self._requests.get(resource, 0) + 1
-        if count % self._every == 0:
-            self._dataset.churn(resource, rate=self._rate, at=self._clock())
+        requests = self._requests[resource] = self._requests.get(resource, 0) + 1
+        if requests % self._every == 0:
+            count = self._count
+            self._dataset.churn(
+                resource,
+                rate=self._rate,
+                added=count,
+                modified=count,
+                removed=count,
+                at=self._clock(),
+            )

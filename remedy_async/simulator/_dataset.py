@@ -40,7 +40,7 @@ from ._matching import (
     range_fields,
 )
 from ._records import Record, build_record, respeller
-from ._run_config import DEFAULT_CACHE_BYTES, RESOURCES, SimulatorConfig
+from ._run_config import DEFAULT_CACHE_BYTES, ORDERS, RESOURCES, SimulatorConfig
 from ._world import World
 
 # Encoded records and runs of records, in bounded caches.
@@ -167,8 +167,11 @@ class Store:
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         reserve: float = 0.0,
         range_filters: bool = False,
+        order: str = "created",
         clock: Callable[[], float] = time.time,
     ) -> None:
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {', '.join(ORDERS)}; got {order!r}")
         moment = time.time() if now is None else now.timestamp()
         self._world = World(
             seed=seed,
@@ -190,6 +193,10 @@ class Store:
         """Matches without the hidden records, by filters (emptied when hiding changes)."""
         self._revisions = Revisions()
         self._steps: dict[str, int] = {}
+        self._by_update = order == "updated"
+        self._reordered: set[str] = set()
+        """Collections whose list order is no longer their creation order (by update, once a
+        record of theirs changed or was added)."""
         self._range_filters = range_filters
         self._clock = clock
         for resource in RESOURCES:
@@ -220,6 +227,28 @@ class Store:
         self._encoded.forget(resource, indices)
         self._visible.clear()
 
+    def _revised(self, resource: str) -> None:
+        """Note that records of `resource` got a new revision or stamp: in update order, the
+        list's order moves (views and pages are forgotten by `_changed` and `_set_hidden`)."""
+        if self._by_update and self._revisions.of(resource):
+            self._reordered.add(resource)
+
+    def order_key(self, resource: str) -> Callable[[int], tuple[float, int]] | None:
+        """In update order, what sorts the records of `resource` into their list order: record
+        index -> (the time of its last change, or -inf if it never changed; the index), for
+        hidden records too (their place if shown); None in creation order (the index is the
+        key). Read once per request: the next change makes another."""
+        if not self._by_update:
+            return None
+        revisions = self._revisions.of(resource)
+        never = -math.inf
+
+        def key(index: int) -> tuple[float, int]:
+            change = revisions.get(index)
+            return (never if change is None else change[1], index)
+
+        return key
+
     def parse_filters(
         self, resource: str, params: Iterable[tuple[str, str]], *, strict: bool = False
     ) -> Filters:
@@ -231,13 +260,14 @@ class Store:
         return parse_with_ranges(resource, fields, self._ranges[resource], params, strict=strict)
 
     def matches(self, filters: Filters, *, include_hidden: bool = False) -> Sequence[int]:
-        """Ascending indices of the visible records that pass `filters` (cached); with
+        """The indices of the visible records that pass `filters`, in list order (cached):
+        ascending in creation order, sorted by `order_key` in update order; with
         `include_hidden`, of the hidden ones too."""
         resource = filters.resource
         view = self._generated.of(filters)
         hidden = self._hidden.get(resource)
         changed = self._changed_indices(resource) if filters else ()
-        if (hidden is None or include_hidden) and not changed:
+        if (hidden is None or include_hidden) and not changed and resource not in self._reordered:
             return view
         return self._without(filters, view, None if include_hidden else hidden)
 
@@ -253,8 +283,8 @@ class Store:
         self, filters: Filters, view: Sequence[int], hidden: frozenset[int] | None
     ) -> Sequence[int]:
         """`view` less the `hidden` indices, and with the changed records that pass the
-        filters now in place of those that passed them as generated (cached until hiding or
-        a record changes)."""
+        filters now in place of those that passed them as generated, in list order (cached
+        until hiding or a record changes)."""
         key = (filters.resource, filters.fingerprint, hidden is None)
         visible = self._visible.get(key)
         if visible is None:
@@ -271,8 +301,20 @@ class Store:
                     and record_passes(build(resource, index), filters, fields, ranges)
                 ]
                 kept.sort()
+            if filters.resource in self._reordered:
+                kept = self._in_update_order(filters.resource, kept)
             visible = self._visible.put(key, array("I", kept))
         return visible
+
+    def _in_update_order(self, resource: str, ascending: list[int]) -> list[int]:
+        """Ascending indices in update order: those never changed first (ascending), then the
+        changed ones by the time of their last change (ties ascending: the sort is stable)."""
+        revisions = self._revisions.of(resource)
+        moved = [index for index in ascending if index in revisions]
+        if not moved:
+            return ascending
+        moved.sort(key=lambda index: revisions[index][1])
+        return [index for index in ascending if index not in revisions] + moved
 
     def _known(self, resource: str, ids: Iterable[str]) -> frozenset[int]:
         """The indices of these ids; ValueError for one that is no record of `resource`."""
@@ -347,6 +389,14 @@ class Dataset(Store):
     step. Filters see records as they are now. With `range_filters`, a list also takes
     `updatedAt[gte]=TIME` (on `updated_at`, in every collection).
 
+    Lists are in creation order (index order), or with `order="updated"` by last change: the
+    records never changed first, by creation, then those modified or added since, by the time
+    of their last change (then by creation), so `modify` and `churn` move records to the end.
+    Everything above follows the order: `ids`, `records`, offsets and totals of every
+    convention, and the places cursors and keyset ids name (a cursor keeps the time of its
+    record's change when it was issued; a keyset id is placed where its record stands now).
+    The order is worked out once per change, not per request.
+
     A simulator makes its own (`Simulator.dataset`, `Dataset.from_config(config)`); one made
     alone serves tests that need the records without a server.
 
@@ -361,6 +411,7 @@ class Dataset(Store):
         cache_bytes: As `SimulatorConfig.cache_bytes`.
         reserve: The share of each collection held back at the start, for `add` and `churn`.
         range_filters: As `SimulatorConfig.range_filters`.
+        order: As `SimulatorConfig.order`: `created` or `updated`.
         clock: The time changes are stamped with by default, in Unix seconds.
     """
 
@@ -380,8 +431,9 @@ class Dataset(Store):
             naming=config.naming,
             cache=config.cache,
             cache_bytes=config.cache_bytes,
-            reserve=config.churn_reserve if config.churn else 0.0,
+            reserve=config.churn_reserve if config.churning else 0.0,
             range_filters=config.range_filters,
+            order=config.order,
         )
 
     def __repr__(self) -> str:
@@ -539,15 +591,15 @@ class Dataset(Store):
         self._set_hidden(resource, self._hidden.get(resource, frozenset()) - indices)
 
     def hidden(self, resource: str) -> tuple[str, ...]:
-        """The ids of the hidden records of `resource`, in list order.
+        """The ids of the hidden records of `resource`, in list order (where each would stand
+        if shown).
 
         Args:
             resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
         """
         make_id = self._world.make_id
-        return tuple(
-            make_id(resource, i) for i in sorted(self._hidden.get(self._check(resource), ()))
-        )
+        indices = self._hidden.get(self._check(resource), ())
+        return tuple(make_id(resource, i) for i in sorted(indices, key=self.order_key(resource)))
 
     # change over time --------------------------------------------------------------------------
 
@@ -563,7 +615,8 @@ class Dataset(Store):
         return self.churn(resource, added=count, modified=0, removed=0, at=at).added
 
     def modify(self, resource: str, ids: Iterable[str], *, at: float | None = None) -> None:
-        """Give these records a new revision: their `updated_at` moves to the change's time.
+        """Give these records a new revision: their `updated_at` moves to the change's time
+        (and, in update order, the records to the end of the list, by index among themselves).
 
         Args:
             resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
@@ -572,6 +625,7 @@ class Dataset(Store):
         """
         indices = self._known(resource, ids)
         self._revisions.modify(resource, sorted(indices), self._now(at))
+        self._revised(resource)
         self._changed(resource, indices)
 
     def remove(self, resource: str, ids: Iterable[str]) -> None:
@@ -594,7 +648,8 @@ class Dataset(Store):
         at: float | None = None,
     ) -> ChurnStep:
         """One step of change in `resource`: remove, modify and add records, chosen by seed and
-        the collection's step number; returns what changed.
+        the collection's step number (the same in either list order); returns what changed,
+        each in list order (the removed ones where they stood).
 
         Args:
             resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
@@ -609,15 +664,20 @@ class Dataset(Store):
         number = self._steps[resource] = self._steps.get(resource, 0) + 1
         share = round(self.count(resource) * rate) or (1 if rate > 0 else 0)
         add, change, drop = (share if n is None else n for n in (added, modified, removed))
+        visible = self.matches(Filters(resource))
+        if resource in self._reordered:
+            visible = sorted(visible)  # choose by creation, whatever the order
         born, touched, gone = choose(
             step_random(self.seed, resource, number),
-            self.matches(Filters(resource)),
+            visible,
             sorted(self._hidden.get(resource, ())),
             (add, change, drop),
         )
+        gone.sort(key=self.order_key(resource))
         moment = self._now(at)
         self._revisions.modify(resource, touched, moment)
         self._revisions.stamp(resource, born, moment)
+        self._revised(resource)
         before = self._hidden.get(resource, frozenset())
         self._set_hidden(resource, (before | frozenset(gone)) - frozenset(born))
         self._changed(resource, [*touched, *born])

@@ -110,7 +110,9 @@ class SimulatorApp:
         self._clock = clock
         self._lists = ListResponder(
             dataset=dataset,
-            cursors=CursorCodec(config.seed, echo=config.echo_token),
+            cursors=CursorCodec(
+                config.seed, echo=config.echo_token, stamped=config.order == "updated"
+            ),
             items_key=config.items_key,
             page_size=config.page_size,
             max_page_size=config.max_page_size,
@@ -119,7 +121,9 @@ class SimulatorApp:
         )
         self._echo = config.echo_token
         self._faults = FaultInjector(config.faults, config.seed)
-        self._churner = Churner(dataset, config.churn, config.churn_every, clock)
+        self._churner = Churner(
+            dataset, config.churn, config.churn_every, clock, count=config.churn_count
+        )
         self._bucket = None if config.rate_limit is None else TokenBucket(config.rate_limit, clock)
         self._agent_configuration = AgentConfiguration(config.seed, config.agent_configuration_size)
         self._request_ids = itertools.count(1)

@@ -51,6 +51,7 @@ root (`/base/v1/...`), or from the run's base path (`/v1/...`) for composed mode
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Final, Literal
@@ -299,9 +300,20 @@ class ListResponder:
             return offset_place(convention, query)
         if kind in _PAGES:
             return page_place(convention, query, size)
+        filters, view = request.filters, request.view
+        order = self.dataset.order_key(filters.resource)
         if kind == "keyset":
-            return keyset_place(convention, query, self.dataset, request.filters, request.view)
-        return cursor_place(convention, query, self.cursors, request.filters, request.view)
+            return keyset_place(convention, query, self.dataset, filters, view, order)
+        return cursor_place(convention, query, self.cursors, filters, view, order)
+
+    def _cursor(self, request: ListRequest, index: int) -> str:
+        """The cursor that resumes after record `index` (END_INDEX: after every record), with
+        the time of the record's last change in update order."""
+        order = self.dataset.order_key(request.filters.resource)
+        if order is None:
+            return self.cursors.encode(request.filters, index, request.echo)
+        stamp = math.inf if index == END_INDEX else order(index)[0]
+        return self.cursors.encode(request.filters, index, request.echo, stamp=stamp)
 
     def _url(
         self, request: ListRequest, size: int, value: str | None, links: LinkForm = "absolute"
@@ -333,9 +345,9 @@ class ListResponder:
     ) -> str | int:
         """What the page after this one is asked by: a token, URL, offset, page number or id."""
         if how == "cursor":
-            return self.cursors.encode(request.filters, request.view[stop - 1], request.echo)
+            return self._cursor(request, request.view[stop - 1])
         if how == "url":
-            cursor = self.cursors.encode(request.filters, request.view[stop - 1], request.echo)
+            cursor = self._cursor(request, request.view[stop - 1])
             return self._url(request, size, cursor)
         if how == "offset":
             return stop
@@ -405,8 +417,7 @@ class ListResponder:
             return reached
         if composition.follow in _PAGES:
             return page + 1
-        last = request.view[stop - 1] if stop > 0 else END_INDEX
-        return self.cursors.encode(request.filters, last, request.echo)
+        return self._cursor(request, request.view[stop - 1] if stop > 0 else END_INDEX)
 
     def _with_prev(
         self,
@@ -440,4 +451,4 @@ class ListResponder:
         """What names the place after record `index`: its cursor, or its id (keyset)."""
         if composition.follow == "keyset":
             return self.dataset.id_of(request.filters.resource, index)
-        return self.cursors.encode(request.filters, index, request.echo)
+        return self._cursor(request, index)

@@ -10,11 +10,14 @@ FastAPI answers a `limit` out of bounds), with a message naming the parameter an
 (`check_contract_parameters`), then ignored.
 
 A cursor (`CursorCodec`) is urlsafe base64 of (version, filter fingerprint, last index) plus an
-HMAC keyed by the seed, so a forged, garbled or re-targeted cursor is refused. In echo mode a
-cursor ends in `.` and the request's credential, which is ignored when it comes back. The last
-index is a place in the unfiltered list's order, not a count, so a cursor stays exact while
-records are hidden or shown (`Dataset.hide`): the next page starts at the first visible record
-after it.
+HMAC keyed by the seed, so a forged, garbled or re-targeted cursor is refused; a run in update
+order (`SimulatorConfig.order="updated"`) adds the time of the last record's change, as a
+database cursor over `(updated_at, id)` carries both. In echo mode a cursor ends in `.` and the
+request's credential, which is ignored when it comes back. The last index (and time) is a place
+in the unfiltered list's order, not a count, so a cursor stays exact while records are hidden,
+shown or moved (`Dataset.hide`, `Dataset.modify`): the next page starts at the first visible
+record after it. A keyset id is placed where its record stands now (a service given only an id
+can do no better): once that record moved to the end, the list resumes after it.
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import math
 import re
 import struct
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
-from typing import Final, Literal, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Literal, NamedTuple
 
 from multidict import MultiMapping
 
@@ -157,19 +161,29 @@ def page_place(convention: Convention, query: MultiMapping[str], size: int) -> P
     return Place((page - first) * size, page)
 
 
+OrderKey = Callable[[int], tuple[float, int]]
+"""What sorts a list in update order (`Dataset.order_key`): index -> (change time, index)."""
+
+
 def cursor_place(
     convention: Convention,
     query: MultiMapping[str],
     cursors: CursorCodec,
     filters: Filters,
     view: Sequence[int],
+    order: OrderKey | None = None,
 ) -> Place:
-    """The place right after the record an opaque cursor in `param` stands for."""
+    """The place right after the record an opaque cursor in `param` stands for (`order`: the
+    list's sort key in update order; None in creation order)."""
     assert convention.param is not None
     cursor = single(query, convention.param)
     if not cursor:
         return Place(0, 0)
-    start = bisect_right(view, cursors.decode(cursor, filters, parameter=convention.param))
+    if order is None:
+        start = bisect_right(view, cursors.decode(cursor, filters, parameter=convention.param))
+    else:
+        place = cursors.decode_place(cursor, filters, parameter=convention.param)
+        start = bisect_right(view, place, key=order)
     return Place(start, start)
 
 
@@ -179,8 +193,10 @@ def keyset_place(
     dataset: Dataset,
     filters: Filters,
     view: Sequence[int],
+    order: OrderKey | None = None,
 ) -> Place:
-    """The place right after the record whose id is in `param`; 422 if the list lacks it.
+    """The place right after the record whose id is in `param`; 422 if the list lacks it
+    (`order`: the list's sort key in update order; None in creation order).
 
     A record of the list that has been hidden since (`Dataset.hide`) still marks its place:
     the page starts at the first visible record after it.
@@ -191,10 +207,10 @@ def keyset_place(
         return Place(0, 0)
     index = dataset.index_of(filters.resource, last_id, include_hidden=True)
     if index is not None:
-        found = bisect_left(view, index)
+        found = _find(view, index, order)
         if found < len(view) and view[found] == index:
             return Place(found + 1, found + 1)
-        if _holds(dataset.matches(filters, include_hidden=True), index):
+        if _holds(dataset.matches(filters, include_hidden=True), index, order):
             return Place(found, found)
     raise invalid_parameter(
         convention.param,
@@ -202,9 +218,16 @@ def keyset_place(
     )
 
 
-def _holds(view: Sequence[int], index: int) -> bool:
-    """Whether the ascending `view` holds `index`."""
-    found = bisect_left(view, index)
+def _find(view: Sequence[int], index: int, order: OrderKey | None) -> int:
+    """Where record `index` is, or would be, in `view` (sorted by `order`, else ascending)."""
+    if order is None:
+        return bisect_left(view, index)
+    return bisect_left(view, order(index), key=order)
+
+
+def _holds(view: Sequence[int], index: int, order: OrderKey | None = None) -> bool:
+    """Whether `view` (sorted by `order`, else ascending) holds `index`."""
+    found = _find(view, index, order)
     return found < len(view) and view[found] == index
 
 
@@ -212,6 +235,11 @@ def _holds(view: Sequence[int], index: int) -> bool:
 
 _CURSOR = struct.Struct(">B8sQ")
 _CURSOR_VERSION: Final = 1
+_STAMPED = struct.Struct(">B8sQd")
+_STAMPED_VERSION: Final = 2
+"""A cursor of a run in update order: the last record's index and the time of its change."""
+NEVER: Final = -math.inf
+"""The change time of a record never changed (first in update order)."""
 _MAC_BYTES: Final = 12
 _CURSOR_TEXT = re.compile(r"^[A-Za-z0-9_-]+$")
 ECHO_SEPARATOR: Final = "."
@@ -219,22 +247,33 @@ ECHO_SEPARATOR: Final = "."
 
 
 class CursorCodec:
-    """Issues and checks the opaque cursors of one seeded run."""
+    """Issues and checks the opaque cursors of one seeded run; `stamped` (a run in update
+    order) cursors carry the time of the last record's change too."""
 
-    def __init__(self, seed: int, *, echo: bool = False) -> None:
+    def __init__(self, seed: int, *, echo: bool = False, stamped: bool = False) -> None:
         self._key = hashlib.sha256(f"remedy-simulator-cursor:{seed}".encode()).digest()
         self._echo = echo
+        self._format, self._version = (
+            (_STAMPED, _STAMPED_VERSION) if stamped else (_CURSOR, _CURSOR_VERSION)
+        )
         self._text_length = len(self.encode(Filters(""), 0))
 
     def __repr__(self) -> str:
-        return f"CursorCodec(key=..., echo={self._echo})"
+        stamped = self._version == _STAMPED_VERSION
+        return f"CursorCodec(key=..., echo={self._echo}, stamped={stamped})"
 
-    def encode(self, filters: Filters, last_index: int, echo: str | None = None) -> str:
-        """The cursor that resumes after record `last_index` of the list `filters` select.
+    def encode(
+        self, filters: Filters, last_index: int, echo: str | None = None, *, stamp: float = NEVER
+    ) -> str:
+        """The cursor that resumes after record `last_index` of the list `filters` select
+        (changed last at `stamp`, which only a stamped codec keeps).
 
         `echo` (echo mode: the request's credential) is appended after a `.`.
         """
-        payload = _CURSOR.pack(_CURSOR_VERSION, filters.fingerprint, last_index)
+        if self._version == _STAMPED_VERSION:
+            payload = self._format.pack(self._version, filters.fingerprint, last_index, stamp)
+        else:
+            payload = _CURSOR.pack(_CURSOR_VERSION, filters.fingerprint, last_index)
         mac = hmac.digest(self._key, payload, "sha256")[:_MAC_BYTES]
         text = base64.urlsafe_b64encode(payload + mac).rstrip(b"=").decode()
         return text if echo is None else f"{text}{ECHO_SEPARATOR}{echo}"
@@ -244,22 +283,35 @@ class CursorCodec:
 
         `parameter` names the query parameter that carried it, for the error's location.
         """
+        return int(self._fields(text, filters, parameter)[2])
+
+    def decode_place(
+        self, text: str, filters: Filters, *, parameter: str = "cursor"
+    ) -> tuple[float, int]:
+        """The place a cursor stands for, as `Dataset.order_key` writes places: (the time its
+        record last changed, -inf for an unstamped cursor; its index); as `decode` refuses."""
+        fields = self._fields(text, filters, parameter)
+        return (float(fields[3]) if len(fields) > 3 else NEVER, int(fields[2]))
+
+    def _fields(self, text: str, filters: Filters, parameter: str) -> tuple[Any, ...]:
+        """A cursor's payload, checked: (version, fingerprint, last index[, stamp])."""
         where = ("query", parameter)
         if self._echo:
             text = text.partition(ECHO_SEPARATOR)[0]
         if len(text) != self._text_length or not _CURSOR_TEXT.match(text):
             raise invalid_cursor("it is not a cursor this server issued", where)
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        payload, mac = raw[: _CURSOR.size], raw[_CURSOR.size :]
+        size = self._format.size
+        payload, mac = raw[:size], raw[size:]
         expected = hmac.digest(self._key, payload, "sha256")[:_MAC_BYTES]
         if not hmac.compare_digest(mac, expected):
             raise invalid_cursor("it is not a cursor this server issued, or it was altered", where)
-        version, fingerprint, last_index = _CURSOR.unpack(payload)
-        if version != _CURSOR_VERSION:
+        fields: tuple[Any, ...] = self._format.unpack(payload)
+        if fields[0] != self._version:
             raise invalid_cursor("its version is not supported", where)  # pragma: no cover
-        if fingerprint != filters.fingerprint:
+        if fields[1] != filters.fingerprint:
             raise invalid_cursor("it was issued for a different collection or other filters", where)
-        return int(last_index)
+        return fields
 
 
 def invalid_cursor(reason: str, location: tuple[str, ...] = ()) -> ApiError:

@@ -49,6 +49,8 @@ tells apart (`remedy_async.ERROR_SHAPES`). The published one, `{"error": "<messa
 PUBLISHED_ERROR_FORMAT: Final = "error-string"
 """The error body the service publishes: `{"error": "<human-readable message>"}`."""
 RETRY_AFTER_FORMATS: Final = ("seconds", "http-date")
+ORDERS: Final = ("created", "updated")
+"""The list orders a run may serve (`SimulatorConfig.order`)."""
 
 PagingName = str
 """A name of `PAGING_CONVENTIONS`, or a composed mode `compose:...` (checked when a configuration
@@ -58,6 +60,8 @@ ItemsKey = Literal["items", "data", "results"]
 ErrorFormat = str
 """A name of `ERROR_FORMATS` (checked when a configuration is made)."""
 RetryAfterFormat = Literal["seconds", "http-date"]
+ListOrder = Literal["created", "updated"]
+"""A name of `ORDERS`: by creation (stable), or by last change (`updated_at` ascending)."""
 
 MAX_SIZE: Final = 1_000_000
 DEFAULT_CACHE_BYTES: Final = 64 * 1024 * 1024
@@ -106,6 +110,14 @@ def _integer(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
 def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
     if value <= 0:
         raise ValueError(f"{attribute.name} must be positive, got {value!r}")
+
+
+def _optional_count(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is None:
+        return
+    _integer(_, attribute, value)
+    if not isinstance(value, int) or value < 1:
+        raise ValueError(f"{attribute.name} must be at least 1, or None; got {value!r}")
 
 
 def _port(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
@@ -350,8 +362,8 @@ class SimulatorConfig:
     `{"error": "<message>"}` bodies with the published messages, and 400 for a malformed id.
     Assumed where nothing is published: the lists of scopes, targets and findings follow the
     endpoints' pattern, targets' and findings' fields are in the spirit of the product's
-    concepts, list order is creation order, and the health and agent-configuration paths are
-    configurable guesses. Every other option serves a contract the service might drift to.
+    concepts, list order is creation order (`order`), and the health and agent-configuration
+    paths are configurable guesses. Every other option serves a contract the service might drift to.
 
     The data set is a pure function of `seed`, `size` and `now`. Every field is a keyword
     argument (and an option of `python -m remedy_async.simulator`); a bad value raises
@@ -444,12 +456,31 @@ class SimulatorConfig:
     `/wiki/rest/api/v1/endpoints`, and `Simulator.url` ends with it); `""`: the root."""
     churn: float = attrs.field(default=0.0, validator=_fraction)
     """Make the data set change as a service's does: every `churn_every` list requests of a
-    collection, this share of its records is removed, as many modified and as many added, chosen
-    by seed (see `Dataset.churn`). 0: the data never changes."""
-    churn_every: int = attrs.field(default=10, validator=_positive)
-    """List requests of a collection between changes, with `churn`."""
+    collection, this share of its visible records (rounded, at least one) is removed, as many
+    modified and as many added, chosen by seed (see `Dataset.churn`). 0: the data never
+    changes (unless `churn_count` is set)."""
+    churn_count: int | None = attrs.field(default=None, validator=_optional_count)
+    """Make the data set change by a number of records instead of a share: every `churn_every`
+    list requests of a collection, exactly this many of its records are removed, this many
+    modified and this many added (fewer when there are not enough), whatever its size; with
+    `churn_every=1`, before every list request, so between every two pages. None: `churn`
+    decides. Give `churn` or `churn_count`, not both."""
+    churn_every: int = attrs.field(default=10, validator=[_integer, _positive])
+    """List requests of a collection between changes, with `churn` or `churn_count` (1: a
+    change before every list request). The step runs before the request is answered."""
     churn_reserve: float = attrs.field(default=0.2, validator=_fraction)
-    """The share of records held back at the start, for `churn` to add."""
+    """The share of records held back at the start, for `churn` or `churn_count` to add (they
+    come back at their place in the order, i.e. anywhere in a list by creation)."""
+    order: ListOrder = attrs.field(default="created", validator=_one_of(ORDERS))
+    """The order of every list. `created` (default; the service's is unpublished, assumed
+    stable): by creation, so a modified record keeps its place and an added one comes back at
+    its own. `updated`: as a service sorting by `updated_at` ascending would be: the records
+    never changed since they were generated first, by creation, then the records modified or
+    added since, by the time of their last change, then by creation; so a modification *moves*
+    a record to the end of the list, and offsets, totals, cursors and keyset ids follow that
+    order (a scope, which publishes no `updated_at`, moves by its revisions too; `Dataset.update`
+    moves nothing). The OpenAPI document is the same in both: the contract has no sort
+    parameter."""
     range_filters: bool = False
     """Let lists take `updatedAt[gte]=TIME`, on records' `updated_at` (the filter a change feed
     narrows its passes with; unpublished)."""
@@ -463,3 +494,13 @@ class SimulatorConfig:
             raise ValueError("health_path and agent_configuration_path must differ")
         if any(char in self.id_prefix for char in "\r\n\0"):
             raise ValueError("id_prefix must not contain line breaks or NUL")
+        if self.churn and self.churn_count is not None:
+            raise ValueError(
+                f"give churn (a share, {self.churn!r}) or churn_count (a number, "
+                f"{self.churn_count!r}), not both"
+            )
+
+    @property
+    def churning(self) -> bool:
+        """Whether the data set changes as lists are requested (`churn` or `churn_count`)."""
+        return bool(self.churn) or self.churn_count is not None

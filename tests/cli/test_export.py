@@ -200,3 +200,24 @@ async def test_export_to_stdout_is_a_usage_error(
     assert "export writes files into a directory" in refused.stderr
     assert "remedy-async list RESOURCE" in refused.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_an_export_of_a_list_that_moves_says_what_proving_it_cost(tmp_path: Path) -> None:
+    """Records added and removed between pages: every record is written once, and the summary
+    line says how often the data moved under the list."""
+    config = SimulatorConfig(host="127.0.0.1", port=0, size=200, churn=0.02, churn_every=1, seed=3)
+    async with Simulator(config) as simulator:
+        outcome = await cli_here(
+            "export", "endpoints", "--out", str(tmp_path), "--page-size", "20",
+            "--base-url", simulator.url, "--progress", "never",
+        )  # fmt: skip
+    assert outcome.code == 0, outcome.stderr
+    ids = [
+        orjson.loads(line)["id"]
+        for line in (tmp_path / "endpoints.jsonl").read_bytes().split(b"\n")
+        if line
+    ]
+    assert len(ids) == len(set(ids))
+    assert re.search(
+        r"endpoints: [\d,]+ records in .*, data moved: \d+ (realigned|re-read)", outcome.stderr
+    ), outcome.stderr

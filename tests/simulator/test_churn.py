@@ -1,7 +1,10 @@
 """The simulator's data changing over time: deterministic steps per seed, revisions that move
-`updated_at`, filters that see records as they are now, range filters, and `serve --churn`."""
+`updated_at`, filters that see records as they are now, range filters, `serve --churn`, and
+churn by a count of records between every two pages."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import aiohttp
 import pytest
@@ -9,9 +12,12 @@ import pytest
 from remedy_async.simulator import Dataset, Simulator, SimulatorConfig, config_from_args
 from remedy_async.simulator._arguments import command_line
 
+from .helpers import FakeClock, StartSimulator, get_json
+
 ENDPOINTS, TARGETS, FINDINGS = "endpoints", "remediation-targets", "vulnerability-findings"
 AT = 2_000_000_000
 STAMP = "2033-05-18T03:33:20Z"
+UPDATED = "updated_at"
 
 
 def test_a_step_is_the_same_for_the_same_seed() -> None:
@@ -177,3 +183,61 @@ async def test_a_churning_simulator_changes_every_n_list_requests() -> None:
     assert len(lists[0]) == 24
     assert lists[1] != lists[0]
     assert lists[2] == lists[1]
+
+
+@pytest.mark.parametrize(("rate", "changed"), [(0.0001, 1), (0.005, 1), (0.01, 2), (0.02, 3)])
+def test_a_small_share_changes_one_to_three_records_of_two_hundred(
+    rate: float, changed: int
+) -> None:
+    """On a list of 200 endpoints (160 visible, a fifth held back), a small share changes one
+    to three records each way, never none: a share rounds to the nearest count, at least 1."""
+    dataset = Dataset(seed=3, size=200, reserve=0.2)
+    assert dataset.count(ENDPOINTS) == 160
+    step = dataset.churn(ENDPOINTS, rate=rate, at=AT)
+    assert (len(step.removed), len(step.modified), len(step.added)) == (changed,) * 3
+
+
+@pytest.mark.parametrize("order", ["created", "updated"])
+@pytest.mark.parametrize("count", [1, 2, 3])
+async def test_churn_count_changes_the_data_between_every_two_pages(
+    serve: StartSimulator,
+    session: aiohttp.ClientSession,
+    clock: FakeClock,
+    count: int,
+    order: str,
+) -> None:
+    """With `churn_count=N` and `churn_every=1`, every list request (so between every two
+    pages) removes exactly N records, modifies N and adds N, stamped with the time of the
+    request; the total stays the count, and each page is cut from the data as it then is."""
+    sim = await serve(size=200, churn_count=count, churn_every=1, order=order)
+    dataset = sim.dataset
+    assert dataset.count(ENDPOINTS) == 160  # a fifth held back, to add
+    before = set(dataset.ids(ENDPOINTS))
+    for number in range(8):
+        clock.advance(1)
+        params = {"offset": str(number * 20), "limit": "20"}
+        status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", params)
+        assert status == 200, body
+        now = list(dataset.ids(ENDPOINTS))
+        assert body["total"] == len(now) == 160
+        assert [record["id"] for record in body["data"]] == now[number * 20 : number * 20 + 20]
+        assert (len(before - set(now)), len(set(now) - before)) == (count, count)
+        stamp = datetime.fromtimestamp(clock.now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        touched = [record for record in dataset.records(ENDPOINTS) if record[UPDATED] == stamp]
+        assert len(touched) == 2 * count  # modified and added by this request's step
+        if order == "updated":
+            assert now[-2 * count :] == [record["id"] for record in touched]
+        before = set(now)
+
+
+async def test_without_churn_options_nothing_changes_or_is_held_back(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """The default run holds nothing back and lists the same records on every request."""
+    sim = await serve(size=30, churn_every=1)
+    assert sim.dataset.count(ENDPOINTS) == 30
+    lists = []
+    for _ in range(3):
+        _, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", {"limit": "100"})
+        lists.append(body["data"])
+    assert lists[0] == lists[1] == lists[2]

@@ -61,6 +61,26 @@ def test_every_option_reaches_the_configuration() -> None:
     assert (config.strict_params, config.naming) == (True, "camel")
 
 
+def test_order_and_churn_count_reach_the_configuration() -> None:
+    """`--order` picks the lists' order and `--churn-count` changes that many records every
+    `--churn-every` list requests (1: between every two pages)."""
+    config = parse("--order", "updated", "--churn-count", "2", "--churn-every", "1")
+    assert (config.order, config.churn_count, config.churn_every) == ("updated", 2, 1)
+    assert (config.churn, config.churning) == (0.0, True)
+    assert (parse().order, parse().churn_count) == ("created", None)
+
+
+async def test_the_order_flag_reorders_a_served_list(fake_sleep: RecordingSleep) -> None:
+    """A run from the command line with `--order updated` serves a modified record last."""
+    config = parse("--order", "updated", "--size", "10")
+    async with Simulator(config, sleep=fake_sleep) as sim, aiohttp.ClientSession() as session:
+        ids = list(sim.dataset.ids("endpoints"))
+        sim.dataset.modify("endpoints", [ids[0]], at=2_000_000_000)
+        status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints")
+    assert status == 200
+    assert [record["id"] for record in body["data"]] == [*ids[1:], ids[0]]
+
+
 def test_now_sets_the_simulators_present() -> None:
     """--now takes an ISO 8601 time (UTC without an offset) for SimulatorConfig.now."""
     assert parse("--now", "2024-06-01T02:00:00+02:00").now == datetime(2024, 6, 1, tzinfo=UTC)
@@ -143,7 +163,14 @@ async def test_remedy_async_serve_paging_list_prints_every_convention() -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [["--fault", "boom:1"], ["--page-size", "5000"], ["--paging", "scroll"]]
+    "argv",
+    [
+        ["--fault", "boom:1"],
+        ["--page-size", "5000"],
+        ["--paging", "scroll"],
+        ["--order", "newest"],
+        ["--churn-count", "two"],
+    ],
 )
 def test_bad_options_exit_with_status_2(
     argv: list[str], capsys: pytest.CaptureFixture[str]
@@ -162,12 +189,17 @@ def test_bad_options_exit_with_status_2(
         (["--page-size", "2000"], "error: --page-size (2000) must not exceed --max-page-size"),
         (["--fault", "http-503:2"], "error: --fault 'http-503:2': rate must be between 0 and 1"),
         (["--latency-ms", "-5"], "error: --latency-ms must not be negative"),
+        (["--churn-count", "0"], "error: --churn-count must be at least 1, or None; got 0"),
+        (
+            ["--churn", "0.1", "--churn-count", "2"],
+            "error: give --churn (a share, 0.1) or --churn-count (a number, 2), not both",
+        ),
         (
             ["--health-path", "/a", "--agent-configuration-path", "/a"],
             "error: --health-path and --agent-configuration-path must differ",
         ),
     ],
-    ids=["port", "page-sizes", "fault-rate", "latency", "paths"],
+    ids=["port", "page-sizes", "fault-rate", "latency", "churn-count", "churn-both", "paths"],
 )
 def test_a_bad_value_is_reported_by_its_option(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str]

@@ -94,6 +94,19 @@ def test_the_default_runs_document_is_openapi_yaml() -> None:
     assert openapi_document(SimulatorConfig()) == published
 
 
+async def test_the_order_and_churn_leave_the_document_as_published(
+    serve: Any, session: aiohttp.ClientSession
+) -> None:
+    """Sorting by update and churning between pages change no part of the contract (it has
+    no sort parameter): the document built and served is openapi.yaml, exactly."""
+    published = yaml.safe_load(PUBLISHED.read_text(encoding="utf-8"))
+    options: dict[str, Any] = {"order": "updated", "churn_count": 2, "churn_every": 1}
+    assert openapi_document(SimulatorConfig(**options)) == published
+    assert openapi_document(SimulatorConfig(churn=0.01, churn_every=1)) == published
+    sim = await serve(**options)
+    assert (await served_document(session, sim.url)).spec == published
+
+
 async def test_the_default_simulator_serves_openapi_yaml(
     sim: Any, session: aiohttp.ClientSession
 ) -> None:

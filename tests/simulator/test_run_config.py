@@ -68,6 +68,10 @@ def test_repr_hides_the_token() -> None:
         {"health_path": "/v1/endpoints"},
         {"health_path": "/v1/x", "agent_configuration_path": "/v1/x"},
         {"id_prefix": "a\nb"},
+        {"order": "newest"},
+        {"churn_count": 0},
+        {"churn_every": 0},
+        {"churn": 0.1, "churn_count": 2},
     ],
 )
 def test_invalid_options_are_refused(options: dict[str, object]) -> None:
@@ -193,3 +197,43 @@ def test_a_bad_now_is_refused(value: object, error: type[Exception], message: st
     """A naive datetime, an unreadable string or a number is refused, naming `now`."""
     with pytest.raises(error, match=message):
         SimulatorConfig(now=value)  # type: ignore[arg-type]
+
+
+def test_order_and_churn_count_default_to_a_stable_order_and_no_churn() -> None:
+    """By default lists are by creation and the data never changes; `churning` says whether
+    it does (a share or a count)."""
+    config = SimulatorConfig()
+    assert (config.order, config.churn, config.churn_count, config.churning) == (
+        "created",
+        0.0,
+        None,
+        False,
+    )
+    assert SimulatorConfig(churn=0.01).churning
+    assert SimulatorConfig(churn_count=1, churn_every=1, order="updated").churning
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"order": "newest"}, ValueError, "order must be one of created, updated; got 'newest'"),
+        ({"churn_count": 0}, ValueError, "churn_count must be at least 1, or None; got 0"),
+        ({"churn_count": 1.5}, TypeError, "churn_count must be an int, got 1.5"),
+        ({"churn_count": True}, TypeError, "churn_count must be an int, got True"),
+        ({"churn_every": 0}, ValueError, "churn_every must be positive, got 0"),
+        ({"churn_every": 2.5}, TypeError, "churn_every must be an int, got 2.5"),
+        (
+            {"churn": 0.1, "churn_count": 2},
+            ValueError,
+            "give churn (a share, 0.1) or churn_count (a number, 2), not both",
+        ),
+    ],
+    ids=["order", "count-zero", "count-float", "count-bool", "every-zero", "every-float", "both"],
+)
+def test_order_and_churn_options_are_checked(
+    options: dict[str, object], error: type[Exception], message: str
+) -> None:
+    """A bad order or churn option raises naming the field and the value."""
+    with pytest.raises(error) as raised:
+        SimulatorConfig(**options)  # type: ignore[arg-type]
+    assert str(raised.value) == message

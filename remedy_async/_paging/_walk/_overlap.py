@@ -20,11 +20,13 @@ decides, page by page and without any I/O, what gives that promise:
 - When delivered ids show out of their delivered order (the order moved: a service sorting by
   `updated_at`, say) or no alignment can be proven, `Unproven` is raised: never a guess.
 
-Memory stays flat: only the last `memory` delivered ids are kept (forgotten oldest first, and
-only between pages), plus *suspects*: newer delivered ids a page did not show, which may have
-been removed or pushed past the page's end by creations, and are never delivered again. A
-record moved from further back than `memory` cannot be recognised; it may be delivered twice
-(a move closer than that raises).
+Memory stays flat: only the last `memory` delivered ids, and at most a page more, are kept
+(forgotten oldest first, a page's worth at a time, and only between pages), plus *suspects*:
+newer delivered ids a page did not show, which may have been removed or pushed past the page's
+end by creations, and are never delivered again. A record moved from further back than
+`memory` cannot be recognised; it may be delivered twice (a move closer than that raises). A
+page that starts with the last ids delivered and shows no other delivered id (the data stood
+still) costs one dict of its new ids: see `_steady`.
 
 Why `OVERLAP` is 2: every `overlap` removals before the frontier between two pages cost one
 re-read, and each record of overlap is one more record read per page: 2 of a 100-record page is
@@ -39,6 +41,9 @@ from collections.abc import Hashable, Sequence
 from typing import Final
 
 from attrs import evolve, field, frozen
+
+Chunks = tuple[dict[Hashable, None], ...]
+"""Delivered ids in delivered order, in dicts, each id in one of them."""
 
 OVERLAP: Final = 2
 """Records each page after the first repeats from the one before (see the module's text)."""
@@ -87,8 +92,10 @@ class OffsetAlignment:
     page_size: int
     overlap: int
     memory: int
-    window: tuple[Hashable, ...] = ()
-    """The last `memory` delivered ids (or fewer), oldest first: their delivered order."""
+    chunks: Chunks = field(default=(), repr=False)
+    """The last `memory` delivered ids or so, oldest first: their delivered order, in chunks
+    (dicts, for their order and their look-ups; never changed once the state is made), one per
+    page delivered while the data stood still, so such a page costs one new chunk."""
     suspects: frozenset[Hashable] = frozenset()
     """Delivered ids a page did not show after its anchor: never delivered again."""
     next_offset: int = 0
@@ -102,21 +109,35 @@ class OffsetAlignment:
     """Pages in a row that delivered nothing."""
     counts: AlignmentCounts = field(factory=AlignmentCounts)
 
+    @property
+    def seen(self) -> dict[Hashable, None]:
+        """The delivered ids remembered, oldest first (a new dict)."""
+        merged: dict[Hashable, None] = {}
+        for chunk in self.chunks:
+            merged.update(chunk)
+        return merged
+
+    @property
+    def window(self) -> tuple[Hashable, ...]:
+        """The delivered ids remembered, oldest first."""
+        return tuple(self.seen)
+
 
 @frozen
 class Aligned:
     """What one page gives the caller, and where the list stands after it."""
 
     state: OffsetAlignment
-    deliver: tuple[int, ...]
-    """Positions in the page of the records to deliver, in page order."""
+    deliver: Sequence[int]
+    """Positions in the page of the records to deliver, in page order (a `range` when they
+    are the page from a position on)."""
     done: bool
     """True when the page ends the list."""
     reread: bool = False
     """True when the page proved nothing and the list reads again from further back."""
     first: int = 0
     """The page's first position aligned: records from it on are delivered or were already."""
-    before: tuple[Hashable, ...] = ()
+    before: Chunks = field(default=(), repr=False)
     """The delivered ids remembered before the page, oldest first."""
 
     @property
@@ -148,7 +169,11 @@ def resumed(
     delivered before the marks is not known."""
     state = begin(page_size, memory=max(MEMORY_PAGES * page_size, len(marks)))
     return evolve(
-        state, window=tuple(marks), next_offset=offset, started=True, forgotten=not whole
+        state,
+        chunks=(dict.fromkeys(marks),),
+        next_offset=offset,
+        started=True,
+        forgotten=not whole,
     )
 
 
@@ -186,7 +211,11 @@ def align(
             f"but it announces {total}: the service does not page by this offset, or its "
             "pages are not one view of the list",
         )
-    sequence = {key: index for index, key in enumerate(state.window)}
+    steady = _steady(state, offset, ids, at_end)
+    if steady is not None:
+        return steady
+    seen = state.seen
+    sequence = {key: index for index, key in enumerate(seen)}
     hits = [
         (position, sequence[key])
         for position, key in enumerate(ids)
@@ -207,7 +236,7 @@ def align(
     suspects = state.suspects
     if hits:
         newest = hits[-1][1]
-        if newest != len(state.window) - 1 and not at_end:
+        if newest != len(seen) - 1 and not at_end:
             suspects = suspects | frozenset(state.window[newest + 1 :])
             if len(suspects) > MAX_SUSPECTS:
                 raise _refuse(
@@ -215,7 +244,7 @@ def align(
                     "after them: the list cannot be proven to continue",
                 )
             counts = evolve(counts, presumed=counts.presumed + 1)
-        if tuple(ids[:overlap]) != state.window[-overlap:]:
+        if tuple(ids[:overlap]) != tail(state.chunks, overlap):
             counts = evolve(counts, realigned=counts.realigned + 1)
         state = evolve(state, suspects=suspects)
         # At the start, with every delivered id remembered, what precedes the first delivered
@@ -252,7 +281,7 @@ def _deliver(
     """Deliver the page's records from `first` on that were not delivered before; the others
     (delivered or suspected) move to the end of the delivered order, where the page shows
     them."""
-    order = dict.fromkeys(state.window)
+    order = state.seen
     suspects = set(state.suspects)
     deliver: list[int] = []
     for position in range(first, len(ids)):
@@ -263,20 +292,17 @@ def _deliver(
         else:
             deliver.append(position)
         order[key] = None
-    forgotten = state.forgotten
-    before = state.window
-    window = tuple(order)
-    if len(window) > state.memory:
-        window, forgotten = window[len(window) - state.memory :], True
+    forgotten = _trim(order, state.memory) or state.forgotten
     barren = 0 if deliver or at_end else state.barren + 1
     if barren > MAX_BARREN:
         raise _refuse(
             f"{barren} pages in a row brought no new record: records are added before the "
             "frontier faster than the list is paged",
         )
+    before = state.chunks
     state = evolve(
         state,
-        window=window,
+        chunks=(order,),
         suspects=frozenset(suspects),
         next_offset=offset + len(ids) - state.overlap,
         forgotten=forgotten,
@@ -287,17 +313,72 @@ def _deliver(
     return Aligned(state, tuple(deliver), done=at_end, first=first, before=before)
 
 
+def _steady(
+    state: OffsetAlignment, offset: int, ids: Sequence[Hashable], at_end: bool
+) -> Aligned | None:
+    """The page when the data did not move (the common case, kept cheap): it starts with the
+    last `overlap` ids delivered, and none of the rest was delivered or suspected; else None."""
+    overlap, chunks = state.overlap, state.chunks
+    if len(ids) <= overlap or state.suspects or tuple(ids[:overlap]) != tail(chunks, overlap):
+        return None
+    added = dict.fromkeys(ids[overlap:])
+    if len(added) != len(ids) - overlap:  # a record shown twice in the page
+        return None
+    for chunk in chunks:
+        if not chunk.keys().isdisjoint(added):
+            return None
+    kept = list(chunks)
+    size = sum(map(len, kept)) + len(added)
+    forgotten = state.forgotten
+    while size - len(kept[0]) >= state.memory:  # forget whole chunks, oldest first
+        size -= len(kept.pop(0))
+        forgotten = True
+    moved = OffsetAlignment(
+        page_size=state.page_size,
+        overlap=overlap,
+        memory=state.memory,
+        chunks=(*kept, added),
+        suspects=state.suspects,
+        next_offset=offset + len(ids) - overlap,
+        started=True,
+        forgotten=forgotten,
+        counts=state.counts,
+    )
+    return Aligned(moved, range(overlap, len(ids)), done=at_end, first=0, before=chunks)
+
+
+def tail(chunks: Chunks, count: int) -> tuple[Hashable, ...]:
+    """The last `count` ids of `chunks` (delivered ids, oldest first), oldest first."""
+    found: list[Hashable] = []
+    for chunk in reversed(chunks):
+        found.extend(itertools.islice(reversed(chunk), count - len(found)))
+        if len(found) >= count:
+            break
+    return tuple(reversed(found))
+
+
+def _trim(order: dict[Hashable, None], memory: int) -> bool:
+    """Forget the oldest ids beyond `memory`; whether any was forgotten."""
+    excess = len(order) - memory
+    for key in list(itertools.islice(order, max(0, excess))):
+        del order[key]
+    return excess > 0
+
+
 def _refuse(message: str, *, restartable: bool = True) -> Unproven:
     return Unproven(message, restartable=restartable)
 
 
-def record_ids(items: Sequence[object]) -> tuple[Hashable, ...] | None:
-    """The ids of a page's records, typed so that `1` and `"1"` differ; None when a record has
-    no id (a string or an integer), so the page cannot be proven."""
-    ids: list[Hashable] = []
-    for item in items:
-        value = item.get("id") if isinstance(item, dict) else None
-        if isinstance(value, bool) or not isinstance(value, str | int):
-            return None
-        ids.append((type(value).__name__, value))
-    return tuple(ids)
+_ID_TYPES: Final = frozenset({str, int})
+
+
+def record_ids(items: Sequence[object]) -> list[Hashable] | None:
+    """The ids of a page's records (`1` and `"1"` differ, as dict keys do); None when a record
+    has no id (a string or an integer), so the page cannot be proven."""
+    try:
+        ids: list[Hashable] = [item["id"] for item in items]  # type: ignore[index]
+    except (KeyError, TypeError, IndexError):
+        return None
+    if not _ID_TYPES.issuperset(map(type, ids)):  # a bool, a float, null, an object...
+        return None
+    return ids

@@ -17,6 +17,7 @@ import asyncio
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager, suppress
+from functools import partial
 from typing import Any, TypeVar
 
 import attrs
@@ -247,7 +248,7 @@ class PageWalk:
                 self._begin_proof(proof, request, result, response)
             aligned = None
             if proof.active:
-                aligned = proof.align(request, result, self._shown(response.url))
+                aligned = proof.align(request, result, partial(self._shown, response.url))
                 if aligned.reread:
                     request = proof.request(request, aligned.next_offset)
                     continue
@@ -378,7 +379,13 @@ class PageWalk:
         stopped_early = remaining is not None and len(deliver) > remaining
         if stopped_early:
             deliver = deliver[:remaining]
-        positions = [position + 1 for position in deliver]
+        positions: Sequence[int]
+        if isinstance(deliver, range):  # the page from a position on: sliced, not picked
+            positions = range(deliver.start + 1, deliver.stop + 1)
+            items = result.items[deliver.start : deliver.stop]
+        else:
+            positions = [position + 1 for position in deliver]
+            items = [result.items[position] for position in deliver]
         following = None
         if not stopped_early and not aligned.done:
             following = proof.request(request, aligned.next_offset)
@@ -392,7 +399,7 @@ class PageWalk:
             proven=proof.place(request, aligned),
         )
         return PreparedPage(
-            items=[result.items[position] for position in deliver],
+            items=items,
             response=response,
             items_path=result.items_path,
             all_objects=True,

@@ -11,7 +11,7 @@ restart from the first page skipping every id delivered), and the counts of what
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Final, cast
 
 import attrs
@@ -26,6 +26,7 @@ from remedy_async._paging._resume import Marks
 from ._overlap import (
     Aligned,
     AlignmentCounts,
+    Chunks,
     OffsetAlignment,
     Unproven,
     align,
@@ -33,6 +34,7 @@ from ._overlap import (
     id_mark,
     record_ids,
     resumed,
+    tail,
 )
 
 MARKS: Final = 8
@@ -97,8 +99,8 @@ class ProvenPlace:
     """The page's record ids (or their marks, in a resumed list), in page order."""
     first: int
     """The page's first position aligned: records from it on were delivered (or were already)."""
-    before: tuple[Hashable, ...]
-    """The last ids delivered before the page, oldest first."""
+    before: Chunks
+    """The ids delivered before the page that the proof remembers, oldest first."""
     hashed: bool
     page_size: int
     overlap: int
@@ -108,7 +110,7 @@ class ProvenPlace:
     def continuation(self, consumed: int) -> tuple[PageRequest, Marks]:
         """The request and marks that continue the list after the page's first `consumed`
         records: a page starting `overlap` records before the next one, so it shows them."""
-        recent = dict.fromkeys(self.before)
+        recent = dict.fromkeys(tail(self.before, MARKS))
         for key in self.keys[self.first : consumed]:
             recent.pop(key, None)
             recent[key] = None
@@ -142,7 +144,8 @@ class OffsetProof:
         self._before: AlignmentCounts = AlignmentCounts()
         """The counts of the alignments restarts replaced."""
         self._reported = Shifts()
-        self._page: tuple[int, tuple[Hashable, ...], int | None] | None = None
+        self._counted: AlignmentCounts | None = None
+        self._page: tuple[int, Sequence[Hashable], int | None] | None = None
         self._remembered = False
         """Whether every id delivered before the page last aligned is still remembered."""
 
@@ -181,9 +184,10 @@ class OffsetProof:
             self.hashed = True
         self.convention = convention
 
-    def align(self, request: PageRequest, result: PageResult, url: str) -> Aligned:
+    def align(self, request: PageRequest, result: PageResult, url: Callable[[], str]) -> Aligned:
         """What the page read for `request` delivers, and where the list reads next; raises
-        `PaginationError` when it cannot be proven (or restarts, with `on_shift="restart"`)."""
+        `PaginationError` when it cannot be proven (or restarts, with `on_shift="restart"`);
+        `url` gives the page's URL as errors show it."""
         assert self.state is not None
         assert self.convention is not None
         keys = self._keys(result, url)
@@ -216,8 +220,8 @@ class OffsetProof:
             offset=offset,
             keys=self._page[1],
             first=aligned.first,
-            before=aligned.before[-MARKS:],
-            remembered=self._remembered and len(aligned.before) <= MARKS,
+            before=aligned.before,
+            remembered=self._remembered and sum(map(len, aligned.before)) <= MARKS,
             hashed=self.hashed,
             page_size=aligned.state.page_size,
             overlap=aligned.state.overlap,
@@ -227,6 +231,9 @@ class OffsetProof:
         """The shifts since the last call (each page reports its own)."""
         assert self.state is not None
         counts = self.state.counts
+        if counts is self._counted and self.restarts == self._reported.restarts:
+            return NO_SHIFTS
+        self._counted = counts
         total = Shifts(
             realignments=self._before.realigned + counts.realigned,
             rereads=self._before.rereads + counts.rereads,
@@ -267,21 +274,21 @@ class OffsetProof:
             if self.total is None or offset < self.total
         ]
 
-    def _keys(self, result: PageResult, url: str) -> tuple[Hashable, ...]:
+    def _keys(self, result: PageResult, url: Callable[[], str]) -> Sequence[Hashable]:
         keys = record_ids(result.items)
         if keys is None:
             raise PaginationError(
                 "a record without an id came in an offset list proven so far: its pages "
                 "overlap, and which records they repeat cannot be told",
                 method="GET",
-                url=url,
+                url=url(),
             )
         if self.hashed:
-            return tuple(id_mark(key) for key in keys)
+            return [id_mark(key) for key in keys]
         return keys
 
     def _check_moves_on(
-        self, offset: int, keys: tuple[Hashable, ...], total: int | None, url: str
+        self, offset: int, keys: Sequence[Hashable], total: int | None, url: Callable[[], str]
     ) -> None:
         """Refuse a page that repeats the page read before it (same ids, same total) at another
         offset: the service ignores the offset."""
@@ -294,14 +301,14 @@ class OffsetProof:
             and total is not None
         ):
             raise PaginationError(
-                f"every item of the page at {url} repeats the page read just before at another "
+                f"every item of the page at {url()} repeats the page read just before at another "
                 "offset: the service seems to ignore this list's paging parameters; the "
                 "paginator does not match its convention",
                 method="GET",
-                url=url,
+                url=url(),
             )
 
-    def _restarted(self, refusal: Unproven, url: str) -> Aligned:
+    def _restarted(self, refusal: Unproven, url: Callable[[], str]) -> Aligned:
         """A restart from the first page, when allowed; else the refusal as a PaginationError."""
         assert self.state is not None
         if (
@@ -313,7 +320,7 @@ class OffsetProof:
             advice = " (on_shift='restart' restarts a list from its start)"
             if self.on_shift == "restart":
                 advice = _why_no_restart(refusal, self._delivered is None, self.restarts)
-            raise PaginationError(f"{refusal}{advice}", method="GET", url=url) from None
+            raise PaginationError(f"{refusal}{advice}", method="GET", url=url()) from None
         counts = self.state.counts
         self._before = AlignmentCounts(
             realigned=self._before.realigned + counts.realigned,

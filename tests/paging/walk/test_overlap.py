@@ -133,7 +133,7 @@ def test_a_list_that_fits_one_page_is_one_request() -> None:
 def test_an_empty_list_delivers_nothing() -> None:
     step = align(begin(10), 0, [], 0)
     assert step.done
-    assert step.deliver == ()
+    assert tuple(step.deliver) == ()
 
 
 def test_a_full_last_page_ends_the_list_by_its_total() -> None:
@@ -228,17 +228,17 @@ def test_a_suspect_shown_again_later_is_recognised() -> None:
     step = align(state, 0, ["a", "b", "c", "d"], 20)
     # b and c shown, d not: d is suspected; the page is not at the end.
     step = align(step.state, 2, ["b", "c", "x", "y"], 20)
-    assert step.deliver == (2, 3)
+    assert tuple(step.deliver) == (2, 3)
     assert "d" in step.state.suspects
     step = align(step.state, 4, ["x", "y", "d", "e"], 20)
-    assert step.deliver == (3,)
+    assert tuple(step.deliver) == (3,)
     assert "d" not in step.state.suspects
 
 
 def test_records_created_between_delivered_ones_are_delivered_in_page_order() -> None:
     step = align(begin(4), 0, ["a", "b", "c", "d"], 20)
     step = align(step.state, 2, ["c", "new", "d", "e"], 20)
-    assert step.deliver == (1, 3)
+    assert tuple(step.deliver) == (1, 3)
     assert step.state.window[-3:] == ("new", "d", "e")
 
 
@@ -246,7 +246,7 @@ def test_a_page_with_no_delivered_id_is_re_read_one_page_minus_the_overlap_back(
     step = align(begin(10), 0, [f"r{index}" for index in range(10)], 100)
     step = align(step.state, 8, [f"r{index}" for index in range(12, 22)], 96)
     assert step.reread
-    assert step.deliver == ()
+    assert tuple(step.deliver) == ()
     assert step.next_offset == 8 - (10 - OVERLAP)
     assert step.state.counts.rereads == 1
 
@@ -262,7 +262,7 @@ def test_at_the_start_an_undelivered_record_before_the_delivered_ones_is_new() -
     step = align(begin(4), 0, ["a", "b", "c", "d"], 20)
     step = align(step.state, 2, ["x", "y", "z", "w"], 20)
     step = align(step.state, 0, ["new", "a", "b", "c"], 21)
-    assert step.deliver == (0,)
+    assert tuple(step.deliver) == (0,)
 
 
 def test_a_list_that_shrank_past_the_offset_re_reads_its_last_page() -> None:
@@ -304,6 +304,8 @@ def test_the_start_cannot_anchor_once_a_delivered_id_was_forgotten() -> None:
     state = begin(2, memory=2)
     step = align(state, 0, ["a", "b"], 9)
     step = align(step.state, 1, ["b", "c"], 9)
+    assert not step.state.forgotten  # up to a page more than `memory` is kept
+    step = align(step.state, 2, ["c", "d"], 9)
     assert step.state.forgotten
     with pytest.raises(Unproven, match="found again"):
         align(step.state, 0, ["x"], 1)
@@ -338,13 +340,13 @@ def test_memory_stays_within_its_window() -> None:
     service = Churning(2000, script)
     delivered, _ = read(service.serve, 25, states)
     assert_guarantee(service, delivered)
-    assert max(len(state.window) for state in states) <= 100
+    assert max(len(state.window) for state in states) <= 100 + 25  # memory and a page at most
     assert states[-1].forgotten
 
 
 def test_a_duplicate_id_within_one_page_is_delivered_once() -> None:
     step = align(begin(4), 0, ["a", "b", "a", "c"], 4)
-    assert step.deliver == (0, 1, 3)
+    assert tuple(step.deliver) == (0, 1, 3)
 
 
 @pytest.mark.parametrize(("page_size", "overlap"), [(1, 2), (10, 0)])
@@ -443,7 +445,8 @@ def test_a_moved_anchor_looks_like_a_creation_and_a_removal() -> None:
 
 
 def test_record_ids_tell_types_apart_and_need_every_id() -> None:
-    assert record_ids([{"id": 1}, {"id": "1"}]) == (("int", 1), ("str", "1"))
+    assert record_ids([{"id": 1}, {"id": "1"}]) == [1, "1"]
+    assert len(set(record_ids([{"id": 1}, {"id": "1"}]) or ())) == 2
     assert record_ids([{"id": 1}, {"id": True}]) is None
     assert record_ids([{"id": "a"}, {"name": "b"}]) is None
     assert record_ids(["a"]) is None
@@ -454,7 +457,7 @@ def test_a_page_the_service_names_no_next_for_ends_the_list() -> None:
     assert not step.done
     step = align(step.state, 2, ["c", "d", "e", "f"], None, last=True)
     assert step.done
-    assert step.deliver == (2, 3)
+    assert tuple(step.deliver) == (2, 3)
 
 
 def test_a_larger_overlap_asks_from_further_back() -> None:
@@ -464,22 +467,22 @@ def test_a_larger_overlap_asks_from_further_back() -> None:
 
 def test_the_mark_of_an_id_is_the_same_in_every_process() -> None:
     # blake2b of the typed id's repr: a fixed value, unlike `hash`, which is salted per process.
-    assert id_mark(("str", "r1")) == id_mark(("str", "r1"))
-    assert id_mark(("str", "1")) != id_mark(("int", 1))
-    assert id_mark(("str", "r1")) == 8118143366314562116
+    assert id_mark("r1") == id_mark("r1")
+    assert id_mark("1") != id_mark(1)
+    assert id_mark("r1") == -4028058061153571898  # blake2b of "'r1'"
 
 
 def test_a_resumed_list_continues_after_its_marked_ids() -> None:
-    ids = [("str", f"r{index}") for index in range(10)]
+    ids = [f"r{index}" for index in range(10)]
     marks = [id_mark(key) for key in ids[:4]]
     state = resumed(4, marks, 2)
     step = align(state, 2, [id_mark(key) for key in ids[2:6]], 10)
-    assert step.deliver == (2, 3)
+    assert tuple(step.deliver) == (2, 3)
     assert step.next_offset == 4
 
 
 def test_a_resumed_list_does_not_anchor_on_the_start() -> None:
     # What was delivered before the marks is unknown: a first page without them is not new.
-    state = resumed(4, [id_mark(("str", "gone"))], 0)
+    state = resumed(4, [id_mark("gone")], 0)
     with pytest.raises(Unproven, match="found again"):
         align(state, 0, [1, 2, 3, 4], 10)

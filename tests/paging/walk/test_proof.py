@@ -147,7 +147,7 @@ async def test_a_token_whose_newest_marks_are_gone_raises_rather_than_guess() ->
                 break
         remove(*moving.original[13:17])(moving.records)
         rest = client.endpoints.list(page_size=10, resume_token=pager.resume_token)
-        with pytest.raises(PaginationError, match="found again|no new record"):
+        with pytest.raises(PaginationError, match=r"found again|no new record"):
             await rest.collect()
 
 
@@ -173,7 +173,7 @@ async def test_a_token_whose_records_are_all_gone_raises_rather_than_guess() -> 
             break
         remove(*moving.original[:10])(moving.records)
         rest = client.endpoints.list(page_size=10, resume_token=pager.resume_token)
-        with pytest.raises(PaginationError, match="found again|no new record"):
+        with pytest.raises(PaginationError, match=r"found again|no new record"):
             await rest.collect()
 
 
