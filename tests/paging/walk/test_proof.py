@@ -241,9 +241,13 @@ async def test_a_record_moved_from_beyond_the_window_raises_rather_than_repeat()
     async with mock_client(moving.service.handler, token=TOKEN) as client:
         pager = client.endpoints.list(page_size=5).as_dicts()
         got: list[str] = []
-        with pytest.raises(PaginationError, match="shows again after where the list stands"):
+
+        async def drain() -> None:
             async for record in pager:
                 got.append(record["id"])
+
+        with pytest.raises(PaginationError, match="shows again after where the list stands"):
+            await drain()
     assert len(got) == len(set(got))
     assert pager.resume_token is not None
 
