@@ -30,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from changes import run_changes  # noqa: E402
 from clients import measure  # noqa: E402
+from overlap import run_overlap  # noqa: E402
 from simulator_process import LARGE_PAGES, running_simulator, warm  # noqa: E402
 from targets import (  # noqa: E402
     WORKLOADS,
@@ -328,6 +329,8 @@ def main() -> int:
     if not plan.targets:  # the change feed (issue 25); its 1,000,000 case: benchmarks/changes.py
         report += "\nf. Change feed: an unchanged pass against a plain list():\n\n"
         report += run_changes(quick=plan.quick, sizes=None if plan.quick else (100_000,)) + "\n"
+        # issue 33: what proving offset pages costs a quiet list; parallel pages at 50 ms
+        report += "\ng. The overlap of offset pages:\n\n" + run_overlap(quick=plan.quick) + "\n"
     (arguments.out / "results.md").write_text(report)
     raw = {
         "targets": as_json(rows),

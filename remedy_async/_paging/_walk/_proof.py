@@ -11,7 +11,8 @@ restart from the first page skipping every id delivered), and the counts of what
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Final, cast
 
 import attrs
@@ -41,6 +42,40 @@ MARKS: Final = 8
 """Ids a resume token keeps: enough to find the last delivered one after a few removals."""
 MAX_RESTARTS: Final = 3
 """Restarts one list may take with `on_shift="restart"` before it raises."""
+RECALLED: Final = 1_000_000
+"""Ids delivered whose hashes a list keeps to recognise one delivered again (a record moved
+from further back than the alignment's window, as under a sort by `updated_at`): about 70
+bytes each, 70 MB at most."""
+
+
+class Delivered:
+    """The hashes of the last `cap` ids a list delivered (every one, with no cap): which of a
+    page's records were delivered before, however far back (within `cap`)."""
+
+    def __init__(self, cap: int | None) -> None:
+        self.cap = cap
+        self._hashes: set[int] = set()
+        self._pages: deque[list[int]] = deque()
+
+    def __len__(self) -> int:
+        return len(self._hashes)
+
+    def seen(self, keys: Iterable[Hashable]) -> tuple[list[int], bool]:
+        """The hashes of `keys`, and whether any of them was delivered before."""
+        hashes = list(map(hash, keys))
+        return hashes, not self._hashes.isdisjoint(hashes)
+
+    def known(self, key: Hashable) -> bool:
+        return hash(key) in self._hashes
+
+    def add(self, hashes: list[int]) -> None:
+        """Remember these (just delivered), forgetting the oldest past the cap."""
+        self._hashes.update(hashes)
+        if self.cap is None:
+            return
+        self._pages.append(hashes)
+        while len(self._hashes) > self.cap and len(self._pages) > 1:
+            self._hashes.difference_update(self._pages.popleft())
 
 
 @frozen
@@ -139,8 +174,10 @@ class OffsetProof:
         self.hashed = False
         self.total: int | None = None
         self.restarts = 0
-        self._delivered: set[Hashable] | None = None
-        """Every id delivered, with `on_shift="restart"` on a list read from its start."""
+        self._delivered = Delivered(None if on_shift == "restart" else RECALLED)
+        """The ids delivered (every one, with `on_shift="restart"`)."""
+        self._can_restart = False
+        """Whether a restart may skip every id delivered (a list read from its start)."""
         self._before: AlignmentCounts = AlignmentCounts()
         """The counts of the alignments restarts replaced."""
         self._reported = Shifts()
@@ -175,8 +212,7 @@ class OffsetProof:
             if offset not in (None, 0) or len(result.items) < 2 or result.next is None:
                 return
             self.state = begin(len(result.items))
-            if self.on_shift == "restart":
-                self._delivered = set()
+            self._can_restart = True
         else:
             if marks.page_size < 2 or not marks.ids:
                 return
@@ -200,13 +236,38 @@ class OffsetProof:
         except Unproven as refusal:
             aligned = self._restarted(refusal, url)
         self.state = aligned.state
-        if self._delivered is not None and aligned.deliver:
-            delivered = self._delivered
-            fresh = tuple(
-                position for position in aligned.deliver if keys[position] not in delivered
-            )
-            delivered.update(keys[position] for position in fresh)
-            aligned = attrs.evolve(aligned, deliver=fresh)
+        if aligned.deliver:
+            aligned = self._first_deliveries(aligned, keys, url)
+        return aligned
+
+    def _first_deliveries(
+        self, aligned: Aligned, keys: Sequence[Hashable], url: Callable[[], str]
+    ) -> Aligned:
+        """The page's deliveries, none of which was delivered before. One that was (a record
+        moved from further back than the alignment's window) means the order moved: refused,
+        or skipped once restarting is allowed."""
+        deliver = aligned.deliver
+        chosen = (
+            keys[deliver.start : deliver.stop]
+            if isinstance(deliver, range)
+            else [keys[position] for position in deliver]
+        )
+        hashes, again = self._delivered.seen(chosen)
+        if again:
+            if self.on_shift != "restart":
+                raise PaginationError(
+                    "a record delivered earlier shows again after where the list stands: the "
+                    "list's order moved while it was read (a service sorting by a field that "
+                    "changes), so no page can be proven to continue it (on_shift='restart' "
+                    "restarts a list from its start)",
+                    method="GET",
+                    url=url(),
+                )
+            known = self._delivered.known
+            kept = [position for position in deliver if not known(keys[position])]
+            aligned = attrs.evolve(aligned, deliver=tuple(kept))
+            hashes = list(map(hash, (keys[position] for position in kept)))
+        self._delivered.add(hashes)
         return aligned
 
     def place(self, request: PageRequest, aligned: Aligned) -> ProvenPlace:
@@ -314,12 +375,12 @@ class OffsetProof:
         if (
             self.on_shift != "restart"
             or not refusal.restartable
-            or self._delivered is None
+            or not self._can_restart
             or self.restarts >= MAX_RESTARTS
         ):
             advice = " (on_shift='restart' restarts a list from its start)"
             if self.on_shift == "restart":
-                advice = _why_no_restart(refusal, self._delivered is None, self.restarts)
+                advice = _why_no_restart(refusal, not self._can_restart, self.restarts)
             raise PaginationError(f"{refusal}{advice}", method="GET", url=url()) from None
         counts = self.state.counts
         self._before = AlignmentCounts(

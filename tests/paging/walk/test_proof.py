@@ -11,6 +11,7 @@ import pytest
 
 from remedy_async import ClientEvent, PaginationError, Shifts
 from remedy_async._paging._resume import TOKEN_PREFIX
+from remedy_async._paging._walk._proof import Delivered
 from tests.mock_service import mock_client
 from tests.published import TOKEN, PublishedService, Record, dataset, endpoint
 
@@ -230,3 +231,51 @@ def test_an_unknown_shift_policy_is_refused_before_any_request() -> None:
     with pytest.raises(ValueError, match="on_shift must be one of"):
         client.endpoints.list(on_shift="ignore")  # type: ignore[arg-type]
     assert moving.service.requests == []
+
+
+async def test_a_record_moved_from_beyond_the_window_raises_rather_than_repeat() -> None:
+    """A record delivered on page 1 moves to the end once the window (4 pages and one more)
+    no longer holds it: the list recognises it by the hashes it keeps of every id delivered."""
+    moving = Moving(60)
+    moving.changes[8] = move_to_end(moving.original[1])
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=5).as_dicts()
+        got: list[str] = []
+
+        async def drain() -> None:
+            async for record in pager:
+                got.append(record["id"])
+
+        with pytest.raises(PaginationError, match="shows again after where the list stands"):
+            await drain()
+    assert len(got) == len(set(got))
+    assert pager.resume_token is not None
+
+
+async def test_on_shift_restart_skips_a_record_moved_from_beyond_the_window() -> None:
+    moving = Moving(60)
+    moving.changes[8] = move_to_end(moving.original[1])
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=5, on_shift="restart").as_dicts()
+        got = [record["id"] async for record in pager]
+    assert sorted(got) == sorted(moving.original)
+    assert len(got) == len(set(got))
+
+
+def test_the_hashes_kept_forget_whole_pages_past_their_cap() -> None:
+    delivered = Delivered(cap=4)
+    for page in (["a", "b", "c"], ["d", "e"], ["f"]):
+        hashes, again = delivered.seen(page)
+        assert not again
+        delivered.add(hashes)
+    assert len(delivered) == 3  # ["a", "b", "c"] forgotten: 6 was past the cap of 4
+    assert delivered.seen(["x", "e"])[1]
+    assert not delivered.seen(["a"])[1]
+
+
+def test_every_hash_is_kept_without_a_cap() -> None:
+    delivered = Delivered(cap=None)
+    for key in range(100):
+        delivered.add(delivered.seen([key])[0])
+    assert len(delivered) == 100
+    assert delivered.known(0)
