@@ -39,14 +39,6 @@ PROPERTY = settings(
 """A few dozen fixed examples: the same runs everywhere, and no shrinking, so a run a mark
 expects to fail costs no more than one that passes (a failure reports its first case, with its
 requests and changes, in the notes)."""
-FORGOTTEN_MOVE: Final = pytest.mark.xfail(
-    strict=True,
-    reason="issue 33: a record moved to the end from further back than the proof's memory "
-    "(MEMORY_PAGES pages of delivered ids) is delivered twice, silently: "
-    "Case(40, 2, {1: [('move', 0)]}) delivers the first record twice",
-)
-
-
 RESTART: Final = {"on_shift": "restart"}
 """A list that restarts from its first page where it cannot prove a page, delivering only what
 it did not deliver yet (it then remembers every id delivered)."""
@@ -188,8 +180,8 @@ FALSE_REFUSALS = (
 )
 """The first overlap's seven smallest false refusals (issue 33's diagnosis)."""
 FORGOTTEN: Final = Case(40, 2, {1: [("move", 0)]})
-"""The first record moved to the end after page 1: 38 records later the proof no longer
-remembers it (it keeps about `MEMORY_PAGES` pages of delivered ids)."""
+"""The first record moved to the end after page 1, and shown again 38 records later: beyond
+the alignment's window, so only the hashes of every id delivered recognise it."""
 
 
 Test = TypeVar("Test", bound=Callable[..., None])
@@ -228,7 +220,7 @@ def test_a_moving_order_raises_or_loses_nothing(options: Mapping[str, Any], case
     assert_moved_loses_nothing(listed(case, options))
 
 
-@pytest.mark.parametrize("options", modes([FORGOTTEN_MOVE], restart=[]))
+@pytest.mark.parametrize("options", modes())
 @given(case=cases(MOVING))
 @example(case=FORGOTTEN)
 @PROPERTY
