@@ -315,7 +315,8 @@ def test_a_stable_order_is_not_refused_where_the_property_found_it(
     "after page 1 (r0-r3 of 5), r0 is moved to the end and r1, r2 removed: page 2 at "
     "offset 2 is [r0], anchored on r0 as if r1-r3 were gone, and the list ends: r4, present "
     "throughout, is never delivered and nothing is raised (a single hit older than the newest "
-    "delivered id is trusted)"
+    "delivered id is trusted); also Case(12, 5, {0: [('insert', 0), ('remove', 0)], 3: "
+    "[('drop', 0), ('move', 0), ('remove', 2)]}), where page 4 is [r1] and r11 is lost"
 )
 def test_a_record_moved_onto_the_frontier_loses_nothing(options: Mapping[str, Any]) -> None:
     """The smallest silent loss under a moving order the property found: the list must raise
