@@ -137,6 +137,25 @@ async def test_a_list_span_spans_every_page(otel: Otel, published: PublishedServ
     assert [event.name for event in listed.events] == ["remedy.paging"]
 
 
+async def test_a_list_the_data_moved_under_records_what_proving_it_cost(
+    otel: Otel, published: PublishedService
+) -> None:
+    """A record created at the head after the first page: the list's span gets a
+    `remedy.shift` event saying the next page was realigned."""
+    records = published.records["endpoints"]
+
+    def create_at_head(resource: str, served: int) -> None:
+        if resource == "endpoints" and served == 1:
+            records.insert(0, {**records[-1], "id": "00000000-0000-4000-8000-000000000000"})
+
+    published.between_pages = create_at_head
+    async with mock_client(published.handler, token=TOKEN, telemetry=otel.telemetry) as client:
+        await client.endpoints.list(page_size=10).collect()
+    listed = otel.span("endpoints.list")
+    shifts = [event for event in listed.events if event.name == "remedy.shift"]
+    assert [dict(event.attributes or {})["remedy.shift"] for event in shifts] == ["1 realigned"]
+
+
 async def test_parallel_pages_are_children_of_their_list_across_tasks(otel: Otel) -> None:
     """Pages fetched at once in their own tasks still name the list's span as their parent."""
 

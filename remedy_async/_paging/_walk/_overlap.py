@@ -38,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Hashable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Final
 
 from attrs import evolve, field, frozen
@@ -137,6 +138,9 @@ class Aligned:
     """True when the page proved nothing and the list reads again from further back."""
     first: int = 0
     """The page's first position aligned: records from it on are delivered or were already."""
+    checked: bool = False
+    """True when the page continued the list as it stood and `deliver` (a range to the page's
+    end) was checked against every id delivered the caller gave (`align(delivered=...)`)."""
     before: Chunks = field(default=(), repr=False)
     """The delivered ids remembered before the page, oldest first."""
 
@@ -191,12 +195,17 @@ def align(
     total: int | None,
     *,
     last: bool = False,
+    delivered: AbstractSet[Hashable] | None = None,
 ) -> Aligned:
     """Decide which records of the page read at `offset` to deliver, and where to read next.
 
     `ids` are the page's record ids in page order, `total` the list's size the page announced
     (None when it announced none); `last` says the service names no page after this one (it
     ends the list too). Raises `Unproven` when the order moved or no alignment can be proven.
+
+    `delivered`, every id the caller delivered (or the latest of them, more than `memory`),
+    lets a page that continues the list as it stood skip comparing its ids with the window:
+    the result is then `checked`, and the caller adds its deliveries to `delivered`.
     """
     size, overlap = state.page_size, state.overlap
     at_end = last or len(ids) < size or (total is not None and offset + len(ids) >= total)
@@ -211,7 +220,7 @@ def align(
             f"but it announces {total}: the service does not page by this offset, or its "
             "pages are not one view of the list",
         )
-    steady = _steady(state, offset, ids, at_end)
+    steady = _steady(state, offset, ids, at_end, delivered)
     if steady is not None:
         return steady
     seen = state.seen
@@ -314,19 +323,26 @@ def _deliver(
 
 
 def _steady(
-    state: OffsetAlignment, offset: int, ids: Sequence[Hashable], at_end: bool
+    state: OffsetAlignment,
+    offset: int,
+    ids: Sequence[Hashable],
+    at_end: bool,
+    delivered: AbstractSet[Hashable] | None,
 ) -> Aligned | None:
     """The page when the data did not move (the common case, kept cheap): it starts with the
-    last `overlap` ids delivered, and none of the rest was delivered or suspected; else None."""
+    last `overlap` ids delivered, and none of the rest was delivered (as `delivered` says, else
+    as the window does) or suspected; else None."""
     overlap, chunks = state.overlap, state.chunks
     if len(ids) <= overlap or state.suspects or tuple(ids[:overlap]) != tail(chunks, overlap):
         return None
     added = dict.fromkeys(ids[overlap:])
     if len(added) != len(ids) - overlap:  # a record shown twice in the page
         return None
-    for chunk in chunks:
-        if not chunk.keys().isdisjoint(added):
+    if delivered is not None:
+        if not delivered.isdisjoint(added):
             return None
+    elif not all(chunk.keys().isdisjoint(added) for chunk in chunks):
+        return None
     kept = list(chunks)
     size = sum(map(len, kept)) + len(added)
     forgotten = state.forgotten
@@ -344,7 +360,10 @@ def _steady(
         forgotten=forgotten,
         counts=state.counts,
     )
-    return Aligned(moved, range(overlap, len(ids)), done=at_end, first=0, before=chunks)
+    checked = delivered is not None
+    return Aligned(
+        moved, range(overlap, len(ids)), done=at_end, first=0, before=chunks, checked=checked
+    )
 
 
 def tail(chunks: Chunks, count: int) -> tuple[Hashable, ...]:

@@ -12,7 +12,7 @@ restart from the first page skipping every id delivered), and the counts of what
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Final, cast
 
 import attrs
@@ -42,40 +42,37 @@ MARKS: Final = 8
 """Ids a resume token keeps: enough to find the last delivered one after a few removals."""
 MAX_RESTARTS: Final = 3
 """Restarts one list may take with `on_shift="restart"` before it raises."""
-RECALLED: Final = 1_000_000
-"""Ids delivered whose hashes a list keeps to recognise one delivered again (a record moved
-from further back than the alignment's window, as under a sort by `updated_at`): about 70
-bytes each, 70 MB at most."""
+RECALLED: Final = 500_000
+"""Ids delivered a list keeps to recognise one delivered again (a record moved from further
+back than the alignment's window, as under a sort by `updated_at`): about 120 bytes each for
+UUID ids, 60 MB at most."""
 
 
 class Delivered:
-    """The hashes of the last `cap` ids a list delivered (every one, with no cap): which of a
-    page's records were delivered before, however far back (within `cap`)."""
+    """The last `cap` ids a list delivered (every one, with no cap): which of a page's records
+    were delivered before, however far back (within `cap`)."""
 
     def __init__(self, cap: int | None) -> None:
         self.cap = cap
-        self._hashes: set[int] = set()
-        self._pages: deque[list[int]] = deque()
+        self.keys: set[Hashable] = set()
+        """The ids remembered."""
+        self._pages: deque[Sequence[Hashable]] = deque()
 
     def __len__(self) -> int:
-        return len(self._hashes)
+        return len(self.keys)
 
-    def seen(self, keys: Iterable[Hashable]) -> tuple[list[int], bool]:
-        """The hashes of `keys`, and whether any of them was delivered before."""
-        hashes = list(map(hash, keys))
-        return hashes, not self._hashes.isdisjoint(hashes)
+    def again(self, keys: Sequence[Hashable]) -> bool:
+        """Whether any of `keys` was delivered before."""
+        return not self.keys.isdisjoint(keys)
 
-    def known(self, key: Hashable) -> bool:
-        return hash(key) in self._hashes
-
-    def add(self, hashes: list[int]) -> None:
-        """Remember these (just delivered), forgetting the oldest past the cap."""
-        self._hashes.update(hashes)
+    def add(self, keys: Sequence[Hashable]) -> None:
+        """Remember these (just delivered), forgetting the oldest pages past the cap."""
+        self.keys.update(keys)
         if self.cap is None:
             return
-        self._pages.append(hashes)
-        while len(self._hashes) > self.cap and len(self._pages) > 1:
-            self._hashes.difference_update(self._pages.popleft())
+        self._pages.append(keys)
+        while len(self.keys) > self.cap and len(self._pages) > 1:
+            self.keys.difference_update(self._pages.popleft())
 
 
 @frozen
@@ -231,12 +228,22 @@ class OffsetProof:
         self._check_moves_on(offset, keys, result.total, url)
         self.total = result.total
         self._remembered = not self.state.forgotten and self.restarts == 0
+        delivered = self._delivered
         try:
-            aligned = align(self.state, offset, keys, result.total, last=result.next is None)
+            aligned = align(
+                self.state,
+                offset,
+                keys,
+                result.total,
+                last=result.next is None,
+                delivered=delivered.keys,
+            )
         except Unproven as refusal:
             aligned = self._restarted(refusal, url)
         self.state = aligned.state
-        if aligned.deliver:
+        if aligned.checked:  # the page continued the list as it stood: none delivered before
+            delivered.add(keys[aligned.state.overlap :])
+        elif aligned.deliver:
             aligned = self._first_deliveries(aligned, keys, url)
         return aligned
 
@@ -252,8 +259,7 @@ class OffsetProof:
             if isinstance(deliver, range)
             else [keys[position] for position in deliver]
         )
-        hashes, again = self._delivered.seen(chosen)
-        if again:
+        if self._delivered.again(chosen):
             if self.on_shift != "restart":
                 raise PaginationError(
                     "a record delivered earlier shows again after where the list stands: the "
@@ -263,11 +269,11 @@ class OffsetProof:
                     method="GET",
                     url=url(),
                 )
-            known = self._delivered.known
-            kept = [position for position in deliver if not known(keys[position])]
-            aligned = attrs.evolve(aligned, deliver=tuple(kept))
-            hashes = list(map(hash, (keys[position] for position in kept)))
-        self._delivered.add(hashes)
+            known = self._delivered.keys
+            kept = tuple(position for position in deliver if keys[position] not in known)
+            aligned = attrs.evolve(aligned, deliver=kept)
+            chosen = [keys[position] for position in kept]
+        self._delivered.add(chosen)
         return aligned
 
     def place(self, request: PageRequest, aligned: Aligned) -> ProvenPlace:

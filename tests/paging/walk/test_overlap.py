@@ -387,7 +387,7 @@ def test_a_stable_order_delivers_every_survivor_exactly_once(
     try:
         delivered, _ = read(service.serve, page_size)
     except Unproven as error:
-        refusal = error.message
+        refusal = str(error)
     if refusal:
         # Only churn as large as what a boundary can re-read may refuse; never "order moved".
         assert "order moved" not in refusal

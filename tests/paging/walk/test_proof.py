@@ -262,20 +262,19 @@ async def test_on_shift_restart_skips_a_record_moved_from_beyond_the_window() ->
     assert len(got) == len(set(got))
 
 
-def test_the_hashes_kept_forget_whole_pages_past_their_cap() -> None:
+def test_the_ids_kept_forget_whole_pages_past_their_cap() -> None:
     delivered = Delivered(cap=4)
     for page in (["a", "b", "c"], ["d", "e"], ["f"]):
-        hashes, again = delivered.seen(page)
-        assert not again
-        delivered.add(hashes)
+        assert not delivered.again(page)
+        delivered.add(page)
     assert len(delivered) == 3  # ["a", "b", "c"] forgotten: 6 was past the cap of 4
-    assert delivered.seen(["x", "e"])[1]
-    assert not delivered.seen(["a"])[1]
+    assert delivered.again(["x", "e"])
+    assert not delivered.again(["a"])
 
 
-def test_every_hash_is_kept_without_a_cap() -> None:
+def test_every_id_is_kept_without_a_cap() -> None:
     delivered = Delivered(cap=None)
     for key in range(100):
-        delivered.add(delivered.seen([key])[0])
+        delivered.add([key])
     assert len(delivered) == 100
-    assert delivered.known(0)
+    assert 0 in delivered.keys
