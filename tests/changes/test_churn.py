@@ -243,17 +243,7 @@ def test_records_moved_by_updates_are_never_reported_removed(
     "options",
     [
         pytest.param({}, id="sequential"),
-        pytest.param(
-            {"confirm_removals": False},
-            id="sequential-unconfirmed",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 33: the list's silent loss under a moving order (see "
-                "tests/paging/walk/test_exact_under_churn.py::"
-                "test_a_record_moved_onto_the_frontier_loses_nothing): pass 2 never lists r4, "
-                "and without the gets reports it removed",
-            ),
-        ),
+        pytest.param({"confirm_removals": False}, id="sequential-unconfirmed"),
     ],
 )
 def test_a_record_skipped_by_a_moved_order_is_not_reported_removed(

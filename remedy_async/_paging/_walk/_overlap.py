@@ -241,17 +241,17 @@ def align(
         # An undelivered record precedes every delivered one: created meanwhile, or passed
         # over by a moved record; only a page from further back tells.
         hits = []
+    if hits and hits[-1][1] != len(seen) - 1 and offset > 0 and (len(hits) == 1 or at_end):
+        # The newest delivered ids are missing, and only one delivered id or the list's end
+        # vouches for the page: the newer ones were removed, or this one moved (as under an
+        # `updated_at` order) past records never delivered; a page from further back tells.
+        hits = []
     counts = state.counts
     suspects = state.suspects
     if hits:
         newest = hits[-1][1]
         if newest != len(seen) - 1 and not at_end:
-            suspects = suspects | frozenset(state.window[newest + 1 :])
-            if len(suspects) > MAX_SUSPECTS:
-                raise _refuse(
-                    f"more than {MAX_SUSPECTS} delivered records vanished from the pages read "
-                    "after them: the list cannot be proven to continue",
-                )
+            suspects = _suspected(state, suspects | frozenset(state.window[newest + 1 :]))
             counts = evolve(counts, presumed=counts.presumed + 1)
         if tuple(ids[:overlap]) != tail(state.chunks, overlap):
             counts = evolve(counts, realigned=counts.realigned + 1)
@@ -260,15 +260,21 @@ def align(
         # id was never delivered: created meanwhile, delivered in page order.
         first = 0 if offset == 0 and not state.forgotten else hits[0][0]
         return _deliver(state, offset, ids, first, at_end, counts=counts)
-    if offset == 0 and at_end and not state.forgotten:
-        # The whole list is in this page and everything delivered is remembered: none of it is
-        # here, so every record here is new.
+    if offset == 0 and not state.forgotten:
+        # The list's first page shows nothing delivered, and everything delivered is
+        # remembered: it was all removed, or pushed past this page by records created before
+        # it. Every record here is new; a delivered one that shows again later is skipped.
+        if not at_end:
+            suspects = _suspected(state, suspects | frozenset(seen))
+            counts = evolve(counts, presumed=counts.presumed + 1)
+        state = evolve(state, suspects=suspects)
         return _deliver(state, offset, ids, 0, at_end, counts=counts)
     if offset == 0 or state.rereads >= MAX_REREADS:
+        where = "even from the list's start" if offset == 0 else f"within {MAX_REREADS} re-reads"
         raise _refuse(
-            "no record delivered earlier was found again "
-            f"within {MAX_REREADS} re-reads: records were removed or added before the "
-            "frontier faster than the list can prove where it stands; list again",
+            f"no record delivered earlier was found again {where}: records were removed or "
+            "added before the frontier faster than the list can prove where it stands; list "
+            "again",
         )
     back = max(0, offset - (size - overlap))
     if not ids and total is not None:  # past the end: the list shrank, read its last page
@@ -276,6 +282,17 @@ def align(
     counts = evolve(counts, rereads=counts.rereads + 1)
     state = evolve(state, next_offset=back, rereads=state.rereads + 1, counts=counts)
     return Aligned(state, (), done=False, reread=True)
+
+
+def _suspected(state: OffsetAlignment, suspects: frozenset[Hashable]) -> frozenset[Hashable]:
+    """The suspects, refused past what the list may hold (a page's worth and `MAX_SUSPECTS`
+    beyond its memory)."""
+    if len(suspects) > MAX_SUSPECTS + state.memory + state.page_size:
+        raise _refuse(
+            f"more than {MAX_SUSPECTS} delivered records vanished from the pages read after "
+            "them: the list cannot be proven to continue",
+        )
+    return suspects
 
 
 def _deliver(

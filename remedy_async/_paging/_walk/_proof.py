@@ -180,6 +180,9 @@ class OffsetProof:
         self._reported = Shifts()
         self._counted: AlignmentCounts | None = None
         self._page: tuple[int, Sequence[Hashable], int | None] | None = None
+        """The page aligned last: its offset, ids and total."""
+        self._first: tuple[int, Sequence[Hashable], int | None] | None = None
+        """The first page aligned (since the list began or restarted)."""
         self._remembered = False
         """Whether every id delivered before the page last aligned is still remembered."""
 
@@ -357,18 +360,15 @@ class OffsetProof:
     def _check_moves_on(
         self, offset: int, keys: Sequence[Hashable], total: int | None, url: Callable[[], str]
     ) -> None:
-        """Refuse a page that repeats the page read before it (same ids, same total) at another
-        offset: the service ignores the offset."""
+        """Refuse a page after the first that repeats the list's first page (same ids, same
+        total): the service ignores the offset."""
         page = (offset, keys, total)
-        before, self._page = self._page, page
-        if (
-            before is not None
-            and before[0] != offset
-            and before[1:] == page[1:]
-            and total is not None
-        ):
+        self._page = page
+        if self._first is None:
+            self._first = page
+        elif offset != self._first[0] and page[1:] == self._first[1:] and total is not None:
             raise PaginationError(
-                f"every item of the page at {url()} repeats the page read just before at another "
+                f"every item of the page at {url()} repeats the list's first page at another "
                 "offset: the service seems to ignore this list's paging parameters; the "
                 "paginator does not match its convention",
                 method="GET",
@@ -395,7 +395,7 @@ class OffsetProof:
             presumed=self._before.presumed + counts.presumed,
         )
         self.restarts += 1
-        self._page = None
+        self._page = self._first = None
         fresh = begin(self.state.page_size, self.state.overlap)
         return Aligned(fresh, (), done=False, reread=True)
 
