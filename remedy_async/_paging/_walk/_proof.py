@@ -4,9 +4,10 @@
 what the walk holds for one list: when a list is proven at all (an offset list followed as
 known, with a total and an id on every record), the requests its pages are asked by (from the
 overlap, for the next page, for prefetch and for planned parallel pages), what a resume token
-keeps (`ProvenPlace`: the marks of the last ids delivered), the `on_shift` policy (raise, or
-restart from the first page skipping every id delivered), and the counts of what proving cost
-(`Shifts`).
+keeps (`ProvenPlace`: the marks of the last ids delivered), the ids delivered (`Delivered`, so
+a record moved from further back than the alignment's window is recognised when it shows
+again), the `on_shift` policy (raise, or restart from the first page skipping every id
+delivered), and the counts of what proving cost (`Shifts`).
 """
 
 from __future__ import annotations
