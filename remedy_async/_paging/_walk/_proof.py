@@ -283,16 +283,18 @@ class OffsetProof:
     def place(self, request: PageRequest, aligned: Aligned) -> ProvenPlace:
         """Where the page just aligned for `request` sits, for resume tokens."""
         assert self.convention is not None
-        offset = _offset(self.convention, request) or 0
         assert self._page is not None
+        offset, keys, _ = self._page
         return ProvenPlace(
             request=request,
             convention=self.convention,
             offset=offset,
-            keys=self._page[1],
+            keys=keys,
             first=aligned.first,
             before=aligned.before,
-            remembered=self._remembered and sum(map(len, aligned.before)) <= MARKS,
+            remembered=self._remembered
+            and len(aligned.before) <= MARKS
+            and sum(map(len, aligned.before)) <= MARKS,
             hashed=self.hashed,
             page_size=aligned.state.page_size,
             overlap=aligned.state.overlap,
