@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from remedy_async import PaginationError, RemedyClient
 from remedy_async._paging._walk._overlap import OVERLAP
 from tests.loopback import serve_app
+from tests.paging.walk.diagnosis import FALSE_REFUSALS as DIAGNOSIS
 from tests.published import TOKEN, Churn, ChurnOp, PublishedService, dataset
 
 STABLE: Final = ("insert", "remove", "drop", "update")
@@ -169,15 +170,7 @@ ISSUE_REMOVAL = Case(237, 50, {1: [("remove", 10)]})
 """The issue's first case: one record of page 1 removed after page 1 was served."""
 ISSUE_INSERT = Case(237, 50, {1: [("insert", 0)]})
 """The issue's second case: one record created at the head after page 1."""
-FALSE_REFUSALS = (
-    Case(237, 50, {2: [("remove", 10)], 3: [("remove", 20), ("remove", 21)]}),
-    Case(5, 3, {1: [("insert", 2)]}),
-    Case(237, 50, {1: [("insert", 27), ("insert", 48)], 2: [("remove", 135)]}),
-    Case(5, 2, {1: [("insert", 0)]}),
-    Case(11, 2, {2: [("remove", 7)], 4: [("remove", 5), ("remove", 2), ("remove", 3)]}),
-    Case(5, 2, {1: [("remove", 1), ("remove", 0)], 2: [("remove", 3)]}),
-    Case(6, 3, {2: [("insert", 2)], 3: [("remove", 1), ("remove", 2)], 4: [("insert", 0)] * 2}),
-)
+FALSE_REFUSALS = tuple(Case(*case) for case in DIAGNOSIS.values())
 """The first overlap's seven smallest false refusals (issue 33's diagnosis)."""
 FORGOTTEN: Final = Case(40, 2, {1: [("move", 0)]})
 """The first record moved to the end after page 1, and shown again 38 records later: beyond

@@ -24,6 +24,7 @@ from remedy_async._paging._walk._overlap import (
     record_ids,
     resumed,
 )
+from tests.paging.walk.diagnosis import FALSE_REFUSALS
 
 Op = tuple[str, int]
 """`("remove", i)`: remove original record `ri` (by id); `("insert", at)`: a new record at
@@ -171,31 +172,7 @@ def test_a_record_inserted_at_the_head_is_not_delivered_twice() -> None:
 
 @pytest.mark.parametrize(
     ("size", "page_size", "script"),
-    [
-        pytest.param(
-            237, 50, {2: [("remove", 10)], 3: [("remove", 20), ("remove", 21)]}, id="1-removals"
-        ),
-        pytest.param(5, 3, {1: [("insert", 2)]}, id="2-created-in-overlap"),
-        pytest.param(
-            237, 50, {1: [("insert", 27), ("insert", 48)], 2: [("remove", 135)]}, id="3-created"
-        ),
-        pytest.param(5, 2, {1: [("insert", 0)]}, id="4-same-ids-as-page-before"),
-        pytest.param(
-            11,
-            2,
-            {2: [("remove", 7)], 4: [("remove", 5), ("remove", 2), ("remove", 3)]},
-            id="5-offset-asked-twice",
-        ),
-        pytest.param(
-            5, 2, {1: [("remove", 1), ("remove", 0)], 2: [("remove", 3)]}, id="6-start-anchor"
-        ),
-        pytest.param(
-            6,
-            3,
-            {2: [("insert", 2)], 3: [("remove", 1), ("remove", 2)], 4: [("insert", 0)] * 2},
-            id="7-creations-near-head",
-        ),
-    ],
+    [pytest.param(*case, id=name) for name, case in FALSE_REFUSALS.items()],
 )
 def test_a_stable_order_is_never_refused_by_the_first_overlaps_mistakes(
     size: int, page_size: int, script: Mapping[int, Sequence[Op]]
