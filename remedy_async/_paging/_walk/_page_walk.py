@@ -4,11 +4,12 @@ Given where to start, it yields each page cut to the items the caller is owed (r
 just delivered skipped, `max_items` applied) with its place in the list, fetched in step with
 the caller, `prefetch` pages ahead, or `concurrency` planned pages at once. It refuses a next
 page that leaves the API or repeats a request already followed, so a broken page sequence never
-loops or leaks credentials, and a list whose announced size changes while its planned pages are
-fetched, so parallel pages never skip or repeat an item. A sequential offset list that announces
-its total is proven page by page (`_overlap`): each page after the first is asked from 2 records
-before where the list stands, so a record that exists throughout is delivered exactly once even
-when records are added or removed between pages.
+loops or leaks credentials. An offset list that announces its total is proven page by page
+(`_proof`, `_overlap`), in step, prefetched or in parallel: each page after the first is asked
+from 2 records before where the list stands, so a record that exists throughout is delivered
+exactly once even when records are added or removed between pages. Any other list whose
+announced size changes while its planned pages are fetched is refused, so parallel pages never
+skip or repeat an item.
 """
 
 from __future__ import annotations
