@@ -388,7 +388,7 @@ class OffsetProof:
             or self.restarts >= MAX_RESTARTS
         ):
             advice = " (on_shift='restart' restarts a list from its start)"
-            if self.on_shift == "restart":
+            if self.on_shift == "restart" or not refusal.restartable:
                 advice = _why_no_restart(refusal, not self._can_restart, self.restarts)
             raise PaginationError(f"{refusal}{advice}", method="GET", url=url()) from None
         counts = self.state.counts
