@@ -219,6 +219,7 @@ def align(
             f"the page at offset {offset} ends the list after {offset + len(ids)} records, "
             f"but it announces {total}: the service does not page by this offset, or its "
             "pages are not one view of the list",
+            restartable=False,
         )
     steady = _steady(state, offset, ids, at_end, delivered)
     if steady is not None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from remedy_async import ClientEvent, PaginationError, Shifts
+from remedy_async import ClientEvent, MockRequest, MockResponse, PaginationError, Shifts
 from remedy_async._paging._resume import TOKEN_PREFIX
 from remedy_async._paging._walk._proof import Delivered
 from tests.mock_service import mock_client
@@ -278,3 +278,19 @@ def test_every_id_is_kept_without_a_cap() -> None:
         delivered.add([key])
     assert len(delivered) == 100
     assert 0 in delivered.keys
+
+
+async def test_a_page_ending_the_list_short_of_its_total_raises_without_restart_advice() -> None:
+    """A last page short of the total the service announces is the service's paging, not a
+    shift: no restart would mend it, so none is advised."""
+    records = [{"id": f"r{index}", "hostname": "h"} for index in range(30)]
+
+    def short(request: MockRequest) -> MockResponse:
+        offset = int(request.query.get("offset", "0"))
+        served = records[offset : offset + (10 if offset == 0 else 5)]
+        return MockResponse.json(200, {"data": served, "total": 30, "limit": 10, "offset": offset})
+
+    async with mock_client(short, token=TOKEN) as client:
+        with pytest.raises(PaginationError, match="does not page by this offset") as caught:
+            await client.endpoints.list(page_size=10).as_dicts().collect()
+    assert "on_shift" not in str(caught.value)
