@@ -215,7 +215,7 @@ def align(
         state = evolve(state, started=True)
         return _deliver(state, offset, ids, 0, at_end, counts=state.counts)
     if at_end and total is not None and offset + len(ids) < total:
-        raise _refuse(
+        raise Unproven(
             f"the page at offset {offset} ends the list after {offset + len(ids)} records, "
             f"but it announces {total}: the service does not page by this offset, or its "
             "pages are not one view of the list",
@@ -233,7 +233,7 @@ def align(
     ]
     for (_, before), (_, after) in itertools.pairwise(hits):
         if after < before:
-            raise _refuse(
+            raise Unproven(
                 "records delivered earlier show in another order: the list's order moved "
                 "while it was read (a service sorting by a field that changes), so no page "
                 "can be proven to continue it",
@@ -252,7 +252,7 @@ def align(
     if hits:
         newest = hits[-1][1]
         if newest != len(seen) - 1 and not at_end:
-            suspects = _suspected(state, suspects | frozenset(state.window[newest + 1 :]))
+            suspects = _suspected(state, suspects | frozenset(list(seen)[newest + 1 :]))
             counts = evolve(counts, presumed=counts.presumed + 1)
         if tuple(ids[:overlap]) != tail(state.chunks, overlap):
             counts = evolve(counts, realigned=counts.realigned + 1)
@@ -272,7 +272,7 @@ def align(
         return _deliver(state, offset, ids, 0, at_end, counts=counts)
     if offset == 0 or state.rereads >= MAX_REREADS:
         where = "even from the list's start" if offset == 0 else f"within {MAX_REREADS} re-reads"
-        raise _refuse(
+        raise Unproven(
             f"no record delivered earlier was found again {where}: records were removed or "
             "added before the frontier faster than the list can prove where it stands; list "
             "again",
@@ -289,7 +289,7 @@ def _suspected(state: OffsetAlignment, suspects: frozenset[Hashable]) -> frozens
     """The suspects, refused past what the list may hold (a page's worth and `MAX_SUSPECTS`
     beyond its memory)."""
     if len(suspects) > MAX_SUSPECTS + state.memory + state.page_size:
-        raise _refuse(
+        raise Unproven(
             f"more than {MAX_SUSPECTS} delivered records vanished from the pages read after "
             "them: the list cannot be proven to continue",
         )
@@ -322,7 +322,7 @@ def _deliver(
     forgotten = _trim(order, state.memory) or state.forgotten
     barren = 0 if deliver or at_end else state.barren + 1
     if barren > MAX_BARREN:
-        raise _refuse(
+        raise Unproven(
             f"{barren} pages in a row brought no new record: records are added before the "
             "frontier faster than the list is paged",
         )
@@ -400,10 +400,6 @@ def _trim(order: dict[Hashable, None], memory: int) -> bool:
     for key in list(itertools.islice(order, max(0, excess))):
         del order[key]
     return excess > 0
-
-
-def _refuse(message: str, *, restartable: bool = True) -> Unproven:
-    return Unproven(message, restartable=restartable)
 
 
 _ID_TYPES: Final = frozenset({str, int})
