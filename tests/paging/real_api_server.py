@@ -1,9 +1,13 @@
 """A loopback server for one modelled real API, and a measurement of today's client against it.
 
-`RealApiServer` serves a `RealApi` at `{base_path}/v1/endpoints` (and paths below it, where a
-model's continuation is a locator path) on 127.0.0.1:0, counts every request, and answers 410
+`RealApiServer` serves a `RealApi` at `{base_path}/v1/endpoints` (with the API's extension:
+`/v1/endpoints.json`; and paths below it, where a model's continuation is a locator path) on
+127.0.0.1:0, counts every request, and answers 410
 past its request budget, so a client that loops is detected rather than waited for. `measure`
-lists the served records with the default client, as a new user would, and classifies the run.
+lists the served records with the default client, as a new user would, and classifies the run;
+for an API whose list paths end in an extension, the client's endpoints collection lives at
+`/v1/endpoints.json` (`client_for`), so every request it sends names that path, as a client of
+such an API sends.
 """
 
 from __future__ import annotations
@@ -15,11 +19,14 @@ import warnings
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Literal
+from unittest import mock
 
+import attrs
 from aiohttp import web
 from attrs import field, frozen
 
 from remedy_async import CONVENTIONS, Convention, PaginationError, RemedyClient, RemedyError
+from remedy_async import _client
 from remedy_async._settings import MAX_PAGE_SIZE
 from tests.loopback import CANARY, Handler, serve_app
 from tests.paging.real_apis import RealApi, Request, make_records
@@ -154,10 +161,7 @@ async def measure(
     timed_out = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        async with (
-            server.running(),
-            RemedyClient(server.base_url, token=CANARY, paginator=paginator) as client,
-        ):
+        async with server.running(), client_for(api, server.base_url, paginator) as client:
             pager = client.endpoints.list(
                 page_size=page_size, extra_params=dict(api.required_params) or None
             )
@@ -185,6 +189,17 @@ async def measure(
         convention=pager.convention,
         warnings=tuple(sorted({type(w.message).__name__ for w in caught})),
     )
+
+
+def client_for(api: RealApi, base_url: str, paginator: Convention | None) -> RemedyClient:
+    """The default client (or one pinning `paginator`), its endpoints collection at the API's
+    path: `/v1/endpoints`, or `/v1/endpoints.json` for an API whose list paths end in `.json`.
+
+    The library has no setting for a collection's path, so the collection is built with its
+    resource's segment spelt with the extension; everything else is the client's own."""
+    resource = attrs.evolve(_client.ENDPOINTS, segment=f"endpoints{api.extension}")
+    with mock.patch.object(_client, "ENDPOINTS", resource):
+        return RemedyClient(base_url, token=CANARY, paginator=paginator)
 
 
 TABLE = "docs/real-apis.md"

@@ -90,20 +90,26 @@ def general_items_path(path: Path, resource_names: Sequence[str]) -> Path:
 
 
 def resource_names(url: URL) -> tuple[str, ...]:
-    """The resource's name in every spelling, from the list URL's last path segment."""
+    """The resource's name in every spelling, from the list URL's last path segment without its
+    extension (`tickets.json` -> `tickets`, `Messages.json` -> `messages`)."""
     return _names_of(url.path)
+
+
+_EXTENSION = re.compile(r"\.[A-Za-z]+$")
+"""A file extension ending a list path (`tickets.json`, `Messages.json`, `hosts.xml`)."""
 
 
 @lru_cache(maxsize=256)
 def _names_of(path: str) -> tuple[str, ...]:
     segment = path.rstrip("/").rpartition("/")[2]
-    words = [word.lower() for word in re.split(r"[-_]", segment) if word]
+    name = _EXTENSION.sub("", segment)  # `/v1/endpoints.json` keeps its items in `endpoints`
+    words = [word.lower() for word in re.split(r"[-_]", name) if word]
     if not words:
         return ()
     camel = words[0] + "".join(word.title() for word in words[1:])
     return tuple(
         dict.fromkeys(
-            (camel, "_".join(words), "-".join(words), camel[:1].upper() + camel[1:], segment)
+            (camel, "_".join(words), "-".join(words), camel[:1].upper() + camel[1:], name, segment)
         )
     )
 

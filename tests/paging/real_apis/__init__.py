@@ -26,10 +26,11 @@ to show every "lists" expectation is reachable by a client that knows the conven
 Modules, in catalogue order: `security_vendors` (EDR/XDR, scanners), `device_management`
 (MDM, RMM, directories), `asset_inventory` (asset discovery, CMDB), `vuln_data` (vulnerability
 databases, SCA, threat intelligence), `clouds`, `saas_dev_tools`, `saas_enterprise`,
-`saas_business`, `saas_commerce_media`; the kit in `_kit`, distinct shapes in `_shapes`.
+`saas_business`, `saas_commerce_media`, `saas_platforms`; the kit in `_kit`, distinct shapes in `_shapes`.
 
-The harness serves each model at the client's collection path, `{base_path}/v1/endpoints`; the
-client's base URL is the origin plus the base path. Where an API keeps its items under the
+The harness serves each model at the client's collection path, `{base_path}/v1/endpoints`
+(`/v1/endpoints.json` for an API whose list paths end in `.json`: its `extension`); the client's
+base URL is the origin plus the base path. Where an API keeps its items under the
 resource's own name, the model uses `RESOURCE` ("endpoints", or "Endpoints" for PascalCase APIs).
 
 Adding an API: read its documentation (and an SDK's paging loop where the docs are silent),
@@ -53,6 +54,7 @@ from . import (
     saas_commerce_media,
     saas_dev_tools,
     saas_enterprise,
+    saas_platforms,
     security_vendors,
     vuln_data,
 )
@@ -69,6 +71,7 @@ CATALOGUE: tuple[RealApi, ...] = (
     *saas_enterprise.CATALOGUE,
     *saas_business.CATALOGUE,
     *saas_commerce_media.CATALOGUE,
+    *saas_platforms.CATALOGUE,
 )
 """Every modelled API: vendors of the service's kind first, then clouds, then SaaS."""
 

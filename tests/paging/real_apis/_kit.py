@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -376,6 +377,9 @@ class RealApi:
     reference: Reference = field(repr=False, eq=False)
     sizing: Sizing = Sizing(None, None)
     base_path: str = ""
+    extension: str = ""
+    """What the API's list paths end in after the resource's name (`.json`: Shopify's
+    `products.json`, Zendesk's `tickets.json`); the harness serves `/v1/endpoints.json` then."""
     rejects_unknown_params: bool = False
     required_params: Mapping[str, str] = field(factory=dict)
     """Parameters the API requires that are not paging (an API version, a query); the harness
@@ -387,6 +391,8 @@ class RealApi:
     def __attrs_post_init__(self) -> None:
         if (self.expected == "lists") == (self.expected_refusal_reason is not None):
             raise ValueError(f"{self.name}: what the default client cannot list needs a reason")
+        if self.extension and not re.fullmatch(r"\.[a-z]+", self.extension):
+            raise ValueError(f"{self.name}: extension is '' or a dot and letters ('.json')")
         if self.base_path and (not self.base_path.startswith("/") or self.base_path.endswith("/")):
             raise ValueError(f"{self.name}: base_path is '' or '/segment...' without a final /")
 
@@ -404,8 +410,9 @@ class RealApi:
 
     @property
     def collection_path(self) -> str:
-        """The path the harness serves: the client's `/v1/endpoints` under the base path."""
-        return f"{self.base_path}/v1/endpoints"
+        """The path the harness serves: the client's `/v1/endpoints` under the base path, with
+        the API's extension (`/v1/endpoints.json`)."""
+        return f"{self.base_path}/v1/endpoints{self.extension}"
 
     @property
     def sample_size(self) -> int:

@@ -18,6 +18,7 @@ from ._kit import (
     cursor_window,
     keyset_window,
     offset_window,
+    page_window,
     path_of,
     token_window,
     url_with,
@@ -80,21 +81,68 @@ def _zendesk_tickets(request: Request, records: Sequence[Record]) -> Reply:
 
 
 ZENDESK_TICKETS = RealApi(
-    name="Zendesk Support API: List tickets, cursor pagination (GET /api/v2/tickets)",
+    name="Zendesk Support API: List tickets, cursor pagination (GET /api/v2/tickets.json)",
     category=SAAS,
     source=(
         "https://developer.zendesk.com/api-reference/introduction/pagination/"
         "#using-cursor-pagination",
     ),
-    shape="items under the resource's name (`tickets`); `meta.has_more`, `meta.after_cursor` "
+    shape="items under the resource's name (`tickets`) at a path ending in `.json`; "
+    "`meta.has_more`, `meta.after_cursor` "
     "(sent as `page[after]`) and `links.next`; on the last page has_more is false while "
     "after_cursor and links.next are still set",
     respond=_zendesk_tickets,
     reference=Reference((RESOURCE,), UrlAt(("links", "next"), more_at=("meta", "has_more"))),
     sizing=_ZENDESK,
     base_path="/api/v2",
+    extension=".json",
     assumptions="the last non-empty page keeps `after_cursor` and `links.next` (the docs say to "
     "stop on has_more false, not on a missing cursor); a page past the end has null cursors",
+)
+
+_ZENDESK_OFFSET = Sizing("per_page", 100, 100)
+
+
+def _zendesk_tickets_offset(request: Request, records: Sequence[Record]) -> Reply:
+    window = page_window(request, records, _ZENDESK_OFFSET, "page")
+    page, size = window.page_number(), window.per_page
+    body = {
+        RESOURCE: window.items,
+        "next_page": url_with(request, page=page + 1, per_page=size) if window.more else None,
+        "previous_page": url_with(request, page=page - 1, per_page=size) if page > 1 else None,
+        "count": window.total,
+    }
+    if "users" in request.query.get("include", "").split(","):
+        body["users"] = [
+            {"id": 900_000 + window.start + index, "name": f"requester {window.start + index}"}
+            for index in range(len(window.items))
+        ]
+    return Reply(200, body)
+
+
+ZENDESK_TICKETS_OFFSET = RealApi(
+    name="Zendesk Support API: List tickets with side-loaded users, offset pagination "
+    "(GET /api/v2/tickets.json?include=users)",
+    category=SAAS,
+    source=(
+        "https://developer.zendesk.com/api-reference/introduction/pagination/"
+        "#using-offset-pagination",
+        "https://developer.zendesk.com/api-reference/ticketing/tickets/tickets/#list-tickets",
+        "https://developer.zendesk.com/documentation/ticketing/using-the-zendesk-api/"
+        "side_loading/",
+    ),
+    shape="items under the resource's name (`tickets`) at a path ending in `.json`; next page "
+    "URL at `next_page` (null on the last page) carrying `page` and `per_page`; "
+    "`previous_page`; total at `count`; the side-loaded `users` array beside the items "
+    "carries ids too",
+    respond=_zendesk_tickets_offset,
+    reference=Reference((RESOURCE,), UrlAt(("next_page",))),
+    sizing=_ZENDESK_OFFSET,
+    base_path="/api/v2",
+    extension=".json",
+    required_params={"include": "users"},
+    assumptions="one side-loaded user (the requester) per ticket, each with an integer id; "
+    "the docs cap offset pagination at 100 pages: the corpus's lists are shorter",
 )
 
 # --- Notion -------------------------------------------------------------------------------------
@@ -223,6 +271,31 @@ ASANA_PROJECTS = RealApi(
     reference=Reference(("data",), UrlAt(("next_page", "uri"))),
     sizing=_ASANA,
     base_path="/api/1.0",
+)
+
+# --- HubSpot legacy deals ----------------------------------------------------------------------
+
+_HUBSPOT_DEALS = Sizing("limit", 100, 250)
+
+
+def _hubspot_deals(request: Request, records: Sequence[Record]) -> Reply:
+    window = offset_window(request, records, _HUBSPOT_DEALS, "offset")
+    return Reply(200, {RESOURCE: window.items, "hasMore": window.more, "offset": window.end})
+
+
+HUBSPOT_DEALS_V1 = RealApi(
+    name="HubSpot Deals API v1 (legacy): Get all deals (GET /deals/v1/deal/paged)",
+    category=SAAS,
+    source=("https://legacydocs.hubspot.com/docs/methods/deals/get-all-deals",),
+    shape="items under the resource's name (`deals`); `hasMore`; `offset` announces where the "
+    "next page starts (it does not echo the one served) and is sent back as `offset`; "
+    "`limit` up to 250",
+    respond=_hubspot_deals,
+    reference=Reference((RESOURCE,), TokenAt(("offset",), "offset", more_at=("hasMore",))),
+    sizing=_HUBSPOT_DEALS,
+    base_path="/deals/v1/deal/paged",
+    assumptions="the docs call `offset` the value to send for the next page without saying "
+    "what it counts: here the index of the next deal; the default `limit` is taken as 100",
 )
 
 # --- Mailchimp ----------------------------------------------------------------------------------
@@ -400,10 +473,12 @@ PADDLE_CUSTOMERS = RealApi(
 CATALOGUE: tuple[RealApi, ...] = (
     HUBSPOT_OBJECTS,
     ZENDESK_TICKETS,
+    ZENDESK_TICKETS_OFFSET,
     NOTION_USERS,
     AIRTABLE_RECORDS,
     PIPEDRIVE_PERSONS,
     ASANA_PROJECTS,
+    HUBSPOT_DEALS_V1,
     MAILCHIMP_MEMBERS,
     PAGERDUTY_INCIDENTS,
     ZOOM_USERS,

@@ -339,13 +339,15 @@ TWILIO_MESSAGES = RealApi(
         "https://www.twilio.com/docs/messaging/api/message-resource#read-multiple-message-"
         "resources",
     ),
-    shape="items under the resource's name (`messages`); origin-relative next page path at "
+    shape="items under the resource's name (`messages`) at a path ending in `.json`; "
+    "origin-relative next page path at "
     "`next_page_uri` (null on the last page) carrying `Page` and an opaque `PageToken`; `page`, "
     "`page_size`, `start`, `end`, first/previous page paths beside",
     respond=_twilio_messages,
     reference=Reference((RESOURCE,), UrlAt(("next_page_uri",))),
     sizing=_TWILIO,
     base_path="/2010-04-01/Accounts/AC00000000000000000000000000000000",
+    extension=".json",
 )
 
 

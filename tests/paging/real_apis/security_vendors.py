@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 from ._kit import (
@@ -13,6 +14,7 @@ from ._kit import (
     Request,
     Sizing,
     Tokens,
+    Window,
     bad_request,
     keyset_window,
     offset_window,
@@ -414,6 +416,54 @@ QUALYS_CSAM = RealApi(
     "pageSize defaults to 100 (300 is the documented maximum)",
 )
 
+# --- Qualys VMDR --------------------------------------------------------------------------------
+
+_QUALYS_VM = Sizing("truncation_limit", 1000, None)
+
+
+def _qualys_hosts(request: Request, records: Sequence[Record]) -> Reply:
+    id_min = request.query.get("id_min")
+    ids = [str(record["id"]) for record in records]
+    start = 0 if id_min is None else bisect.bisect_left(ids, id_min)
+    window = Window(records, start, _QUALYS_VM.of(request) or None)
+    response: dict[str, object] = {
+        "DATETIME": "2026-01-01T00:00:00Z",
+        "HOST_LIST": {"HOST": window.items},
+    }
+    if window.more:
+        response["WARNING"] = {
+            "CODE": "1980",
+            "TEXT": f"{window.per_page} record limit exceeded. Use URL to get next batch of "
+            "results.",
+            "URL": url_with(request, id_min=ids[window.end]),
+        }
+    return Reply(200, {"HOST_LIST_OUTPUT": {"RESPONSE": response}})
+
+
+QUALYS_VMDR_HOSTS = RealApi(
+    name="Qualys VMDR API v2: Host List (GET /api/2.0/fo/asset/host/?action=list)",
+    category=VENDOR,
+    source=(
+        "https://docs.qualys.com/en/vm/api/assets/host_lists/host_list.htm",
+        "https://docs.qualys.com/en/vm/api/assets/host_lists/truncation_limit.htm",
+    ),
+    shape="items four levels down under upper-case keys at "
+    "`HOST_LIST_OUTPUT.RESPONSE.HOST_LIST.HOST`; while truncated, `RESPONSE.WARNING` holds "
+    "`CODE` 1980, a `TEXT` and the next batch's `URL` (with `id_min`), absent on the last batch; "
+    "`truncation_limit` sets the size (default 1,000); `action=list` is required",
+    respond=_qualys_hosts,
+    reference=Reference(
+        ("HOST_LIST_OUTPUT", "RESPONSE", "HOST_LIST", "HOST"),
+        UrlAt(("HOST_LIST_OUTPUT", "RESPONSE", "WARNING", "URL")),
+    ),
+    sizing=_QUALYS_VM,
+    base_path="/api/2.0/fo/asset/host",
+    required_params={"action": "list"},
+    assumptions="the API answers XML; the model serves its structure as JSON, element for key "
+    "(as an XML-to-JSON conversion renders it, a repeated element as an array); `id_min` is "
+    "the id of the next batch's first host; unknown parameters are ignored",
+)
+
 
 CATALOGUE: tuple[RealApi, ...] = (
     CROWDSTRIKE_HOSTS,
@@ -428,4 +478,5 @@ CATALOGUE: tuple[RealApi, ...] = (
     TENABLE_ASSETS,
     INSIGHTVM_ASSETS,
     QUALYS_CSAM,
+    QUALYS_VMDR_HOSTS,
 )
