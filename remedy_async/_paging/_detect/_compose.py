@@ -30,13 +30,28 @@ from remedy_async._paging._read._links import carries, resolve
 from remedy_async._paging._read._page import base_path
 from remedy_async._paging._read._positions import int_param
 from remedy_async._paging._read._signals import Signal, UnreadSignal, body_signals, header_signals
-from remedy_async._paging._read._vocabulary import UNKNOWN, param_candidates, spelled, words
+from remedy_async._paging._read._vocabulary import (
+    LAST_ID_PARAMS,
+    UNKNOWN,
+    param_candidates,
+    spelled,
+    words,
+)
 from remedy_async._wire._http import JSONResponse
 
-KEYSET_PARAMS = ("starting_after", "after", "after_id")
-GENERIC_TOKEN_PARAMS = ("cursor",)
+KEYSET_PARAMS = LAST_ID_PARAMS
+TOKEN_PARAMS = (
+    "cursor", "from", "until", "since", "after", "page_token", "pageToken", "token", "start",
+    "continuation", "marker",
+)  # fmt: skip
+"""Where services read a token whose name does not say it (Matrix: `next_token` -> `from`;
+Vercel: `pagination.next` -> `until`), tried after the names the key gives, each verified."""
 NUMBER_PARAMS = ("offset", "start", "from", "skip", "page")
 """Where a continuation that is a number (the next offset or page) may go back."""
+TIME_PARAMS = ("until", "since")
+"""Where a continuation that reads as a time (Unix seconds or milliseconds) goes back first."""
+EPOCHS = (range(10**9, 10**10), range(10**12, 10**13))
+"""Numbers that read as Unix times: seconds, then milliseconds (2001 to 2286)."""
 PAGE_PARAMS = {"number": "page", "current_page": "page", "currentPage": "page"}
 """Echoed page-number keys whose request parameter is `page` (Spring, Laravel)."""
 
@@ -221,8 +236,11 @@ def _follow_token(
         if signal.path[:-1] == primary.path[:-1] and signal.role in ("offset", "page")
         and signal.header is None and primary.header is None and signal is not primary
     )  # fmt: skip
-    numbered = NUMBER_PARAMS if primary.kind == "number" else ()
-    params = tuple(dict.fromkeys((*echoed, *params, *numbered, *GENERIC_TOKEN_PARAMS)))
+    numbered: tuple[str, ...] = ()
+    if primary.kind == "number":
+        timed = isinstance(primary.value, int) and any(primary.value in era for era in EPOCHS)
+        numbered = (*TIME_PARAMS, *NUMBER_PARAMS) if timed else NUMBER_PARAMS
+    params = tuple(dict.fromkeys((*echoed, *params, *numbered, *TOKEN_PARAMS)))
     param_in: Literal["query", "header"] = "header" if params[0] == "Range" else "query"
     guesses = tuple(
         Convention(

@@ -102,7 +102,7 @@ def role_of(name: str, parent: str | None = None) -> Role | Literal["unknown"] |
         return "page"
     if said in _SIZES:
         return "size"
-    if said[0] == "last" and said[-1] in ("id", "key") and len(said) > 1:
+    if names_last_id(name):
         return "forward"  # the last id seen, sent back as is (Qualys' lastSeenAssetId)
     if set(said) & _LAST or (said[0] == "is" and set(said[1:]) & _LAST):
         return "last"
@@ -139,6 +139,17 @@ _PARAMS = {
 """Continuation names whose request parameter the rule would not find (AWS keeps `NextToken`)."""
 
 
+LAST_ID_PARAMS = ("starting_after", "after", "after_id", "since_id")
+"""Where a keyset list reads the last id seen (Stripe, OpenAI, Anthropic, Twitter): the
+parameters tried for a `last_id` token, and for a list that says only that more follow."""
+
+
+def names_last_id(key: str) -> bool:
+    """Whether a key names the last id seen (`last_id`, `lastSeenAssetId`, `LastKey`)."""
+    said = words(key)
+    return len(said) > 1 and said[0] == "last" and said[-1] in ("id", "key")
+
+
 NOT_PAGING_HEADERS = frozenset(
     {"retry-after", "retry-after-ms", "x-request-id", "content-range", "accept-ranges"}
 )
@@ -151,8 +162,9 @@ def param_candidates(
     """The request parameters a token found under `key` may go back in, likeliest first.
 
     The table, then the rule (the key without its `next`, in the key's own spelling: `nextPage
-    Token` -> `pageToken`, `next_cursor` -> `cursor`), then the key itself; under a `page`
-    object, the JSON:API forms (`page[after]`, `page[cursor]`). A header's token goes back in
+    Token` -> `pageToken`, `next_cursor` -> `cursor`), then the key itself; for a key naming the
+    last id seen, the keyset parameters (`LAST_ID_PARAMS`); under a `page` object, the JSON:API
+    forms (`page[after]`, `page[cursor]`). A header's token goes back in
     the parameter its words name, in camelCase (`X-Next-Cursor` -> `cursor`).
     """
     found: list[str] = []
@@ -170,6 +182,8 @@ def param_candidates(
     found.append(key)
     if key[:1].isupper():
         found.append(key[:1].lower() + key[1:])
+    if names_last_id(key):
+        found += LAST_ID_PARAMS  # OpenAI: last_id -> after; Anthropic: last_id -> after_id
     found.append(spelled(["start", *kept], key))  # Notion: next_cursor -> start_cursor
     if "after" in kept:
         found.append(spelled(["starting", "after"], key))  # Intercom, Stripe
