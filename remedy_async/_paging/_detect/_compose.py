@@ -272,6 +272,7 @@ def _positions(
         first = offset.value if offset.value in (0, 1) else 0
         return _spellings(
             offset.key,
+            _bracketed(offset),
             lambda param: Convention(
                 **axes, follow="offset", param=param, position_at=offset.path, first_offset=first
             ),
@@ -282,17 +283,28 @@ def _positions(
     first = page.value if asked is None and page.value in (0, 1) else 1
     return _spellings(
         param,
+        _bracketed(page),
         lambda name: Convention(
             **axes, follow="page", param=name, position_at=page.path, first_page=first
         ),
     )
 
 
-def _spellings(key: str, made: Callable[[str], Convention]) -> Detection:
+def _bracketed(echo: Signal) -> str | None:
+    """An echoed position's key bracketed by the name of the object holding it
+    (`meta.pagination.page` -> `pagination[page]`), or None for one at the top."""
+    return None if echo.parent is None else f"{echo.parent}[{echo.key}]"
+
+
+def _spellings(key: str, bracketed: str | None, made: Callable[[str], Convention]) -> Detection:
     """The convention with the echoed key as its parameter, verified by page 2; then the key in
-    other spellings (`Page` echoed, `page` read; `start-at` echoed, `startAt` read)."""
+    other spellings (`Page` echoed, `page` read; `start-at` echoed, `startAt` read); then, for
+    an echo inside an object, the key bracketed by the object's name (Strapi's
+    `meta.pagination.page` read as `pagination[page]`; JSON:API's `page[number]`)."""
     said = words(key)
-    names = (key, key.lower(), spelled(said, "camelCase"), "_".join(said))
+    names: tuple[str, ...] = (key, key.lower(), spelled(said, "camelCase"), "_".join(said))
+    if bracketed is not None:
+        names += (bracketed,)
     guesses = tuple(made(name) for name in dict.fromkeys(names))
     refusal = (
         f"the service echoes its position as {key!r}, but sending it back (as "
