@@ -70,7 +70,7 @@ def detect(request: PageRequest, response: JSONResponse) -> Detection:
     axes.update(_flags(signals))
     composed = _handed_out(axes, signals, response)
     if composed is None:
-        composed = _positions(axes, signals, request)
+        composed = _positions(axes, signals, request, len(found.items))
     if composed is None:
         composed = _keyset_or_ended(axes, signals, response, found.items)
     if composed is None:
@@ -257,7 +257,7 @@ def _follow_token(
 
 
 def _positions(
-    axes: dict[str, Any], signals: Sequence[Signal], request: PageRequest
+    axes: dict[str, Any], signals: Sequence[Signal], request: PageRequest, count: int
 ) -> Detection | None:
     """The offset or page-number convention a page's echoed position shows, if it shows one."""
     numbers = [s for s in signals if s.kind == "number" and s.header is None]
@@ -269,6 +269,8 @@ def _positions(
     if size is not None:  # echoed size: read, but not sent back under its echoed name
         axes = {**axes, "size_at": size.path}
     if offset is not None:
+        if _announces_next(offset, request, count):
+            return _announced(axes, offset)
         first = offset.value if offset.value in (0, 1) else 0
         return _spellings(
             offset.key,
@@ -288,6 +290,33 @@ def _positions(
             **axes, follow="page", param=name, position_at=page.path, first_page=first
         ),
     )
+
+
+def _announces_next(offset: Signal, request: PageRequest, count: int) -> bool:
+    """Whether a first page's offset announces where the next page starts rather than echoing
+    the one served: none was asked and it is the page's record count (0-based offsets); any
+    other value is neither, and stays refused as an echo that is not the offset served."""
+    asked = int_param(dict(request.params), offset.key)
+    return asked is None and count > 1 and offset.value == count
+
+
+def _announced(axes: dict[str, Any], offset: Signal) -> Detection:
+    """The convention of a list whose offset announces the next page's start (HubSpot's legacy
+    `offset`): sent back as it is, under the key's own name or another spelling of it, each
+    verified by page 2 (a page of new records)."""
+    said = words(offset.key)
+    names = (offset.key, offset.key.lower(), spelled(said, "camelCase"), "_".join(said))
+    bracketed = _bracketed(offset)
+    params = tuple(dict.fromkeys((*names, *((bracketed,) if bracketed else ()))))
+    guesses = tuple(
+        Convention(**axes, follow="token", next_at=offset.path, param=param) for param in params
+    )
+    refusal = (
+        f"the service's {offset.where} is not the offset it served (none was asked), so it "
+        "reads as where the next page starts, but sending it back (as "
+        f"{' or '.join(repr(param) for param in params)}) brought its first page again"
+    )
+    return Detection(guesses[0], guesses, refusal=_advice(refusal, guesses[0], "param"))
 
 
 def _bracketed(echo: Signal) -> str | None:
