@@ -6,10 +6,11 @@ its own; a second continuation must agree with the first), its request parameter
 table and a rule; a guess, verified by page 2), end flags, totals, page counts, echoed positions and
 sizes. They compose into one `Convention`, named after a preset when one reads the page alike.
 
-What cannot be read off the page is tried (`Detection.guesses`): a token's parameter, a keyset
-list's parameter, links relative to the base URL, and, for a page that says nothing although it
-holds a round number of records, whether the service pages anyway (offset, page number, last
-id). Each guess is kept only when page 2 brings new records. A page the axes contradict, or a
+What cannot be read off the page is tried (`Detection.guesses`): a token's parameter (from the
+key, then a table), a keyset list's parameter, links relative to the base URL, an offset that
+announces the next page's start, a link to the list itself under a plain `url` key, and, for a
+page that says nothing although it holds a round number of records, whether the service pages
+anyway (offset, page number, last id). Each guess is kept only when page 2 brings new records. A page the axes contradict, or a
 signal in unknown words, is refused with what was seen.
 """
 
@@ -29,7 +30,13 @@ from remedy_async._paging._read._items import find_items, general_items_path, re
 from remedy_async._paging._read._links import carries, resolve
 from remedy_async._paging._read._page import base_path
 from remedy_async._paging._read._positions import int_param
-from remedy_async._paging._read._signals import Signal, UnreadSignal, body_signals, header_signals
+from remedy_async._paging._read._signals import (
+    Signal,
+    UnreadSignal,
+    body_signals,
+    header_signals,
+    own_links,
+)
 from remedy_async._paging._read._vocabulary import (
     LAST_ID_PARAMS,
     UNKNOWN,
@@ -73,6 +80,8 @@ def detect(request: PageRequest, response: JSONResponse) -> Detection:
         composed = _positions(axes, signals, request, len(found.items))
     if composed is None:
         composed = _keyset_or_ended(axes, signals, response, found.items)
+    if composed is None:
+        composed = _own_link(axes, response, found.path)
     if composed is None:
         return unannounced(Convention(**axes), request, response, found)
     return _named(composed, response, found.path)
@@ -163,6 +172,23 @@ def _keyset_or_ended(
         where = {"next_header": place.header} if place.header else {"next_at": place.path}
         return Detection(Convention(**{**axes, **where, "follow": kind}))
     return None
+
+
+def _own_link(axes: dict[str, Any], response: JSONResponse, items: Path) -> Detection | None:
+    """A page naming no way forward that links to its own list with other parameters under a
+    key saying only that it is a link (Qualys' `WARNING.URL`): followed, verified by page 2;
+    None when it has no such link, or several."""
+    links = own_links(response.body, items, response.url)
+    if len(links) != 1:
+        return None
+    (link,) = links
+    convention = Convention(**axes, follow="url", next_at=link.path)
+    refusal = (
+        f"the response links to its own list with other parameters at {link.where}, but "
+        "following that link brought its first page again (pin the convention the service "
+        "follows with paginator=)"
+    )
+    return Detection(convention, (convention,), refusal=refusal)
 
 
 def _follow_url(

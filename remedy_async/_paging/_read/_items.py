@@ -1,7 +1,8 @@
 """Finds a page's item array: by structure on a first page, or where a convention keeps it.
 
 By structure (`find_items`, for detection): the one array of objects carrying an id (`ID_KEYS`),
-up to three levels deep; the words of `_vocabulary` only break ties. By a convention
+up to three levels deep (six under upper-case keys only: a document rendered from XML elements);
+the words of `_vocabulary` only break ties. By a convention
 (`locate_items`, on every page): the first of its item paths the body has, `{resource}` standing
 for the list's own name in any spelling (`resource_names`), `*` for an object's one array.
 """
@@ -23,6 +24,9 @@ from remedy_async._wire._types import WireFault, json_type_name
 from ._vocabulary import ITEM_WORDS, words
 
 MAX_ITEMS_DEPTH = 3
+MAX_DOCUMENT_DEPTH = 6
+"""How deep items are looked for under upper-case keys only: a document rendered from XML
+elements (Qualys' `HOST_LIST_OUTPUT.RESPONSE.HOST_LIST.HOST`) nests a level per element."""
 ID_KEYS = ("id", "Id", "ID")
 """The keys a record's id is under: what tells an item array from other arrays, and what a
 guess compares pages by."""
@@ -69,8 +73,16 @@ def _arrays(node: dict[str, Any], at: Path, depth: int) -> Iterator[tuple[Path, 
         path = (*at, key)
         if isinstance(value, list):
             yield path, value
-        elif isinstance(value, dict) and depth < MAX_ITEMS_DEPTH:
+        elif isinstance(value, dict) and (
+            depth < MAX_ITEMS_DEPTH or (depth < MAX_DOCUMENT_DEPTH and _elements(path))
+        ):
             yield from _arrays(value, path, depth + 1)
+
+
+def _elements(path: Path) -> bool:
+    """Whether every key of a path is upper case, as the elements of an XML document rendered
+    as JSON are (`HOST_LIST_OUTPUT`, `RESPONSE`): items are looked for deeper under them."""
+    return all(key.isupper() for key in path)
 
 
 def _carries_ids(value: list[Any]) -> bool:

@@ -9,7 +9,8 @@ its `ignore`: a continuation (a link, a token, an integer), a name that speaks o
 unknown words, a flag that more follow (`has_more: true`, `last: false`). A flag saying the end
 while the convention goes on is refused too: the two contradict. Backward cursors are never a
 way forward; a token found inside the URL being followed is that URL's own. Values are never
-shown: they may hold secrets.
+shown: they may hold secrets. A link to the list itself with other parameters, under a key
+that says only that it is a link (`own_links`), is a way forward found by structure.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 from attrs import frozen
+from yarl import URL
 
 from remedy_async._paging._protocol import Convention, PageRequest, PagingFault, Path
 from remedy_async._wire._http import JSONResponse
 
 from ._envelope import link_values
-from ._links import carries, parse_link_header
-from ._vocabulary import NOT_PAGING_HEADERS, UNKNOWN, role_of
+from ._links import carries, parse_link_header, resolve
+from ._vocabulary import NOT_PAGING_HEADERS, UNKNOWN, role_of, words
 
 MAX_SIGNAL_DEPTH = 4
 Kind = Literal["url", "token", "number", "flag", "null"]
@@ -157,6 +159,44 @@ def _link_signals(headers: Mapping[str, str]) -> list[Signal]:
             elif link.rels & {"prev", "previous", "first", "last", "self"}:
                 found.append(Signal((), "Link", "backward", "url", link.target))
     return found
+
+
+LINK_WORDS = frozenset({"url", "uri", "href", "link"})
+"""The words of a key that says only that it holds a link (`URL`, `href`)."""
+
+
+def own_links(body: Any, items: Path, url: URL) -> list[Signal]:
+    """Links under a key that says only that it is a link (`URL`, `href`: no paging word) to
+    the list's own path with parameters the request did not carry (Qualys' `WARNING.URL`,
+    `...&id_min=...`): a way forward read by structure, which page 2 must verify."""
+    found: list[Signal] = []
+    for path, parent, value in _strings(body if isinstance(body, dict) else {}, (), items, None):
+        said = set(words(path[-1]))
+        if not said or not said <= LINK_WORDS or role_of(path[-1], parent) is not None:
+            continue
+        if not looks_like_url(value):
+            continue
+        try:
+            target = resolve(url, value)
+        except ValueError:
+            continue
+        added = set(target.query.items()) - set(url.query.items())
+        if target.origin() == url.origin() and target.path == url.path and added:
+            found.append(Signal(path, None, "forward", "url", value, parent))
+    return found
+
+
+def _strings(
+    node: dict[str, Any], at: Path, items: Path, parent: str | None
+) -> Iterator[tuple[Path, str | None, str]]:
+    for key, value in node.items():
+        path = (*at, key)
+        if path == items:
+            continue
+        if isinstance(value, dict) and len(path) < MAX_SIGNAL_DEPTH:
+            yield from _strings(value, path, items, key)
+        elif isinstance(value, str):
+            yield path, parent, value
 
 
 class UnreadSignal(PagingFault):
