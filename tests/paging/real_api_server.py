@@ -25,8 +25,14 @@ import attrs
 from aiohttp import web
 from attrs import field, frozen
 
-from remedy_async import CONVENTIONS, Convention, PaginationError, RemedyClient, RemedyError
-from remedy_async import _client
+from remedy_async import (
+    CONVENTIONS,
+    Convention,
+    PaginationError,
+    RemedyClient,
+    RemedyError,
+    _client,
+)
 from remedy_async._settings import MAX_PAGE_SIZE
 from tests.loopback import CANARY, Handler, serve_app
 from tests.paging.real_apis import RealApi, Request, make_records

@@ -10,8 +10,8 @@ What cannot be read off the page is tried (`Detection.guesses`): a token's param
 key, then a table), a keyset list's parameter, links relative to the base URL, an offset that
 announces the next page's start, a link to the list itself under a plain `url` key, and, for a
 page that says nothing although it holds a round number of records, whether the service pages
-anyway (offset, page number, last id). Each guess is kept only when page 2 brings new records. A page the axes contradict, or a
-signal in unknown words, is refused with what was seen.
+anyway (offset, page number, last id). Each guess is kept only when page 2 brings new records.
+A page the axes contradict, or a signal in unknown words, is refused with what was seen.
 """
 
 from __future__ import annotations

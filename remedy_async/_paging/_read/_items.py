@@ -72,7 +72,8 @@ def _arrays(node: dict[str, Any], at: Path, depth: int) -> Iterator[tuple[Path, 
     for key, value in node.items():
         path = (*at, key)
         if isinstance(value, list):
-            yield path, value
+            if depth <= MAX_ITEMS_DEPTH or _elements(path):
+                yield path, value
         elif isinstance(value, dict) and (
             depth < MAX_ITEMS_DEPTH or (depth < MAX_DOCUMENT_DEPTH and _elements(path))
         ):

@@ -114,7 +114,7 @@ def test_advice_after_every_guess_failed_names_no_convention_already_tried() -> 
 
     def read_every_guess() -> None:
         nonlocal following
-        while following is not None and len(tried) < 10:  # every guess: page 1 again
+        while following is not None and len(tried) < 50:  # every guess: page 1 again
             tried.append(following.convention)
             following = auto.read(following, page(same)).next
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from remedy_async._paging._detect._compose import Detection
 
 ITEMS = records(3)
-KEYSET_PARAMS = ["starting_after", "after", "after_id"]
+KEYSET_PARAMS = ["starting_after", "after", "after_id", "since_id"]
 NEXT_URL = "https://api.example.com/v1/endpoints?page=2"
 
 
@@ -369,7 +369,8 @@ def test_a_token_guess_is_refused_with_the_parameters_tried() -> None:
 
 
 def test_a_stripe_shaped_list_guesses_its_keyset_parameter() -> None:
-    """`data` + `has_more` (Stripe) tries `starting_after`, `after`, `after_id` in turn."""
+    """`data` + `has_more` (Stripe) tries `starting_after`, `after`, `after_id`, `since_id` in
+    turn."""
     found = detected({"object": "list", "data": ITEMS, "has_more": True})
     assert found.convention == CONVENTIONS["stripe"]
     assert [guess.param for guess in found.guesses] == KEYSET_PARAMS

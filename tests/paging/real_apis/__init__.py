@@ -26,7 +26,8 @@ to show every "lists" expectation is reachable by a client that knows the conven
 Modules, in catalogue order: `security_vendors` (EDR/XDR, scanners), `device_management`
 (MDM, RMM, directories), `asset_inventory` (asset discovery, CMDB), `vuln_data` (vulnerability
 databases, SCA, threat intelligence), `clouds`, `saas_dev_tools`, `saas_enterprise`,
-`saas_business`, `saas_commerce_media`, `saas_platforms`; the kit in `_kit`, distinct shapes in `_shapes`.
+`saas_business`, `saas_commerce_media`, `saas_platforms`; the kit in `_kit`, distinct shapes in
+`_shapes`.
 
 The harness serves each model at the client's collection path, `{base_path}/v1/endpoints`
 (`/v1/endpoints.json` for an API whose list paths end in `.json`: its `extension`); the client's

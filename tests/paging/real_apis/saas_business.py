@@ -128,8 +128,7 @@ ZENDESK_TICKETS_OFFSET = RealApi(
         "https://developer.zendesk.com/api-reference/introduction/pagination/"
         "#using-offset-pagination",
         "https://developer.zendesk.com/api-reference/ticketing/tickets/tickets/#list-tickets",
-        "https://developer.zendesk.com/documentation/ticketing/using-the-zendesk-api/"
-        "side_loading/",
+        "https://developer.zendesk.com/documentation/ticketing/using-the-zendesk-api/side_loading/",
     ),
     shape="items under the resource's name (`tickets`) at a path ending in `.json`; next page "
     "URL at `next_page` (null on the last page) carrying `page` and `per_page`; "

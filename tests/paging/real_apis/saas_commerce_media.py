@@ -50,8 +50,9 @@ SHOPIFY_PRODUCTS = RealApi(
     name="Shopify Admin REST API: Retrieve a list of products (GET /admin/api/{v}/products.json)",
     category=SAAS,
     source=("https://shopify.dev/docs/api/usage/pagination-rest",),
-    shape='items under the resource\'s name (`products`) at a path ending in `.json`; Link header rel="next"/"previous" '
-    "whose URLs carry only `limit` and an opaque `page_info`; no next on the last page",
+    shape="items under the resource's name (`products`) at a path ending in `.json`; Link "
+    'header rel="next"/"previous" whose URLs carry only `limit` and an opaque `page_info`; '
+    "no next on the last page",
     respond=_shopify_products,
     reference=Reference((RESOURCE,), LinkNext()),
     sizing=_SHOPIFY,
