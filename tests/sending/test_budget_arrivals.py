@@ -1,0 +1,192 @@
+"""The client's rate limit where the service counts: arrivals stamped at loopback servers, on
+a virtual clock that lets new connections take time to open (a slow TLS handshake, a slow
+proxy tunnel) while warm ones take none, so a turn taken before the connection would show."""
+
+from __future__ import annotations
+
+import ssl
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+import trustme
+from aiohttp import web
+
+from remedy_async import ClientEvent, RateLimit, RemedyClient
+from tests.fakes import endpoint_record
+from tests.loopback import serve_app
+from tests.sending.parked_time import ParkedTime, SlowHandshakes, SlowTunnels, most_in_any_window
+
+
+class Arrivals:
+    """A service stamping each request's arrival on the test's virtual clock; `/v1/endpoints/
+    {id}` answers the record, or (with `redirect`) sends it on once to `{id}-moved`."""
+
+    def __init__(self, time: ParkedTime, *, redirect: bool = False) -> None:
+        self.time = time
+        self.redirect = redirect
+        self.stamps: list[float] = []
+        self.paths: list[str] = []
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        self.stamps.append(self.time.clock())
+        self.paths.append(request.path)
+        id = request.match_info["id"]
+        if self.redirect and not id.endswith("-moved"):
+            raise web.HTTPTemporaryRedirect(f"/v1/endpoints/{id}-moved")
+        return web.json_response(endpoint_record(id))
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/v1/endpoints/{id}", self.handle)
+        return app
+
+
+@dataclass
+class Setting:
+    """A test's clock, its CA and what the client needs to trust it."""
+
+    time: ParkedTime
+    authority: trustme.CA
+    trusting: ssl.SSLContext
+
+
+@pytest.fixture(scope="module")
+def authority() -> trustme.CA:
+    return trustme.CA()
+
+
+@pytest.fixture
+def setting(authority: trustme.CA) -> Setting:
+    trusting = ssl.create_default_context()
+    authority.configure_trust(trusting)
+    return Setting(ParkedTime(), authority, trusting)
+
+
+async def https_port(
+    service: Arrivals, authority: trustme.CA, stack: list[web.AppRunner]
+) -> int:
+    """Serve `service` over TLS on loopback (the test CA's certificate); its port."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(context)
+    runner = web.AppRunner(service.app(), access_log=None)
+    await runner.setup()
+    stack.append(runner)
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
+    await site.start()
+    port: int = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return port
+
+
+@pytest.fixture
+async def runners() -> AsyncIterator[list[web.AppRunner]]:
+    started: list[web.AppRunner] = []
+    yield started
+    for runner in started:
+        await runner.cleanup()
+
+
+class Waits:
+    """An event hook keeping each attempt's events in order, and the rate limit's waits."""
+
+    def __init__(self) -> None:
+        self.by_attempt: dict[tuple[int | None, int], list[ClientEvent]] = defaultdict(list)
+        self.rate_limit: list[float] = []
+
+    def __call__(self, event: ClientEvent) -> None:
+        self.by_attempt[(event.call_id, event.attempt)].append(event)
+        if event.kind == "wait" and event.detail == "rate limit":
+            assert event.wait is not None
+            self.rate_limit.append(event.wait)
+
+    def at_the_wire(self) -> list[float]:
+        """The rate limit's waits an attempt told of after its request went to the transport."""
+        return [
+            event.wait or 0.0
+            for events in self.by_attempt.values()
+            for index, event in enumerate(events)
+            if event.kind == "wait" and any(e.kind == "request" for e in events[:index])
+        ]
+
+
+async def test_new_and_warm_connections_arrive_within_the_budget(
+    setting: Setting, runners: list[web.AppRunner]
+) -> None:
+    """25 ids at concurrency 25 under 10/s, over TLS connections that take 0.2-0.8 s to open
+    (one warmed first): the service never sees more than 10 in any second, and does see 10."""
+    time = setting.time
+    service = Arrivals(time)
+    port = await https_port(service, setting.authority, runners)
+    waits = Waits()
+    async with SlowHandshakes(port, time, [0.5, 0.2, 0.8]) as relay:
+        async with RemedyClient(
+            f"https://127.0.0.1:{relay.port}",
+            rate_limit=RateLimit(10, per=1.0),
+            ssl_context=setting.trusting,
+            clock=time.clock,
+            sleep=time.sleep,
+            event_hooks=[time, waits],
+        ) as client:
+            await client.endpoints.get("warm-1")
+            await client.endpoints.get("warm-2")
+            ids = [f"ep-{n}" for n in range(25)]
+            results = [result async for result in client.endpoints.get_many(ids, concurrency=25)]
+    assert all(result.ok for result in results), [r.error for r in results if not r.ok]
+    assert len(service.stamps) == 27
+    assert 2 < relay.opened < 27, "new connections and warm ones, mixed"
+    assert set(time.holds) == {0.5, 0.2, 0.8}
+    assert most_in_any_window(service.stamps, 1.0) == 10
+    # every wait the client made was told as a rate-limit wait, and no other
+    assert sorted(waits.rate_limit) == pytest.approx(sorted(time.sleeps))
+    assert waits.at_the_wire(), "some requests waited at the wire, connection in hand"
+
+
+async def test_a_proxy_tunnel_that_takes_time_to_open_keeps_the_budget(
+    setting: Setting, runners: list[web.AppRunner]
+) -> None:
+    """Through a proxy whose CONNECT takes 0.7 s, 15 ids at concurrency 15 under 5/s after
+    two warm-up gets: never more than 5 arrivals in any second at the service."""
+    time = setting.time
+    service = Arrivals(time)
+    port = await https_port(service, setting.authority, runners)
+    async with SlowTunnels(time, 0.7) as proxy:
+        async with RemedyClient(
+            f"https://127.0.0.1:{port}",
+            proxy=proxy.url,
+            rate_limit=RateLimit(5, per=1.0),
+            ssl_context=setting.trusting,
+            clock=time.clock,
+            sleep=time.sleep,
+            event_hooks=[time],
+        ) as client:
+            await client.endpoints.get("warm-1")
+            await client.endpoints.get("warm-2")
+            ids = [f"ep-{n}" for n in range(15)]
+            results = [result async for result in client.endpoints.get_many(ids, concurrency=15)]
+    assert all(result.ok for result in results), [r.error for r in results if not r.ok]
+    assert len(service.stamps) == 17
+    assert 1 < len(proxy.connects) < 17, "tunnels opened and reused"
+    assert most_in_any_window(service.stamps, 1.0) == 5
+
+
+async def test_every_redirect_hop_counts_as_an_arrival(setting: Setting) -> None:
+    """With redirects followed, each hop reaches the service and counts: 9 gets redirected
+    once under 3/s arrive 18 times, never more than 3 in any second."""
+    time = setting.time
+    service = Arrivals(time, redirect=True)
+    async with serve_app(service.app()) as url:
+        async with RemedyClient(
+            url,
+            rate_limit=RateLimit(3, per=1.0),
+            follow_redirects=True,
+            clock=time.clock,
+            sleep=time.sleep,
+            event_hooks=[time],
+        ) as client:
+            ids = [f"ep-{n}" for n in range(9)]
+            results = [result async for result in client.endpoints.get_many(ids, concurrency=9)]
+    assert all(result.ok for result in results), [r.error for r in results if not r.ok]
+    assert len(service.stamps) == 18
+    assert sum(path.endswith("-moved") for path in service.paths) == 9
+    assert most_in_any_window(service.stamps, 1.0) == 3
