@@ -4,6 +4,7 @@ proxy tunnel) while warm ones take none, so a turn taken before the connection w
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from collections import defaultdict
 from collections.abc import AsyncIterator
@@ -13,7 +14,17 @@ import pytest
 import trustme
 from aiohttp import web
 
-from remedy_async import ClientEvent, RateLimit, RemedyClient
+from remedy_async import (
+    APITimeoutError,
+    ClientEvent,
+    MockRequest,
+    MockResponse,
+    MockTransport,
+    RateLimit,
+    RemedyClient,
+    RequestOptions,
+    RetryPolicy,
+)
 from tests.fakes import endpoint_record
 from tests.loopback import serve_app
 from tests.sending.parked_time import ParkedTime, SlowHandshakes, SlowTunnels, most_in_any_window
@@ -190,3 +201,90 @@ async def test_every_redirect_hop_counts_as_an_arrival(setting: Setting) -> None
     assert len(service.stamps) == 18
     assert sum(path.endswith("-moved") for path in service.paths) == 9
     assert most_in_any_window(service.stamps, 1.0) == 3
+
+
+async def test_a_wait_at_the_wire_past_the_timeout_fails_unsent(
+    setting: Setting, runners: list[web.AppRunner]
+) -> None:
+    """Under 2 per 10 s with a 5 s timeout: two gets whose connections took 4 s to open went
+    at 4 s; a third, whose turn came at 10.1 s on a warm connection, would have to wait at the
+    wire until 14.1 s, past its timeout: it fails unsent, naming the rate limit, and its
+    connection goes back to the pool for the next request."""
+    time = setting.time
+    service = Arrivals(time)
+    port = await https_port(service, setting.authority, runners)
+    once = RequestOptions(retry=RetryPolicy(attempts=1))
+    async with SlowHandshakes(port, time, [4.0]) as relay:
+        async with RemedyClient(
+            f"https://127.0.0.1:{relay.port}",
+            rate_limit=RateLimit(2, per=10.0),
+            timeout=5.0,
+            ssl_context=setting.trusting,
+            clock=time.clock,
+            sleep=time.sleep,
+            event_hooks=[time],
+        ) as client:
+            start = time.clock()
+            await asyncio.gather(client.endpoints.get("ep-1"), client.endpoints.get("ep-2"))
+            await time.virtual.sleep(2.0)
+            with pytest.raises(APITimeoutError, match="with its connection in hand"):
+                await client.endpoints.get("ep-3", options=once)
+            assert time.clock() - start == pytest.approx(10.1)
+            await time.virtual.sleep(20.0)
+            await client.endpoints.get("ep-4")
+    assert [stamp - start for stamp in service.stamps] == pytest.approx([4.0, 4.0, 30.1])
+    assert relay.opened == 2
+
+
+async def test_a_mock_transport_counts_each_hop_before_its_handler() -> None:
+    """A MockTransport takes each request's turn just before its handler, as a connection
+    would: 4 gets redirected once under 2/s reach the handler 8 times, 2 in any second."""
+    time = ParkedTime()
+    stamps: list[float] = []
+
+    def handler(request: MockRequest) -> MockResponse:
+        stamps.append(time.clock())
+        if not request.path.endswith("-moved"):
+            return MockResponse(307, {"Location": f"{request.path}-moved"})
+        return MockResponse.json(200, endpoint_record(request.path.rsplit("/", 1)[1]))
+
+    async with RemedyClient(
+        "https://api.test",
+        transport=MockTransport(handler),
+        rate_limit=RateLimit(2, per=1.0),
+        follow_redirects=True,
+        clock=time.clock,
+        sleep=time.sleep,
+        event_hooks=[time],
+    ) as client:
+        await asyncio.gather(*(client.endpoints.get(f"ep-{n}") for n in range(4)))
+    assert len(stamps) == 8
+    assert most_in_any_window(stamps, 1.0) == 2
+
+
+async def test_another_clients_transport_inside_an_attempt_takes_no_turn() -> None:
+    """A handler that calls a second client (no rate limit) inside the first one's attempt:
+    the second client's requests do not take the first one's turn at the wire."""
+    time = ParkedTime()
+    inner = RemedyClient(
+        "https://inner.test",
+        transport=MockTransport(lambda request: MockResponse.json(200, endpoint_record("in"))),
+        clock=time.clock,
+        sleep=time.sleep,
+    )
+
+    async def handler(request: MockRequest) -> MockResponse:
+        found = [await inner.endpoints.get(f"in-{n}") for n in range(3)]
+        return MockResponse.json(200, endpoint_record("out", hostname=str(len(found))))
+
+    async with inner, RemedyClient(
+        "https://api.test",
+        transport=MockTransport(handler),
+        rate_limit=RateLimit(1, per=10.0),
+        clock=time.clock,
+        sleep=time.sleep,
+        event_hooks=[time],
+    ) as client:
+        endpoint = await client.endpoints.get("out")
+    assert endpoint.hostname == "3"
+    assert time.sleeps == []
