@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from remedy_async._sending._budget import RequestBudget, margin
 from tests.fakes import endpoint_record, page
 from tests.loopback import Serve
 from tests.sending.parked_time import SLACK, ParkedTime, most_in_any_window
+
 
 class Stamps:
     """A loopback service stamping each request's arrival on the virtual clock."""

@@ -75,9 +75,7 @@ def setting(authority: trustme.CA) -> Setting:
     return Setting(ParkedTime(), authority, trusting)
 
 
-async def https_port(
-    service: Arrivals, authority: trustme.CA, stack: list[web.AppRunner]
-) -> int:
+async def https_port(service: Arrivals, authority: trustme.CA, stack: list[web.AppRunner]) -> int:
     """Serve `service` over TLS on loopback (the test CA's certificate); its port."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     authority.issue_cert("127.0.0.1").configure_cert(context)
@@ -130,20 +128,22 @@ async def test_new_and_warm_connections_arrive_within_the_budget(
     service = Arrivals(time)
     port = await https_port(service, setting.authority, runners)
     waits = Waits()
-    async with SlowHandshakes(port, time, [0.5, 0.2, 0.8]) as relay:
-        async with RemedyClient(
+    async with (
+        SlowHandshakes(port, time, [0.5, 0.2, 0.8]) as relay,
+        RemedyClient(
             f"https://127.0.0.1:{relay.port}",
             rate_limit=RateLimit(10, per=1.0),
             ssl_context=setting.trusting,
             clock=time.clock,
             sleep=time.sleep,
             event_hooks=[time, waits],
-        ) as client:
-            await client.endpoints.get("warm-1")
-            await client.endpoints.get("warm-2")
-            ids = [f"ep-{n}" for n in range(25)]
-            results = [result async for result in client.endpoints.get_many(ids, concurrency=25)]
-    assert all(result.ok for result in results), [r.error for r in results if not r.ok]
+        ) as client,
+    ):
+        await client.endpoints.get("warm-1")
+        await client.endpoints.get("warm-2")
+        ids = [f"ep-{n}" for n in range(25)]
+        results = [result async for result in client.endpoints.get_many(ids, concurrency=25)]
+    assert all(result.ok for result in results)
     assert len(service.stamps) == 27
     assert 2 < relay.opened < 27, "new connections and warm ones, mixed"
     assert set(time.holds) == {0.5, 0.2, 0.8}
@@ -161,8 +161,9 @@ async def test_a_proxy_tunnel_that_takes_time_to_open_keeps_the_budget(
     time = setting.time
     service = Arrivals(time)
     port = await https_port(service, setting.authority, runners)
-    async with SlowTunnels(time, 0.7) as proxy:
-        async with RemedyClient(
+    async with (
+        SlowTunnels(time, 0.7) as proxy,
+        RemedyClient(
             f"https://127.0.0.1:{port}",
             proxy=proxy.url,
             rate_limit=RateLimit(5, per=1.0),
@@ -170,12 +171,13 @@ async def test_a_proxy_tunnel_that_takes_time_to_open_keeps_the_budget(
             clock=time.clock,
             sleep=time.sleep,
             event_hooks=[time],
-        ) as client:
-            await client.endpoints.get("warm-1")
-            await client.endpoints.get("warm-2")
-            ids = [f"ep-{n}" for n in range(15)]
-            results = [result async for result in client.endpoints.get_many(ids, concurrency=15)]
-    assert all(result.ok for result in results), [r.error for r in results if not r.ok]
+        ) as client,
+    ):
+        await client.endpoints.get("warm-1")
+        await client.endpoints.get("warm-2")
+        ids = [f"ep-{n}" for n in range(15)]
+        results = [result async for result in client.endpoints.get_many(ids, concurrency=15)]
+    assert all(result.ok for result in results)
     assert len(service.stamps) == 17
     assert 1 < len(proxy.connects) < 17, "tunnels opened and reused"
     assert most_in_any_window(service.stamps, 1.0) == 5
@@ -186,18 +188,20 @@ async def test_every_redirect_hop_counts_as_an_arrival(setting: Setting) -> None
     once under 3/s arrive 18 times, never more than 3 in any second."""
     time = setting.time
     service = Arrivals(time, redirect=True)
-    async with serve_app(service.app()) as url:
-        async with RemedyClient(
+    async with (
+        serve_app(service.app()) as url,
+        RemedyClient(
             url,
             rate_limit=RateLimit(3, per=1.0),
             follow_redirects=True,
             clock=time.clock,
             sleep=time.sleep,
             event_hooks=[time],
-        ) as client:
-            ids = [f"ep-{n}" for n in range(9)]
-            results = [result async for result in client.endpoints.get_many(ids, concurrency=9)]
-    assert all(result.ok for result in results), [r.error for r in results if not r.ok]
+        ) as client,
+    ):
+        ids = [f"ep-{n}" for n in range(9)]
+        results = [result async for result in client.endpoints.get_many(ids, concurrency=9)]
+    assert all(result.ok for result in results)
     assert len(service.stamps) == 18
     assert sum(path.endswith("-moved") for path in service.paths) == 9
     assert most_in_any_window(service.stamps, 1.0) == 3
@@ -214,8 +218,9 @@ async def test_a_wait_at_the_wire_past_the_timeout_fails_unsent(
     service = Arrivals(time)
     port = await https_port(service, setting.authority, runners)
     once = RequestOptions(retry=RetryPolicy(attempts=1))
-    async with SlowHandshakes(port, time, [4.0]) as relay:
-        async with RemedyClient(
+    async with (
+        SlowHandshakes(port, time, [4.0]) as relay,
+        RemedyClient(
             f"https://127.0.0.1:{relay.port}",
             rate_limit=RateLimit(2, per=10.0),
             timeout=5.0,
@@ -223,15 +228,16 @@ async def test_a_wait_at_the_wire_past_the_timeout_fails_unsent(
             clock=time.clock,
             sleep=time.sleep,
             event_hooks=[time],
-        ) as client:
-            start = time.clock()
-            await asyncio.gather(client.endpoints.get("ep-1"), client.endpoints.get("ep-2"))
-            await time.virtual.sleep(2.0)
-            with pytest.raises(APITimeoutError, match="with its connection in hand"):
-                await client.endpoints.get("ep-3", options=once)
-            assert time.clock() - start == pytest.approx(10.1)
-            await time.virtual.sleep(20.0)
-            await client.endpoints.get("ep-4")
+        ) as client,
+    ):
+        start = time.clock()
+        await asyncio.gather(client.endpoints.get("ep-1"), client.endpoints.get("ep-2"))
+        await time.virtual.sleep(2.0)
+        with pytest.raises(APITimeoutError, match="with its connection in hand"):
+            await client.endpoints.get("ep-3", options=once)
+        assert time.clock() - start == pytest.approx(10.1)
+        await time.virtual.sleep(20.0)
+        await client.endpoints.get("ep-4")
     assert [stamp - start for stamp in service.stamps] == pytest.approx([4.0, 4.0, 30.1])
     assert relay.opened == 2
 
@@ -277,14 +283,17 @@ async def test_another_clients_transport_inside_an_attempt_takes_no_turn() -> No
         found = [await inner.endpoints.get(f"in-{n}") for n in range(3)]
         return MockResponse.json(200, endpoint_record("out", hostname=str(len(found))))
 
-    async with inner, RemedyClient(
-        "https://api.test",
-        transport=MockTransport(handler),
-        rate_limit=RateLimit(1, per=10.0),
-        clock=time.clock,
-        sleep=time.sleep,
-        event_hooks=[time],
-    ) as client:
+    async with (
+        inner,
+        RemedyClient(
+            "https://api.test",
+            transport=MockTransport(handler),
+            rate_limit=RateLimit(1, per=10.0),
+            clock=time.clock,
+            sleep=time.sleep,
+            event_hooks=[time],
+        ) as client,
+    ):
         endpoint = await client.endpoints.get("out")
     assert endpoint.hostname == "3"
     assert time.sleeps == []
