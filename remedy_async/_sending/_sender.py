@@ -3,7 +3,9 @@
 Every attempt waits out any pause the service asked for and takes one of the client's in-flight
 slots; those waits and the exchange together are bounded by the attempt timeout and by the
 call's deadline, so no call outlives them. A pause or a queue longer than what is left fails the
-attempt at once (RateLimitError with `retry_after`, APITimeoutError). A failed attempt is
+attempt at once (RateLimitError with `retry_after`, APITimeoutError). Under the client's rate
+limit an attempt books its turn up front, and the transport, its connection in hand, awaits
+`_at_wire` for the time each request goes out (`AT_WIRE`). A failed attempt is
 retried as the policy decides; the error that ends the call records how many attempts it sent.
 A redirect is followed only when the client says so, and only where it may be (`redirect_target`,
 pure, no I/O).

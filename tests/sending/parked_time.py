@@ -118,11 +118,10 @@ class SlowHandshakes:
     async def __aexit__(self, *exc_info: object) -> None:
         assert self._server is not None
         self._server.close()
-        for task in list(self._tasks):
-            task.cancel()
+        for writer in self._writers:  # each pump then reads the end of its stream, and stops
+            writer.close()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for writer in self._writers:
-            writer.close()
             with suppress(Exception):
                 await writer.wait_closed()
         with suppress(Exception):
