@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any
 
+import aiohttp
+
 from tests.fakes import VirtualTime
 from tests.proxy import ForwardProxy
 
@@ -33,11 +35,13 @@ class ParkedTime:
     in flight is parked on virtual time: asleep on the client's `sleep` (its turn at the wire),
     or held by a test's link while its connection opens (`holding`).
 
-    A request in flight is one between its `request` event and its `response` or `error` event
-    (pass this object as an event hook). Anything else in flight (bytes on their way, a TLS
-    handshake, a server reading a request) keeps time still, so a server stamping arrivals with
-    `clock` sees each request at the virtual time it left the client, and every virtual second
-    a connection takes to open is one the test asked for.
+    A request in flight is one aiohttp is sending (give the client `trace_configs=[time.traced()]`:
+    from its start to its response or failure), or, with a transport of the test's own, one
+    between its `request` event and its `response` or `error` event (give this object as an
+    event hook). Anything else in flight (bytes on their way, a TLS handshake, a server reading
+    a request) keeps time still, so a server stamping arrivals with `clock` sees each request at
+    the virtual time it left the client, and every virtual second a connection takes to open is
+    one the test asked for.
     """
 
     def __init__(self, start: float = 1000.0) -> None:
@@ -61,6 +65,24 @@ class ParkedTime:
             self.flying.add(task)
         elif event.kind in ("response", "error"):
             self.flying.discard(task)
+
+    def traced(self) -> aiohttp.TraceConfig:
+        """An aiohttp trace config telling the clock which requests are in flight (it needs no
+        events, so the sender's fast path is what runs)."""
+
+        async def started(*_: object) -> None:
+            task = asyncio.current_task()
+            assert task is not None
+            self.flying.add(task)
+
+        async def ended(*_: object) -> None:
+            self.flying.discard(asyncio.current_task())  # type: ignore[arg-type]
+
+        config = aiohttp.TraceConfig()
+        config.on_request_start.append(started)
+        config.on_request_end.append(ended)
+        config.on_request_exception.append(ended)
+        return config
 
     async def sleep(self, seconds: float) -> None:
         """The client's sleep: a request asleep here is parked."""

@@ -119,15 +119,14 @@ class Waits:
         ]
 
 
-async def test_new_and_warm_connections_arrive_within_the_budget(
-    setting: Setting, runners: list[web.AppRunner]
-) -> None:
-    """25 ids at concurrency 25 under 10/s, over TLS connections that take 0.2-0.8 s to open
-    (one warmed first): the service never sees more than 10 in any second, and does see 10."""
+async def mixed_connections(
+    setting: Setting, runners: list[web.AppRunner], **settings: object
+) -> tuple[Arrivals, SlowHandshakes, bool]:
+    """Two gets, then 25 ids at concurrency 25, under 10/s, over TLS connections that take
+    0.5, 0.2 or 0.8 s to open: the service, the relay, and whether the client made events."""
     time = setting.time
     service = Arrivals(time)
     port = await https_port(service, setting.authority, runners)
-    waits = Waits()
     async with (
         SlowHandshakes(port, time, [0.5, 0.2, 0.8]) as relay,
         RemedyClient(
@@ -136,25 +135,46 @@ async def test_new_and_warm_connections_arrive_within_the_budget(
             ssl_context=setting.trusting,
             clock=time.clock,
             sleep=time.sleep,
-            event_hooks=[time, waits],
+            trace_configs=[time.traced()],
+            **settings,  # type: ignore[arg-type]
         ) as client,
     ):
         await client.endpoints.get("warm-1")
         await client.endpoints.get("warm-2")
         ids = [f"ep-{n}" for n in range(25)]
         results = [result async for result in client.endpoints.get_many(ids, concurrency=25)]
+        evented = client._events.active
     assert all(result.ok for result in results)
     assert len(service.stamps) == 27
     assert 2 < relay.opened < 27, "new connections and warm ones, mixed"
     assert set(time.holds) == {0.5, 0.2, 0.8}
+    return service, relay, evented
+
+
+async def test_new_and_warm_connections_arrive_within_the_budget(
+    setting: Setting, runners: list[web.AppRunner], library_logging: str
+) -> None:
+    """25 ids at concurrency 25 under 10/s, over TLS connections that take 0.2-0.8 s to open
+    (one warmed first): the service never sees more than 10 in any second, and does see 10;
+    with events and without (the sender's fast path)."""
+    service, _, evented = await mixed_connections(setting, runners, telemetry=False)
+    assert evented == (library_logging == "logged")
     assert most_in_any_window(service.stamps, 1.0) == 10
-    # every wait the client made was told as a rate-limit wait, and no other
-    assert sorted(waits.rate_limit) == pytest.approx(sorted(time.sleeps))
+
+
+async def test_the_rate_limits_waits_are_told_as_they_are_made(
+    setting: Setting, runners: list[web.AppRunner]
+) -> None:
+    """Every wait for the rate limit, up front or at the wire, is a `wait` event saying how
+    long, and no wait goes untold."""
+    waits = Waits()
+    await mixed_connections(setting, runners, event_hooks=[waits])
+    assert sorted(waits.rate_limit) == pytest.approx(sorted(setting.time.sleeps))
     assert waits.at_the_wire(), "some requests waited at the wire, connection in hand"
 
 
 async def test_a_proxy_tunnel_that_takes_time_to_open_keeps_the_budget(
-    setting: Setting, runners: list[web.AppRunner]
+    setting: Setting, runners: list[web.AppRunner], library_logging: str
 ) -> None:
     """Through a proxy whose CONNECT takes 0.7 s, 15 ids at concurrency 15 under 5/s after
     two warm-up gets: never more than 5 arrivals in any second at the service."""
@@ -170,7 +190,8 @@ async def test_a_proxy_tunnel_that_takes_time_to_open_keeps_the_budget(
             ssl_context=setting.trusting,
             clock=time.clock,
             sleep=time.sleep,
-            event_hooks=[time],
+            trace_configs=[time.traced()],
+            telemetry=False,
         ) as client,
     ):
         await client.endpoints.get("warm-1")
@@ -196,7 +217,7 @@ async def test_every_redirect_hop_counts_as_an_arrival(setting: Setting) -> None
             follow_redirects=True,
             clock=time.clock,
             sleep=time.sleep,
-            event_hooks=[time],
+            trace_configs=[time.traced()],
         ) as client,
     ):
         ids = [f"ep-{n}" for n in range(9)]
@@ -227,7 +248,7 @@ async def test_a_wait_at_the_wire_past_the_timeout_fails_unsent(
             ssl_context=setting.trusting,
             clock=time.clock,
             sleep=time.sleep,
-            event_hooks=[time],
+            trace_configs=[time.traced()],
         ) as client,
     ):
         start = time.clock()
