@@ -1,7 +1,7 @@
 """Virtual time for tests that count arrivals at a loopback server: `ParkedTime`, which moves on
-only while every request in flight is parked on it, and `SlowHandshakes`, a relay that makes
-new connections take virtual time to open while warm ones take none, and `SlowTunnels`, a
-proxy whose tunnels do."""
+only while every request in flight is parked on it; `SlowHandshakes`, a relay that makes new
+connections take virtual time to open while warm ones take none; and `SlowTunnels`, a proxy
+whose tunnels take virtual time to open."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def most_in_any_window(times: Sequence[float], window: float) -> int:
 class ParkedTime:
     """A clock shared by a client and loopback servers that moves on only while every request
     in flight is parked on virtual time: asleep on the client's `sleep` (its turn at the wire),
-    or held by a test's link while its connection opens (`holding`).
+    or waiting on a connection a test's link holds open on virtual time (`hold`).
 
     A request in flight is one aiohttp is sending (give the client `trace_configs=[time.traced()]`:
     from its start to its response or failure), or, with a transport of the test's own, one
