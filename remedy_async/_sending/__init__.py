@@ -4,7 +4,8 @@ In: a `Request`, headers, an `AttemptTimeout` and a `RetryPolicy`. Out: a 2xx `R
 streamed body), else the typed error of the last attempt. Modules: `_sender` (attempts,
 and which redirects to follow), `_retry` (when and how long to wait), `_gate` (the in-flight
 cap, and the pauses a response asks for, shared by every request), `_budget`
-(the client's own rate limit), `_proxies` (which proxy a request goes through), `_events`
+(the client's own rate limit: a turn up front, and a time at the wire once the transport has
+its connection), `_proxies` (which proxy a request goes through), `_events`
 (hooks, DEBUG log, the start and end of each logical call), `_headers`, `_status` (status to
 error), `_transport`, the only module that calls aiohttp, and `_mock` (`MockTransport`: a
 transport that answers from a function, for tests).

@@ -20,6 +20,7 @@ from yarl import URL
 
 from remedy_async._wire._http import AttemptTimeout, Request, Response
 
+from ._budget import AT_WIRE
 from ._transport import StreamedResponse, too_large, transport_error
 
 HeadersInput = Mapping[str, str] | Iterable[tuple[str, str]]
@@ -155,6 +156,9 @@ class MockTransport:
         """Run the handler under the attempt's timeout; its failures as the library's errors."""
         try:
             async with asyncio.timeout(timeout.total):
+                turn = AT_WIRE.get()
+                if turn is not None and turn.transport is self:
+                    await turn.go(request.url)  # under the client's rate limit: as at the wire
                 returned = self.handler(MockRequest(request.method, request.url, headers))
                 answer = await returned if inspect.isawaitable(returned) else returned
         except (TimeoutError, ConnectionError) as exc:

@@ -3,7 +3,9 @@
 Every attempt waits out any pause the service asked for and takes one of the client's in-flight
 slots; those waits and the exchange together are bounded by the attempt timeout and by the
 call's deadline, so no call outlives them. A pause or a queue longer than what is left fails the
-attempt at once (RateLimitError with `retry_after`, APITimeoutError). A failed attempt is
+attempt at once (RateLimitError with `retry_after`, APITimeoutError). Under the client's rate
+limit an attempt books its turn up front, and the transport, its connection in hand, awaits
+`_at_wire` for the time each request goes out (`AT_WIRE`). A failed attempt is
 retried as the policy decides; the error that ends the call records how many attempts it sent.
 A redirect is followed only when the client says so, and only where it may be (`redirect_target`,
 pure, no I/O).
@@ -15,6 +17,8 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from contextvars import Token
+from functools import partial
 from typing import Any, TypeVar
 
 from attrs import evolve
@@ -32,6 +36,7 @@ from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
 from remedy_async._wire._urls import url_problem
 
+from ._budget import AT_WIRE, WireTurn
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
 from ._retry import RetryPolicy, retry_after_seconds
@@ -178,12 +183,15 @@ class Sender:
                 if gate.resume_at > now or gate.budget is not None or not gate.slots.take():
                     now = await self._admitted(request, number, policy, ends_at)
                 sent += 1
+                wire = None if gate.budget is None else self._wire_turn(request, number, ends_at)
                 try:
                     result = await attempt(
                         request, headers, attempt_timeout(timeout, ends_at - now), number
                     )
                 finally:
                     gate.slots.give_back()
+                    if wire is not None:
+                        AT_WIRE.reset(wire)
                 return result if finish is None else finish(result)
             except RemedyError as error:
                 if isinstance(error, APIError):
@@ -279,6 +287,38 @@ class Sender:
             await self._sleep(at - now)
             return self._clock()
         return now
+
+    def _wire_turn(self, request: Request, number: int, ends_at: float) -> Token[WireTurn | None]:
+        """Leave this attempt's turn at the wire for the transport to await (see `_at_wire`)."""
+        go = partial(self._at_wire, request=request, number=number, ends_at=ends_at)
+        return AT_WIRE.set(WireTurn(self.transport, go))
+
+    async def _at_wire(self, url: URL, *, request: Request, number: int, ends_at: float) -> None:
+        """Book the time an attempt's request to `url` goes out under the rate limit, its
+        connection in hand, and wait for it.
+
+        The transport awaits this for every request it sends (a redirect hop, a resend on a
+        fresh connection). A time after `ends_at` is not booked: the attempt fails at once,
+        unsent, with APITimeoutError."""
+        budget, now = self.gate.budget, self._clock()
+        assert budget is not None
+        at = budget.next_at_wire(now)
+        if at <= now:
+            budget.book_wire(now)
+            return
+        if url != request.url:
+            request = Request(request.method, url)
+        if at > ends_at:
+            raise APITimeoutError(
+                f"the client's rate limit ({budget.limit}) would hold this request "
+                f"{at - now:.1f} s with its connection in hand, past its timeout or the call's "
+                "deadline",
+                method=request.method,
+                url=self._shown(request.url),
+            )
+        budget.book_wire(now)
+        self._waiting(request, number, at - now, "rate limit")
+        await self._sleep(at - now)
 
     def _lost(
         self, request: Request, url: str, number: int, started: float, error: BaseException

@@ -26,6 +26,7 @@ from remedy_async._errors import (
 )
 from remedy_async._wire._http import AttemptTimeout, Request, Response
 
+from ._budget import AT_WIRE
 from ._proxies import (
     NO_PROXY,
     PROXY_AUTHENTICATION_REQUIRED,
@@ -161,17 +162,42 @@ def open_session(
     a redirect elsewhere.
     """
     shared = {k: v for k, v in headers.items() if k.lower() not in credential_headers}
+    connector = PacedConnector(
+        limit=max_connections, ssl=ssl_context if ssl_context is not None else True
+    )
     session = aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(
-            limit=max_connections, ssl=ssl_context if ssl_context is not None else True
-        ),
+        connector=connector,
         timeout=_client_timeout(timeout),
         headers=shared,
         trust_env=False,
         cookie_jar=aiohttp.DummyCookieJar(),
         trace_configs=list(trace_configs) or None,
     )
-    return session, AiohttpTransport(session, session_headers=shared, proxies=proxies)
+    transport = AiohttpTransport(session, session_headers=shared, proxies=proxies)
+    connector.transport = transport
+    return session, transport
+
+
+class PacedConnector(aiohttp.TCPConnector):
+    """aiohttp's connector, which lets each request go only when the client's rate limit
+    allows it, once its connection is in hand (from the pool, or opened: TLS done, a proxy's
+    tunnel up), outside aiohttp's connect timeout: the turn the sender left in `AT_WIRE` for
+    `transport`, if any."""
+
+    transport: object = None
+
+    async def connect(
+        self, req: aiohttp.ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
+    ) -> aiohttp.connector.Connection:
+        connection = await super().connect(req, traces, timeout)
+        turn = AT_WIRE.get()
+        if turn is not None and turn.transport is self.transport:
+            try:
+                await turn.go(req.url)
+            except BaseException:
+                connection.release()
+                raise
+        return connection
 
 
 TLS_FAILURES = (ssl.SSLError, aiohttp.ClientSSLError)
