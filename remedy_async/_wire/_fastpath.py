@@ -181,14 +181,29 @@ class _Generator:
         read_some.append("unknown = not data.keys() <= _known")
         if others:
             read_some.append("if unknown and data.keys().isdisjoint(_others): raise _STEP_ASIDE")
+        # The unknown keys, kept in `extra`: with every field present, the record less the
+        # fields (a copy and a `del` per field, in C, where a filtering comprehension visits
+        # every key in Python); otherwise, the keys outside the fields.
+        all_extra: list[str] = []
+        if self._build:
+            all_extra = [
+                "else:",
+                f"    if len(data) == {len(fields)}: extra = {{}}",
+                "    else:",
+                "        extra = data.copy()",
+                *(f"        del extra[{key!r}]" for key in wire),
+            ]
+            read_some.append(
+                "extra = {k: v for k, v in data.items() if k not in _known} if unknown else {}"
+            )
         body = [
             "if data.__class__ is not dict: raise _STEP_ASIDE",
             f"if len(data) >= {len(fields)}:",
             "    try:",
             *(f"        {line}" for line in read_all),
-            f"        unknown = len(data) != {len(fields)}",
             "    except KeyError:",
             *(f"        {line}" for line in read_some),
+            *(f"    {line}" for line in all_extra),
             "else:",
             *(f"    {line}" for line in read_some),
         ]
@@ -203,7 +218,7 @@ class _Generator:
         body.append("record = _new(_builder)")
         body += [f"record.{field.name} = v{index}" for index, field in enumerate(fields)]
         body += [
-            "record.extra = {k: v for k, v in data.items() if k not in _known} if unknown else {}",
+            "record.extra = extra",
             "record.__class__ = _model",
             "return record",
         ]
