@@ -95,44 +95,49 @@ class _Generator:
 
     def convert(self, var: str, type_: Any, index: int) -> list[str]:
         """Lines turning the wire value in `var` into the attribute value; None passes only
-        where the type admits it (a required, non-nullable field refuses null)."""
-        nullable = type(None) in union_members(type_)
-        lines = [] if nullable else [f"if {var} is None: raise _STEP_ASIDE"]
-        return lines + self._convert_present(var, type_, index)
+        where the type admits it (a required, non-nullable field refuses null).
 
-    def _convert_present(self, var: str, type_: Any, index: int) -> list[str]:
+        A required field's lines refuse null by the type test they make anyway (None is not a
+        str; `fromisoformat(None)` and a nested function given None step aside), so the
+        common case pays for one test a field."""
+        nullable = type(None) in union_members(type_)
+        # `... and v is not None` lets null through where the type admits it.
+        or_null = f" and {var} is not None" if nullable else ""
         enum_type = open_enum_of(type_)
         if enum_type is not None and not self._build:
-            return [f"if {var}.__class__ is not str and {var} is not None: raise _STEP_ASIDE"]
+            return [f"if {var}.__class__ is not str{or_null}: raise _STEP_ASIDE"]
         if enum_type is not None:
             self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
+            refuse = f"elif {var} is not None:" if nullable else "else:"
             return [
                 f"if {var}.__class__ is str: {var} = _members{index}[{var}]",
-                f"elif {var} is not None: raise _STEP_ASIDE",
+                f"{refuse} raise _STEP_ASIDE",
             ]
         inner = _optional_member(type_)
         if inner in (str, bool, int):
-            return [
-                f"if {var}.__class__ is not {inner.__name__} and {var} is not None:",
-                "    raise _STEP_ASIDE",
-            ]
+            return [f"if {var}.__class__ is not {inner.__name__}{or_null}: raise _STEP_ASIDE"]
         if inner is float:
-            return [
-                f"if {var}.__class__ is not float and {var} is not None: {var} = _number({var})"
-            ]
+            return [f"if {var}.__class__ is not float{or_null}: {var} = _number({var})"]
         if inner is datetime:
-            return [
-                f"if {var} is not None:",
-                f"    {var} = _fromisoformat({var})",
-                f"    if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
+            parse = [
+                f"{var} = _fromisoformat({var})",
+                f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
             ]
+            return (
+                [f"if {var} is not None:", *(f"    {line}" for line in parse)]
+                if nullable
+                else parse
+            )
         if isinstance(inner, type) and attrs.has(inner):
             self.names[f"_nested{index}"] = self._fast_for(inner)
-            return [f"if {var} is not None: {var} = _nested{index}({var})"]
+            if nullable:
+                return [f"if {var} is not None: {var} = _nested{index}({var})"]
+            return [f"{var} = _nested{index}({var})"]
+        refuse_null = [] if nullable else [f"if {var} is None: raise _STEP_ASIDE"]
         if typing.get_origin(inner) is tuple:
-            return self._convert_tuple(var, typing.get_args(inner)[0], index)
+            return refuse_null + self._convert_tuple(var, typing.get_args(inner)[0], index)
         if inner is Any:
-            return []
+            return refuse_null
         raise TypeError(f"no fast conversion for {type_!r}")
 
     def _convert_tuple(self, var: str, element: Any, index: int) -> list[str]:
