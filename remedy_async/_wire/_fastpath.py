@@ -95,44 +95,49 @@ class _Generator:
 
     def convert(self, var: str, type_: Any, index: int) -> list[str]:
         """Lines turning the wire value in `var` into the attribute value; None passes only
-        where the type admits it (a required, non-nullable field refuses null)."""
-        nullable = type(None) in union_members(type_)
-        lines = [] if nullable else [f"if {var} is None: raise _STEP_ASIDE"]
-        return lines + self._convert_present(var, type_, index)
+        where the type admits it (a required, non-nullable field refuses null).
 
-    def _convert_present(self, var: str, type_: Any, index: int) -> list[str]:
+        A required field's lines refuse null by the type test they make anyway (None is not a
+        str; `fromisoformat(None)` and a nested function given None step aside), so the
+        common case pays for one test a field."""
+        nullable = type(None) in union_members(type_)
+        # `... and v is not None` lets null through where the type admits it.
+        or_null = f" and {var} is not None" if nullable else ""
         enum_type = open_enum_of(type_)
         if enum_type is not None and not self._build:
-            return [f"if {var}.__class__ is not str and {var} is not None: raise _STEP_ASIDE"]
+            return [f"if {var}.__class__ is not str{or_null}: raise _STEP_ASIDE"]
         if enum_type is not None:
             self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
+            refuse = f"elif {var} is not None:" if nullable else "else:"
             return [
                 f"if {var}.__class__ is str: {var} = _members{index}[{var}]",
-                f"elif {var} is not None: raise _STEP_ASIDE",
+                f"{refuse} raise _STEP_ASIDE",
             ]
         inner = _optional_member(type_)
         if inner in (str, bool, int):
-            return [
-                f"if {var}.__class__ is not {inner.__name__} and {var} is not None:",
-                "    raise _STEP_ASIDE",
-            ]
+            return [f"if {var}.__class__ is not {inner.__name__}{or_null}: raise _STEP_ASIDE"]
         if inner is float:
-            return [
-                f"if {var}.__class__ is not float and {var} is not None: {var} = _number({var})"
-            ]
+            return [f"if {var}.__class__ is not float{or_null}: {var} = _number({var})"]
         if inner is datetime:
-            return [
-                f"if {var} is not None:",
-                f"    {var} = _fromisoformat({var})",
-                f"    if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
+            parse = [
+                f"{var} = _fromisoformat({var})",
+                f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
             ]
+            return (
+                [f"if {var} is not None:", *(f"    {line}" for line in parse)]
+                if nullable
+                else parse
+            )
         if isinstance(inner, type) and attrs.has(inner):
             self.names[f"_nested{index}"] = self._fast_for(inner)
-            return [f"if {var} is not None: {var} = _nested{index}({var})"]
+            if nullable:
+                return [f"if {var} is not None: {var} = _nested{index}({var})"]
+            return [f"{var} = _nested{index}({var})"]
+        refuse_null = [] if nullable else [f"if {var} is None: raise _STEP_ASIDE"]
         if typing.get_origin(inner) is tuple:
-            return self._convert_tuple(var, typing.get_args(inner)[0], index)
+            return refuse_null + self._convert_tuple(var, typing.get_args(inner)[0], index)
         if inner is Any:
-            return []
+            return refuse_null
         raise TypeError(f"no fast conversion for {type_!r}")
 
     def _convert_tuple(self, var: str, element: Any, index: int) -> list[str]:
@@ -181,14 +186,29 @@ class _Generator:
         read_some.append("unknown = not data.keys() <= _known")
         if others:
             read_some.append("if unknown and data.keys().isdisjoint(_others): raise _STEP_ASIDE")
+        # The unknown keys, kept in `extra`: with every field present, the record less the
+        # fields (a copy and a `del` per field, in C, where a filtering comprehension visits
+        # every key in Python); otherwise, the keys outside the fields.
+        all_extra: list[str] = []
+        if self._build:
+            all_extra = [
+                "else:",
+                f"    if len(data) == {len(fields)}: extra = {{}}",
+                "    else:",
+                "        extra = data.copy()",
+                *(f"        del extra[{key!r}]" for key in wire),
+            ]
+            read_some.append(
+                "extra = {k: v for k, v in data.items() if k not in _known} if unknown else {}"
+            )
         body = [
             "if data.__class__ is not dict: raise _STEP_ASIDE",
             f"if len(data) >= {len(fields)}:",
             "    try:",
             *(f"        {line}" for line in read_all),
-            f"        unknown = len(data) != {len(fields)}",
             "    except KeyError:",
             *(f"        {line}" for line in read_some),
+            *(f"    {line}" for line in all_extra),
             "else:",
             *(f"    {line}" for line in read_some),
         ]
@@ -203,7 +223,7 @@ class _Generator:
         body.append("record = _new(_builder)")
         body += [f"record.{field.name} = v{index}" for index, field in enumerate(fields)]
         body += [
-            "record.extra = {k: v for k, v in data.items() if k not in _known} if unknown else {}",
+            "record.extra = extra",
             "record.__class__ = _model",
             "return record",
         ]

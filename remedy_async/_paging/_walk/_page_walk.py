@@ -281,14 +281,16 @@ class PageWalk:
             del prepared, response, result  # not kept alive while the next page is fetched
             if following is None or remaining == 0:
                 return
-            if aligned is None and request_identity(following) in seen:
-                raise PaginationError(
-                    "the service sent a next-page request already followed in this list "
-                    f"({self._describe(following)}); stopping rather than repeating items",
-                    method="GET",
-                    url=self._shown(url),
-                )
-            seen.add(request_identity(following))
+            if aligned is None:  # a proven page's own alignment refuses a repeat
+                identity = request_identity(following)
+                if identity in seen:
+                    raise PaginationError(
+                        "the service sent a next-page request already followed in this list "
+                        f"({self._describe(following)}); stopping rather than repeating items",
+                        method="GET",
+                        url=self._shown(url),
+                    )
+                seen.add(identity)
             request, skip = following, 0
 
     def _begin_proof(
