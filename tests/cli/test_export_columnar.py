@@ -63,7 +63,8 @@ async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
         by_id = sorted(expected, key=lambda record: record["id"])
         assert duckdb_records(database, resource) == by_id, resource
     parquet = pq.ParquetFile(tmp_path / "parquet" / "vulnerability-findings.parquet")
-    assert parquet.metadata.num_row_groups > 1  # a row group per page
+    assert parquet.metadata.num_row_groups == 1  # pages gathered into one row group
+    assert parquet.metadata.row_group(0).column(0).compression == "ZSTD"
     critical = sum(
         record["severity"] == "critical" for record in published.records["vulnerability-findings"]
     )
