@@ -11,6 +11,8 @@ service sends. `records_of(batch)` turns a batch back into wire dicts.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from operator import itemgetter
@@ -77,6 +79,7 @@ def _json_bytes(value: object) -> bytes | None:
     return None if value is None else orjson.dumps(value)
 
 
+@functools.cache
 def _cast() -> tuple[Any, Any]:
     """Arrow's cast kernel and its options, from the compiled module `pyarrow.compute` wraps:
     importing that module builds a wrapper for every kernel (about 40 ms at start-up), this one
@@ -110,12 +113,26 @@ class _Plan:
     type: Any
     children: tuple[_Plan, ...] = ()
     fields: tuple[Any, ...] = ()
+    wire_type: Any = None
+    """The type Arrow converts the column's wire values into by itself (a timestamp as its
+    string, a struct of such types); None for a column whose values need Python (JSON)."""
 
     @classmethod
     def of(cls, column: Column) -> _Plan:
+        pa = _pa()
         children = tuple(cls.of(child) for child in column.children)
         fields = tuple(arrow_field(child) for child in column.children)
-        return cls(column, arrow_type(column), children, fields)
+        wire_type: Any = None
+        if column.kind == "timestamp":
+            wire_type = pa.string()
+        elif column.kind == "struct":
+            if all(child.wire_type is not None for child in children):
+                wire_type = pa.struct(
+                    [pa.field(child.column.name, child.wire_type) for child in children]
+                )
+        elif column.kind != "json":
+            wire_type = arrow_type(column)
+        return cls(column, arrow_type(column), children, fields, wire_type)
 
     def array(self, pa: Any, values: Sequence[Any]) -> Any:
         """The column's Arrow array from its values (dicts for a struct; None for null)."""
@@ -151,22 +168,52 @@ class BatchBuilder:
         self._known = frozenset(self._names)
         self._nested = nested_columns(columns[:-1])
         self._structs = tuple(
-            (index, plan.column.known)
-            for index, plan in enumerate(self._plans)
+            (plan.column.name, plan.column.known)
+            for plan in self._plans
             if plan.column.kind == "struct"
         )
+        pa = _pa()
+        direct = [(i, plan) for i, plan in enumerate(self._plans) if plan.wire_type is not None]
+        self._direct = tuple(i for i, _ in direct)
+        self._in_python = tuple(
+            (i, plan) for i, plan in enumerate(self._plans) if plan.wire_type is None
+        )
+        self._wire = pa.struct([pa.field(plan.column.name, plan.wire_type) for _, plan in direct])
+        typed = pa.struct([pa.field(plan.column.name, plan.type) for _, plan in direct])
+        self._typed = None if typed == self._wire else typed
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
         """One RecordBatch of these rows, in the resource's fixed schema."""
         pa = _pa()
-        try:
+        failures = (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError)
+        with contextlib.suppress(*failures):
+            return self._build_direct(pa, rows)
+        try:  # Arrow refused a value (a zoneless time): column by column, Python's parsing
             return self._build(pa, rows)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+        except failures:
             # A value Arrow does not take as served: write each row as the model reads it.
             model = self.model
             return self._build(
                 pa, [to_wire(from_wire(model, row), CONTRACT_NAMING) for row in rows]
             )
+
+    def _build_direct(self, pa: Any, rows: Sequence[Mapping[str, Any]]) -> Any:
+        """The batch with Arrow reading the rows' dicts itself: the columns it converts as they
+        are served (all but JSON ones) as one struct array of the wire types, then one cast
+        of its timestamp strings (and nested ones) to timestamps."""
+        arrays: list[Any] = [None] * len(self._plans)
+        if self._direct:
+            wire = pa.array(rows, self._wire)
+            if self._typed is not None:
+                call, options = _cast()
+                wire = call("cast", [wire], options(self._typed))
+            for slot, index in enumerate(self._direct):
+                arrays[index] = wire.field(slot)
+        for index, plan in self._in_python:
+            name = plan.column.name
+            arrays[index] = plan.array(pa, [row.get(name) for row in rows])
+        arrays.append(pa.array(self._extras(rows), pa.string()))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
     def _values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
         try:
@@ -182,12 +229,10 @@ class BatchBuilder:
         else:
             columns = [() for _ in plans]
         arrays = [plan.array(pa, column) for plan, column in zip(plans, columns, strict=True)]
-        arrays.append(pa.array(self._extras(rows, columns), pa.string()))
+        arrays.append(pa.array(self._extras(rows), pa.string()))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
-    def _extras(
-        self, rows: Sequence[Mapping[str, Any]], columns: Sequence[Sequence[Any]]
-    ) -> list[Any]:
+    def _extras(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
         """The `extra` cells: null for a row whose keys (and nested keys) its columns hold."""
         known = self._known
         dumps = orjson.dumps
@@ -200,16 +245,16 @@ class BatchBuilder:
                 if row.keys() <= known:
                     extras.append(None)
                     continue
-                extra = row.copy()
+                extra = dict(row)
                 for name in names:
                     extra.pop(name, None)
                 extras.append(dumps(extra))
             return extras
         plain = [row.keys() <= known for row in rows]
-        for index, inner in self._structs:
+        for name, inner in self._structs:
             plain = [
-                ok and (value.__class__ is not dict or value.keys() <= inner)
-                for ok, value in zip(plain, columns[index], strict=True)
+                ok and ((value := row.get(name)).__class__ is not dict or value.keys() <= inner)
+                for ok, row in zip(plain, rows, strict=True)
             ]
         nested = self._nested
         return [
