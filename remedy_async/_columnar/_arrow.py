@@ -198,8 +198,12 @@ class BatchBuilder:
             (i, plan) for i, plan in enumerate(self._plans) if plan.wire_type is None
         )
         self._wire = pa.struct([pa.field(plan.column.name, plan.wire_type) for _, plan in direct])
-        typed = pa.struct([pa.field(plan.column.name, plan.type) for _, plan in direct])
-        self._typed = None if typed == self._wire else typed
+        self._casts = tuple(
+            (slot, plan.type)
+            for slot, (_, plan) in enumerate(direct)
+            if plan.wire_type != plan.type
+        )
+        """The columns read as strings to cast (timestamps, structs holding some), by slot."""
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
         """One RecordBatch of these rows, in the resource's fixed schema."""
@@ -218,16 +222,18 @@ class BatchBuilder:
 
     def _build_direct(self, pa: Any, rows: Sequence[Mapping[str, Any]]) -> Any:
         """The batch with Arrow reading the rows' dicts itself: the columns it converts as they
-        are served (all but JSON ones) as one struct array of the wire types, then one cast
-        of its timestamp strings (and nested ones) to timestamps."""
+        are served (all but JSON ones) as one struct array of the wire types, then a cast of
+        each column of timestamp strings (or struct holding some) to its type."""
         arrays: list[Any] = [None] * len(self._plans)
         if self._direct:
             wire = pa.array(rows, self._wire)
-            if self._typed is not None:
-                call, options = _cast()
-                wire = call("cast", [wire], options(self._typed))
             for slot, index in enumerate(self._direct):
                 arrays[index] = wire.field(slot)
+            if self._casts:
+                call, options = _cast()
+                for slot, type_ in self._casts:
+                    index = self._direct[slot]
+                    arrays[index] = call("cast", [arrays[index]], options(type_))
         for index, plan in self._in_python:
             name = plan.column.name
             arrays[index] = plan.array(pa, [row.get(name) for row in rows])
