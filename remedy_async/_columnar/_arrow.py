@@ -2,11 +2,13 @@
 
 `arrow_batches(pager)` returns `ArrowBatches`: an async iterable of `pyarrow.RecordBatch`, one
 per page as pages arrive (or exactly `batch_rows` rows each), built from checked wire dicts
-(`_checked`), with the resume token of the row after its latest batch. Columns are built
-a column at a time from the page's values; a value the service sent in a form Arrow does not
-take as it is (an integer id, a timestamp without a zone, `3.0` for an integer) is written
-first by `to_wire` as the model reads it, so every batch has the same schema whatever the
-service sends. `records_of(batch)` turns a batch back into wire dicts.
+(`_checked`), with the resume token of the row after its latest batch. Arrow reads a page's
+dicts itself, every column but the JSON ones in one pass, then casts the timestamp strings;
+`extra` is one JSON text per row, made in Python. A time Arrow does not parse (one without a
+zone) is parsed column by column as the check parses it; a value Arrow does not take as it is
+(an integer id, `3.0` for an integer) is written first by `to_wire` as the model reads it, so
+every batch has the same schema whatever the service sends. `records_of(batch)` turns a batch
+back into wire dicts.
 """
 
 from __future__ import annotations
