@@ -2,17 +2,23 @@
 
 `arrow_batches(pager)` returns `ArrowBatches`: an async iterable of `pyarrow.RecordBatch`, one
 per page as pages arrive (or exactly `batch_rows` rows each), built from checked wire dicts
-(`_checked`), with the resume token of the row after its latest batch. Columns are built
-a column at a time from the page's values; a value the service sent in a form Arrow does not
-take as it is (an integer id, a timestamp without a zone, `3.0` for an integer) is written
-first by `to_wire` as the model reads it, so every batch has the same schema whatever the
-service sends. `records_of(batch)` turns a batch back into wire dicts.
+(`_checked`), with the resume token of the row after its latest batch. Arrow reads a page's
+dicts itself, every column but the JSON ones in one pass, then casts the timestamp strings;
+`extra` is one JSON text per row, made in Python. A time Arrow does not parse (one without a
+zone) is parsed column by column as the check parses it; a value Arrow does not take as it is
+(an integer id, `3.0` for an integer) is written first by `to_wire` as the model reads it, so
+every batch has the same schema whatever the service sends. `records_of(batch)` turns a batch
+back into wire dicts.
 """
 
 from __future__ import annotations
 
+import array
+import contextlib
+import functools
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import datetime
+from itertools import accumulate
 from operator import itemgetter
 from typing import Any
 
@@ -72,8 +78,52 @@ def arrow_schema(model: type[Any]) -> Any:
     return schema
 
 
-def _json_text(value: object) -> str | None:
-    return None if value is None else orjson.dumps(value).decode()
+def _json_bytes(value: object) -> bytes | None:
+    """A value as JSON for a string column (Arrow takes the UTF-8 bytes as they are)."""
+    return None if value is None else orjson.dumps(value)
+
+
+@functools.cache
+def _cast() -> tuple[Any, Any]:
+    """Arrow's cast kernel and its options, from the compiled module `pyarrow.compute` wraps:
+    importing that module builds a wrapper for every kernel (about 40 ms at start-up), this one
+    about 10 ms."""
+    compute = require("pyarrow._compute", PURPOSE)
+    return compute.call_function, compute.CastOptions
+
+
+def _timestamps(pa: Any, values: Sequence[Any], type_: Any) -> Any:
+    """A timestamp column from its wire strings, parsed as the check parsed them.
+
+    Arrow parses a page of ISO 8601 strings with a zone (`Z`, `+05:30`) in one cast, a third of
+    the time of `datetime.fromisoformat` value by value; where it agrees to parse, it reads
+    what `fromisoformat` reads. What it refuses (a zoneless time, which the model reads as UTC,
+    more than six digits of a second, a comma before the fraction, a non-string) is parsed as
+    the check parsed it, value by value.
+    """
+    try:
+        call, options = _cast()
+        return call("cast", [pa.array(values, pa.string())], options(type_))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        parse = datetime.fromisoformat
+        return pa.array([None if v is None else parse(v) for v in values], type_)
+
+
+def _json_column(pa: Any, texts: list[bytes | None]) -> Any:
+    """A string column of JSON texts (None for null): with no null, the texts joined as its
+    data and their lengths as its offsets (orjson writes valid UTF-8, so there is nothing to
+    check, and nothing is copied twice)."""
+    if not texts or None in texts:
+        return pa.array(texts, pa.string())
+    offsets = array.array("i", [0])
+    try:
+        offsets.extend(accumulate(map(len, texts)))  # type: ignore[arg-type]
+    except OverflowError:  # over 2 GiB: Arrow makes chunks of it
+        return pa.array(texts, pa.string())
+    data = b"".join(texts)  # type: ignore[arg-type]
+    return pa.Array.from_buffers(
+        pa.string(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
 
 
 @frozen
@@ -84,23 +134,34 @@ class _Plan:
     type: Any
     children: tuple[_Plan, ...] = ()
     fields: tuple[Any, ...] = ()
+    wire_type: Any = None
+    """The type Arrow converts the column's wire values into by itself (a timestamp as its
+    string, a struct of such types); None for a column whose values need Python (JSON)."""
 
     @classmethod
     def of(cls, column: Column) -> _Plan:
+        pa = _pa()
         children = tuple(cls.of(child) for child in column.children)
         fields = tuple(arrow_field(child) for child in column.children)
-        return cls(column, arrow_type(column), children, fields)
+        wire_type: Any = None
+        if column.kind == "timestamp":
+            wire_type = pa.string()
+        elif column.kind == "struct":
+            if all(child.wire_type is not None for child in children):
+                wire_type = pa.struct(
+                    [pa.field(child.column.name, child.wire_type) for child in children]
+                )
+        elif column.kind != "json":
+            wire_type = arrow_type(column)
+        return cls(column, arrow_type(column), children, fields, wire_type)
 
     def array(self, pa: Any, values: Sequence[Any]) -> Any:
         """The column's Arrow array from its values (dicts for a struct; None for null)."""
         kind = self.column.kind
         if kind == "timestamp":
-            # Parsed here as the check parsed them (a zoneless one is UTC): as fast as Arrow's
-            # own cast, without importing pyarrow.compute (tens of milliseconds at start-up).
-            parse = datetime.fromisoformat
-            return pa.array([None if v is None else parse(v) for v in values], self.type)
+            return _timestamps(pa, values, self.type)
         if kind == "json":
-            return pa.array([_json_text(value) for value in values], pa.string())
+            return pa.array([_json_bytes(value) for value in values], pa.string())
         if kind == "struct":
             children = [
                 child.array(pa, [None if v is None else v.get(child.column.name) for v in values])
@@ -128,22 +189,58 @@ class BatchBuilder:
         self._known = frozenset(self._names)
         self._nested = nested_columns(columns[:-1])
         self._structs = tuple(
-            (index, plan.column.known)
-            for index, plan in enumerate(self._plans)
+            (plan.column.name, plan.column.known)
+            for plan in self._plans
             if plan.column.kind == "struct"
         )
+        pa = _pa()
+        direct = [(i, plan) for i, plan in enumerate(self._plans) if plan.wire_type is not None]
+        self._direct = tuple(i for i, _ in direct)
+        self._in_python = tuple(
+            (i, plan) for i, plan in enumerate(self._plans) if plan.wire_type is None
+        )
+        self._wire = pa.struct([pa.field(plan.column.name, plan.wire_type) for _, plan in direct])
+        self._casts = tuple(
+            (slot, plan.type)
+            for slot, (_, plan) in enumerate(direct)
+            if plan.wire_type != plan.type
+        )
+        """The columns read as strings to cast (timestamps, structs holding some), by slot."""
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> Any:
         """One RecordBatch of these rows, in the resource's fixed schema."""
         pa = _pa()
-        try:
+        failures = (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError)
+        with contextlib.suppress(*failures):
+            return self._build_direct(pa, rows)
+        try:  # Arrow refused a value (a zoneless time): column by column, Python's parsing
             return self._build(pa, rows)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+        except failures:
             # A value Arrow does not take as served: write each row as the model reads it.
             model = self.model
             return self._build(
                 pa, [to_wire(from_wire(model, row), CONTRACT_NAMING) for row in rows]
             )
+
+    def _build_direct(self, pa: Any, rows: Sequence[Mapping[str, Any]]) -> Any:
+        """The batch with Arrow reading the rows' dicts itself: the columns it converts as they
+        are served (all but JSON ones) as one struct array of the wire types, then a cast of
+        each column of timestamp strings (or struct holding some) to its type."""
+        arrays: list[Any] = [None] * len(self._plans)
+        if self._direct:
+            wire = pa.array(rows, self._wire)
+            for slot, index in enumerate(self._direct):
+                arrays[index] = wire.field(slot)
+            if self._casts:
+                call, options = _cast()
+                for slot, type_ in self._casts:
+                    index = self._direct[slot]
+                    arrays[index] = call("cast", [arrays[index]], options(type_))
+        for index, plan in self._in_python:
+            name = plan.column.name
+            arrays[index] = plan.array(pa, [row.get(name) for row in rows])
+        arrays.append(_json_column(pa, self._extras(rows)))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
     def _values(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
         try:
@@ -159,23 +256,36 @@ class BatchBuilder:
         else:
             columns = [() for _ in plans]
         arrays = [plan.array(pa, column) for plan, column in zip(plans, columns, strict=True)]
-        arrays.append(pa.array(self._extras(rows, columns), pa.string()))
+        arrays.append(_json_column(pa, self._extras(rows)))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
-    def _extras(
-        self, rows: Sequence[Mapping[str, Any]], columns: Sequence[Sequence[Any]]
-    ) -> list[Any]:
+    def _extras(self, rows: Sequence[Mapping[str, Any]]) -> list[bytes | None]:
         """The `extra` cells: null for a row whose keys (and nested keys) its columns hold."""
         known = self._known
+        dumps = orjson.dumps
+        if not self._structs:
+            # Nothing nested to look into: a row's extra is the row without its columns, as
+            # one copy of the dict less each column's key (twice as fast as picking the others).
+            names = self._names
+            extras: list[bytes | None] = []
+            for row in rows:
+                if row.keys() <= known:
+                    extras.append(None)
+                    continue
+                extra = dict(row)
+                for name in names:
+                    extra.pop(name, None)
+                extras.append(dumps(extra))
+            return extras
         plain = [row.keys() <= known for row in rows]
-        for index, inner in self._structs:
+        for name, inner in self._structs:
             plain = [
-                ok and (value.__class__ is not dict or value.keys() <= inner)
-                for ok, value in zip(plain, columns[index], strict=True)
+                ok and ((value := row.get(name)).__class__ is not dict or value.keys() <= inner)
+                for ok, row in zip(plain, rows, strict=True)
             ]
         nested = self._nested
         return [
-            None if ok else _json_text(unknown_keys(row, known, nested) or None)
+            None if ok else _json_bytes(unknown_keys(row, known, nested) or None)
             for ok, row in zip(plain, rows, strict=True)
         ]
 

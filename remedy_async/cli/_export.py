@@ -3,8 +3,8 @@
 Resources export concurrently, page by page, in constant memory. See `_checkpoint` for the
 files and the checkpoint; in short, each resource is written to `<name>.<format>.part`,
 checkpointed as pages arrive (`_checkpoint`), and renamed to `<name>.<format>` once complete (a
-Parquet file is written from the `.part` Arrow stream then, `_parquet`). Records are written
-as the service sent them once their model accepted them (`remedy_async.columnar.
+Parquet file is written beside it as pages arrive, and completed then: `_parquet`). Records
+are written as the service sent them once their model accepted them (`remedy_async.columnar.
 checked_dicts`), respelt in snake_case, the contract's naming, when the service spells keys
 otherwise. `--resume` continues an interrupted export exactly; without it, an unfinished
 export in the directory is refused (exit 2) unless `--restart` discards it.

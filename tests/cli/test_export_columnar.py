@@ -14,12 +14,15 @@ from typing import Any
 import orjson
 import pytest
 
-from remedy_async.columnar import records_of
+from remedy_async import Scope, VulnerabilityFinding
+from remedy_async.cli._parquet import ParquetBeside
+from remedy_async.columnar import arrow_schema, record_batch, records_of
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
 from tests.columnar.forms import model_of, read_back
 
 from .conftest import RESOURCES, Published, cli, cli_here, start_cli
 
+pa = pytest.importorskip("pyarrow", reason="the arrow extra is not installed")
 pq = pytest.importorskip("pyarrow.parquet", reason="the arrow extra is not installed")
 duckdb = pytest.importorskip("duckdb", reason="the duckdb extra is not installed")
 
@@ -63,7 +66,8 @@ async def test_parquet_and_duckdb_read_back_equal_the_json_lines_export(
         by_id = sorted(expected, key=lambda record: record["id"])
         assert duckdb_records(database, resource) == by_id, resource
     parquet = pq.ParquetFile(tmp_path / "parquet" / "vulnerability-findings.parquet")
-    assert parquet.metadata.num_row_groups > 1  # a row group per page
+    assert parquet.metadata.num_row_groups == 1  # pages gathered into one row group
+    assert parquet.metadata.row_group(0).column(0).compression == "ZSTD"
     critical = sum(
         record["severity"] == "critical" for record in published.records["vulnerability-findings"]
     )
@@ -171,3 +175,54 @@ async def test_parquet_without_pyarrow_is_a_usage_error_naming_the_extra(
     )  # fmt: skip
     assert outcome.code == 2
     assert "pip install 'remedy-async[arrow]'" in outcome.stderr
+
+
+def _finding_batches(pages: int, rows: int) -> list[Any]:
+    return [
+        record_batch(
+            VulnerabilityFinding,
+            [
+                {"id": f"vf-{page}-{row}", "created_at": "2024-05-01T10:00:00Z", "severity": "low"}
+                for row in range(rows)
+            ],
+        )
+        for page in range(pages)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("limits", "groups"),
+    [({"row_group_rows": 25}, [30, 30, 20]), ({"row_group_bytes": 1}, [10] * 8)],
+)
+def test_parquet_row_groups_gather_pages_up_to_their_size(
+    tmp_path: Path, limits: dict[str, int], groups: list[int]
+) -> None:
+    """Pages are gathered into a row group until it holds `row_group_rows` rows or
+    `row_group_bytes` of Arrow data, compressed with zstd; the file holds every row in order."""
+    path = tmp_path / "vulnerability-findings.parquet"
+    batches = _finding_batches(8, 10)
+    beside = ParquetBeside(path, arrow_schema(VulnerabilityFinding), **limits)
+    beside.start(tmp_path / "vulnerability-findings.parquet.part", 0)
+    for batch in batches:
+        beside.add(batch)
+    beside.finish()
+    metadata = pq.ParquetFile(path).metadata
+    assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)] == groups
+    assert {metadata.row_group(0).column(i).compression for i in range(4)} == {"ZSTD"}
+    written = [record for batch in batches for record in records_of(batch)]
+    assert records_of(pq.read_table(path)) == written
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+def test_a_failed_row_group_write_is_raised_and_the_file_removed(tmp_path: Path) -> None:
+    """A row group the writer thread cannot write (here: a batch of another schema) raises at
+    `finish`; `abandon` then leaves no file behind."""
+    path = tmp_path / "vulnerability-findings.parquet"
+    beside = ParquetBeside(path, arrow_schema(VulnerabilityFinding))
+    beside.start(tmp_path / "vulnerability-findings.parquet.part", 0)
+    beside.add(_finding_batches(1, 3)[0])
+    beside.add(record_batch(Scope, [{"id": "sc-1", "name": "All"}]))
+    with pytest.raises(pa.ArrowInvalid):
+        beside.finish()
+    beside.abandon()
+    assert list(tmp_path.iterdir()) == []
