@@ -223,7 +223,7 @@ class Pass(Generic[T]):
             if all(stamp.__class__ is str for stamp in stamps):
                 stamped: dict[str, str] = dict(zip(ids, stamps, strict=True))  # type: ignore[arg-type]
                 if len(stamped) == len(ids):
-                    return self._by_stamps(items, records, ids, stamped, listed, url)
+                    return await self._by_stamps(items, records, ids, stamped, listed, url)
         digests = fingerprints(records)
         total = sum(digests)
         listed = attrs.evolve(listed, total=total)
@@ -239,7 +239,7 @@ class Pass(Generic[T]):
         changes, rows = self._changed(items, records, ids, at, known, url)
         return changes, rows, listed, []
 
-    def _by_stamps(
+    async def _by_stamps(
         self,
         items: Sequence[dict[str, Any]],
         records: Sequence[dict[str, Any]],

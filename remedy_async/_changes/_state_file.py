@@ -57,6 +57,11 @@ SCHEMA_VERSION: Final = 3
 DIGEST_FORMAT: Final = 2
 """The format of the releases that kept whole 128-bit digests: migrated when opened."""
 
+CACHE_KIB: Final = 16 * 1024
+"""SQLite's page cache, in KiB (its default is 2 MiB): each page's look-up probes its ids all
+over the `records` table, which a pass therefore reads many times; 16 MiB holds the table of
+some 200,000 records, and bounds the memory a state takes whatever its size."""
+
 CAMEL_FORMAT: Final = 1
 """The format of the releases whose fingerprints were computed on camelCase keys."""
 
@@ -102,7 +107,8 @@ def connect(path: str, keep_records: bool | None) -> sqlite3.Connection:
     state is migrated first).
 
     WAL journal, `synchronous=NORMAL` (a commit survives the process's crash; a power loss may
-    take back the last commits, which the next pass then delivers again). Transactions are
+    take back the last commits, which the next pass then delivers again), a page cache of
+    `CACHE_KIB`. Transactions are
     explicit (`BEGIN IMMEDIATE` ... `COMMIT`).
     """
     try:
@@ -112,6 +118,7 @@ def connect(path: str, keep_records: bool | None) -> sqlite3.Connection:
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         _prepare(db, path, keep_records)
     except sqlite3.DatabaseError as error:
         db.close()
@@ -145,19 +152,21 @@ def _prepare(db: sqlite3.Connection, path: str, keep_records: bool | None) -> No
         raise StateVersionError(
             f"{path} is a change state in format {CAMEL_FORMAT}, written by an earlier release "
             "whose fingerprints were computed on camelCase keys; this release computes them on "
-            f"snake_case keys, the published contract's, and reads format {SCHEMA_VERSION} "
-            "only, so it would report every record as modified. Start over: delete "
+            f"snake_case keys, the published contract's, and reads formats {DIGEST_FORMAT} and "
+            f"{SCHEMA_VERSION} only, so it would report every record as modified. Start over: "
+            "delete "
             f"{path} (with its -wal, -shm and .lock files, if any) and run again; the first "
             "pass then reports every record as added",
             path=path,
             version=version,
         )
     if version == DIGEST_FORMAT:
-        _migrate(db)
+        _migrate(db, path)
     elif version != SCHEMA_VERSION:
         raise StateVersionError(
             f"{path} is a change state in format {version!r}; this version of remedy_async "
-            f"reads format {SCHEMA_VERSION} only (a newer release wrote it: upgrade)",
+            f"reads formats {DIGEST_FORMAT} (migrating it) and {SCHEMA_VERSION} only (a newer "
+            "release wrote it: upgrade)",
             path=path,
             version=version,
         )
@@ -170,11 +179,24 @@ def _prepare(db: sqlite3.Connection, path: str, keep_records: bool | None) -> No
         )
 
 
-def _migrate(db: sqlite3.Connection) -> None:
+def _migrate(db: sqlite3.Connection, path: str) -> None:
     """Rewrite a format-2 state as format 3, in one transaction: each fingerprint becomes the
     first 64 bits of its digest (what format 3 computes); the pass in progress keeps its place
-    (its listed fingerprints were not summed, so its removals are found from its marks)."""
+    (its listed fingerprints were not summed, so its removals are found from its marks). A
+    migration that fails leaves the file in format 2 and raises ChangeStateError."""
     db.create_function("first_64_bits", 1, from_hex, deterministic=True)
+    try:
+        _rewrite(db)
+    except sqlite3.Error as error:
+        raise ChangeStateError(
+            f"cannot migrate the change state {path} from format {DIGEST_FORMAT} to "
+            f"{SCHEMA_VERSION} (SQLite: {error}); it is left in format {DIGEST_FORMAT}: make "
+            "the file and its folder writable and run again, or delete it to start over",
+            path=path,
+        ) from None
+
+
+def _rewrite(db: sqlite3.Connection) -> None:
     db.execute("BEGIN IMMEDIATE")
     try:
         db.execute(_RECORDS.format(name="records_3"))
