@@ -190,8 +190,9 @@ def _migrate(db: sqlite3.Connection, path: str) -> None:
     except sqlite3.Error as error:
         raise ChangeStateError(
             f"cannot migrate the change state {path} from format {DIGEST_FORMAT} to "
-            f"{SCHEMA_VERSION} (SQLite: {error}); it is left in format {DIGEST_FORMAT}: make "
-            "the file and its folder writable and run again, or delete it to start over",
+            f"{SCHEMA_VERSION} (SQLite: {error}); it is left in format {DIGEST_FORMAT}: run "
+            "again once the cause is fixed (a file or folder this process cannot write, a full "
+            "disk), or delete it (with its -wal, -shm and .lock files) to start over",
             path=path,
         ) from None
 
@@ -316,23 +317,16 @@ def stale(db: sqlite3.Connection, page: bytes) -> tuple[dict[str, tuple[Any, Any
     """Those of a page's records whose stored `updated_at` is not the one given (a JSON object
     of id to `updated_at`), with the stored fingerprint and `updated_at` (None for a record
     the state does not know); and the sum of the stored fingerprints of the page's records."""
-    rows = db.execute(
-        "WITH page AS MATERIALIZED (SELECT page.key AS id, page.value AS stamp, "
-        "records.fingerprint AS fingerprint, records.updated AS updated "
-        "FROM json_each(?) AS page LEFT JOIN records ON records.id = page.key) "
-        "SELECT id, fingerprint, updated FROM page WHERE updated IS NOT stamp "
-        "UNION ALL SELECT NULL, coalesce(sum(fingerprint >> 32), 0), "
-        "coalesce(sum(fingerprint & 4294967295), 0) FROM page",
+    high, low, found = db.execute(
+        "SELECT coalesce(sum(records.fingerprint >> 32), 0), "
+        "coalesce(sum(records.fingerprint & 4294967295), 0), "
+        "json_group_array(json_array(page.key, records.fingerprint, records.updated)) "
+        "FILTER (WHERE records.updated IS NOT page.value) "
+        "FROM json_each(?) AS page LEFT JOIN records ON records.id = page.key",
         (page,),
-    ).fetchall()
-    found: dict[str, tuple[Any, Any]] = {}
-    total = 0
-    for id_, fingerprint, updated in rows:
-        if id_ is None:
-            total = wrapped((fingerprint << 32) + updated)
-        else:
-            found[id_] = (fingerprint, updated)
-    return found, total
+    ).fetchone()  # one sweep: the sum of every stored fingerprint, and the stale records
+    stale = {id_: (fingerprint, updated) for id_, fingerprint, updated in orjson.loads(found)}
+    return stale, wrapped((high << 32) + low)
 
 
 def lookup(db: sqlite3.Connection, ids: bytes) -> Known:
