@@ -1,12 +1,14 @@
 """One pass of a change feed: relist the collection, diff it page by page against the state,
 and, once the whole list was read without error, report what it no longer holds.
 
-Each page's stored fingerprints are read in one statement and its changes handed out as one
-batch; only when the caller asks for the next batch are the changed records, the page's marks
-(its ids, as listed by this pass) and the pass's resume token written, in one transaction.
-SQLite's calls are small and per page (well under a millisecond for a page of a thousand),
-so they run on the event loop's thread: a worker thread measured slower, its every handover
-of the GIL costing more than the statement.
+Each page's fingerprints are compared with the stored ones in one statement, which returns
+only those that differ (with `trust_updated_at`, only the records whose `updated_at` is not
+the stored one are fingerprinted and compared), and its changes handed out as one batch; only
+when the caller asks for the next batch are the changed records, the page's marks (its ids, as
+listed by this pass) and the pass's resume token written, in one transaction.
+SQLite's calls are small and per page (a millisecond or two for a page of a thousand), so
+they run on the event loop's thread: a worker thread measured slower (again with issue 34's
+comparing statement), its handovers of the GIL costing more than the overlap gains.
 
 A pass stopped anywhere (error, cancellation, crash) keeps what was committed and continues
 from its resume token next time; what was handed out but not committed is handed out again.
