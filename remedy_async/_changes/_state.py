@@ -81,7 +81,8 @@ class ChangeState:
     holds each listed record's fingerprint (and, with `keep_records=True`, the record itself,
     for `Change.previous`) and the pass in progress with its resume token. A second watcher
     on the same file, in this process or another, gets StateInUseError until this one is
-    closed or its process ends. A file in a newer format raises StateVersionError. Use it as
+    closed or its process ends. A format-2 file (the previous releases') is migrated to format
+    3 when opened; one in format 1, or in a newer format, raises StateVersionError. Use it as
     a context manager, or `close()` it. Its format is documented in "Reacting to changes".
     Its other methods are what a feed calls, pass by pass; an integration needs none of them.
 
