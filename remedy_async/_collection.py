@@ -379,6 +379,7 @@ class ResourceCollection(Generic[T]):
         *,
         keep_records: bool | None = None,
         confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
         since_filter: str | None = None,
         overlap: float = 300.0,
         resync: float = 3600.0,
@@ -402,6 +403,9 @@ class ResourceCollection(Generic[T]):
                 as the state was made (no, for a new one).
             confirm_removals: Confirm each removal by a get's 404 or 410. Default: unless the
                 feed is filtered.
+            trust_updated_at: Take a record whose `updated_at` is the one the state holds as
+                unchanged, without comparing its content: faster, but blind to a change that
+                does not move `updated_at` (see "Reacting to changes"). Default: compare.
             since_filter: A query parameter taking an RFC 3339 time, such as `updatedAt[gte]`,
                 to narrow passes to records changed since the previous pass began (less
                 `overlap`). Default: the client's `since_filters` for this collection.
@@ -422,6 +426,7 @@ class ResourceCollection(Generic[T]):
             resync=resync,
             keep_records=keep_records,
             confirm_removals=confirm_removals,
+            trust_updated_at=trust_updated_at,
             wall_clock=wall_clock,
         )
         return self._feed(state, settings, page_size, concurrency, options, extra_params, filters)
@@ -437,6 +442,7 @@ class ResourceCollection(Generic[T]):
         on_pass: Callable[[PassResult], None] | None = None,
         keep_records: bool | None = None,
         confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
         since_filter: str | None = None,
         overlap: float = 300.0,
         resync: float = 3600.0,
@@ -460,6 +466,7 @@ class ResourceCollection(Generic[T]):
             on_pass: Called with each pass's PassResult, to hear how it went.
             keep_records: As for `changes()`.
             confirm_removals: As for `changes()`.
+            trust_updated_at: As for `changes()`.
             since_filter: As for `changes()`.
             overlap: As for `changes()`.
             resync: As for `changes()`.
@@ -478,6 +485,7 @@ class ResourceCollection(Generic[T]):
             resync=resync,
             keep_records=keep_records,
             confirm_removals=confirm_removals,
+            trust_updated_at=trust_updated_at,
             interval=interval,
             jitter=jitter,
             max_failures=max_failures,

@@ -83,6 +83,11 @@ class FeedSettings:
     keep_records: bool | None = None
     confirm_removals: bool | None = None
     """Confirm each removal with a get (None: when the feed has no filters)."""
+    trust_updated_at: bool = attrs.field(
+        default=False, validator=attrs.validators.instance_of(bool)
+    )
+    """Take a record whose `updated_at` is the one the state holds as unchanged, without
+    comparing its content (what this can miss: "Reacting to changes")."""
     interval: float | None = attrs.field(default=None, validator=_positive_or_none)
     """Seconds between passes (watch); None runs one pass."""
     jitter: float = attrs.field(default=0.1, validator=_jitter)

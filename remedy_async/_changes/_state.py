@@ -19,11 +19,12 @@ from remedy_async._errors import ChangeStateError
 
 from . import _state_file as statements
 from ._change import PassKind
-from ._state_file import Page, Row, StoredRecord, connect, lock, unlock
+from ._fingerprint import wrapped
+from ._state_file import Known, Page, Row, StoredRecord, connect, lock, unlock
 
 _FEED_COLUMNS = (
     "collection, filters, keep_records, pass_number, pass_kind, phase, resume_token, since, "
-    "started_at, last_started_at, full_started_at, failures, listed, ordered, last_id"
+    "started_at, last_started_at, full_started_at, failures, listed, ordered, last_id, listed_sum"
 )
 
 
@@ -50,6 +51,9 @@ class FeedRow:
     """Whether the pass's pages have come in ascending id order (so no id came twice)."""
     last_id: str | None
     """The last id the pass listed, while its pages come in order."""
+    listed_sum: int
+    """The sum of the fingerprints of the records the full pass in progress has listed (as the
+    state holds them once listed; a signed 64-bit integer, wrapping)."""
 
 
 P = ParamSpec("P")
@@ -77,7 +81,8 @@ class ChangeState:
     holds each listed record's fingerprint (and, with `keep_records=True`, the record itself,
     for `Change.previous`) and the pass in progress with its resume token. A second watcher
     on the same file, in this process or another, gets StateInUseError until this one is
-    closed or its process ends. A file in a newer format raises StateVersionError. Use it as
+    closed or its process ends. A format-2 file (the previous releases') is migrated to format
+    3 when opened; one in format 1, or in a newer format, raises StateVersionError. Use it as
     a context manager, or `close()` it. Its format is documented in "Reacting to changes".
     Its other methods are what a feed calls, pass by pass; an integration needs none of them.
 
@@ -224,6 +229,7 @@ class ChangeState:
                 started_at=started_at,
                 failures=0,
                 listed=0,
+                listed_sum=0,
                 ordered=True,
                 last_id=None,
             )
@@ -237,19 +243,34 @@ class ChangeState:
         self._transaction(lambda: self._write_feed(resume_token=None, ordered=False))
 
     @_guarded
-    def lookup(self, page: Page) -> dict[str, str]:
-        """The stored fingerprints of the page's ids the state knows (and, for a page whose
-        ids ascend, of other ids between its first and last, if any).
+    def differing(self, page: bytes) -> Known:
+        """Those of a page's records whose stored fingerprint is not the one given, with the
+        stored one (None for a record the state does not know).
 
         Args:
-            page: What the page listed.
+            page: A JSON object, each id's fingerprint.
         """
-        db = self._connection()
-        if page.ascending and page.first_id is not None and page.last_id is not None:
-            found = statements.lookup_range(db, page.first_id, page.last_id, 2 * page.listed)
-            if found is not None:
-                return found
-        return statements.lookup(db, page.ids)
+        return statements.differing(self._connection(), page)
+
+    @_guarded
+    def stale(self, page: bytes) -> tuple[dict[str, tuple[int | None, str | None]], int]:
+        """Those of a page's records whose stored `updated_at` is not the one given, with the
+        stored fingerprint and `updated_at` (None for a record the state does not know), and
+        the sum of the stored fingerprints of the page's records (as `wrapped`).
+
+        Args:
+            page: A JSON object, each id's `updated_at`.
+        """
+        return statements.stale(self._connection(), page)
+
+    @_guarded
+    def lookup(self, ids: bytes) -> Known:
+        """The stored fingerprints of these ids (a JSON array) the state knows.
+
+        Args:
+            ids: The ids.
+        """
+        return statements.lookup(self._connection(), ids)
 
     @_guarded
     def stored(self, ids: Iterable[str]) -> dict[str, StoredRecord]:
@@ -262,26 +283,36 @@ class ChangeState:
         return {row[0]: StoredRecord(row[1], row[2], row[3]) for row in rows}
 
     @_guarded
-    def commit_page(self, rows: Sequence[Row], resume_token: str | None, page: Page) -> None:
+    def commit_page(
+        self,
+        rows: Sequence[Row],
+        resume_token: str | None,
+        page: Page,
+        stamps: Sequence[tuple[str, str]] = (),
+    ) -> None:
         """Write a page's changed records, its marks and the pass's resume token; commit.
-        After the last page, a full pass moves on to its removals, unless its pages came in
-        id order and listed as many records as the state holds (then none can be missing).
+        After the last page, a full pass moves on to its removals, unless it listed as many
+        records as the state holds and either its pages came in id order or their
+        fingerprints sum to the state's (then none can be missing).
 
         Args:
             rows: The page's added and modified records.
             resume_token: Where the list continues after the page.
             page: What the page listed.
+            stamps: (updated_at, id) of unchanged records whose stamp the state lacked.
         """
         db = self._connection()
         feed = self._feed
         db.execute("BEGIN IMMEDIATE")
         try:
             statements.upsert(db, rows)
+            statements.stamp(db, stamps)
             changes: dict[str, Any] = {"resume_token": resume_token}
             if feed.pass_kind == "full" and page.ids:
                 statements.mark(db, feed.pass_number, page.ids)
                 ordered = feed.ordered and page.ordered(feed.last_id)
                 changes |= {"listed": feed.listed + page.listed, "ordered": ordered}
+                changes["listed_sum"] = wrapped(feed.listed_sum + page.total)
                 changes["last_id"] = page.last_id
             if page.last:
                 self._write_feed(**changes)
@@ -296,7 +327,8 @@ class ChangeState:
     def _ended_listing(self) -> dict[str, Any]:
         feed = self._feed
         if feed.pass_kind == "full":
-            if not (feed.ordered and feed.listed == statements.count(self._connection())):
+            held, total = statements.count(self._connection())
+            if not (feed.listed == held and (feed.ordered or feed.listed_sum == total)):
                 return {"phase": "removing"}
             statements.forget_marks(self._connection())
         return {"phase": "done", **self._finished()}

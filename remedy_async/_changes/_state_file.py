@@ -1,34 +1,39 @@
-"""The change state's file: its SQLite schema (format 2), opening it, the lock that keeps a
-second watcher out, and the SQL a pass runs on it, one function per statement (or short group
-of them).
+"""The change state's file: its SQLite schema (format 3), opening it (a format-2 state is
+migrated in place), the lock that keeps a second watcher out, and the SQL a pass runs on it,
+one function per statement (or short group of them).
 
-Format 2 (the `schema_version` table holds one row, `2`):
+Format 3 (the `schema_version` table holds one row, `3`):
 
     feed     one row (id = 1): the collection and filters the state follows, whether it keeps
              records, and the pass in progress or last (number, kind, phase, resume token,
-             since value, start times, failed attempts; records listed so far, whether its
-             pages came in id order, the last id listed)
-    records  one row per record the state knows: id and fingerprint (32 hex digits); written only
-             when a record is added or modified, so an unchanged pass writes none
+             since value, start times, failed attempts; records listed so far, the sum of their
+             fingerprints, whether its pages came in id order, the last id listed)
+    records  one row per record the state knows: id, fingerprint (a signed 64-bit integer) and
+             the record's `updated_at` as served (NULL when it has none, or not yet read);
+             written only when a record is added or modified, so an unchanged pass writes none
     details  one row per record: id, field checksums (JSON), and the record's JSON as served
              (when the state keeps records, else NULL)
     marks    one row per page the full pass in progress listed: its number and the ids (a
              JSON array); removals are the records no mark holds, once the list is complete
 
-Format 2 has format 1's tables; its fingerprints and field checksums are computed on records
-spelt in snake_case, the published contract's naming, where format 1's were computed on
-camelCase. A format-1 state's digests can therefore never match a record listed now (every
-record would be reported modified, and field names would mix two spellings), and the records
-needed to recompute them are not all kept: such a state is refused with StateVersionError,
-whose message says to delete it to start over (the next pass then reports every record as
-added), and the file is left as it was.
+Format 3 differs from format 2 in `records` (format 2: the whole 128-bit digest as 32
+hexadecimal digits, no `updated_at`) and in the feed's `listed_sum`. A format-2 state is
+migrated when opened, in one transaction (a crash leaves it in format 2): each fingerprint
+becomes its first 64 bits, exactly what this format computes, so no record is reported again;
+`updated_at` is read on the first pass that trusts it. Format 1 (fingerprints of camelCase
+records, which no record listed now can match, and whose records are not all kept) is refused
+with StateVersionError, whose message says to delete it to start over (the next pass then
+reports every record as added), and the file is left as it was.
 
 The lock is an exclusive `flock` on `<state>.lock`, held while the state is open; the
 operating system releases it when the holder's process ends, however it ends.
 
 An unchanged record costs a pass no write: a page's ids are looked up (read only) and kept as
-the page's marks, one row per page. Only after a full pass has listed everything are the
-records it did not list found, by comparing the records with the marks.
+the page's marks, one row per page. After a full pass has listed everything, no record can be
+missing when as many were listed as the state holds and either the pages came in ascending id
+order or the listed fingerprints sum to the state's (an id listed twice, with another missing,
+would change the sum but for a chance of 2**-64); otherwise the records it did not list are
+found by comparing the records with the marks.
 """
 
 from __future__ import annotations
@@ -37,18 +42,34 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Sequence
-from typing import IO, Final
+from typing import IO, Any, Final
 
 import orjson
 from attrs import frozen
 
 from remedy_async._errors import ChangeStateError, StateInUseError, StateVersionError
 
-SCHEMA_VERSION: Final = 2
+from ._fingerprint import from_hex, wrapped
+
+SCHEMA_VERSION: Final = 3
 """The format this version writes and reads."""
+
+DIGEST_FORMAT: Final = 2
+"""The format of the releases that kept whole 128-bit digests: migrated when opened."""
+
+CACHE_KIB: Final = 16 * 1024
+"""SQLite's page cache, in KiB (its default is 2 MiB): each page's look-up probes its ids all
+over the `records` table, which a pass therefore reads many times; 16 MiB holds the table of
+some 200,000 records, and bounds the memory a state takes whatever its size."""
 
 CAMEL_FORMAT: Final = 1
 """The format of the releases whose fingerprints were computed on camelCase keys."""
+
+_RECORDS: Final = """CREATE TABLE {name} (
+        id TEXT PRIMARY KEY,
+        fingerprint INTEGER NOT NULL,
+        updated TEXT
+    ) WITHOUT ROWID"""
 
 _TABLES: Final = (
     "CREATE TABLE schema_version (version INTEGER NOT NULL)",
@@ -67,13 +88,11 @@ _TABLES: Final = (
         full_started_at REAL,
         failures INTEGER NOT NULL DEFAULT 0,
         listed INTEGER NOT NULL DEFAULT 0,
+        listed_sum INTEGER NOT NULL DEFAULT 0,
         ordered INTEGER NOT NULL DEFAULT 1,
         last_id TEXT
     )""",
-    """CREATE TABLE records (
-        id TEXT PRIMARY KEY,
-        fingerprint TEXT NOT NULL
-    ) WITHOUT ROWID""",
+    _RECORDS.format(name="records"),
     """CREATE TABLE details (
         id TEXT PRIMARY KEY,
         fields BLOB NOT NULL,
@@ -84,10 +103,12 @@ _TABLES: Final = (
 
 
 def connect(path: str, keep_records: bool | None) -> sqlite3.Connection:
-    """Open (creating it if new) the state at `path`, checked to be format 2.
+    """Open (creating it if new) the state at `path`, checked to be format 3 (a format-2
+    state is migrated first).
 
     WAL journal, `synchronous=NORMAL` (a commit survives the process's crash; a power loss may
-    take back the last commits, which the next pass then delivers again). Transactions are
+    take back the last commits, which the next pass then delivers again), a page cache of
+    `CACHE_KIB`. Transactions are
     explicit (`BEGIN IMMEDIATE` ... `COMMIT`).
     """
     try:
@@ -97,6 +118,7 @@ def connect(path: str, keep_records: bool | None) -> sqlite3.Connection:
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         _prepare(db, path, keep_records)
     except sqlite3.DatabaseError as error:
         db.close()
@@ -130,17 +152,21 @@ def _prepare(db: sqlite3.Connection, path: str, keep_records: bool | None) -> No
         raise StateVersionError(
             f"{path} is a change state in format {CAMEL_FORMAT}, written by an earlier release "
             "whose fingerprints were computed on camelCase keys; this release computes them on "
-            f"snake_case keys, the published contract's, and reads format {SCHEMA_VERSION} "
-            "only, so it would report every record as modified. Start over: delete "
+            f"snake_case keys, the published contract's, and reads formats {DIGEST_FORMAT} and "
+            f"{SCHEMA_VERSION} only, so it would report every record as modified. Start over: "
+            "delete "
             f"{path} (with its -wal, -shm and .lock files, if any) and run again; the first "
             "pass then reports every record as added",
             path=path,
             version=version,
         )
-    if version != SCHEMA_VERSION:
+    if version == DIGEST_FORMAT:
+        _migrate(db, path)
+    elif version != SCHEMA_VERSION:
         raise StateVersionError(
             f"{path} is a change state in format {version!r}; this version of remedy_async "
-            f"reads format {SCHEMA_VERSION} only (a newer release wrote it: upgrade)",
+            f"reads formats {DIGEST_FORMAT} (migrating it) and {SCHEMA_VERSION} only (a newer "
+            "release wrote it: upgrade)",
             path=path,
             version=version,
         )
@@ -151,6 +177,43 @@ def _prepare(db: sqlite3.Connection, path: str, keep_records: bool | None) -> No
             "keep_records out), or start a new state",
             path=path,
         )
+
+
+def _migrate(db: sqlite3.Connection, path: str) -> None:
+    """Rewrite a format-2 state as format 3, in one transaction: each fingerprint becomes the
+    first 64 bits of its digest (what format 3 computes); the pass in progress keeps its place
+    (its listed fingerprints were not summed, so its removals are found from its marks). A
+    migration that fails leaves the file in format 2 and raises ChangeStateError."""
+    db.create_function("first_64_bits", 1, from_hex, deterministic=True)
+    try:
+        _rewrite(db)
+    except sqlite3.Error as error:
+        raise ChangeStateError(
+            f"cannot migrate the change state {path} from format {DIGEST_FORMAT} to "
+            f"{SCHEMA_VERSION} (SQLite: {error}); it is left in format {DIGEST_FORMAT}: run "
+            "again once the cause is fixed (a file or folder this process cannot write, a full "
+            "disk), or delete it (with its -wal, -shm and .lock files) to start over",
+            path=path,
+        ) from None
+
+
+def _rewrite(db: sqlite3.Connection) -> None:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(_RECORDS.format(name="records_3"))
+        db.execute(
+            "INSERT INTO records_3 (id, fingerprint) SELECT id, first_64_bits(fingerprint) "
+            "FROM records"
+        )
+        db.execute("DROP TABLE records")
+        db.execute("ALTER TABLE records_3 RENAME TO records")
+        db.execute("ALTER TABLE feed ADD COLUMN listed_sum INTEGER NOT NULL DEFAULT 0")
+        db.execute("UPDATE feed SET ordered = 0 WHERE phase = 'listing'")
+        db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+    except BaseException:
+        db.rollback()
+        raise
+    db.execute("COMMIT")
 
 
 def lock(path: str) -> IO[str] | None:
@@ -196,20 +259,26 @@ def unlock(file: IO[str] | None) -> None:
 
 # the statements a pass runs -----------------------------------------------------------------
 
-Row = tuple[str, str, bytes, bytes | None]
-"""A record to write: id, fingerprint, field checksums (JSON), record JSON or None."""
+Known = dict[str, Any]
+"""Stored values by id: fingerprints (int), or `updated_at` stamps (str or None)."""
+
+Row = tuple[str, int, str | None, bytes, bytes | None]
+"""A record to write: id, fingerprint, `updated_at` (or None), field checksums (JSON), record
+JSON or None."""
 
 
 @frozen
 class Page:
-    """What a page of a full pass listed: its ids (a JSON array), how many distinct records,
-    its first and last id, whether its ids ascend, and whether it is the list's last."""
+    """What a page of a full pass listed: its ids (a JSON array), how many records, its first
+    and last id, whether its ids ascend, the sum of the fingerprints the state holds for them
+    once the page is committed, and whether it is the list's last."""
 
     ids: bytes
     listed: int
     first_id: str | None
     last_id: str | None
     ascending: bool
+    total: int = 0
     last: bool = False
 
     def ordered(self, previous: str | None) -> bool:
@@ -224,16 +293,44 @@ class StoredRecord:
     """What the state knows of one record: its fingerprint, field checksums and (when kept)
     its canonical JSON."""
 
-    fingerprint: str
+    fingerprint: int
     fields: bytes
     record: bytes | None
 
 
-def lookup(db: sqlite3.Connection, ids: bytes) -> dict[str, str]:
-    """The stored fingerprint of each of these ids (a JSON array) the state knows.
+def differing(db: sqlite3.Connection, page: bytes) -> Known:
+    """Those of a page's records whose stored fingerprint is not the one given (a JSON object
+    of id to fingerprint), with the stored one (None for a record the state does not know).
 
-    Read as one JSON object made by SQLite, not row by row: a statement run in a worker
-    thread then takes the GIL once, not once a row."""
+    SQLite compares, so an unchanged page returns nothing: no row reaches Python."""
+    return dict(
+        db.execute(
+            "SELECT page.key, records.fingerprint FROM json_each(?) AS page "
+            "LEFT JOIN records ON records.id = page.key "
+            "WHERE records.fingerprint IS NOT page.value",
+            (page,),
+        ).fetchall()
+    )
+
+
+def stale(db: sqlite3.Connection, page: bytes) -> tuple[dict[str, tuple[Any, Any]], int]:
+    """Those of a page's records whose stored `updated_at` is not the one given (a JSON object
+    of id to `updated_at`), with the stored fingerprint and `updated_at` (None for a record
+    the state does not know); and the sum of the stored fingerprints of the page's records."""
+    high, low, found = db.execute(
+        "SELECT coalesce(sum(records.fingerprint >> 32), 0), "
+        "coalesce(sum(records.fingerprint & 4294967295), 0), "
+        "json_group_array(json_array(page.key, records.fingerprint, records.updated)) "
+        "FILTER (WHERE records.updated IS NOT page.value) "
+        "FROM json_each(?) AS page LEFT JOIN records ON records.id = page.key",
+        (page,),
+    ).fetchone()  # one sweep: the sum of every stored fingerprint, and the stale records
+    stale = {id_: (fingerprint, updated) for id_, fingerprint, updated in orjson.loads(found)}
+    return stale, wrapped((high << 32) + low)
+
+
+def lookup(db: sqlite3.Connection, ids: bytes) -> Known:
+    """The stored fingerprint of each of these ids (a JSON array) the state knows."""
     found = db.execute(
         "SELECT json_group_object(id, fingerprint) FROM records "
         "WHERE id IN (SELECT value FROM json_each(?))",
@@ -242,19 +339,7 @@ def lookup(db: sqlite3.Connection, ids: bytes) -> dict[str, str]:
     return dict(orjson.loads(found))
 
 
-def lookup_range(db: sqlite3.Connection, first: str, last: str, most: int) -> dict[str, str] | None:
-    """The stored fingerprints of every id from `first` to `last`, read in one sweep of the
-    table (for a page whose ids ascend); None when there are more than `most` (then look the
-    page's ids up one by one)."""
-    count, found = db.execute(
-        "SELECT count(*), json_group_object(id, fingerprint) FROM (SELECT id, fingerprint "
-        "FROM records WHERE id >= ? AND id <= ? LIMIT ?)",
-        (first, last, most + 1),
-    ).fetchone()
-    return None if count > most else dict(orjson.loads(found))
-
-
-def details(db: sqlite3.Connection, ids: bytes) -> list[tuple[str, str, bytes, bytes | None]]:
+def details(db: sqlite3.Connection, ids: bytes) -> list[tuple[str, int, bytes, bytes | None]]:
     """(id, fingerprint, field checksums, record JSON or None) of these ids (a JSON array)."""
     return db.execute(
         "SELECT records.id, fingerprint, fields, record FROM records JOIN details "
@@ -268,14 +353,20 @@ def upsert(db: sqlite3.Connection, rows: Sequence[Row]) -> None:
     if not rows:
         return
     db.executemany(
-        "INSERT INTO records (id, fingerprint) VALUES (?, ?) "
-        "ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint",
-        [(row[0], row[1]) for row in rows],
+        "INSERT OR REPLACE INTO records (id, fingerprint, updated) VALUES (?, ?, ?)",
+        [row[:3] for row in rows],
     )
     db.executemany(
         "INSERT OR REPLACE INTO details (id, fields, record) VALUES (?, ?, ?)",
-        [(row[0], row[2], row[3]) for row in rows],
+        [(row[0], row[3], row[4]) for row in rows],
     )
+
+
+def stamp(db: sqlite3.Connection, stamps: Sequence[tuple[str, str]]) -> None:
+    """Keep the `updated_at` of unchanged records whose stamp the state did not hold yet
+    (after a migration): (updated_at, id) pairs."""
+    if stamps:
+        db.executemany("UPDATE records SET updated = ? WHERE id = ?", stamps)
 
 
 def mark(db: sqlite3.Connection, number: int, ids: bytes) -> None:
@@ -294,9 +385,13 @@ def delete(db: sqlite3.Connection, ids: bytes) -> None:
         db.execute(f"DELETE FROM {table} WHERE id IN (SELECT value FROM json_each(?))", (ids,))
 
 
-def count(db: sqlite3.Connection) -> int:
-    """How many records the state holds."""
-    return int(db.execute("SELECT count(*) FROM records").fetchone()[0])
+def count(db: sqlite3.Connection) -> tuple[int, int]:
+    """How many records the state holds, and the sum of their fingerprints (as `wrapped`)."""
+    held, high, low = db.execute(
+        "SELECT count(*), coalesce(sum(fingerprint >> 32), 0), "
+        "coalesce(sum(fingerprint & 4294967295), 0) FROM records"
+    ).fetchone()  # two sums of 32-bit halves: no overflow below 2**31 records
+    return int(held), wrapped((int(high) << 32) + int(low))
 
 
 def gather_listed(db: sqlite3.Connection, number: int) -> None:

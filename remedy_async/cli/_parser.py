@@ -218,6 +218,12 @@ def add_watch_options(watch: Parser) -> None:
         help="keep whole records in a new state, to write each change's previous record",
     )
     add(
+        "--trust-updated-at",
+        action="store_true",
+        help="take a record whose updated_at is the one the state holds as unchanged, without "
+        "comparing its content: faster, blind to changes that do not move updated_at",
+    )
+    add(
         "--since-filter",
         metavar="PARAM",
         help="a query parameter taking an RFC 3339 time, e.g. 'updatedAt[gte]': passes between "

@@ -64,6 +64,7 @@ def _feed(options: argparse.Namespace, collection: ResourceCollection[Any], repo
     )
     settings: dict[str, Any] = {
         "keep_records": True if options.keep_records else None,
+        "trust_updated_at": options.trust_updated_at,
         "since_filter": options.since_filter,
         "overlap": options.overlap,
         "resync": options.resync,

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 
-from remedy_async import Change, RemedyClient, ServerError
+from remedy_async import Change, ChangeState, RemedyClient, ServerError
 from tests.changes.service import Service, eid, endpoint, running
 
 
@@ -117,3 +118,49 @@ async def test_removals_come_in_batches_of_a_thousand(tmp_path: Path) -> None:
         feed = client.endpoints.changes(tmp_path / "s.db", confirm_removals=False)
         sizes = [len(batch) async for batch in feed.batches()]
     assert sizes == [1000, 500]
+
+
+async def test_a_complete_list_of_every_record_scans_for_no_removal(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list out of id order that listed as many records as the state holds, their
+    fingerprints summing to the state's, has none missing: its removals are not scanned for
+    (no ids gathered, no get)."""
+    gathered: list[int] = []
+    monkeypatch.setattr(ChangeState, "_gather", lambda state: gathered.append(1))
+    service.reverse = True
+    async with running(service) as client:
+        await one_pass(client, tmp_path / "s.db")
+        service.put(endpoint(4, agent_version="2.2.0"))
+        changes = await one_pass(client, tmp_path / "s.db")
+    assert kinds(changes) == [("modified", eid(4))]
+    assert gathered == []
+    assert service.gets == []
+
+
+async def test_a_record_missing_while_another_is_listed_twice_is_still_removed(
+    service: Service, tmp_path: Path
+) -> None:
+    """As many records listed as the state holds, but one twice (pages apart, as a record
+    that moved along the list) and one not at all: the sum of the listed fingerprints is not
+    the state's, so the missing one is looked for and, its get answering 404, removed."""
+    async with running(service) as client:
+        await one_pass(client, tmp_path / "s.db")
+    listed = [eid(n) for n in (7, 6, 5, 4, 3, 2, 7)]
+
+    async def scripted(request: web.Request) -> web.Response:
+        position = int(request.query.get("cursor", "0"))
+        page = listed[position : position + service.page_size]
+        after = position + len(page)
+        body = {
+            "items": [service.records[record_id] for record_id in page],
+            "nextCursor": str(after) if after < len(listed) else None,
+        }
+        return web.json_response(body)
+
+    service.handle = scripted  # type: ignore[method-assign]
+    service.drop(eid(1))
+    async with running(service) as client:
+        changes = await one_pass(client, tmp_path / "s.db")
+    assert kinds(changes) == [("removed", eid(1))]
+    assert service.gets == [eid(1)]

@@ -53,6 +53,25 @@ async def test_once_writes_every_change_as_a_json_line(tmp_path: Path) -> None:
     ]
 
 
+async def test_trust_updated_at_skips_records_whose_stamp_did_not_move(tmp_path: Path) -> None:
+    """With --trust-updated-at a record changed under the same updated_at is not written, one
+    whose stamp moved is; a run without the flag, on the same state, writes the first."""
+    state = str(tmp_path / "s.db")
+    service = Published(dataset(4, {**SMALL, ENDPOINTS: 6}))
+    args = ("watch", ENDPOINTS, "--state", state, "--once", "--base-url", service.url)
+    first = await service.run(*args, "--trust-updated-at")
+    records, ids = service.records[ENDPOINTS], service.ids(ENDPOINTS)
+    records[0] = {**records[0], "hostname": "renamed"}
+    records[3] = {**records[3], "hostname": "renamed", "updated_at": "2033-05-18T03:33:20Z"}
+    trusting = await service.run(*args, "--trust-updated-at")
+    comparing = await service.run(*args)
+    assert (first.code, trusting.code, comparing.code) == (0, 0, 0), trusting.stderr
+    assert [(line["id"], line["changed"]) for line in trusting.jsonl()] == [
+        (ids[3], ["hostname", "updated_at"])
+    ]
+    assert [(line["id"], line["changed"]) for line in comparing.jsonl()] == [(ids[0], ["hostname"])]
+
+
 async def test_a_state_in_use_is_a_usage_error(tmp_path: Path) -> None:
     """A state another watcher holds exits 2, naming --state and the holder."""
     state = tmp_path / "s.db"
