@@ -127,9 +127,10 @@ class RateLimit:
         return cls(int(match[1]), per=count * unit)
 
 
-class _Window:
-    """Times at most `requests` of which fall in any `window` seconds (and `burst` in any
-    burst window): the earliest next one, and adding one."""
+class SendTimes:
+    """Times booked under a RateLimit, at most `requests` of them in any `per` seconds (and
+    `burst` in any burst window), each window `margin` wider: the earliest next one, and
+    booking it."""
 
     def __init__(self, limit: RateLimit) -> None:
         self._window = limit.per + margin(limit.per)
@@ -147,6 +148,7 @@ class _Window:
         return len(self._times)
 
     def next_at(self, now: float) -> float:
+        """The earliest time one more may be booked, on the client's clock (`now` or later)."""
         at = now
         times = self._times
         if len(times) == times.maxlen:
@@ -156,45 +158,27 @@ class _Window:
             at = max(at, bursts[0] + self._burst_window)
         return at
 
-    def add(self, at: float) -> None:
+    def book(self, now: float) -> float:
+        """Book the next time (see `next_at`) and return it."""
+        at = self.next_at(now)
         self._times.append(at)
         if self._bursts is not None:
             self._bursts.append(at)
+        return at
 
 
 class RequestBudget:
-    """Keeps a RateLimit: books turns up front, and again at the wire, in the order requests
-    ask (not thread-safe)."""
+    """Keeps a RateLimit: `turns` books each attempt's turn up front, in the order requests
+    ask; `wire` books the time each request goes out, its connection in hand (not
+    thread-safe)."""
 
     def __init__(self, limit: RateLimit) -> None:
         self.limit = limit
-        self._turns = _Window(limit)
-        self._wire = _Window(limit)
+        self.turns = SendTimes(limit)
+        self.wire = SendTimes(limit)
 
     def __repr__(self) -> str:
-        return f"<RequestBudget {self.limit} booked={len(self._turns)} sent={len(self._wire)}>"
-
-    def next_at(self, now: float) -> float:
-        """The earliest turn one more request may book, on the client's clock (`now` or
-        later)."""
-        return self._turns.next_at(now)
-
-    def book(self, now: float) -> float:
-        """Book the next turn (see `next_at`) and return it."""
-        at = self._turns.next_at(now)
-        self._turns.add(at)
-        return at
-
-    def next_at_wire(self, now: float) -> float:
-        """The earliest time one more request may go out, its connection in hand (`now` or
-        later)."""
-        return self._wire.next_at(now)
-
-    def book_wire(self, now: float) -> float:
-        """Book the time the next request goes out (see `next_at_wire`) and return it."""
-        at = self._wire.next_at(now)
-        self._wire.add(at)
-        return at
+        return f"<RequestBudget {self.limit} booked={len(self.turns)} sent={len(self.wire)}>"
 
 
 @frozen

@@ -36,7 +36,7 @@ from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
 from remedy_async._wire._urls import url_problem
 
-from ._budget import AT_WIRE, WireTurn
+from ._budget import AT_WIRE, SendTimes, WireTurn
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
 from ._retry import RetryPolicy, retry_after_seconds
@@ -270,23 +270,16 @@ class Sender:
         """Book this attempt's turn under the client's rate limit and wait for it; the time.
 
         A turn after `ends_at` is not booked: the attempt fails at once with APITimeoutError."""
-        budget, now = self.gate.budget, self._clock()
+        budget = self.gate.budget
         assert budget is not None
-        at = budget.next_at(now)
-        if at > ends_at:
-            raise APITimeoutError(
-                f"the client's rate limit ({budget.limit}) would hold this attempt "
-                f"{at - now:.1f} s, past its timeout or the call's deadline (fewer tasks at "
-                "once, or a longer timeout, let every request wait its turn)",
-                method=request.method,
-                url=self._shown(request.url),
-            )
-        budget.book(now)
-        if at > now:
-            self._waiting(request, number, at - now, "rate limit")
-            await self._sleep(at - now)
-            return self._clock()
-        return now
+        return await self._booked(
+            budget.turns,
+            request,
+            number,
+            ends_at,
+            "this attempt",
+            advice=" (fewer tasks at once, or a longer timeout, let every request wait its turn)",
+        )
 
     def _wire_turn(self, request: Request, number: int, ends_at: float) -> Token[WireTurn | None]:
         """Leave this attempt's turn at the wire for the transport to await (see `_at_wire`)."""
@@ -300,25 +293,40 @@ class Sender:
         The transport awaits this for every request it sends (a redirect hop, a resend on a
         fresh connection). A time after `ends_at` is not booked: the attempt fails at once,
         unsent, with APITimeoutError."""
-        budget, now = self.gate.budget, self._clock()
+        budget = self.gate.budget
         assert budget is not None
-        at = budget.next_at_wire(now)
-        if at <= now:
-            budget.book_wire(now)
-            return
         if url != request.url:
             request = Request(request.method, url)
+        held = "this request with its connection in hand"
+        await self._booked(budget.wire, request, number, ends_at, held)
+
+    async def _booked(
+        self,
+        times: SendTimes,
+        request: Request,
+        number: int,
+        ends_at: float,
+        held: str,
+        advice: str = "",
+    ) -> float:
+        """Book the next time `times` allow and wait for it; the time. A time after `ends_at`
+        is not booked: APITimeoutError says the rate limit would hold `held` past it."""
+        budget, now = self.gate.budget, self._clock()
+        assert budget is not None
+        at = times.next_at(now)
         if at > ends_at:
             raise APITimeoutError(
-                f"the client's rate limit ({budget.limit}) would hold this request "
-                f"{at - now:.1f} s with its connection in hand, past its timeout or the call's "
-                "deadline",
+                f"the client's rate limit ({budget.limit}) would hold {held} {at - now:.1f} s, "
+                f"past its timeout or the call's deadline{advice}",
                 method=request.method,
                 url=self._shown(request.url),
             )
-        budget.book_wire(now)
+        times.book(now)
+        if at <= now:
+            return now
         self._waiting(request, number, at - now, "rate limit")
         await self._sleep(at - now)
+        return self._clock()
 
     def _lost(
         self, request: Request, url: str, number: int, started: float, error: BaseException

@@ -215,7 +215,7 @@ def test_bookings_keep_both_windows_and_come_as_early_as_allowed(
     if burst is not None:
         burst_per = burst * per / requests
         burst_window = burst_per + margin(burst_per)
-    for book in (budget.book, budget.book_wire):
+    for book in (budget.turns.book, budget.wire.book):
         booked: list[float] = []
         for asked in sorted(asks):
             at = book(asked)
