@@ -330,10 +330,7 @@ def _announced(axes: dict[str, Any], offset: Signal) -> Detection:
     """The convention of a list whose offset announces the next page's start (HubSpot's legacy
     `offset`): sent back as it is, under the key's own name or another spelling of it, each
     verified by page 2 (a page of new records)."""
-    said = words(offset.key)
-    names = (offset.key, offset.key.lower(), spelled(said, "camelCase"), "_".join(said))
-    bracketed = _bracketed(offset)
-    params = tuple(dict.fromkeys((*names, *((bracketed,) if bracketed else ()))))
+    params = _read_back_as(offset.key, _bracketed(offset))
     guesses = tuple(
         Convention(**axes, follow="token", next_at=offset.path, param=param) for param in params
     )
@@ -343,6 +340,14 @@ def _announced(axes: dict[str, Any], offset: Signal) -> Detection:
         f"{' or '.join(repr(param) for param in params)}) brought its first page again"
     )
     return Detection(guesses[0], guesses, refusal=_advice(refusal, guesses[0], "param"))
+
+
+def _read_back_as(key: str, bracketed: str | None) -> tuple[str, ...]:
+    """The parameters an echoed key may be read back under, in the order tried: as echoed,
+    lower case, camelCase, snake_case, then bracketed by its object's name (when inside one)."""
+    said = words(key)
+    names = (key, key.lower(), spelled(said, "camelCase"), "_".join(said))
+    return tuple(dict.fromkeys((*names, *((bracketed,) if bracketed else ()))))
 
 
 def _bracketed(echo: Signal) -> str | None:
@@ -356,11 +361,7 @@ def _spellings(key: str, bracketed: str | None, made: Callable[[str], Convention
     other spellings (`Page` echoed, `page` read; `start-at` echoed, `startAt` read); then, for
     an echo inside an object, the key bracketed by the object's name (Strapi's
     `meta.pagination.page` read as `pagination[page]`; JSON:API's `page[number]`)."""
-    said = words(key)
-    names: tuple[str, ...] = (key, key.lower(), spelled(said, "camelCase"), "_".join(said))
-    if bracketed is not None:
-        names += (bracketed,)
-    guesses = tuple(made(name) for name in dict.fromkeys(names))
+    guesses = tuple(made(name) for name in _read_back_as(key, bracketed))
     refusal = (
         f"the service echoes its position as {key!r}, but sending it back (as "
         f"{' or '.join(repr(guess.param) for guess in guesses)}) brought its first page again"
