@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -56,6 +56,17 @@ class Plan:
 
     def __repr__(self) -> str:
         return f"Plan({self.size}, {self.page_size}, {dict(self.churn)!r})"
+
+
+async def drained(feed: AsyncIterable[Any]) -> tuple[list[Any], PaginationError | None]:
+    """Every change a feed hands out, and the PaginationError that stopped it (if one did)."""
+    changes: list[Any] = []
+    try:
+        async for change in feed:
+            changes.append(change)
+    except PaginationError as refused:
+        return changes, refused
+    return changes, None
 
 
 @st.composite
@@ -127,13 +138,7 @@ class Feed:
         feed = client.endpoints.changes(
             self.state, page_size=self.plan.page_size, **self.options
         ).as_dicts()
-        changes: list[Any] = []
-        error: BaseException | None = None
-        try:
-            async for change in feed:
-                changes.append(change)
-        except PaginationError as refused:
-            error = refused
+        changes, error = await drained(feed)
         assert feed.result is not None
         done = Pass(changes, feed.result.complete, error, began, self.requests)
         self.say(f"pass {feed.result}: requests {began}..{done.ended}, error {error!r}")
@@ -293,13 +298,7 @@ class SimulatedFeed:
         """Run one pass and check it; whether it was complete."""
         listing = client.endpoints.changes(self.state, page_size=page_size, **self.options)
         feed = listing.as_dicts()
-        changes: list[Any] = []
-        error: PaginationError | None = None
-        try:
-            async for change in feed:
-                changes.append(change)
-        except PaginationError as refused:
-            error = refused
+        changes, error = await drained(feed)
         assert feed.result is not None
         note(f"pass {feed.result}: steps {self.epoch}..{len(self.steps)}, error {error!r}")
         throughout = self.present_at_epoch - self.removed_since(self.epoch)
