@@ -45,6 +45,7 @@ from ._errors import (
     ServerError,
     StateInUseError,
     StateVersionError,
+    TenantErrors,
     UnprocessableEntityError,
 )
 from ._models import (
@@ -79,7 +80,7 @@ from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._mock import MockRequest, MockResponse, MockTransport
 from ._sending._retry import RetryPolicy
-from ._sending._transport import Transport
+from ._sending._transport import ConnectionPool, Transport
 from ._settings import RequestOptions, Telemetry
 from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
@@ -99,6 +100,10 @@ if _typing.TYPE_CHECKING:
         UnpagedPaginator,
     )
     from ._probe import ProbeReport, ResourceProbe, probe
+    from ._tenancy._clients import TenantClients
+    from ._tenancy._pager import TenantPage, TenantPager, TenantRecord
+    from ._tenancy._tenant import Tenant
+    from ._tenancy._tenants_file import load_tenants
 
 __version__ = _VERSION
 """The installed version of remedy_async, such as `0.1.0`."""
@@ -108,6 +113,10 @@ _LAZY = {
     "ChangeFeed": "._changes._feed",
     "ChangeState": "._changes._state",
     **dict.fromkeys(("ProbeReport", "ResourceProbe", "probe"), "._probe"),
+    "Tenant": "._tenancy._tenant",
+    "TenantClients": "._tenancy._clients",
+    **dict.fromkeys(("TenantPage", "TenantPager", "TenantRecord"), "._tenancy._pager"),
+    "load_tenants": "._tenancy._tenants_file",
     **dict.fromkeys(
         (
             "CursorPaginator",
@@ -121,7 +130,7 @@ _LAZY = {
 }
 """Public names whose module is imported on first use (PEP 562): the probe, the paging
 conventions one pins by hand, which a program that lets the client detect its paging never needs,
-and the change feed (with sqlite3)."""
+the change feed (with sqlite3), and reading many tenants."""
 
 __all__ = [
     "CONVENTIONS",
@@ -143,6 +152,7 @@ __all__ = [
     "ClientEvent",
     "ConfigurationError",
     "ConflictError",
+    "ConnectionPool",
     "ContractDriftWarning",
     "Convention",
     "CursorPaginator",
@@ -203,6 +213,12 @@ __all__ = [
     "SubjectFilter",
     "SubjectType",
     "Telemetry",
+    "Tenant",
+    "TenantClients",
+    "TenantErrors",
+    "TenantPage",
+    "TenantPager",
+    "TenantRecord",
     "Transport",
     "UnpagedPaginator",
     "UnprocessableEntityError",
@@ -210,6 +226,7 @@ __all__ = [
     "VulnerabilityFindingFilters",
     "__version__",
     "from_wire",
+    "load_tenants",
     "probe",
     "to_wire",
 ]

@@ -44,9 +44,17 @@ from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate, wall_clock_of
 from ._sending._headers import default_headers
+from ._sending._proxies import ProxyRoutes
 from ._sending._retry import RetryPolicy
 from ._sending._sender import Sender
-from ._sending._transport import AiohttpTransport, Transport, attempt_timeout_of, open_session
+from ._sending._transport import (
+    AiohttpTransport,
+    ConnectionPool,
+    Transport,
+    attempt_timeout_of,
+    open_session,
+    pace,
+)
 from ._settings import (
     DEFAULT_TIMEOUT,
     MAX_PAGE_SIZE,
@@ -118,6 +126,11 @@ class RemedyClient:
             proxy settings or any other variable.
         session: An `aiohttp.ClientSession` of your own, used as given and never closed by the
             client. Default: the client opens one on first use and closes it in `close()`.
+        pool: A `ConnectionPool` this client shares with others: one ceiling of requests in
+            flight and connections over all of them (each request holds a slot of it besides
+            one of `max_in_flight`), each client keeping its own token, limits and rate budget.
+            The client never closes it. Not with `session`, `ssl_context` or `trace_configs`
+            (the pool holds the connections and their TLS settings).
         transport: A `Transport` every request is sent through instead of aiohttp, such as
             `MockTransport(handler)` in unit tests: no session is opened, everything else
             (retries, limits, errors, events, paging) applies as usual, and the transport is
@@ -191,6 +204,7 @@ class RemedyClient:
         proxy_auth: tuple[str, str] | None = None,
         trust_env: bool = False,
         session: aiohttp.ClientSession | None = None,
+        pool: ConnectionPool | None = None,
         transport: Transport | None = None,
         event_hooks: Sequence[EventHook] = (),
         telemetry: bool | Telemetry = True,
@@ -216,8 +230,8 @@ class RemedyClient:
         self._auth_header = auth_header
         max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
         config.one_way_out(
-            transport, session=session, proxy=proxy, proxy_auth=proxy_auth, trust_env=trust_env,
-            ssl_context=ssl_context, trace_configs=trace_configs,
+            transport, pool, session=session, proxy=proxy, proxy_auth=proxy_auth,
+            trust_env=trust_env, ssl_context=ssl_context, trace_configs=trace_configs,
         )  # fmt: skip
         self._proxies = config.proxies(
             proxy, proxy_auth, trust_env, self.base_url, self._token, allow_insecure_http
@@ -228,6 +242,7 @@ class RemedyClient:
             max_pause=retry.max_retry_after,
             budget=config.budget(rate_limit),
             wall=wall_clock_of(clock),
+            shared=None if pool is None else pool.slots,
         )
         credentials = frozenset(
             {auth_header.lower(), "authorization", "cookie", "proxy-authorization"}
@@ -248,6 +263,7 @@ class RemedyClient:
         )
         if session is not None:
             transport = AiohttpTransport(session, proxies=self._proxies)
+            pace(session, transport)
         self._connection = Connection(
             name=self.__repr__,
             settings=(sent_headers, attempt_timeout, retry),
@@ -262,7 +278,7 @@ class RemedyClient:
                 open_session, max_connections=self._gate.max_in_flight, ssl_context=ssl_context,
                 headers=sent_headers, credential_headers=credentials, timeout=attempt_timeout,
                 trace_configs=list(trace_configs), proxies=self._proxies,
-            ),
+            ) if pool is None else partial(_through_pool, pool, self._proxies),
         )  # fmt: skip
 
         def collection(resource: Resource[T]) -> ResourceCollection[T]:
@@ -409,6 +425,12 @@ class RemedyClient:
 
 # The client's way out ----------------------------------------------------------------------
 
+
+def _through_pool(pool: ConnectionPool, proxies: ProxyRoutes | None) -> tuple[None, Transport]:
+    """A client's way out through a shared pool: no session of its own to close."""
+    return None, pool._transport(proxies)
+
+
 Settings = tuple[Mapping[str, str], AttemptTimeout, RetryPolicy]
 """What a request is sent with: headers, the attempt's timeout, the retry policy."""
 
@@ -418,7 +440,8 @@ class Connection:
 
     `name` describes the client in errors (its repr); `make_sender` makes the Sender of a
     transport, with the client's gate, events and limits; `open_session` opens the client's own
-    session, and returns it with the transport that sends through it.
+    session, and returns it with the transport that sends through it (no session when the
+    connections are a shared pool's, which the client does not close).
     """
 
     def __init__(
@@ -428,7 +451,7 @@ class Connection:
         settings: Settings,
         transport: Transport | None,
         make_sender: Callable[..., Sender],
-        open_session: Callable[[], tuple[aiohttp.ClientSession, Transport]],
+        open_session: Callable[[], tuple[aiohttp.ClientSession | None, Transport]],
     ) -> None:
         self._name = name
         self._settings = settings

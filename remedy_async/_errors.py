@@ -28,6 +28,10 @@
         ├── ResponseTooLargeError a body over max_response_bytes (checked while reading)
         └── PaginationError       the service's page sequence cannot be followed safely
 
+    TenantErrors                  (an ExceptionGroup) a list over many tenants ended with some
+                                  of them failed: one error each, and every tenant's resume
+                                  token; catch a kind with `except* AuthenticationError`
+
     RemedyWarning (a UserWarning)
     ├── DuplicateItemWarning      a page repeated ids just delivered; the repeats were skipped
     └── ContractDriftWarning      the service differs from the contract (e.g. snake_case keys)
@@ -39,7 +43,7 @@ raised before any I/O; `check_count` is the check of a count that every layer sh
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
@@ -60,6 +64,8 @@ class RemedyError(Exception):
     """How many items the failed list iteration delivered before the error."""
     attempts: int | None = None
     """How many attempts the call made before this error ended it (None: not sent)."""
+    tenant: str | None = None
+    """In a list over many tenants (`TenantClients`), the tenant whose list this error ended."""
 
 
 class RemedyWarning(UserWarning):
@@ -357,6 +363,53 @@ class PaginationError(APIError):
     suggestion: object | None = None
     """A `Convention` that reads the page refused, to pin with `paginator=`; None when there
     is no advice."""
+
+
+class TenantErrors(ExceptionGroup[RemedyError]):
+    """Some tenants of a list over many tenants failed; the others were listed to their end.
+
+    `exceptions` holds each failed tenant's error (its `tenant` attribute names it, and so does
+    a note), `failed` maps their names to them, and `resume_tokens` continues every tenant where
+    it stopped (None for a tenant listed to its end): pass it back as `resume_tokens=`.
+
+    Args:
+        message: What failed, such as `2 of 40 tenants failed: acme, globex`.
+        errors: Each failed tenant's error, by the tenant's name.
+        resume_tokens: Where every tenant stopped, by name (None: listed to its end).
+    """
+
+    failed: Mapping[str, RemedyError]
+    """Each failed tenant's error, by the tenant's name."""
+    resume_tokens: Mapping[str, str | None]
+    """Where each tenant stopped (None: listed to its end)."""
+
+    def __new__(
+        cls,
+        message: str,
+        errors: Mapping[str, RemedyError],
+        resume_tokens: Mapping[str, str | None],
+    ) -> TenantErrors:
+        group = super().__new__(cls, message, list(errors.values()))
+        group.failed = dict(errors)
+        group.resume_tokens = dict(resume_tokens)
+        return group
+
+    def __init__(
+        self,
+        message: str,
+        errors: Mapping[str, RemedyError],
+        resume_tokens: Mapping[str, str | None],
+    ) -> None:
+        super().__init__(message, list(errors.values()))
+
+    def derive(self, excs: Sequence[RemedyError]) -> TenantErrors:  # type: ignore[override]
+        """The group narrowed to `excs` (as `except*` and `subgroup` make it), tokens kept.
+
+        Args:
+            excs: The errors the narrowed group holds.
+        """
+        kept = {name: error for name, error in self.failed.items() if error in excs}
+        return TenantErrors(self.message, kept, self.resume_tokens)
 
 
 STATUS_ERRORS: Mapping[int, type[APIStatusError]] = {

@@ -185,13 +185,21 @@ def proxies(
     return routes
 
 
-def one_way_out(transport: object, **session_settings: object) -> None:
-    """Refuse settings of the aiohttp session given beside a `transport` that replaces it."""
+def one_way_out(transport: object, pool: object, **session_settings: object) -> None:
+    """Refuse settings of the aiohttp session given beside a `transport` that replaces it, or
+    beside a `pool` that holds the connections (and its own TLS settings)."""
     given = [f"{name}=" for name, value in session_settings.items() if value]
-    if transport is not None and given:
+    if transport is not None and (given or pool is not None):
+        given += ["pool="] if pool is not None else []
         raise ConfigurationError(
             f"transport= sends every request itself, so {', '.join(given)} cannot apply: "
             "give them to the transport, or leave transport= out"
+        )
+    shared = [name for name in ("session=", "ssl_context=", "trace_configs=") if name in given]
+    if pool is not None and shared:
+        raise ConfigurationError(
+            f"pool= holds the connections, so {', '.join(shared)} cannot apply: give the pool "
+            "its ssl_context, or leave pool= out"
         )
 
 

@@ -56,9 +56,15 @@ MENTIONS = {"reference-testing.md": ("@pytest.mark.remedy_simulator",)}
 """What a page must name that is no Python object (the plugin's marker)."""
 DIRECTIVE = re.compile(r"^::: (?P<path>[\w.]+)$", re.M)
 LIBRARY_MADE = frozenset(
-    {"remedy_async.ChangeFeed", "remedy_async.Pager", "remedy_async.ResourceCollection"}
+    {
+        "remedy_async.ChangeFeed",
+        "remedy_async.Pager",
+        "remedy_async.ResourceCollection",
+        "remedy_async.TenantPager",
+    }
 )
-"""Classes only the library makes (a list's pager, a change feed, a client's collections): their
+"""Classes only the library makes (a list's pager, a change feed, a client's collections, a list
+over many tenants): their
 constructors take the library's internals, so the reference hides them (`merge_init_into_class:
 false` on their directive) and their arguments are not checked. No other class may hide its."""
 HIDE_CONSTRUCTOR = "merge_init_into_class: false"

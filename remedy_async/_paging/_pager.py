@@ -9,7 +9,8 @@ nothing lost and nothing repeated.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from functools import partial
 from typing import Any, Generic, TypeVar, cast
 
 from attrs import field, frozen
@@ -56,6 +57,26 @@ class Page(Generic[T]):
     shifts: Shifts = NO_SHIFTS
     """What proving this page cost when records were added or removed before it since the page
     before (offset lists): realignments, re-reads and restarts; all zero when none were."""
+    _token_after: Callable[[int], str | None] | None = field(
+        default=None, init=False, repr=False, eq=False
+    )
+
+    def resume_token_after(self, count: int) -> str | None:
+        """A token continuing the list right after the first `count` items of this page (all
+        of them: `resume_token`), for a consumer that stops part-way through a page.
+
+        Args:
+            count: How many of the page's items were handled, from 0 to `len(items)`.
+        """
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= len(
+            self.items
+        ):
+            raise ValueError(f"count must be an int from 0 to {len(self.items)}, got {count!r}")
+        if count == len(self.items) or self._token_after is None:
+            if count != len(self.items):
+                raise ValueError("this page was not made by a Pager, so it knows no other place")
+            return self.resume_token
+        return self._token_after(count)
 
 
 class Pager(Generic[T]):
@@ -196,7 +217,7 @@ class Pager(Generic[T]):
                     items = self._structure_items(prepared)
                     self._at_page, self._at_count = prepared.place, len(items)
                     yielded += len(items)
-                    yield Page(
+                    page = Page(
                         items=items,
                         status=prepared.response.status,
                         headers=redact_headers(prepared.response.headers, secrets),
@@ -207,7 +228,13 @@ class Pager(Generic[T]):
                         total=prepared.total,
                         shifts=prepared.shifts,
                     )
-                    del prepared, items  # the caller holds the page if it wants it
+                    # Where the page's k-th item sits, for `Page.resume_token_after` (not an
+                    # argument: only a pager knows its places).
+                    object.__setattr__(
+                        page, "_token_after", partial(self._token_after, prepared.place)
+                    )
+                    yield page
+                    del prepared, items, page  # the caller holds the page if it wants it
         except RemedyError as error:
             self._mark(error, yielded)
             raise
@@ -235,8 +262,15 @@ class Pager(Generic[T]):
         error.resume_token = self.resume_token
         error.items_yielded = yielded
 
+    def _token_after(self, page: PagePlace, count: int) -> str | None:
+        """The token continuing right after the first `count` items of a page handed out."""
+        point = self._point_after(page, count)
+        return None if point is None else encode_token(point, self._call.secrets)
+
     def _resume_point(self) -> ResumePoint | None:
-        page, count = self._at_page, self._at_count
+        return self._point_after(self._at_page, self._at_count)
+
+    def _point_after(self, page: PagePlace | None, count: int) -> ResumePoint | None:
         if page is None:
             return self._call.start
         if page.proven is not None:
@@ -250,6 +284,8 @@ class Pager(Generic[T]):
                 consumed = page.positions[count - 1] if count else page.proven.first
             request, marks = page.proven.continuation(consumed)
             start = self._call.start
+            if not marks.ids:  # nothing delivered yet: the list's own start continues it
+                return start
             return ResumePoint(
                 start.collection, start.filters, start.paginator, request, marks=marks
             )

@@ -9,15 +9,13 @@ pure functions: a 429 with a wait hint (`Retry-After`, `retry-after-ms`), or
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
-from contextlib import suppress
 
 from ._budget import RequestBudget
 from ._retry import retry_after_seconds
+from ._slots import InFlightSlots, SharedSlots
 
 EPOCH_THRESHOLD = 1_000_000_000
 """An `X-RateLimit-Reset` at or above this is a Unix time; below it, seconds from now."""
@@ -52,59 +50,6 @@ def pause_asked(
     return pause
 
 
-class InFlightSlots:
-    """A first-come, first-served count of slots that costs no coroutine when one is free.
-
-    The sender takes a slot with `take()` and only awaits `wait()` when none is free, so the
-    common case is a counter decrement; `async with slots:` does both for other callers. A
-    freed slot passes straight to the longest waiter, so later arrivals cannot jump the queue.
-    """
-
-    def __init__(self, count: int) -> None:
-        self._free = count
-        self._waiters: deque[asyncio.Future[None]] = deque()
-
-    def __repr__(self) -> str:
-        return f"<InFlightSlots free={self._free} waiting={len(self._waiters)}>"
-
-    def take(self) -> bool:
-        """Take a free slot now if there is one nobody is queued for; True when taken."""
-        if self._free and not self._waiters:
-            self._free -= 1
-            return True
-        return False
-
-    async def wait(self) -> None:
-        """Queue for a slot (after `take()` failed); the slot is held on return."""
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            await waiter
-        except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
-                self.give_back()  # handed a slot just as we were cancelled: pass it on
-            else:
-                with suppress(ValueError):
-                    self._waiters.remove(waiter)
-            raise
-
-    def give_back(self) -> None:
-        """Free a held slot: to the longest waiter still waiting, else back to the count."""
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
-                return
-        self._free += 1
-
-    async def __aenter__(self) -> None:
-        if not self.take():
-            await self.wait()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self.give_back()
-
-
 def wall_clock_of(clock: Callable[[], float]) -> Callable[[], float]:
     """The Unix time as `clock` tells it: the real one beside the real monotonic clock; beside
     an injected clock, the real time when first asked, moved on by `clock` alone (so a test's
@@ -116,9 +61,10 @@ def wall_clock_of(clock: Callable[[], float]) -> Callable[[], float]:
 
 
 class RequestGate:
-    """Admits a client's requests: at most `max_in_flight` at once, none during a pause, and
-    no faster than its `budget` (the client's rate limit, if any) allows. `wall` tells the
-    Unix time, for the service's hints given as dates."""
+    """Admits a client's requests: at most `max_in_flight` at once (and a slot of a ceiling
+    `shared` with other clients, if any), none during a pause, and no faster than its `budget`
+    (the client's rate limit, if any) allows. `wall` tells the Unix time, for the service's
+    hints given as dates."""
 
     def __init__(
         self,
@@ -127,12 +73,18 @@ class RequestGate:
         max_pause: float = math.inf,
         budget: RequestBudget | None = None,
         wall: Callable[[], float] = time.time,
+        shared: InFlightSlots | None = None,
     ) -> None:
         self.max_in_flight = max_in_flight
         self.budget = budget
         self.max_pause = max_pause
         """The longest pause one response can impose on everyone (an absurd hint is capped)."""
-        self.slots = InFlightSlots(max_in_flight)
+        own = InFlightSlots(max_in_flight)
+        self.slots: InFlightSlots | SharedSlots = (
+            own if shared is None else SharedSlots(own, shared)
+        )
+        """What each request in flight holds: one of the client's own slots, and one of the
+        ceiling it shares with other clients (`shared`: a `ConnectionPool`'s), if any."""
         self.resume_at = 0.0
         """When requests may go out again, on the gate's clock (in the past when not paused)."""
         self._clock = clock

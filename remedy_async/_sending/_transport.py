@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
@@ -21,6 +22,7 @@ from multidict import CIMultiDict
 from remedy_async._errors import (
     APIConnectionError,
     APITimeoutError,
+    ClientClosedError,
     ProxyError,
     ResponseTooLargeError,
 )
@@ -35,6 +37,7 @@ from ._proxies import (
     proxy_refused,
     through,
 )
+from ._slots import InFlightSlots
 
 
 class Transport(Protocol):
@@ -174,24 +177,120 @@ def open_session(
         trace_configs=list(trace_configs) or None,
     )
     transport = AiohttpTransport(session, session_headers=shared, proxies=proxies)
-    connector.transport = transport
+    connector.transports.add(transport)
     return session, transport
 
 
+class ConnectionPool:
+    """A pool of connections several clients share: at most `max_connections` open at once
+    across all of them, reused between them (`RemedyClient(pool=pool)`).
+
+    Each client keeps its own token, headers, retries, in-flight cap, pauses and rate limit
+    (its turn at the wire included); only connections are shared. The pool opens in the event
+    loop of its first request and belongs to it; a client's `close()` leaves it open, `await
+    pool.close()` (or `async with pool:`) closes it. `TenantClients` reads many organisations
+    through one.
+
+    Args:
+        max_connections: The most connections open at once, over every client.
+        ssl_context: TLS settings, such as a private CA. Default: the system's trust store.
+        trace_configs: `aiohttp.TraceConfig`s of the pool's session, to see connection-level
+            events (DNS, connection reuse) aiohttp reports.
+    """
+
+    def __init__(
+        self,
+        max_connections: int = 100,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        trace_configs: Sequence[aiohttp.TraceConfig] = (),
+    ) -> None:
+        if isinstance(max_connections, bool) or not isinstance(max_connections, int):
+            raise TypeError(f"max_connections must be an int, got {max_connections!r}")
+        if max_connections < 1:
+            raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
+        self.max_connections = max_connections
+        """The most connections open at once, over every client sending through the pool."""
+        self.slots = InFlightSlots(max_connections)
+        """The ceiling's slots: each request in flight through the pool holds one, taken in its
+        client's gate before it reaches a connection (so none waits inside aiohttp's pool)."""
+        self._ssl_context = ssl_context
+        self._trace_configs = list(trace_configs)
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.closed = False
+        """Whether `close()` was called: no client can send through the pool any more."""
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open" if self._session is not None else "unopened"
+        return f"<ConnectionPool max_connections={self.max_connections} {state}>"
+
+    def _transport(self, proxies: ProxyRoutes | None) -> AiohttpTransport:
+        """A transport sending through the pool (opened now if need be), which takes its
+        client's rate-limit turn at the wire; `proxies` are its client's own."""
+        if self.closed:
+            raise ClientClosedError(f"{self!r} is closed; make a new pool")
+        session = self._session
+        if session is None:
+            self._loop = asyncio.get_running_loop()
+            connector = PacedConnector(
+                limit=self.max_connections,
+                ssl=self._ssl_context if self._ssl_context is not None else True,
+            )
+            session = self._session = aiohttp.ClientSession(
+                connector=connector,
+                trust_env=False,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trace_configs=self._trace_configs or None,
+            )
+        elif self._loop is not asyncio.get_running_loop():
+            raise ClientClosedError(
+                f"{self!r} opened its connections in another event loop, and connections "
+                "cannot move between loops: make one pool per loop"
+            )
+        transport = AiohttpTransport(session, proxies=proxies)
+        pace(session, transport)
+        return transport
+
+    async def close(self) -> None:
+        """Close every connection; clients sending through the pool fail from now on."""
+        self.closed = True
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
+
+    async def __aenter__(self) -> ConnectionPool:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
+def pace(session: aiohttp.ClientSession, transport: AiohttpTransport) -> None:
+    """Let `transport`'s requests take their rate-limit turn at the wire, when `session` is one
+    whose connector can (a client's own, or a `ConnectionPool`'s); another session's cannot,
+    and its requests keep only the turn each books up front."""
+    connector = session.connector
+    if isinstance(connector, PacedConnector):
+        connector.transports.add(transport)
+
+
 class PacedConnector(aiohttp.TCPConnector):
-    """aiohttp's connector, which lets each request go only when the client's rate limit
+    """aiohttp's connector, which lets each request go only when its client's rate limit
     allows it, once its connection is in hand (from the pool, or opened: TLS done, a proxy's
     tunnel up), outside aiohttp's connect timeout: the turn the sender left in `AT_WIRE` for
-    `transport`, if any."""
+    one of `transports` (the transports of the clients sending through this pool), if any."""
 
-    transport: object = None
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.transports: weakref.WeakSet[object] = weakref.WeakSet()
 
     async def connect(
         self, req: aiohttp.ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
     ) -> aiohttp.connector.Connection:
         connection = await super().connect(req, traces, timeout)
         turn = AT_WIRE.get()
-        if turn is not None and turn.transport is self.transport:
+        if turn is not None and turn.transport in self.transports:
             try:
                 await turn.go(req.url)
             except BaseException:
@@ -330,6 +429,11 @@ class AiohttpTransport:
     def __repr__(self) -> str:
         return f"<AiohttpTransport session={'closed' if self.session.closed else 'open'}>"
 
+    def _closed(self) -> ClientClosedError:
+        return ClientClosedError(
+            "the session (or ConnectionPool) this client sends through is closed; make a new one"
+        )
+
     async def send(
         self,
         request: Request,
@@ -342,6 +446,8 @@ class AiohttpTransport:
         A body over `max_body` bytes raises ResponseTooLargeError: refused from Content-Length
         before reading when it can be, otherwise counted while streaming (after decompression).
         """
+        if self.session.closed:
+            raise self._closed()
         own_headers = self._request_headers(headers)
         proxy, through = None, NO_PROXY
         if self.proxies is not None:
@@ -377,6 +483,8 @@ class AiohttpTransport:
         self, request: Request, headers: Mapping[str, str], timeout: AttemptTimeout
     ) -> AsyncIterator[StreamedResponse]:
         """Open a response whose body is read in chunks; it is released on exit."""
+        if self.session.closed:
+            raise self._closed()
         own_headers = self._request_headers(headers)
         proxy, through = None, NO_PROXY
         if self.proxies is not None:

@@ -357,3 +357,28 @@ async def test_pager_and_pages_say_the_total_the_service_announces(
             totals = [page.total async for page in pager.pages()]
     assert totals == [expected if announced else None] * len(totals)
     assert pager.total == (expected if announced else None)
+
+
+async def test_a_token_after_part_of_a_page_continues_right_there() -> None:
+    """`Page.resume_token_after(k)` continues after the page's k-th item, for a consumer that
+    stops part-way through a page: on a proven offset list and on a plain one alike."""
+    async with Simulator(SimulatorConfig(size=40)) as service, RemedyClient(service.url) as client:
+        every = [e.id for e in await client.endpoints.list().collect()]
+        page, second = [page async for page in client.endpoints.list(page_size=10).pages()][:2]
+        token = second.resume_token_after(3)
+        rest = await client.endpoints.list(page_size=10, resume_token=token).collect()
+        before = [e.id for e in [*page.items, *second.items[:3]]]
+        assert [*before, *[e.id for e in rest]] == every
+        assert page.resume_token_after(len(page.items)) == page.resume_token
+        start = await client.endpoints.list(resume_token=page.resume_token_after(0)).collect()
+        assert [e.id for e in start] == every
+
+
+def test_a_page_made_by_hand_knows_only_its_end() -> None:
+    """A Page built outside a Pager has its own token only; another count is a ValueError."""
+    page = Page(items=(1, 2), status=200, headers={}, request_id=None, url="u", resume_token="t")
+    assert page.resume_token_after(2) == "t"
+    with pytest.raises(ValueError, match="not made by a Pager"):
+        page.resume_token_after(1)
+    with pytest.raises(ValueError, match="count must be an int from 0 to 2"):
+        page.resume_token_after(3)

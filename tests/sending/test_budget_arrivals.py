@@ -17,6 +17,7 @@ from aiohttp import web
 from remedy_async import (
     APITimeoutError,
     ClientEvent,
+    ConnectionPool,
     MockRequest,
     MockResponse,
     MockTransport,
@@ -39,10 +40,12 @@ class Arrivals:
         self.redirect = redirect
         self.stamps: list[float] = []
         self.paths: list[str] = []
+        self.by_key: dict[str, list[float]] = defaultdict(list)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         self.stamps.append(self.time.clock())
         self.paths.append(request.path)
+        self.by_key[request.headers.get("Authorization", "")].append(self.time.clock())
         id = request.match_info["id"]
         if self.redirect and not id.endswith("-moved"):
             raise web.HTTPTemporaryRedirect(f"/v1/endpoints/{id}-moved")
@@ -318,3 +321,39 @@ async def test_another_clients_transport_inside_an_attempt_takes_no_turn() -> No
         endpoint = await client.endpoints.get("out")
     assert endpoint.hostname == "3"
     assert time.sleeps == []
+
+
+async def test_clients_sharing_a_pool_each_keep_their_own_budget(
+    setting: Setting, runners: list[web.AppRunner]
+) -> None:
+    """Two clients of one pool (two keys, 4/s and 6/s), 20 gets each at once over TLS
+    connections that take 0.2-0.8 s to open and are shared between them: the service never
+    sees more than each key's own limit in any second, and does see it."""
+    time = setting.time
+    service = Arrivals(time)
+    port = await https_port(service, setting.authority, runners)
+    async with (
+        SlowHandshakes(port, time, [0.5, 0.2, 0.8]) as relay,
+        ConnectionPool(4, ssl_context=setting.trusting, trace_configs=[time.traced()]) as pool,
+    ):
+        clients = [
+            RemedyClient(
+                f"https://127.0.0.1:{relay.port}", token=f"key-{limit}", pool=pool,
+                rate_limit=RateLimit(limit, per=1.0), clock=time.clock, sleep=time.sleep,
+            )
+            for limit in (4, 6)
+        ]  # fmt: skip
+        ids = [f"ep-{n}" for n in range(20)]
+        results = await asyncio.gather(
+            *(collect(client.endpoints.get_many(ids, concurrency=20)) for client in clients)
+        )
+        for client in clients:
+            await client.close()
+    assert all(result.ok for found in results for result in found)
+    assert most_in_any_window(service.by_key["Bearer key-4"], 1.0) == 4
+    assert most_in_any_window(service.by_key["Bearer key-6"], 1.0) == 6
+    assert relay.opened <= 4, "one ceiling of connections for both clients"
+
+
+async def collect(results: object) -> list[object]:
+    return [result async for result in results]  # type: ignore[attr-defined]
