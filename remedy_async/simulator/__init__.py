@@ -44,12 +44,22 @@ itself between pages (`SimulatorConfig(churn_count=2, churn_every=1)`, `--churn-
 `SimulatorConfig(order="updated")` (`--order updated`) lists records by last change, so an update
 moves a record to the end of the list (the default, `created`, keeps every record in place).
 
+One simulator can serve many organisations, as the service's API keys are per organisation:
+`SimulatorConfig(tenants=3, size=1000)` (`--tenants 3`) serves `org-01`, `org-02` and `org-03`,
+each with its own token (`sim.tenants`, each a `SimulatedTenant`) and records (`size` shared out,
+the first getting `tenant_skew` of it), churned by its own lists; a request's token picks whose
+records it sees. `tenant_rate_limit` limits each token (429 with `Retry-After`, for that token
+only); `sim.counters.tenants` and `sim.arrivals(name)` say what each token was used for, and
+`sim.write_tenants_file(directory)` (`--write-tenants DIR`) writes the keys for a client.
+
 Modules, from the top down (each imports only modules listed after it):
 
 - serving: `_arguments` (the command line and `serve`; the server imported on first use),
   `_server` (`Simulator` on a socket, and the sockets' protocol that answers what aiohttp
-  refuses), `_handler` (routing, auth, rate limit, faults, the routes, and sending the answer,
+  refuses), `_handler` (routing, auth, rate limits, faults, the routes, and sending the answer,
   bent by a shaping fault), `_openapi` (the run's OpenAPI document);
+- tenants: `_tenants` (the organisations a run serves: `SimulatedTenant`, how `size` is shared
+  out, their seeds and tokens, the state each is served from, and the tenants file);
 - lists: `_pages` (the one page server, `ListResponder`: named conventions and composed modes),
   `_places` (where a request wants to be: offsets, page numbers, keyset ids, signed cursors),
   `_layout` (where a page's items and signals go);
@@ -61,8 +71,8 @@ Modules, from the top down (each imports only modules listed after it):
   cheap per-record facts), `_catalog` (the vulnerability catalog and word lists), `_prng`
   (stateless seeded randomness), `_cache` (an LRU bounded by size);
 - the run: `_run_config` (`SimulatorConfig`, `FaultSpec`), `_composition` (`Composition`, its
-  text form and what it must hold together); and two leaves, `_ratelimit` (a token bucket) and
-  `_counters` (what the simulator saw and did).
+  text form and what it must hold together); and two leaves, `_ratelimit` (a token bucket and
+  a sliding window) and `_counters` (what the simulator saw and did, per tenant too).
 """
 
 from importlib import import_module as _import_module
@@ -76,7 +86,7 @@ from ._arguments import (
     serve,
 )
 from ._composition import Composition, Slot
-from ._counters import SimulatorCounters
+from ._counters import SimulatorCounters, TenantCounts
 from ._run_config import (
     ERROR_FORMATS,
     ITEMS_KEYS,
@@ -93,16 +103,18 @@ if _TYPE_CHECKING:
     from ._dataset import Dataset
     from ._openapi import openapi_document, openapi_json
     from ._server import Simulator
+    from ._tenants import SimulatedTenant
 
 _LAZY = {
     "Dataset": "._dataset",
+    "SimulatedTenant": "._tenants",
     "Simulator": "._server",
     "openapi_document": "._openapi",
     "openapi_json": "._openapi",
 }
 """Names whose module is imported on first use (PEP 562): the server (and aiohttp.web), the
-data set and the OpenAPI builder, which a command line that only adds or reads the options
-(`remedy-async --help`) never needs."""
+data set, the tenants and the OpenAPI builder, which a command line that only adds or reads the
+options (`remedy-async --help`) never needs."""
 
 __all__ = [
     "ERROR_FORMATS",
@@ -115,10 +127,12 @@ __all__ = [
     "FaultKind",
     "FaultKindName",
     "FaultSpec",
+    "SimulatedTenant",
     "Simulator",
     "SimulatorConfig",
     "SimulatorCounters",
     "Slot",
+    "TenantCounts",
     "add_serve_arguments",
     "config_from_args",
     "openapi_document",

@@ -3,7 +3,9 @@
 
 `--paging list` asks for the table of paging conventions instead of a server: both commands
 print `paging_listing` and exit 0. `--print-spec` asks for the run's OpenAPI document (what it
-would serve at `/openapi.json`): both commands print `printed_spec` and exit 0.
+would serve at `/openapi.json`): both commands print `printed_spec` and exit 0. With
+`--tenants N`, `--write-tenants DIR` writes the tenants file there once the server listens, and
+its path is printed after the URL.
 
 Adding the options needs only the configuration (`_run_config`): the server (and aiohttp.web with
 it) is imported by `serve`, the OpenAPI document's builder by `printed_spec`, so a command line
@@ -16,8 +18,9 @@ import argparse
 import asyncio
 import re
 import signal
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final
 
 from remedy_async import CONVENTIONS
 
@@ -30,6 +33,7 @@ from ._run_config import (
     PAGING_CONVENTIONS,
     RETRY_AFTER_FORMATS,
     ROUTE_NAMES,
+    TENANTS_FILE,
     FaultKind,
     FaultSpec,
     SimulatorConfig,
@@ -232,10 +236,56 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse (422) a list's query parameter that is neither a filter nor a paging "
         "parameter (default: ignore it, as the service does)",
     )
+    _add_tenant_arguments(add)
     add(
         "--print-spec",
         action="store_true",
         help="write the OpenAPI document of this run (as served at /openapi.json) and exit",
+    )
+
+
+def _add_tenant_arguments(add: Callable[..., Any]) -> None:
+    """The options of a run of many organisations (tenants), each with its token and records."""
+    add(
+        "--tenants",
+        type=int,
+        default=_DEFAULTS.tenants,
+        metavar="N",
+        help="serve N organisations (org-01, ...), each with its own token, records (its share "
+        "of --size), churn and rate limit; a request's token picks its records; 0: one, whose "
+        "token is --token (default: %(default)s)",
+    )
+    add(
+        "--tenant-skew",
+        type=float,
+        default=_DEFAULTS.tenant_skew,
+        metavar="SHARE",
+        help="with --tenants 2 or more, the share of --size the first tenant gets; the others "
+        "share the rest about evenly (default: %(default)s)",
+    )
+    add(
+        "--tenant-rate-limit",
+        type=int,
+        default=_DEFAULTS.tenant_rate_limit,
+        metavar="N",
+        help="with --tenants, at most N requests of each token admitted in any "
+        "--tenant-rate-window seconds (a sliding window), 429 with Retry-After beyond "
+        "(default: no limit)",
+    )
+    add(
+        "--tenant-rate-window",
+        type=float,
+        default=_DEFAULTS.tenant_rate_window,
+        metavar="SECONDS",
+        help="the window of --tenant-rate-limit (default: %(default)s)",
+    )
+    add(
+        "--write-tenants",
+        dest="tenants_directory",
+        default=_DEFAULTS.tenants_directory,
+        metavar="DIR",
+        help=f"with --tenants, write DIR/{TENANTS_FILE} (and each token in DIR/tokens/) once "
+        "listening, and print its path (default: none)",
     )
 
 
@@ -351,7 +401,19 @@ def _config_from_args(ns: argparse.Namespace) -> SimulatorConfig:
         order=ns.order,
         range_filters=ns.range_filters,
         strict_params=ns.strict_params,
+        **_tenant_settings(ns),
     )
+
+
+def _tenant_settings(ns: argparse.Namespace) -> dict[str, Any]:
+    """The settings `_add_tenant_arguments` adds, as `SimulatorConfig` fields."""
+    return {
+        "tenants": ns.tenants,
+        "tenant_skew": ns.tenant_skew,
+        "tenant_rate_limit": ns.tenant_rate_limit,
+        "tenant_rate_window": ns.tenant_rate_window,
+        "tenants_directory": ns.tenants_directory,
+    }
 
 
 def paging_listing(ns: argparse.Namespace) -> str | None:
@@ -383,8 +445,9 @@ def printed_spec(ns: argparse.Namespace, config: SimulatorConfig) -> bytes | Non
 
 
 async def serve(config: SimulatorConfig, *, until_signal: bool = True) -> None:
-    """Run a simulator, announcing its URL on stdout, until SIGINT or SIGTERM (then return
-    normally), or until cancelled.
+    """Run a simulator, announcing its URL on stdout (and then the path of the tenants file,
+    with `tenants_directory`), until SIGINT or SIGTERM (then return normally), or until
+    cancelled.
 
     Args:
         config: What to serve.
@@ -401,6 +464,9 @@ async def serve(config: SimulatorConfig, *, until_signal: bool = True) -> None:
     try:
         async with Simulator(config) as simulator:
             print(f"Remedy simulator listening on {simulator.url}", flush=True)
+            if config.tenants_directory is not None:
+                path = Path(config.tenants_directory) / TENANTS_FILE
+                print(f"Remedy simulator tenants file: {path}", flush=True)
             await stop.wait()
     finally:
         for signum in signals:

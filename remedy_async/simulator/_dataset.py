@@ -189,6 +189,8 @@ class Store:
         """Fields set by `update`, by (resource, index)."""
         self._hidden: dict[str, frozenset[int]] = {}
         """Indices hidden from each collection (only collections with some hidden)."""
+        self._removed: dict[str, set[int]] = {}
+        """Indices ever taken out of each collection since it was made (not the reserve)."""
         self._visible: SizedLRU[Sequence[int]] = SizedLRU(max(budget // 4, 1 << 24), view_size)
         """Matches without the hidden records, by filters (emptied when hiding changes)."""
         self._revisions = Revisions()
@@ -329,8 +331,12 @@ class Store:
         return frozenset(indices)
 
     def _set_hidden(self, resource: str, hidden: frozenset[int]) -> None:
-        if hidden == self._hidden.get(resource, frozenset()):
+        before = self._hidden.get(resource, frozenset())
+        if hidden == before:
             return
+        taken = hidden - before
+        if taken:
+            self._removed.setdefault(resource, set()).update(taken)
         if hidden:
             self._hidden[resource] = hidden
         else:
@@ -386,7 +392,9 @@ class Dataset(Store):
     held back at the start (`reserve`, a share of each collection) or removed, `modify` gives
     records a new revision (their `updated_at` moves to the time of the change), `remove`
     hides them, and `churn` does all three to a share of a collection, choosing by seed and
-    step. Filters see records as they are now. With `range_filters`, a list also takes
+    step. `removed(resource)` is every id taken out since the data set was made, even if back
+    since, so the records present throughout a listing are its ids at the start less those.
+    Filters see records as they are now. With `range_filters`, a list also takes
     `updatedAt[gte]=TIME` (on `updated_at`, in every collection).
 
     Lists are in creation order (index order), or with `order="updated"` by last change: the
@@ -416,21 +424,31 @@ class Dataset(Store):
     """
 
     @classmethod
-    def from_config(cls, config: SimulatorConfig) -> Dataset:
-        """The data set a simulator with this configuration serves.
+    def from_config(
+        cls,
+        config: SimulatorConfig,
+        *,
+        seed: int | None = None,
+        size: int | None = None,
+        cache_bytes: int | None = None,
+    ) -> Dataset:
+        """The data set a simulator with this configuration serves (or one tenant of it).
 
         Args:
             config: The simulator's configuration.
+            seed: The seed instead of the configuration's (a tenant's own).
+            size: The size instead of the configuration's (a tenant's share).
+            cache_bytes: The cache's budget instead of the configuration's (a tenant's share).
         """
         return cls(
-            seed=config.seed,
-            size=config.size,
+            seed=config.seed if seed is None else seed,
+            size=config.size if size is None else size,
             now=config.now,
             id_prefix=config.id_prefix,
             extra_fields_rate=config.extra_fields_rate,
             naming=config.naming,
             cache=config.cache,
-            cache_bytes=config.cache_bytes,
+            cache_bytes=config.cache_bytes if cache_bytes is None else cache_bytes,
             reserve=config.churn_reserve if config.churning else 0.0,
             range_filters=config.range_filters,
             order=config.order,
@@ -602,6 +620,19 @@ class Dataset(Store):
         return tuple(make_id(resource, i) for i in sorted(indices, key=self.order_key(resource)))
 
     # change over time --------------------------------------------------------------------------
+
+    def removed(self, resource: str) -> frozenset[str]:
+        """The ids of every record taken out of `resource` since the data set was made (by
+        `churn`, `remove` or `hide`), even those brought back since; not the records held back
+        at the start (`reserve`), unless they were added and taken out again. So the records
+        present throughout a listing are the ids at its start less these.
+
+        Args:
+            resource: A collection, by path segment (`endpoints`, `vulnerability-findings`, ...).
+        """
+        make_id = self._world.make_id
+        resource = self._check(resource)
+        return frozenset(make_id(resource, index) for index in self._removed.get(resource, ()))
 
     def add(self, resource: str, count: int, *, at: float | None = None) -> tuple[str, ...]:
         """Bring hidden records (held back, or removed) into `resource`, chosen by seed and

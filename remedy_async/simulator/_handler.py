@@ -1,10 +1,13 @@
-"""The request handler: routing on the raw path, auth, rate limit, faults, the routes, and the
+"""The request handler: routing on the raw path, auth, rate limits, faults, the routes, and the
 answer put on the wire.
 
 One low-level handler serves everything (no aiohttp router): the router decodes `%2F` before
 matching, which would split ids containing `/`; here the raw path is split first and only the
 id segment is percent-decoded. `GET /openapi.json` answers the run's own OpenAPI document
-(`_openapi`), before auth, rate limits and faults. Lists are answered by the page server
+(`_openapi`), before auth, rate limits and faults. Every other route but health needs a token
+if the run has any, and the token picks, by one dict lookup, the organisation (`TenantState`)
+whose records, churn and rate limit the request meets (a run of one organisation without a
+token serves every request from its one state). Lists are answered by the page server
 (`_pages`); the answer goes on the wire by `send`, honestly or bent by a shaping fault (stall,
 truncate, malformed, wrong content type), or the connection is `reset`.
 
@@ -16,12 +19,11 @@ same URL plus `echo=<credential>`; the `echo` parameter is accepted and ignored.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import itertools
 import secrets
 import socket
 import struct
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Final
 from urllib.parse import quote, unquote
@@ -29,16 +31,15 @@ from urllib.parse import quote, unquote
 from aiohttp import web
 
 from ._agent_configuration import AgentConfiguration, agent_configuration_payload
-from ._churn import Churner
 from ._counters import CounterState
 from ._dataset import Dataset
 from ._injector import FaultInjector, replacing_error
 from ._matching import FilterError
 from ._openapi import openapi_json
-from ._pages import ECHO_PARAMETER, ListPaging, ListRequest, ListResponder, list_paging
-from ._places import INVALID, CursorCodec, carries_continuation
+from ._pages import ECHO_PARAMETER, ListPaging, ListRequest, list_paging
+from ._places import INVALID, carries_continuation
 from ._prng import iso
-from ._ratelimit import TokenBucket
+from ._ratelimit import RateDecision, TokenBucket
 from ._responses import ApiError, Payload, error_payload, json_payload
 from ._run_config import (
     DOCUMENT_PATH,
@@ -48,6 +49,7 @@ from ._run_config import (
     FaultSpec,
     SimulatorConfig,
 )
+from ._tenants import TenantState
 
 Sleep = Callable[[float], Awaitable[object]]
 """How latency and stall faults wait (`asyncio.sleep`; tests pass one that returns at once)."""
@@ -89,12 +91,13 @@ def _package_version() -> str:
 
 
 class SimulatorApp:
-    """Answers requests for one configuration and data set; counts into `counters`."""
+    """Answers requests for one configuration and its organisations (`tenants`: one per tenant,
+    or the one of a run without tenants); counts into `counters`."""
 
     def __init__(
         self,
         config: SimulatorConfig,
-        dataset: Dataset,
+        tenants: Sequence[TenantState],
         counters: CounterState,
         *,
         sleep: Sleep,
@@ -104,27 +107,26 @@ class SimulatorApp:
         assert config.now is not None, "the Simulator fills in now"
         self._shift = config.now.timestamp() - started  # health: now + the time since then
         self._config = config
-        self._dataset = dataset
         self._counters = counters
         self._sleep = sleep
         self._clock = clock
-        self._lists = ListResponder(
-            dataset=dataset,
-            cursors=CursorCodec(
-                config.seed, echo=config.echo_token, stamped=config.order == "updated"
-            ),
-            items_key=config.items_key,
-            page_size=config.page_size,
-            max_page_size=config.max_page_size,
-            disguise=config.disguise_paging,
-            base_path=config.base_path,
+        self._by_token = {tenant.token: tenant for tenant in tenants if tenant.token is not None}
+        self._open = None if self._by_token else tenants[0]
+        """The one organisation when no token is required, else None."""
+        header, scheme = config.auth_header, config.auth_scheme
+        self._challenge = (
+            f'{scheme} realm="remedy"'
+            if scheme is not None
+            else f'ApiKey realm="remedy", header="{header}"'
         )
         self._echo = config.echo_token
         self._faults = FaultInjector(config.faults, config.seed)
-        self._churner = Churner(
-            dataset, config.churn, config.churn_every, clock, count=config.churn_count
-        )
         self._bucket = None if config.rate_limit is None else TokenBucket(config.rate_limit, clock)
+        self._bucket_refusal = f"rate limit of {config.rate_limit} requests per second exceeded"
+        self._token_refusal = (
+            f"rate limit of {config.tenant_rate_limit} requests per "
+            f"{config.tenant_rate_window:g} seconds exceeded for this API key"
+        )
         self._agent_configuration = AgentConfiguration(config.seed, config.agent_configuration_size)
         self._request_ids = itertools.count(1)
         self._request_id_prefix = secrets.token_hex(4)
@@ -201,9 +203,10 @@ class SimulatorApp:
                 )
             if route == SPEC_ROUTE:
                 return await send(request, self._document_payload(), headers, None, self._sleep)
+            tenant = None
             if route != "health":
-                self._authenticate(request)
-                self._limit_rate(headers)
+                tenant = self._tenant_of(request)
+                self._admit(tenant, headers)
             decision = self._faults.roll(route, has_cursor=self._has_cursor(request, route))
             if decision.latency is not None:
                 self._counters.fault(route, decision.latency.kind.value)
@@ -216,7 +219,7 @@ class SimulatorApp:
                     return None
                 raise replacing_error(replacing, self._clock())
             shaping = decision.shaping
-            payload = await self._route(request, route, resource, raw_id, echo)
+            payload = await self._route(request, route, resource, raw_id, echo, tenant)
         except ApiError as error:
             if echo is not None:
                 error = error.echoing(echo)
@@ -244,28 +247,23 @@ class SimulatorApp:
             self._document = openapi_json(self._config)
         return Payload(200, self._document)
 
-    def _authenticate(self, request: web.BaseRequest) -> None:
-        token = self._config.token
-        if token is None:
-            return
-        header, scheme = self._config.auth_header, self._config.auth_scheme
-        challenge = (
-            f'{scheme} realm="remedy"'
-            if scheme is not None
-            else f'ApiKey realm="remedy", header="{header}"'
-        )
+    def _tenant_of(self, request: web.BaseRequest) -> TenantState:
+        """The organisation whose token the request carries (the one, if none is required);
+        401 for a missing or unknown token."""
+        if self._open is not None:
+            return self._open
+        header = self._config.auth_header
         given = request.headers.get(header)
-        credential = None if given is None else self._credential_in(given)
-        if credential is None or not hmac.compare_digest(
-            credential.encode(errors="surrogateescape"), token.encode()
-        ):
+        tenant = None if given is None else self._by_token.get(self._credential_in(given))
+        if tenant is None:
             raise ApiError(
                 401,
                 "unauthorized",
                 UNAUTHORIZED_MESSAGE,
-                {"WWW-Authenticate": challenge},
+                {"WWW-Authenticate": self._challenge},
                 location=("header", header),
             )
+        return tenant
 
     def _credential_in(self, given: str) -> str:
         """The credential in an auth header's value: after the scheme, if any ('' if the
@@ -285,18 +283,19 @@ class SimulatorApp:
         credential = self._credential_in(given) or given.strip()
         return credential if credential and credential.isprintable() else None
 
-    def _limit_rate(self, headers: dict[str, str]) -> None:
-        if self._bucket is None:
-            return
-        decision = self._bucket.take()
-        headers.update(decision.headers())
-        if not decision.allowed:
-            raise ApiError(
-                429,
-                "rate_limited",
-                f"rate limit of {self._config.rate_limit} requests per second exceeded",
-                {"Retry-After": str(decision.retry_after)},
-            )
+    def _admit(self, tenant: TenantState, headers: dict[str, str]) -> None:
+        """Count a tenant's request, then let it through the run's rate limit and its token's,
+        or answer 429."""
+        name = tenant.name
+        if name is not None:
+            self._counters.arrived(name, self._clock())
+        if self._bucket is not None:
+            _within(self._bucket.take(), headers, self._bucket_refusal)
+        if tenant.limiter is not None:
+            decision = tenant.limiter.take()
+            if not decision.allowed and name is not None:
+                self._counters.limited(name)
+            _within(decision, headers, self._token_refusal)
 
     def _has_cursor(self, request: web.BaseRequest, route: str) -> bool:
         if not route.startswith("list:"):
@@ -324,6 +323,7 @@ class SimulatorApp:
         resource: str | None,
         raw_id: str | None,
         echo: str | None,
+        tenant: TenantState | None,
     ) -> Payload:
         if route == "health":
             time = iso(self._clock() + self._shift)
@@ -333,14 +333,18 @@ class SimulatorApp:
                 self._agent_configuration, request.headers.get("If-None-Match")
             )
         assert resource is not None
+        assert tenant is not None, "every route but health has its tenant"
         if raw_id is None:
-            return self._list(request, resource, echo)
+            return self._list(request, resource, echo, tenant)
         if echo is not None and ECHO_PARAMETER not in request.rel_url.query:
             return _echo_redirect(request, echo)
-        return self._get(resource, raw_id)
+        return self._get(resource, raw_id, tenant.dataset)
 
-    def _list(self, request: web.BaseRequest, resource: str, echo: str | None) -> Payload:
-        self._churner.list_requested(resource)
+    def _list(
+        self, request: web.BaseRequest, resource: str, echo: str | None, tenant: TenantState
+    ) -> Payload:
+        tenant.churner.list_requested(resource)
+        dataset = tenant.dataset
         convention, composition, query = self._paging(request)
         params: Iterable[tuple[str, str]] = query.items()
         if composition is not None:
@@ -349,34 +353,40 @@ class SimulatorApp:
         if self._echo:
             params = [(name, value) for name, value in params if name != ECHO_PARAMETER]
         try:
-            filters = self._dataset.parse_filters(
-                resource, params, strict=self._config.strict_params
-            )
+            filters = dataset.parse_filters(resource, params, strict=self._config.strict_params)
         except FilterError as error:
             where = () if error.parameter is None else ("query", error.parameter)
             raise ApiError(INVALID, error.code, error.message, location=where) from None
         listing = ListRequest(
             convention=convention,
             filters=filters,
-            view=self._dataset.matches(filters),
+            view=dataset.matches(filters),
             query=query,
             url=request.url,
             echo=echo,
             composition=composition,
         )
-        return self._lists.page(listing)
+        return tenant.lists.page(listing)
 
-    def _get(self, resource: str, raw_id: str) -> Payload:
+    def _get(self, resource: str, raw_id: str, dataset: Dataset) -> Payload:
         try:
             record_id = unquote(raw_id, errors="strict")
         except UnicodeDecodeError:
             record_id = None
-        if record_id is None or not self._dataset.well_formed(record_id):
+        if record_id is None or not dataset.well_formed(record_id):
             raise ApiError(400, "invalid_id", invalid_id_message(resource), location=("path", "id"))
-        index = self._dataset.index_of(resource, record_id)
+        index = dataset.index_of(resource, record_id)
         if index is None:
             raise ApiError(404, "not_found", not_found_message(resource), location=("path", "id"))
-        return Payload(200, self._dataset.encode(resource, index))
+        return Payload(200, dataset.encode(resource, index))
+
+
+def _within(decision: RateDecision, headers: dict[str, str], refusal: str) -> None:
+    """Send a rate limit's X-RateLimit-* headers; 429 with `refusal` and `Retry-After` if it
+    refused the request."""
+    headers.update(decision.headers())
+    if not decision.allowed:
+        raise ApiError(429, "rate_limited", refusal, {"Retry-After": str(decision.retry_after)})
 
 
 def _echo_redirect(request: web.BaseRequest, echo: str) -> Payload:

@@ -1,8 +1,11 @@
-"""A token bucket: `rate` requests per second on average, bursts of up to `rate` requests."""
+"""Rate limits and their decisions: a token bucket (`rate` requests per second on average,
+bursts of up to `rate` requests: a run's `rate_limit`) and an exact sliding window (at most
+`limit` requests admitted in any `window` seconds: each tenant's `tenant_rate_limit`)."""
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable
 
 import attrs
@@ -16,7 +19,8 @@ class RateDecision:
     limit: float
     remaining: int
     reset: int
-    """Unix time (whole seconds, rounded up) when the bucket is full again."""
+    """Unix time (whole seconds, rounded up) when the bucket is full again (the window empty
+    again)."""
     retry_after: int
     """Seconds until the next request can pass (0 when this one passed)."""
 
@@ -65,5 +69,45 @@ class TokenBucket:
             limit=self._rate,
             remaining=math.floor(self._tokens),
             reset=reset,
+            retry_after=retry_after,
+        )
+
+
+class SlidingWindow:
+    """At most `limit` requests admitted in any `window` seconds, exactly: a request is admitted
+    when fewer than `limit` admitted requests arrived in the `window` seconds before it (those
+    at least `window` seconds old have left); a refused one is not counted. It keeps the arrival
+    times of the admitted requests still in the window, at most `limit`.
+
+    `clock` returns Unix time in seconds; tests pass a fake one so nothing really waits.
+    """
+
+    def __init__(self, limit: int, window: float, clock: Callable[[], float]) -> None:
+        self._limit = limit
+        self._window = window
+        self._clock = clock
+        self._admitted: deque[float] = deque()
+
+    def __repr__(self) -> str:
+        return (
+            f"SlidingWindow(limit={self._limit}, window={self._window}, "
+            f"admitted={len(self._admitted)})"
+        )
+
+    def take(self) -> RateDecision:
+        """Admit a request arriving now, or refuse it until the oldest admitted one leaves."""
+        now = self._clock()
+        admitted, window = self._admitted, self._window
+        while admitted and admitted[0] + window <= now:
+            admitted.popleft()
+        allowed = len(admitted) < self._limit
+        if allowed:
+            admitted.append(now)
+        retry_after = 0 if allowed else max(1, math.ceil(admitted[0] + window - now))
+        return RateDecision(
+            allowed=allowed,
+            limit=self._limit,
+            remaining=self._limit - len(admitted),
+            reset=math.ceil(admitted[-1] + window),  # never empty: limit >= 1
             retry_after=retry_after,
         )

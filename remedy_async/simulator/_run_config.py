@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import enum
 import fnmatch
+import os
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -32,6 +33,9 @@ ROUTE_NAMES: Final = (
 
 DOCUMENT_PATH: Final = "/openapi.json"
 """Where a simulator serves the OpenAPI document of its run (see `_openapi`)."""
+
+TENANTS_FILE: Final = "tenants.toml"
+"""The name of the file `Simulator.write_tenants_file` writes the tenants' keys into."""
 
 UNMATCHED_ROUTE: Final = "unmatched"
 """The counters' name for requests to a path the simulator does not serve."""
@@ -118,6 +122,20 @@ def _optional_count(_: object, attribute: attrs.Attribute[Any], value: object) -
     _integer(_, attribute, value)
     if not isinstance(value, int) or value < 1:
         raise ValueError(f"{attribute.name} must be at least 1, or None; got {value!r}")
+
+
+def _open_fraction(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{attribute.name} must be between 0 and 1 (both excluded), got {value!r}")
+
+
+def _to_directory(value: str | os.PathLike[str] | None) -> str | None:
+    return None if value is None else os.fspath(value)
+
+
+def _directory(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and (not value or "\0" in value):
+        raise ValueError(f"{attribute.name} must be a directory's path, or None; got {value!r}")
 
 
 def _port(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
@@ -484,6 +502,32 @@ class SimulatorConfig:
     range_filters: bool = False
     """Let lists take `updatedAt[gte]=TIME`, on records' `updated_at` (the filter a change feed
     narrows its passes with; unpublished)."""
+    tenants: int = attrs.field(default=0, validator=[_integer, _non_negative])
+    """The organisations (tenants) served, each with its own API key and records. 0: one, as the
+    service serves one key (its token is `token`, None for no auth). N: N tenants named
+    `org-01`, `org-02`, ... (see `SimulatedTenant`), each with a token derived from `seed`;
+    then `token` must be None, every route but health and the OpenAPI document requires one of
+    the tenants' tokens (another is the published 401), and the token picks whose records a
+    request sees. Each tenant's records are a data set of its own (seeded from `seed` and its
+    place, so ids differ between tenants), its share of `size`, churned by its own list
+    requests; `cache_bytes` is shared out by size."""
+    tenant_skew: float = attrs.field(default=0.4, converter=float, validator=_open_fraction)
+    """With two tenants or more, the share of `size` (then the endpoints of every tenant
+    together) the first tenant gets; the others share the rest, each within about half to one
+    and a half of an even share (by seed), every tenant at least one endpoint. Between 0 and
+    1, both excluded."""
+    tenant_rate_limit: int | None = attrs.field(default=None, validator=_optional_count)
+    """With tenants: the requests each token may have admitted in any window of
+    `tenant_rate_window` seconds (a sliding window on the simulator's clock); one more is a
+    429 with `Retry-After`, for that token only. Health and the OpenAPI document are not
+    limited. None: no limit per token (the run-wide `rate_limit` applies either way)."""
+    tenant_rate_window: float = attrs.field(default=1.0, converter=float, validator=_positive)
+    """The window of `tenant_rate_limit`, in seconds."""
+    tenants_directory: str | None = attrs.field(
+        default=None, converter=_to_directory, validator=_directory
+    )
+    """A directory to write the tenants file into once the simulator listens (see
+    `Simulator.write_tenants_file`; `--write-tenants DIR`); None: none. Needs tenants."""
 
     def __attrs_post_init__(self) -> None:
         if self.page_size > self.max_page_size:
@@ -498,6 +542,21 @@ class SimulatorConfig:
             raise ValueError(
                 f"give churn (a share, {self.churn!r}) or churn_count (a number, "
                 f"{self.churn_count!r}), not both"
+            )
+        self._check_tenants()
+
+    def _check_tenants(self) -> None:
+        if not self.tenants:
+            for name in ("tenant_rate_limit", "tenants_directory"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name} needs tenants, 1 or more (this run has none)")
+            return
+        if self.token is not None:
+            raise ValueError("token must be None with tenants: each tenant has its own")
+        if self.size < self.tenants:
+            raise ValueError(
+                f"size ({self.size}) must be at least tenants ({self.tenants}): every tenant "
+                "gets at least one endpoint"
             )
 
     @property

@@ -11,10 +11,12 @@ for the headers, else 400); the run's OpenAPI document lists those statuses on e
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from http import HTTPStatus
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Protocol, Self
 
@@ -27,6 +29,13 @@ from ._dataset import Dataset
 from ._handler import SimulatorApp, Sleep
 from ._responses import ERROR_CODES, ApiError
 from ._run_config import SimulatorConfig
+from ._tenants import (
+    SimulatedTenant,
+    rate_text,
+    simulated_tenants,
+    tenant_states,
+    write_tenants_file,
+)
 
 SHUTDOWN_TIMEOUT: Final = 1.0
 """Seconds stop() lets unfinished requests run before cancelling them."""
@@ -37,6 +46,11 @@ class Simulator:
 
         async with Simulator(SimulatorConfig(size=1000, paging="offset")) as sim:
             ...  # point a client at sim.url; check sim.counters and sim.dataset
+
+    With `SimulatorConfig(tenants=N)` it serves N organisations, each with its own token and
+    records (`sim.tenants`, `sim.tenant("org-01").dataset`), counted per tenant
+    (`sim.counters.tenants`, `sim.arrivals("org-01")`); `sim.write_tenants_file(directory)`
+    writes their keys where a client can read them.
 
     Args:
         config: What to serve; default: the contract's defaults (`SimulatorConfig()`).
@@ -58,11 +72,16 @@ class Simulator:
             config = attrs.evolve(config, now=datetime.fromtimestamp(started, UTC))
         self.config = config
         """The configuration served, its `now` set (the time the records are dated from)."""
-        self.dataset = Dataset.from_config(config)
-        """The records served: ask it what a list or get should answer."""
-        self._counters = CounterState()
+        self._tenants = simulated_tenants(config)
+        self._dataset = None if self._tenants else Dataset.from_config(config)
+        self._counters = CounterState(tenant.name for tenant in self._tenants)
         self._app = SimulatorApp(
-            config, self.dataset, self._counters, sleep=sleep, clock=clock, started=started
+            config,
+            tenant_states(config, self._tenants, self._dataset, clock),
+            self._counters,
+            sleep=sleep,
+            clock=clock,
+            started=started,
         )
         self._runner: web.ServerRunner | None = None
         self._url: str | None = None
@@ -70,10 +89,67 @@ class Simulator:
     def __repr__(self) -> str:
         where = self._url or "not started"
         config = self.config
+        tenants = f", tenants={config.tenants}" if config.tenants else ""
         return (
-            f"Simulator({where}, seed={config.seed}, size={config.size}, "
+            f"Simulator({where}, seed={config.seed}, size={config.size}{tenants}, "
             f"paging={config.paging!r}, faults={len(config.faults)})"
         )
+
+    @property
+    def dataset(self) -> Dataset:
+        """The records served: ask it what a list or get should answer. A run of tenants has
+        one per tenant instead (`tenants[i].dataset`, `tenant(name).dataset`)."""
+        if self._dataset is None:
+            raise RuntimeError(
+                f"this simulator serves {len(self._tenants)} tenants, each with records of its "
+                "own: use sim.tenants[i].dataset or sim.tenant(name).dataset"
+            )
+        return self._dataset
+
+    @property
+    def tenants(self) -> tuple[SimulatedTenant, ...]:
+        """The organisations served, in order (`org-01`, with the `tenant_skew` share, first);
+        empty for a run of one organisation (`SimulatorConfig.tenants=0`)."""
+        return self._tenants
+
+    def tenant(self, name: str) -> SimulatedTenant:
+        """The tenant named `name`; ValueError naming the tenants there are for another name.
+
+        Args:
+            name: A tenant's name, such as `org-01`.
+        """
+        for tenant in self._tenants:
+            if tenant.name == name:
+                return tenant
+        known = ", ".join(tenant.name for tenant in self._tenants) or "none (tenants=0)"
+        raise ValueError(f"no tenant named {name!r}; the tenants are: {known}")
+
+    def arrivals(self, name: str) -> tuple[float, ...]:
+        """When each request with a tenant's token arrived, on the simulator's clock, in
+        arrival order: refused ones (401 aside: those carry no tenant's token) included, health
+        checks not. `reset_counters` forgets them.
+
+        Args:
+            name: A tenant's name, such as `org-01`.
+        """
+        return tuple(self._counters.arrivals[self.tenant(name).name])
+
+    def write_tenants_file(self, directory: str | os.PathLike[str]) -> Path:
+        """Write the tenants' keys where a client reads them: `directory/tenants.toml`, one
+        `[[tenant]]` table each (`name`, `token_file`, `base_url` = `url`, and `rate_limit`
+        with `tenant_rate_limit`: `"20/s"`, `"5/2.5s"`), and each token alone in
+        `directory/tokens/<name>` (mode 0o600, no newline); never a token in the TOML. Makes
+        `directory` if needed; returns the TOML file's path. The simulator must be running.
+
+        Args:
+            directory: Where to write them.
+        """
+        if not self._tenants:
+            raise RuntimeError("this simulator serves no tenants (SimulatorConfig.tenants=0)")
+        config = self.config
+        limit = config.tenant_rate_limit
+        rate = None if limit is None else rate_text(limit, config.tenant_rate_window)
+        return write_tenants_file(self._tenants, directory, self.url, rate)
 
     @property
     def url(self) -> str:
@@ -99,11 +175,13 @@ class Simulator:
         return self._counters.snapshot()
 
     def reset_counters(self) -> None:
-        """Zero the counters (requests in flight stay counted as in flight)."""
+        """Zero the counters and forget the tenants' arrivals (requests in flight stay counted
+        as in flight)."""
         self._counters.reset()
 
     async def start(self) -> None:
-        """Start listening on the configured host and port (port 0: a free one)."""
+        """Start listening on the configured host and port (port 0: a free one); then write
+        the tenants file into `SimulatorConfig.tenants_directory`, if set."""
         if self._runner is not None:
             raise RuntimeError("the simulator is already running")
         server = ContractServer(
@@ -124,6 +202,12 @@ class Simulator:
         origin = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         self._url = origin + self.config.base_path
         self._runner = runner
+        if self.config.tenants_directory is not None:
+            try:
+                self.write_tenants_file(self.config.tenants_directory)
+            except BaseException:
+                await self.stop()
+                raise
 
     async def stop(self) -> None:
         """Stop listening, cancel requests still in flight, close connections; idempotent."""

@@ -52,6 +52,36 @@ def test_a_reserve_is_held_back_until_added() -> None:
     assert all(dataset.get(ENDPOINTS, i)["updated_at"] == STAMP for i in added)  # type: ignore[index]
 
 
+def test_removed_holds_every_id_taken_out_even_if_back_since() -> None:
+    """`removed` keeps what churn steps, `remove` and `hide` took out, also once shown or
+    added again, so the ids at the start less it were present throughout."""
+    dataset = Dataset(seed=6, size=30, reserve=0.2)
+    start = set(dataset.ids(ENDPOINTS))
+    steps = [dataset.churn(ENDPOINTS, rate=0.1, at=AT) for _ in range(3)]
+    hidden, removed = dataset.id_of(ENDPOINTS, 0), dataset.id_of(ENDPOINTS, 1)
+    dataset.hide(ENDPOINTS, [hidden])
+    dataset.remove(ENDPOINTS, [removed])
+    dataset.show(ENDPOINTS, [hidden])
+    taken = {record_id for step in steps for record_id in step.removed} | {hidden, removed}
+    assert dataset.removed(ENDPOINTS) == taken
+    assert hidden in set(dataset.ids(ENDPOINTS))
+    throughout = start - dataset.removed(ENDPOINTS)
+    assert throughout <= set(dataset.ids(ENDPOINTS))
+
+
+def test_removed_leaves_out_the_reserve_and_other_collections() -> None:
+    """Records held back from the start were never taken out; nor were other collections'."""
+    dataset = Dataset(seed=6, size=30, reserve=0.2)
+    assert dataset.hidden(ENDPOINTS)
+    assert dataset.removed(ENDPOINTS) == frozenset()
+    dataset.add(ENDPOINTS, 2, at=AT)
+    dataset.churn(ENDPOINTS, removed=1, added=0, modified=0, at=AT)
+    assert len(dataset.removed(ENDPOINTS)) == 1
+    assert dataset.removed(TARGETS) == frozenset()
+    with pytest.raises(ValueError, match="unknown resource"):
+        dataset.removed("endpoint")
+
+
 def test_a_modification_moves_the_update_time_and_changes_the_record() -> None:
     """A modified endpoint gets `updated_at` at the change and the newest agent (if it has
     one); a finding its `updated_at`; the served bytes follow; the keys stay the published."""

@@ -9,7 +9,9 @@ import os
 import signal
 import subprocess
 import sys
+import tomllib
 from datetime import UTC, datetime
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -79,6 +81,32 @@ async def test_the_order_flag_reorders_a_served_list(fake_sleep: RecordingSleep)
         status, body, _ = await get_json(session, f"{sim.url}/v1/endpoints")
     assert status == 200
     assert [record["id"] for record in body["data"]] == [*ids[1:], ids[0]]
+
+
+def test_the_tenant_options_reach_the_configuration() -> None:
+    """`--tenants`, `--tenant-skew`, `--tenant-rate-limit`, `--tenant-rate-window` and
+    `--write-tenants` set the tenants' settings."""
+    config = parse(
+        "--tenants", "3", "--tenant-skew", "0.6", "--tenant-rate-limit", "20",
+        "--tenant-rate-window", "2.5", "--write-tenants", "keys",
+    )  # fmt: skip
+    assert (config.tenants, config.tenant_skew) == (3, 0.6)
+    assert (config.tenant_rate_limit, config.tenant_rate_window) == (20, 2.5)
+    assert config.tenants_directory == "keys"
+
+
+async def test_a_run_of_tenants_from_the_command_line_serves_each_token(
+    fake_sleep: RecordingSleep, session: aiohttp.ClientSession
+) -> None:
+    """A run made from `--tenants 2 --size 10` serves each tenant's records to its token."""
+    config = parse("--tenants", "2", "--size", "10")
+    async with Simulator(config, sleep=fake_sleep) as sim:
+        for tenant in sim.tenants:
+            headers = {"Authorization": f"Bearer {tenant.token}"}
+            _, body, _ = await get_json(session, f"{sim.url}/v1/endpoints", None, headers)
+            assert [record["id"] for record in body["data"]] == list(
+                tenant.dataset.ids("endpoints")
+            )
 
 
 def test_now_sets_the_simulators_present() -> None:
@@ -198,8 +226,28 @@ def test_bad_options_exit_with_status_2(
             ["--health-path", "/a", "--agent-configuration-path", "/a"],
             "error: --health-path and --agent-configuration-path must differ",
         ),
+        (
+            ["--write-tenants", "keys"],
+            "error: --write-tenants needs --tenants, 1 or more (this run has none)",
+        ),
+        (
+            ["--tenants", "2", "--token", "t"],
+            "error: --token must be None with --tenants: each tenant has its own",
+        ),
+        (["--tenants", "2", "--tenant-skew", "1"], "error: --tenant-skew must be between 0 and 1"),
     ],
-    ids=["port", "page-sizes", "fault-rate", "latency", "churn-count", "churn-both", "paths"],
+    ids=[
+        "port",
+        "page-sizes",
+        "fault-rate",
+        "latency",
+        "churn-count",
+        "churn-both",
+        "paths",
+        "write-tenants",
+        "tenants-token",
+        "tenant-skew",
+    ],
 )
 def test_a_bad_value_is_reported_by_its_option(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
@@ -231,6 +279,50 @@ async def test_cli_serves_until_interrupted(
         status, body, _ = await get_json(session, f"{url}/v1/health")
         assert (status, body["status"]) == (200, "ok")
         process.send_signal(signum)
+        _, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        assert process.returncode == 0, stderr.decode()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_remedy_async_serve_refuses_a_tenants_file_without_tenants(tmp_path: Path) -> None:
+    """`remedy-async serve --write-tenants DIR` without `--tenants` is a usage error (2)."""
+    stdout, stderr = io.BytesIO(), io.StringIO()
+    terminal = Terminal(stdout=stdout, stderr=stderr, stdin=io.StringIO(), env={})
+    assert await run(["serve", "--write-tenants", str(tmp_path)], terminal) == 2
+    assert "--write-tenants needs --tenants" in stderr.getvalue()
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_cli_writes_the_tenants_file_once_listening(
+    session: aiohttp.ClientSession, tmp_path: Path
+) -> None:
+    """With `--write-tenants DIR` the process prints the tenants file's path after its URL;
+    the file names the URL it serves at, and its tokens pass."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "remedy_async.simulator", "--port", "0", "--size", "6",
+        "--tenants", "2", "--write-tenants", str(tmp_path / "keys"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONWARNINGS": "error"},
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        lines = [
+            (await asyncio.wait_for(process.stdout.readline(), timeout=30)).decode()
+            for _ in range(2)
+        ]
+        url = lines[0].removeprefix("Remedy simulator listening on ").strip()
+        path = tmp_path / "keys" / "tenants.toml"
+        assert lines[1] == f"Remedy simulator tenants file: {path}\n"
+        tables = tomllib.loads(path.read_text())["tenant"]
+        assert [table["base_url"] for table in tables] == [url, url]
+        token = (path.parent / tables[1]["token_file"]).read_text()
+        headers = {"Authorization": f"Bearer {token}"}
+        assert (await get_json(session, f"{url}/v1/scopes", None, headers))[0] == 200
+        process.send_signal(signal.SIGINT)
         _, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
         assert process.returncode == 0, stderr.decode()
     finally:

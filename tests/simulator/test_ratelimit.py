@@ -1,10 +1,11 @@
-"""Rate limiting: a token bucket with 429, Retry-After and X-RateLimit-* headers."""
+"""Rate limiting: a token bucket with 429, Retry-After and X-RateLimit-* headers, and the
+sliding window each tenant's token is limited by."""
 
 from __future__ import annotations
 
 import aiohttp
 
-from remedy_async.simulator._ratelimit import TokenBucket
+from remedy_async.simulator._ratelimit import SlidingWindow, TokenBucket
 
 from .helpers import FakeClock, StartSimulator, get_json
 
@@ -89,3 +90,62 @@ def test_clock_going_backwards_does_not_add_tokens() -> None:
     assert bucket.take().allowed
     clock.advance(-10)
     assert not bucket.take().allowed
+
+
+def test_a_window_admits_its_limit_then_refuses() -> None:
+    """Three in a window of three pass at once, the fourth is refused until the first leaves."""
+    clock = FakeClock(100.0)
+    window = SlidingWindow(3, 2.0, clock)
+    assert [window.take().remaining for _ in range(3)] == [2, 1, 0]
+    refused = window.take()
+    assert (refused.allowed, refused.retry_after, refused.remaining) == (False, 2, 0)
+    assert refused.headers()["Retry-After"] == "2"
+    assert refused.headers()["X-RateLimit-Limit"] == "3"
+
+
+def test_a_window_slides_with_each_admitted_request() -> None:
+    """A slot frees exactly when its request is `window` seconds old, not all at once as a
+    bucket refills: requests at 0 and 0.5 let one in at 1.0 and the next at 1.5."""
+    clock = FakeClock(0.0)
+    window = SlidingWindow(2, 1.0, clock)
+    assert window.take().allowed
+    clock.advance(0.5)
+    assert window.take().allowed
+    clock.advance(0.25)
+    assert not window.take().allowed
+    clock.advance(0.25)
+    assert window.take().allowed
+    assert not window.take().allowed
+    clock.advance(0.5)
+    assert window.take().allowed
+
+
+def test_refused_requests_do_not_hold_the_window() -> None:
+    """Only admitted requests count: hammering a full window does not push its end back."""
+    clock = FakeClock(10.0)
+    window = SlidingWindow(1, 5.0, clock)
+    assert window.take().allowed
+    for _ in range(10):
+        clock.advance(0.4)
+        assert not window.take().allowed
+    clock.advance(1.0)
+    assert window.take().allowed
+
+
+def test_a_window_resets_when_its_newest_request_leaves() -> None:
+    """X-RateLimit-Reset is the Unix second (rounded up) when the window is empty again."""
+    clock = FakeClock(1000.2)
+    window = SlidingWindow(2, 3.0, clock)
+    window.take()
+    clock.advance(1.0)
+    decision = window.take()
+    assert decision.reset == 1005  # 1001.2 + 3, rounded up
+    assert decision.headers()["X-RateLimit-Reset"] == "1005"
+    assert "Retry-After" not in decision.headers()
+
+
+def test_a_window_says_what_it_holds_in_its_repr() -> None:
+    """The repr names the limit, the window and how many requests it holds."""
+    window = SlidingWindow(4, 2.5, FakeClock(0.0))
+    window.take()
+    assert repr(window) == "SlidingWindow(limit=4, window=2.5, admitted=1)"

@@ -237,3 +237,90 @@ def test_order_and_churn_options_are_checked(
     with pytest.raises(error) as raised:
         SimulatorConfig(**options)  # type: ignore[arg-type]
     assert str(raised.value) == message
+
+
+def test_tenant_options_default_to_one_organisation() -> None:
+    """By default a run serves one organisation: no tenants, no limit per token, no file."""
+    config = SimulatorConfig()
+    assert (config.tenants, config.tenant_skew) == (0, 0.4)
+    assert (config.tenant_rate_limit, config.tenant_rate_window) == (None, 1.0)
+    assert config.tenants_directory is None
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"tenants": -1}, ValueError, "tenants must not be negative, got -1"),
+        ({"tenants": 2.0}, TypeError, "tenants must be an int, got 2.0"),
+        (
+            {"tenants": 2, "token": "t"},
+            ValueError,
+            "token must be None with tenants: each tenant has its own",
+        ),
+        (
+            {"tenants": 5, "size": 4},
+            ValueError,
+            "size (4) must be at least tenants (5): every tenant gets at least one endpoint",
+        ),
+        (
+            {"tenant_skew": 1.0},
+            ValueError,
+            "tenant_skew must be between 0 and 1 (both excluded), got 1.0",
+        ),
+        (
+            {"tenant_skew": 0},
+            ValueError,
+            "tenant_skew must be between 0 and 1 (both excluded), got 0.0",
+        ),
+        (
+            {"tenants": 2, "tenant_rate_limit": 0},
+            ValueError,
+            "tenant_rate_limit must be at least 1, or None; got 0",
+        ),
+        (
+            {"tenant_rate_limit": 5},
+            ValueError,
+            "tenant_rate_limit needs tenants, 1 or more (this run has none)",
+        ),
+        (
+            {"tenants": 2, "tenant_rate_window": 0},
+            ValueError,
+            "tenant_rate_window must be positive, got 0.0",
+        ),
+        (
+            {"tenants_directory": "keys"},
+            ValueError,
+            "tenants_directory needs tenants, 1 or more (this run has none)",
+        ),
+        (
+            {"tenants": 1, "tenants_directory": ""},
+            ValueError,
+            "tenants_directory must be a directory's path, or None; got ''",
+        ),
+    ],
+    ids=[
+        "negative",
+        "float",
+        "token",
+        "too-small",
+        "skew-one",
+        "skew-zero",
+        "limit-zero",
+        "limit-alone",
+        "window-zero",
+        "directory-alone",
+        "directory-empty",
+    ],
+)
+def test_tenant_options_are_checked(
+    options: dict[str, object], error: type[Exception], message: str
+) -> None:
+    """A bad tenant option raises naming the field, and saying why."""
+    with pytest.raises(error) as raised:
+        SimulatorConfig(**options)  # type: ignore[arg-type]
+    assert str(raised.value) == message
+
+
+def test_tenants_directory_takes_a_path() -> None:
+    """`tenants_directory` takes a path object too, kept as text."""
+    assert SimulatorConfig(tenants=1, tenants_directory=Path("keys")).tenants_directory == "keys"
