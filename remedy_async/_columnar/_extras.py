@@ -7,7 +7,7 @@ from types import ModuleType
 
 from remedy_async._errors import MissingDependencyError
 
-EXTRAS = {"pyarrow": "arrow", "duckdb": "duckdb", "dlt": "dlt"}
+EXTRAS = {"pyarrow": "arrow", "duckdb": "duckdb", "dlt": "dlt", "ray": "ray"}
 """Each optional package, and the extra of remedy-async that installs it."""
 
 

@@ -93,7 +93,28 @@ class TenantClients:
     ) -> None:
         if isinstance(tenants, str | os.PathLike):
             tenants = load_tenants(tenants, environ=environ)
-        keys = read_keys(tenants, environ)
+        self._setup(read_keys(tenants, environ), max_connections, client_options)
+
+    @classmethod
+    def _of_keys(
+        cls,
+        keys: Iterable[TenantKey],
+        *,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        **client_options: Any,
+    ) -> TenantClients:
+        """The clients of tenants whose tokens were read already (by an engine's driver, for a
+        worker that may not see the same environment or files)."""
+        clients = cls.__new__(cls)
+        clients._setup(read_keys(keys), max_connections, client_options)
+        return clients
+
+    def _setup(
+        self,
+        keys: tuple[TenantKey, ...],
+        max_connections: int,
+        client_options: dict[str, Any],
+    ) -> None:
         refused = [name for name in OWN_SETTINGS if name in client_options]
         if refused:
             raise ConfigurationError(

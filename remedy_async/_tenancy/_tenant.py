@@ -149,9 +149,10 @@ class TenantKey:
 
 
 def read_keys(
-    tenants: Iterable[Tenant], environ: Mapping[str, str] | None = None
+    tenants: Iterable[Tenant | TenantKey], environ: Mapping[str, str] | None = None
 ) -> tuple[TenantKey, ...]:
-    """Read every tenant's token, before any request.
+    """Read every tenant's token, before any request (a `TenantKey` is one read already: an
+    engine's worker gets the keys its driver read).
 
     ConfigurationError for no tenant, two tenants of one name (a name is a directory: names
     that differ only in case clash on some file systems), a missing token, or one key given to
@@ -161,9 +162,13 @@ def read_keys(
     keys: list[TenantKey] = []
     names: dict[str, str] = {}
     owners: dict[str, str] = {}
-    for tenant in tenants:
-        if not isinstance(tenant, Tenant):
-            raise ConfigurationError(f"tenants must be Tenant values, got {tenant!r}")
+    for given in tenants:
+        if isinstance(given, TenantKey):
+            tenant = given.tenant
+        elif isinstance(given, Tenant):
+            tenant = given
+        else:
+            raise ConfigurationError(f"tenants must be Tenant values, got {given!r}")
         folded = tenant.name.casefold()
         if folded in names:
             raise ConfigurationError(
@@ -171,7 +176,7 @@ def read_keys(
                 "needs a name of its own (names that differ only in case clash as directories)"
             )
         names[folded] = tenant.name
-        token = tenant.read_token(environ)
+        token = given.token if isinstance(given, TenantKey) else tenant.read_token(environ)
         owner = owners.setdefault(token, tenant.name)
         if owner != tenant.name:
             raise ConfigurationError(
