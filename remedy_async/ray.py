@@ -226,5 +226,6 @@ def read(
     return ray.data.read_datasource(
         TenantsDatasource(readers, ledger),
         override_num_blocks=len(readers),
+        concurrency=len(readers),
         ray_remote_args=dict(ray_remote_args or {}),
     )

@@ -34,6 +34,11 @@ class BackgroundSimulators:
 
     def url(self, config: SimulatorConfig) -> str:
         """The base URL of the simulator serving `config`, started if it is not yet."""
+        return self.simulator(config).url
+
+    def simulator(self, config: SimulatorConfig) -> Simulator:
+        """The simulator serving `config`, started if it is not yet (read its counters, data
+        sets and tenants from any thread)."""
         with self._lock:
             simulator = self._running.get(config)
             if simulator is None:
@@ -41,7 +46,7 @@ class BackgroundSimulators:
                 future = asyncio.run_coroutine_threadsafe(simulator.start(), self._loop)
                 future.result(START_TIMEOUT)
                 self._running[config] = simulator
-            return simulator.url
+            return simulator
 
     def close(self) -> None:
         """Stop every simulator, then the loop and its thread."""
