@@ -38,12 +38,35 @@ function of the collection name called once per run: the seam for the change fee
 Each becomes a row with only `id` and `_remedy_deleted = true`, a column with dlt's
 `hard_delete` hint, so the merge deletes that row from the table. An id the same run lists is
 not deleted.
+
+Many organisations: `remedy_source(tenants="tenants.toml")` (a tenants file, or `Tenant`
+values) reads every tenant's key as one source. Each collection is still one table, its rows
+led by a `tenant` column (text, not null: the tenant's name) and keyed by `("tenant", "id")`,
+since an id is only unique within its organisation; merge and `dedup_sort` as above. Every
+token is read and checked when the source is made, before any request. The tenants' clients
+(`TenantClients`: each tenant's own base URL, rate limit and token, `client_options` for all)
+are opened once per run on dlt's loop and shared by the collections, so a tenant's rate limit
+and `max_connections` hold over the whole source. Each resource keeps every tenant's resume
+token in its state (`resume_tokens`: {tenant: token, or None for a list read to its end},
+updated after every page) and why a tenant failed (`stopped_tenants`: {tenant: error}). A
+tenant failing past the retries does not stop the others: their rows load, the failure is
+logged, and the next run continues that tenant exactly where it stopped. `max_items` caps each
+tenant's records per run, and the next run continues each tenant it cut. A tenant whose list
+completed starts again from the beginning in the next run (each run a complete pass, as for
+one organisation), but while another tenant is part-way through a `max_items` backfill it
+waits (is not listed), so the backfill of every tenant ends; a failed tenant holds no one back.
+A tenant no longer given is forgotten (given again, it starts over). `unfinished(pipeline)`
+names each tenant that stopped as `"vulnerability_findings/acme"`. Removals name the tenant:
+`removed={"endpoints": [("acme", "8f7e...")]}`; a bare id is refused.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 from remedy_async._client import RemedyClient
@@ -57,12 +80,19 @@ from remedy_async._columnar._columns import (
     unknown_keys,
 )
 from remedy_async._columnar._extras import require
-from remedy_async._errors import RemedyError
+from remedy_async._errors import ConfigurationError, RemedyError, TenantErrors
 from remedy_async._models import RESOURCES, Resource
+from remedy_async._settings import closest
+from remedy_async._tenancy._clients import DEFAULT_MAX_CONNECTIONS, TenantClients
+from remedy_async._tenancy._columns import TENANT_COLUMN
+from remedy_async._tenancy._pager import TenantPager
+from remedy_async._tenancy._tenant import Tenant, TenantKey, read_keys
+from remedy_async._tenancy._tenants_file import load_tenants
 
 __all__ = [
     "DELETED_COLUMN",
     "Removals",
+    "RemovedIds",
     "column_hints",
     "remedy_source",
     "unfinished",
@@ -71,8 +101,17 @@ __all__ = [
 DELETED_COLUMN = "_remedy_deleted"
 """The column of deletion rows (dlt's `hard_delete` hint): true deletes the row with that id."""
 
-Removals = Mapping[str, Iterable[str]] | Callable[[str], Iterable[str]]
+RemovedIds = Iterable[str | tuple[str, str]]
+"""The ids removed from one collection: each an id, or with tenants a `(tenant, id)` pair."""
+
+Removals = Mapping[str, RemovedIds] | Callable[[str], RemovedIds]
 """Ids removed from the service, by collection (`endpoints`, ...), or a function giving them."""
+
+RESUME_TOKENS = "resume_tokens"
+"""The resource state's key of every tenant's resume token (None: its list was read to its
+end), for a source of many tenants."""
+STOPPED_TENANTS = "stopped_tenants"
+"""The resource state's key of why each tenant that failed in the latest run stopped."""
 
 logger = logging.getLogger("remedy_async.dlt")
 
@@ -92,14 +131,19 @@ SORT_COLUMN = "updated_at"
 """The column a merge keeps the latest of, among rows with one id (where the model types it)."""
 
 
-def column_hints(resource: Resource[Any], *, nested: bool = False) -> dict[str, dict[str, Any]]:
+def column_hints(
+    resource: Resource[Any], *, nested: bool = False, tenants: bool = False
+) -> dict[str, dict[str, Any]]:
     """dlt column hints of a resource's columns (by wire name): its published fields, `extra`
     (JSON), and the deletion flag; `updated_at`, where typed, sorts duplicates of an id.
 
     With `nested`, lists and objects (and `extra`) get no hint, so dlt may flatten them into
-    columns and nested tables (`max_table_nesting` above 0).
+    columns and nested tables (`max_table_nesting` above 0). With `tenants` (a source of many
+    organisations), a `tenant` column (text, not null) comes first.
     """
     hints: dict[str, dict[str, Any]] = {}
+    if tenants:
+        hints[TENANT_COLUMN] = {"data_type": "text", "nullable": False}
     for column in record_columns(resource.model):
         data_type = _DATA_TYPES[column.kind]
         if nested and data_type == "json":
@@ -124,16 +168,19 @@ def _known_only(value: dict[str, Any], known: frozenset[str], nested: Nested) ->
     return kept
 
 
-def _row_packer(resource: Resource[Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """Turns a checked wire dict into the row dlt loads: the published fields, then `extra`,
-    the fields the model does not type (at any depth, in their shape; None when none)."""
+def _row_packer(
+    resource: Resource[Any],
+) -> Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]:
+    """Turns a checked wire dict into the row dlt loads, after the columns already in `row`
+    (the tenant's, or none): the published fields, then `extra`, the fields the model does not
+    type (at any depth, in their shape; None when none)."""
     columns = record_columns(resource.model)[:-1]
     known = frozenset(column.name for column in columns)
     nested = nested_columns(columns)
 
-    def pack(record: dict[str, Any]) -> dict[str, Any]:
+    def pack(record: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
         extra = unknown_keys(record, known, nested)
-        row = _known_only(record, known, nested) if extra else dict(record)
+        row.update(_known_only(record, known, nested) if extra else record)
         row[EXTRA_COLUMN] = extra or None
         return row
 
@@ -148,12 +195,40 @@ def _resource_named(name: str) -> Resource[Any]:
     raise ValueError(f"unknown collection {name!r}; the collections are {names}")
 
 
-def _removed_ids(removed: Removals | None, resource: Resource[Any]) -> list[str]:
+def _removed_ids(removed: Removals | None, resource: Resource[Any]) -> list[Any]:
     if removed is None:
         return []
     if callable(removed):
         return list(removed(resource.attribute))
     return list(removed.get(resource.attribute, removed.get(resource.segment, ())))
+
+
+def _removed_pairs(
+    removed: Removals | None, resource: Resource[Any], tenants: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The `(tenant, id)` pairs removed from a collection; ConfigurationError for a bare id or
+    a tenant the source does not read."""
+    pairs = []
+    for given in _removed_ids(removed, resource):
+        if (
+            not isinstance(given, tuple | list)
+            or len(given) != 2
+            or not all(isinstance(part, str) for part in given)
+        ):
+            raise ConfigurationError(
+                f"removed {resource.attribute}: a source of many tenants needs each removed id "
+                f"as a (tenant, id) pair, since an id is only unique within its organisation; "
+                f"got {given!r}"
+            )
+        tenant, record_id = given
+        if tenant not in tenants:
+            raise ConfigurationError(
+                f"removed {resource.attribute}: ({tenant!r}, {record_id!r}) names a tenant this "
+                f"source does not read{closest(tenant, tenants)}; its tenants are "
+                f"{', '.join(tenants)}"
+            )
+        pairs.append((tenant, record_id))
+    return pairs
 
 
 def _records(
@@ -180,7 +255,7 @@ def _records(
                     if gone:
                         for record in page.items:
                             gone.pop(record["id"], None)
-                    yield [pack(record) for record in page.items]
+                    yield [pack(record, {}) for record in page.items]
                     state["resume_token"] = page.resume_token
             except RemedyError as error:
                 state["resume_token"] = error.resume_token
@@ -199,10 +274,168 @@ def _records(
     return records
 
 
+class _Opened:
+    """The tenants' clients of one run, on the event loop they were opened in."""
+
+    __slots__ = ("clients", "loop", "users")
+
+    def __init__(self, clients: TenantClients, loop: asyncio.AbstractEventLoop) -> None:
+        self.clients = clients
+        self.loop = loop
+        self.users = 0
+
+
+class _SharedClients:
+    """Lends the tenants' clients to the source's resources: opened by the first resource of a
+    run to start, on the loop dlt drives them on, and closed by the last to finish, so each
+    tenant's rate limit and the pool's ceiling hold over every collection read at once."""
+
+    def __init__(
+        self, keys: tuple[TenantKey, ...], max_connections: int, options: Mapping[str, Any]
+    ) -> None:
+        self._keys = keys
+        self._max_connections = max_connections
+        self._options = dict(options)
+        self._opened: _Opened | None = None
+        self.make()  # every setting checked now, before any request (nothing opens yet)
+
+    def make(self) -> TenantClients:
+        """New clients of the tenants (unopened: they open on their first request)."""
+        return TenantClients._of_keys(
+            self._keys, max_connections=self._max_connections, **self._options
+        )
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The tenants' names, in the order given."""
+        return tuple(key.tenant.name for key in self._keys)
+
+    @asynccontextmanager
+    async def lent(self) -> AsyncIterator[TenantClients]:
+        """The run's clients, for one resource's extract."""
+        loop = asyncio.get_running_loop()
+        opened = self._opened
+        if opened is None or opened.loop is not loop:
+            opened = self._opened = _Opened(self.make(), loop)
+        opened.users += 1
+        try:
+            yield opened.clients
+        finally:
+            opened.users -= 1
+            if opened.users == 0:
+                if self._opened is opened:
+                    self._opened = None
+                await opened.clients.close()
+
+
+def _resume_tokens(state: Mapping[str, Any], names: Sequence[str]) -> dict[str, str | None]:
+    """Where each tenant's list starts this run, from where the last run left them: a token
+    continues a tenant that stopped; a tenant whose list completed (None) waits while another
+    is part-way through a `max_items` backfill (stopped, but not by a failure), so that the
+    backfill of every tenant ends, and otherwise starts from the beginning, as does a tenant
+    new to the source."""
+    saved: Mapping[str, str | None] = state.get(RESUME_TOKENS) or {}
+    failed = state.get(STOPPED_TENANTS) or {}
+    backfilling = any(
+        saved.get(name) is not None and name not in failed for name in names if name in saved
+    )
+    tokens: dict[str, str | None] = {}
+    for name in names:
+        token = saved.get(name)
+        if token is not None or (backfilling and name in saved):
+            tokens[name] = token
+    return tokens
+
+
+def _tenant_records(
+    resource: Resource[Any],
+    shared: _SharedClients,
+    page_size: int | None,
+    max_items: int | None,
+    removed: Removals | None,
+) -> Callable[[], AsyncIterator[Any]]:
+    """The async generator function of one collection's dlt resource over many tenants."""
+
+    async def records() -> AsyncIterator[Any]:
+        dlt = require("dlt", "The dlt source")
+        state = dlt.current.resource_state()
+        names = shared.names
+        gone = dict.fromkeys(_removed_pairs(removed, resource, names))
+        pack = _row_packer(resource)
+        tokens = _resume_tokens(state, names)
+        for key in ("resume_token", "stopped", STOPPED_TENANTS):  # a single tenant's too
+            state.pop(key, None)
+        async with shared.lent() as clients:
+            pager = TenantPager(
+                resource,
+                {
+                    name: checked_dicts(
+                        getattr(clients[name], resource.attribute).list(
+                            page_size=page_size,
+                            max_items=max_items,
+                            resume_token=tokens.get(name),
+                        )
+                    )
+                    for name in names
+                    if name not in tokens or tokens[name] is not None
+                },
+                tuple(name for name in names if name in tokens and tokens[name] is None),
+            )
+            places = state[RESUME_TOKENS] = pager.resume_tokens
+            try:
+                async for tagged in pager.pages():
+                    tenant, page = tagged.tenant, tagged.page
+                    if gone:
+                        for record in page.items:
+                            gone.pop((tenant, record["id"]), None)
+                    if page.items:
+                        yield [pack(record, {TENANT_COLUMN: tenant}) for record in page.items]
+                    places[tenant] = page.resume_token  # the tenant's place after this page
+                state[RESUME_TOKENS] = pager.resume_tokens
+            except TenantErrors as errors:
+                state[RESUME_TOKENS] = dict(errors.resume_tokens)
+                stopped = state[STOPPED_TENANTS] = {}
+                for tenant, error in errors.failed.items():
+                    stopped[tenant] = f"{type(error).__name__}: {error}"
+                    logger.warning(
+                        "%s/%s: stopped after %s records of this run, the next run continues "
+                        "from there: %s",
+                        resource.attribute,
+                        tenant,
+                        error.items_yielded,
+                        stopped[tenant],
+                    )
+        if gone:
+            yield [
+                {TENANT_COLUMN: tenant, "id": record_id, DELETED_COLUMN: True}
+                for tenant, record_id in gone
+            ]
+
+    records.__name__ = resource.attribute
+    return records
+
+
+def _tenant_keys(
+    tenants: Iterable[Tenant] | str | os.PathLike[str], environ: Mapping[str, str] | None
+) -> tuple[TenantKey, ...]:
+    """Every tenant's key, its token read now (ConfigurationError for what is missing)."""
+    if isinstance(tenants, Tenant):
+        raise ConfigurationError(
+            "tenants= takes Tenant values (tenants=[tenant]) or a tenants file's path, not one "
+            "Tenant"
+        )
+    if isinstance(tenants, str | os.PathLike):
+        tenants = load_tenants(tenants, environ=environ)
+    return read_keys(tenants, environ)
+
+
 def remedy_source(
     base_url: str | None = None,
     token: str | None = None,
     *,
+    tenants: Iterable[Tenant] | str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    max_connections: int | None = None,
     collections: Sequence[str] | None = None,
     page_size: int | None = None,
     max_items: int | None = None,
@@ -219,21 +452,61 @@ def remedy_source(
     next run continues after them); `removed` feeds deletions. Needs dlt (`pip install
     'remedy-async[dlt]'`), else MissingDependencyError. `page_size` defaults to the client's
     (100, the most the service serves).
+
+    `tenants` (a tenants file's path, or `Tenant` values) reads many organisations as one
+    source: rows gain a `tenant` column and the key `("tenant", "id")`, each tenant's own
+    base URL, rate limit and token apply (not `base_url` or `token`: ConfigurationError), tokens
+    are read from `environ` (default: `os.environ`) now, before any request, `client_options`
+    go to every tenant's client, `max_connections` bounds the connections of all of them
+    together (100 by default), `max_items` caps each tenant's records per run, and `removed`
+    gives `(tenant, id)` pairs.
     """
     dlt = require("dlt", "The dlt source")
     chosen = [_resource_named(c) for c in collections] if collections else list(RESOURCES)
     options = dict(client_options or {})
+    make_records: Callable[[Resource[Any]], Callable[[], AsyncIterator[Any]]]
+    if tenants is None:
+        if max_connections is not None or environ is not None:
+            raise ConfigurationError(
+                "max_connections= and environ= are for a source of many tenants (tenants=); "
+                "one organisation's client takes its settings in client_options"
+            )
 
-    def connect() -> RemedyClient:
-        return RemedyClient(base_url, token=token, **options)
+        def connect() -> RemedyClient:
+            return RemedyClient(base_url, token=token, **options)
 
+        def make_records(resource: Resource[Any]) -> Callable[[], AsyncIterator[Any]]:
+            return _records(resource, connect, page_size, max_items, removed)
+
+    else:
+        if base_url is not None or token is not None:
+            raise ConfigurationError(
+                "with tenants=, each tenant's token and base URL come from its Tenant (or the "
+                "tenants file), so leave out base_url and token (client_options' base_url is "
+                "the default for tenants without their own)"
+            )
+        keys = _tenant_keys(tenants, environ)
+        ceiling = DEFAULT_MAX_CONNECTIONS if max_connections is None else max_connections
+        shared = _SharedClients(keys, ceiling, options)
+        if removed is not None and not callable(removed):
+            removed = {
+                resource.attribute: _removed_pairs(removed, resource, shared.names)
+                for resource in chosen
+            }
+
+        def make_records(resource: Resource[Any]) -> Callable[[], AsyncIterator[Any]]:
+            return _tenant_records(resource, shared, page_size, max_items, removed)
+
+    key: str | tuple[str, str] = "id" if tenants is None else (TENANT_COLUMN, "id")
     resources = [
         dlt.resource(
-            _records(resource, connect, page_size, max_items, removed),
+            make_records(resource),
             name=resource.attribute,
-            primary_key="id",
+            primary_key=key,
             write_disposition="merge",
-            columns=column_hints(resource, nested=max_table_nesting != 0),
+            columns=column_hints(
+                resource, nested=max_table_nesting != 0, tenants=tenants is not None
+            ),
         )
         for resource in chosen
     ]
@@ -249,11 +522,16 @@ def remedy_source(
 def unfinished(pipeline: Any, source_name: str = "remedy") -> dict[str, str | None]:
     """The collections whose last run stopped before the end of their list, by resource
     name, with why it stopped (None when `max_items` ended it); empty when every list
-    completed."""
+    completed. For a source of many tenants, each tenant that stopped is named after its
+    collection: `vulnerability_findings/acme`."""
     sources = pipeline.state.get("sources", {})
     resources = sources.get(source_name, {}).get("resources", {})
-    return {
-        name: state.get("stopped")
-        for name, state in resources.items()
-        if state.get("resume_token") is not None
-    }
+    found: dict[str, str | None] = {}
+    for name, state in resources.items():
+        if state.get("resume_token") is not None:
+            found[name] = state.get("stopped")
+        stopped = state.get(STOPPED_TENANTS) or {}
+        for tenant, token in (state.get(RESUME_TOKENS) or {}).items():
+            if token is not None or tenant in stopped:
+                found[f"{name}/{tenant}"] = stopped.get(tenant)
+    return found
