@@ -102,6 +102,7 @@ if _typing.TYPE_CHECKING:
     from ._probe import ProbeReport, ResourceProbe, probe
     from ._tenancy._clients import TenantClients
     from ._tenancy._pager import TenantPage, TenantPager, TenantRecord
+    from ._tenancy._plan import Shard, Unit, plan_shards, plan_units
     from ._tenancy._tenant import Tenant
     from ._tenancy._tenants_file import load_tenants
 
@@ -116,6 +117,7 @@ _LAZY = {
     "Tenant": "._tenancy._tenant",
     "TenantClients": "._tenancy._clients",
     **dict.fromkeys(("TenantPage", "TenantPager", "TenantRecord"), "._tenancy._pager"),
+    **dict.fromkeys(("Shard", "Unit", "plan_shards", "plan_units"), "._tenancy._plan"),
     "load_tenants": "._tenancy._tenants_file",
     **dict.fromkeys(
         (
@@ -207,6 +209,7 @@ __all__ = [
     "ScopeStatus",
     "ServerError",
     "Severity",
+    "Shard",
     "Shifts",
     "StateInUseError",
     "StateVersionError",
@@ -220,6 +223,7 @@ __all__ = [
     "TenantPager",
     "TenantRecord",
     "Transport",
+    "Unit",
     "UnpagedPaginator",
     "UnprocessableEntityError",
     "VulnerabilityFinding",
@@ -227,6 +231,8 @@ __all__ = [
     "__version__",
     "from_wire",
     "load_tenants",
+    "plan_shards",
+    "plan_units",
     "probe",
     "to_wire",
 ]

@@ -32,9 +32,10 @@ library never writes one anywhere.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from remedy_async._columnar._extras import require
 from remedy_async._tenancy._blocks import (
@@ -44,8 +45,8 @@ from remedy_async._tenancy._blocks import (
 )
 from remedy_async._tenancy._clients import DEFAULT_MAX_CONNECTIONS, TenantClients, resource_named
 from remedy_async._tenancy._ledger import Ledger, ShardState
-from remedy_async._tenancy._plan import plan_shards, plan_units
-from remedy_async._tenancy._tenant import Tenant, read_keys
+from remedy_async._tenancy._plan import Shard, plan_shards, plan_units
+from remedy_async._tenancy._tenant import Tenant, TenantKey, longest_window, read_keys
 from remedy_async._tenancy._tenants_file import load_tenants
 
 try:
@@ -57,7 +58,13 @@ except ImportError:  # pragma: no cover - the test suite installs the extra
     require("ray.data", "reading many tenants on Ray (remedy_async.ray)")  # names the extra
     raise
 
-__all__ = ["TenantsDatasource", "read"]
+__all__ = ["Report", "TenantsDatasource", "read", "run_shards"]
+
+R = TypeVar("R")
+
+Report = Callable[[str, int], None]
+"""How a shard's work tells the driver its progress: `report("acme/endpoints", records)`, the
+records a unit has delivered so far (the latest count wins)."""
 
 
 class _StoredLedger(Ledger):
@@ -149,6 +156,10 @@ class TenantsDatasource(Datasource):
         return tasks
 
 
+def _keys_of(keys: Sequence[TenantKey], shard: Shard) -> list[TenantKey]:
+    return [key for key in keys if key.tenant.name in shard.tenants]
+
+
 def _cluster_cpus() -> int:
     """The CPUs of the cluster Ray has joined (starting a local one if need be)."""
     resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
@@ -207,13 +218,13 @@ def read(
     TenantClients._of_keys(keys, max_connections=max_connections, **options).list(
         resource.attribute, **list_options
     )  # every setting and list option checked before any request; nothing opened
-    ledger = _LedgerActor.remote()
+    ledger: Any = _LedgerActor.remote()
     count = shards if shards is not None else _cluster_cpus()
     units = plan_units((key.tenant.name for key in keys), [resource.attribute])
     readers = [
         BlockReader(
             shard,
-            [key for key in keys if key.tenant.name in shard.tenants],
+            _keys_of(keys, shard),
             resource.attribute,
             list_options=list_options,
             client_options=options,
@@ -229,3 +240,97 @@ def read(
         concurrency=len(readers),
         ray_remote_args=dict(ray_remote_args or {}),
     )
+
+
+def run_shards(
+    work: Callable[[TenantClients, Shard, Report], Awaitable[R]],
+    tenants: Iterable[Tenant] | str | os.PathLike[str],
+    collections: Iterable[str],
+    *,
+    shards: int | None = None,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    environ: Mapping[str, str] | None = None,
+    client_options: Mapping[str, Any] | None = None,
+    ray_remote_args: Mapping[str, Any] | None = None,
+    retry_wait: bool = True,
+    on_progress: Callable[[Mapping[str, int]], None] | None = None,
+    progress_every: float = 1.0,
+) -> list[R]:
+    """Run your own async work over many tenants on Ray, one task per shard of whole tenants:
+    what `read` does for a Dataset, for work of any other shape (the command line's `export
+    --engine ray` writes each tenant's files with it).
+
+    Each task calls `await work(clients, shard, report)` in an event loop of its own, with the
+    `TenantClients` of its shard's tenants (their keys held by that task alone, so each key's
+    `RateLimit` holds at the service) and returns its result; the results come back in shard
+    order. Ray runs a task whose worker died again: `work` must then continue where the dead
+    attempt stopped (from its own checkpoints), and with `retry_wait` the new attempt first
+    waits one rate-limit window of its keys. `report` tells the driver a unit's progress;
+    `on_progress` is called on the driver every `progress_every` seconds with every unit's
+    latest count. An exception `work` raises fails the run, as Ray raises it.
+
+    Args:
+        work: An async function of (clients, shard, report); picklable (a module-level
+            function, or a `functools.partial` of one), since Ray ships it to the workers.
+        tenants: A tenants file's path (`load_tenants`), or `Tenant` values.
+        collections: The collections of the run (a unit is a tenant and a collection).
+        shards: How many tasks. Default: the cluster's CPUs, at most one per tenant.
+        max_connections: The most connections each task opens at once.
+        environ: Where tokens in environment variables are read (on the driver).
+        client_options: `RemedyClient` arguments for every tenant's client.
+        ray_remote_args: Ray's options for the tasks (`num_cpus`, `max_retries`, ...).
+            Default: 3 retries of a task whose worker died.
+        retry_wait: Whether a retried task waits one rate-limit window of its keys first.
+        on_progress: Called on the driver with each unit's latest count (`tenant/collection`).
+        progress_every: Seconds between `on_progress` calls.
+    """
+    if isinstance(tenants, str | os.PathLike):
+        tenants = load_tenants(tenants, environ=environ)
+    keys = read_keys(tenants, environ)
+    chosen = [resource_named(name).attribute for name in collections]
+    options = dict(client_options or {})
+    TenantClients._of_keys(keys, max_connections=max_connections, **options)  # checked now
+    ledger: Any = _LedgerActor.remote()
+    count = shards if shards is not None else _cluster_cpus()
+    plan = plan_shards(plan_units((key.tenant.name for key in keys), chosen), count)
+    task: Any = ray.remote(_run_shard).options(**{"max_retries": 3, **(ray_remote_args or {})})
+    refs = [
+        task.remote(
+            work, shard, _keys_of(keys, shard), max_connections, options, ledger, retry_wait
+        )
+        for shard in plan
+    ]
+    pending = list(refs)
+    while pending:
+        _, pending = ray.wait(pending, num_returns=len(pending), timeout=progress_every)
+        if on_progress is not None:
+            on_progress(ray.get(ledger.counts.remote()))
+    results: list[R] = ray.get(refs)
+    return results
+
+
+def _run_shard(
+    work: Callable[[TenantClients, Shard, Report], Awaitable[R]],
+    shard: Shard,
+    keys: Sequence[TenantKey],
+    max_connections: int,
+    client_options: Mapping[str, Any],
+    ledger: Any,
+    retry_wait: bool,
+) -> R:
+    """One task of `run_shards`: the shard's work in an event loop of its own."""
+    state: ShardState = ray.get(ledger.begin.remote(shard.index))
+    retried = retry_wait and state.attempt > 1
+    wait = longest_window(keys, client_options.get("rate_limit")) if retried else 0.0
+
+    def report(unit: str, records: int) -> None:
+        ledger.count.remote(unit, records)
+
+    async def run() -> R:
+        if wait:
+            await asyncio.sleep(wait)
+        clients = TenantClients._of_keys(keys, max_connections=max_connections, **client_options)
+        async with clients:
+            return await work(clients, shard, report)
+
+    return asyncio.run(run())

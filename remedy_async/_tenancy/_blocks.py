@@ -25,13 +25,12 @@ from typing import Any, Protocol
 from attrs import frozen
 
 from remedy_async._columnar._extras import require
-from remedy_async._sending._budget import margin
 
 from ._clients import TenantClients, resource_named
 from ._columns import PURPOSE, tenant_schema
 from ._ledger import ShardState
 from ._plan import Shard
-from ._tenant import TenantKey
+from ._tenant import TenantKey, longest_window
 
 DEFAULT_BLOCK_ROWS = 10_000
 DEFAULT_BLOCK_SECONDS = 2.0
@@ -97,21 +96,13 @@ class BlockReader:
         if state.finished:
             return
         place = len(state.blocks)
-        wait = self._window() if state.attempt > 1 else 0.0
+        retried = state.attempt > 1
+        wait = longest_window(self.keys, self.client_options.get("rate_limit")) if retried else 0.0
         for block in self._read(state.progress, wait):
             ledger.commit(index, place, block.table, block.progress)
             place += 1
             yield block.table
         ledger.finish(index)
-
-    def _window(self) -> float:
-        """The longest rate-limit window of the shard's keys (with its margin), or 0."""
-        limits = [key.tenant.rate_limit for key in self.keys]
-        default = self.client_options.get("rate_limit")
-        windows = [limit.per for limit in limits if limit is not None]
-        if default is not None and any(limit is None for limit in limits):
-            windows.append(getattr(default, "per", 1.0))
-        return max((window + margin(window) for window in windows), default=0.0)
 
     def _read(self, progress: Mapping[str, str | None], wait: float) -> Iterator[Block]:
         """The shard's blocks from `progress` on, made by an event loop in a thread of its own

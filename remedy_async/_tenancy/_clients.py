@@ -28,7 +28,7 @@ from remedy_async._sending._transport import ConnectionPool
 from remedy_async._settings import closest
 
 from ._pager import TenantPager
-from ._tenant import Tenant, TenantKey, read_keys
+from ._tenant import Tenant, TenantKey, longest_window, read_keys
 from ._tenants_file import load_tenants
 
 DEFAULT_MAX_CONNECTIONS = 100
@@ -129,7 +129,9 @@ class TenantClients:
                 trace_configs=client_options.pop("trace_configs", ()),
             )
         self._clients = {key.tenant.name: self._client(key, client_options) for key in keys}
+        self._keys = {key.tenant.name: key for key in keys}
         self._tenants = tuple(key.tenant for key in keys)
+        self._default_rate = client_options.get("rate_limit")
 
     def _client(self, key: TenantKey, options: Mapping[str, Any]) -> RemedyClient:
         settings = dict(options)
@@ -151,6 +153,17 @@ class TenantClients:
     def tenants(self) -> tuple[Tenant, ...]:
         """The tenants, in the order given."""
         return self._tenants
+
+    def rate_window(self, tenants: Iterable[str]) -> float:
+        """The longest rate-limit window of these tenants' keys, the client's margin included
+        (0 when none has a limit): how long a new holder of the keys waits before its first
+        request when an earlier one (a process or worker that died) may have been sending, so
+        that their requests never share a window at the service.
+
+        Args:
+            tenants: The tenants' names.
+        """
+        return longest_window((self._keys[name] for name in tenants), self._default_rate)
 
     def __getitem__(self, name: str) -> RemedyClient:
         """The client of the tenant of this name."""

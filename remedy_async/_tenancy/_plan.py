@@ -54,7 +54,12 @@ class Shard:
 
 
 def plan_units(tenants: Iterable[str], collections: Iterable[str]) -> tuple[Unit, ...]:
-    """Every unit of a run: each tenant's list of each collection, tenant by tenant."""
+    """Every unit of a run: each tenant's list of each collection, tenant by tenant.
+
+    Args:
+        tenants: The tenants' names.
+        collections: The collections, by client attribute (`vulnerability_findings`).
+    """
     chosen = tuple(dict.fromkeys(collections))
     return tuple(Unit(tenant, collection) for tenant in tenants for collection in chosen)
 
@@ -62,8 +67,14 @@ def plan_units(tenants: Iterable[str], collections: Iterable[str]) -> tuple[Unit
 def plan_shards(
     units: Sequence[Unit], count: int, weights: Mapping[str, int] | None = None
 ) -> tuple[Shard, ...]:
-    """Group the units into at most `count` shards of whole tenants, balanced by `weights`
-    (estimated records by tenant; 1 each when not given), heaviest tenant first."""
+    """Group the units into at most `count` shards of whole tenants, balanced by `weights`,
+    heaviest tenant first (each to the lightest shard so far).
+
+    Args:
+        units: The run's units (`plan_units`).
+        count: The most shards: an engine's number of workers at once.
+        weights: Estimated records by tenant; 1 each when not given.
+    """
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ConfigurationError(f"the number of shards must be an int >= 1, got {count!r}")
     by_tenant: dict[str, list[Unit]] = {}

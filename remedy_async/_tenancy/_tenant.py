@@ -17,7 +17,7 @@ from typing import Final
 from attrs import field, frozen
 
 from remedy_async._errors import ConfigurationError
-from remedy_async._sending._budget import RateLimit
+from remedy_async._sending._budget import RateLimit, margin
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 """A tenant's name: a letter or digit, then letters, digits, `.`, `_` or `-`, at most 100 in
@@ -187,3 +187,18 @@ def read_keys(
     if not keys:
         raise ConfigurationError("no tenants: give at least one")
     return tuple(keys)
+
+
+def longest_window(keys: Iterable[TenantKey], default: object = None) -> float:
+    """The longest rate-limit window of these keys, margin included (0 without a limit): how
+    long a new holder of the keys waits before its first request when an earlier one may have
+    been sending, so their requests never share a window at the service. `default` is the
+    clients' `rate_limit` (a RateLimit or its text) for tenants without their own."""
+    if isinstance(default, str):
+        default = RateLimit.parse(default)
+    windows = [
+        limit.per
+        for key in keys
+        if isinstance(limit := key.tenant.rate_limit or default, RateLimit)
+    ]
+    return max((window + margin(window) for window in windows), default=0.0)

@@ -43,7 +43,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "serve": ("_serve", "run_serve"),
     "list": ("_read", "run_list"),
     "get": ("_read", "run_get"),
-    "export": ("_export", "run_export"),
+    "export": ("_export_command", "run_export_command"),
     "watch": ("_watch", "run_watch"),
     "health": ("_service", "run_health"),
     "probe": ("_probe", "run_probe"),

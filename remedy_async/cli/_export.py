@@ -27,6 +27,7 @@ from remedy_async import (
     RESOURCES,
     MissingDependencyError,
     Pager,
+    RemedyClient,
     RemedyError,
     Resource,
     ResourceCollection,
@@ -272,25 +273,66 @@ def _unique(resources: Sequence[Resource[Any]]) -> list[Resource[Any]]:
     return list(dict.fromkeys(resources))
 
 
-def _plan(options: argparse.Namespace) -> list[Job]:
-    resources = _unique(options.resources) or list(RESOURCES)
-    selections = {resource.segment: selection_of(options, resource) for resource in resources}
-    directory = Path(options.out)
+def chosen_resources(options: argparse.Namespace) -> list[Resource[Any]]:
+    """The collections an export names, each once (all four when it names none)."""
+    return _unique(options.resources) or list(RESOURCES)
+
+
+def make_directory(directory: Path) -> None:
+    """Create an export's directory (and those above it); a usage error when it cannot be."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         raise UsageError(f"--out {directory} is not a directory") from None
     except OSError as error:
         raise UsageError(f"--out {directory}: {error.strerror or error}") from None
+
+
+def plan_directory(
+    options: argparse.Namespace, directory: Path, *, resume: bool, restart: bool
+) -> list[Job]:
+    """The jobs of the export's collections into `directory` (created if need be)."""
+    resources = chosen_resources(options)
+    selections = {resource.segment: selection_of(options, resource) for resource in resources}
+    make_directory(directory)
     return plan_jobs(
         directory,
         resources,
         file_format=options.format,
         page_size=options.page_size,
-        resume=options.resume,
-        restart=options.restart,
+        resume=resume,
+        restart=restart,
         selections=selections,
     )
+
+
+def _plan(options: argparse.Namespace) -> list[Job]:
+    return plan_directory(
+        options, Path(options.out), resume=options.resume, restart=options.restart
+    )
+
+
+def job_pager(client: RemedyClient, job: Job, options: argparse.Namespace) -> Pager[Any]:
+    """The list a job reads, from its checkpoint's token; a usage error for a bad filter, or a
+    token that no longer fits (`--restart` starts the job again)."""
+    assert job.start is not None
+    collection: ResourceCollection[Any] = getattr(client, job.resource.attribute)
+    chosen = job.start.selection
+    filters: dict[str, Any] = group_filters(chosen.filters)
+    try:
+        return collection.list(
+            page_size=job.start.page_size,
+            resume_token=job.start.resume_token,
+            concurrency=options.concurrency,
+            extra_params=group_filters(chosen.params),
+            **filters,
+        )
+    except ValueError as error:
+        if job.start.resume_token is None:
+            raise UsageError(in_flags(str(error))) from None
+        raise UsageError(
+            f"cannot resume {job.resource.segment}: {error}; pass --restart to start it again"
+        ) from None
 
 
 async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
@@ -312,23 +354,7 @@ async def run_export(options: argparse.Namespace, terminal: Terminal) -> int:
             if job.start is None:
                 terminal.note(f"{segment}: already complete in {job.files.final(job.format)}")
                 continue
-            collection: ResourceCollection[Any] = getattr(client, job.resource.attribute)
-            chosen = job.start.selection
-            filters: dict[str, Any] = group_filters(chosen.filters)
-            try:
-                pager = collection.list(
-                    page_size=job.start.page_size,
-                    resume_token=job.start.resume_token,
-                    concurrency=options.concurrency,
-                    extra_params=group_filters(chosen.params),
-                    **filters,
-                )
-            except ValueError as error:
-                if job.start.resume_token is None:
-                    raise UsageError(in_flags(str(error))) from None
-                raise UsageError(
-                    f"cannot resume {segment}: {error}; pass --restart to start it again"
-                ) from None
+            pager = job_pager(client, job, options)
             runs.append(
                 (job, pager, meters.add(segment, (segment, "list"), done=job.start.records))
             )

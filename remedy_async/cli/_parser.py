@@ -167,8 +167,53 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     )
     add_fields(export.add_argument, plain)
     add_filter_options(export.add_argument, plain)
+    _add_tenant_options(export)
     add_filter_flags(
         export, RESOURCES, "filters (each must be a filter of every collection exported)"
+    )
+
+
+ENGINES = ("process", "ray")
+"""Where `export --tenants` runs: this process, or Ray."""
+
+
+def _add_tenant_options(export: Parser) -> None:
+    group = export.add_argument_group("many organisations (a tenants file)")
+    add = group.add_argument
+    add(
+        "--tenants",
+        metavar="FILE",
+        help="export every tenant of a tenants file (TOML, one [[tenant]] per organisation's "
+        "key): each tenant's files in DIR/tenant=NAME/, a manifest of finished units in "
+        "DIR/manifest.jsonl, progress per tenant (default: one organisation)",
+    )
+    add(
+        "--engine",
+        choices=ENGINES,
+        default="process",
+        help="with --tenants: read every tenant in this process, or on Ray (needs pip install "
+        "'remedy-async[ray]'; DIR must be seen by every worker) (default: %(default)s)",
+    )
+    add(
+        "--address",
+        metavar="ADDRESS",
+        help="with --engine ray: the Ray cluster to join, such as ray://head:10001 or auto "
+        "(default: a local cluster)",
+    )
+    add(
+        "--shards",
+        type=whole(1),
+        metavar="N",
+        help="with --engine ray: tasks, each reading whole tenants (default: the cluster's "
+        "CPUs, at most one per tenant)",
+    )
+    add(
+        "--max-connections",
+        type=whole(1),
+        default=100,
+        metavar="N",
+        help="with --tenants: connections open at once over every tenant (per Ray task) "
+        "(default: %(default)s)",
     )
 
 

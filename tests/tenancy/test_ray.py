@@ -32,6 +32,8 @@ READ_TASK = "ray::ReadRemedyTenants"
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[None]:
+    if ray.is_initialized():  # another test of this worker left one of its own
+        ray.shutdown()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     yield
     ray.shutdown()
