@@ -204,9 +204,10 @@ class SimulatorApp:
             if route == SPEC_ROUTE:
                 return await send(request, self._document_payload(), headers, None, self._sleep)
             tenant = None
+            arrived = _arrival(request)
             if route != "health":
                 tenant = self._tenant_of(request)
-                self._admit(tenant, headers)
+                self._admit(tenant, headers, arrived if arrived is not None else self._clock())
             decision = self._faults.roll(route, has_cursor=self._has_cursor(request, route))
             if decision.latency is not None:
                 self._counters.fault(route, decision.latency.kind.value)
@@ -283,16 +284,16 @@ class SimulatorApp:
         credential = self._credential_in(given) or given.strip()
         return credential if credential and credential.isprintable() else None
 
-    def _admit(self, tenant: TenantState, headers: dict[str, str]) -> None:
-        """Count a tenant's request, then let it through the run's rate limit and its token's,
-        or answer 429."""
+    def _admit(self, tenant: TenantState, headers: dict[str, str], arrived: float) -> None:
+        """Count a tenant's request as arrived at `arrived`, then let it through the run's rate
+        limit and its token's, or answer 429."""
         name = tenant.name
         if name is not None:
-            self._counters.arrived(name, self._clock())
+            self._counters.arrived(name, arrived)
         if self._bucket is not None:
             _within(self._bucket.take(), headers, self._bucket_refusal)
         if tenant.limiter is not None:
-            decision = tenant.limiter.take()
+            decision = tenant.limiter.take(arrived)
             if not decision.allowed and name is not None:
                 self._counters.limited(name)
             _within(decision, headers, self._token_refusal)
@@ -387,6 +388,16 @@ def _within(decision: RateDecision, headers: dict[str, str], refusal: str) -> No
     headers.update(decision.headers())
     if not decision.allowed:
         raise ApiError(429, "rate_limited", refusal, {"Retry-After": str(decision.retry_after)})
+
+
+def _arrival(request: web.BaseRequest) -> float | None:
+    """When the request's first bytes reached the simulator's socket (None when its connection
+    does not say: a request served some other way), taken so the next request's are noted."""
+    protocol = request.protocol
+    arrived: float | None = getattr(protocol, "arrived_at", None)
+    if arrived is not None:
+        setattr(protocol, "arrived_at", None)  # noqa: B010 - a protocol of ours, or not
+    return arrived
 
 
 def _echo_redirect(request: web.BaseRequest, echo: str) -> Payload:

@@ -4,6 +4,7 @@ bursts of up to `rate` requests: a run's `rate_limit`) and an exact sliding wind
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import deque
 from collections.abc import Callable
@@ -18,9 +19,11 @@ class RateDecision:
     allowed: bool
     limit: float
     remaining: int
-    reset: int
-    """Unix time (whole seconds, rounded up) when the bucket is full again (the window empty
-    again)."""
+    reset: float
+    """Unix time when the bucket is full again (whole seconds, rounded up), or, for a sliding
+    window, when its oldest request leaves it, so one more may pass (to the millisecond: a
+    client pausing on `X-RateLimit-Remaining: 0` then waits as long as it must, not up to a
+    second more)."""
     retry_after: int
     """Seconds until the next request can pass (0 when this one passed)."""
 
@@ -30,7 +33,7 @@ class RateDecision:
         headers = {
             "X-RateLimit-Limit": str(limit),
             "X-RateLimit-Remaining": str(self.remaining),
-            "X-RateLimit-Reset": str(self.reset),
+            "X-RateLimit-Reset": str(self.reset if self.reset % 1 else int(self.reset)),
         }
         if not self.allowed:
             headers["Retry-After"] = str(self.retry_after)
@@ -94,20 +97,25 @@ class SlidingWindow:
             f"admitted={len(self._admitted)})"
         )
 
-    def take(self) -> RateDecision:
-        """Admit a request arriving now, or refuse it until the oldest admitted one leaves."""
-        now = self._clock()
+    def take(self, at: float | None = None) -> RateDecision:
+        """Admit a request arriving at `at` (default: now), or refuse it until the oldest
+        admitted one leaves. Requests are decided in the order they are answered, which under
+        load may differ a little from the order they arrived in: each is counted at its own
+        arrival time all the same."""
+        now = self._clock() if at is None else at
         admitted, window = self._admitted, self._window
         while admitted and admitted[0] + window <= now:
             admitted.popleft()
-        allowed = len(admitted) < self._limit
+        held = sum(1 for time in admitted if time > now - window)
+        allowed = held < self._limit
         if allowed:
-            admitted.append(now)
+            bisect.insort(admitted, now)
+            held += 1
         retry_after = 0 if allowed else max(1, math.ceil(admitted[0] + window - now))
         return RateDecision(
             allowed=allowed,
             limit=self._limit,
-            remaining=self._limit - len(admitted),
-            reset=math.ceil(admitted[-1] + window),  # never empty: limit >= 1
+            remaining=self._limit - held,
+            reset=round(admitted[0] + window, 3),  # never empty: limit >= 1
             retry_after=retry_after,
         )

@@ -83,6 +83,7 @@ class Simulator:
             clock=clock,
             started=started,
         )
+        self._clock = clock
         self._runner: web.ServerRunner | None = None
         self._url: str | None = None
 
@@ -188,6 +189,7 @@ class Simulator:
             self._app.handle,
             refuse=self._app.refusal,
             handler_cancellation=True,
+            clock=self._clock,
             access_log=None,
         )
         runner = web.ServerRunner(server, shutdown_timeout=SHUTDOWN_TIMEOUT)
@@ -267,11 +269,30 @@ def refusal_of(error: HttpProcessingError) -> ApiError:
 
 
 class _ContractHandler(web.RequestHandler):
-    """One connection of the simulator, whose refusals are the contract's errors."""
+    """One connection of the simulator, whose refusals are the contract's errors, and which
+    notes when each request's first bytes arrived (`arrived_at`, on `clock`): the time the
+    service counts it at, however long the simulator then takes to get to it."""
 
-    def __init__(self, manager: web.Server, *, refuse: Refuse, **options: Any) -> None:
+    def __init__(
+        self,
+        manager: web.Server,
+        *,
+        refuse: Refuse,
+        clock: Callable[[], float] = time.time,
+        **options: Any,
+    ) -> None:
         super().__init__(manager, **options)
         self._refuse = refuse
+        self._clock = clock
+        self.arrived_at: float | None = None
+        """When the request being read began to arrive; taken (set back to None) by the
+        handler that answers it."""
+
+    def data_received(self, data: bytes) -> None:
+        """Note when a request's first bytes arrived, then read them as aiohttp does."""
+        if self.arrived_at is None:
+            self.arrived_at = self._clock()
+        super().data_received(data)
 
     def handle_error(
         self,
@@ -306,9 +327,11 @@ class ContractServer(web.Server):
         *,
         refuse: Refuse,
         handler_cancellation: bool = False,
+        clock: Callable[[], float] = time.time,
         **connection_options: Any,
     ) -> None:
         self._refuse = refuse
+        self._clock = clock
         self._connection_options = {
             **connection_options,
             "max_line_size": MAX_REQUEST_TARGET,
@@ -325,5 +348,6 @@ class ContractServer(web.Server):
             self,
             loop=asyncio.get_running_loop(),
             refuse=self._refuse,
+            clock=self._clock,
             **self._connection_options,
         )

@@ -132,15 +132,16 @@ def test_refused_requests_do_not_hold_the_window() -> None:
     assert window.take().allowed
 
 
-def test_a_window_resets_when_its_newest_request_leaves() -> None:
-    """X-RateLimit-Reset is the Unix second (rounded up) when the window is empty again."""
+def test_a_window_resets_when_its_oldest_request_leaves() -> None:
+    """X-RateLimit-Reset is the Unix time, to the millisecond, when the window's oldest
+    request leaves it and one more may pass."""
     clock = FakeClock(1000.2)
     window = SlidingWindow(2, 3.0, clock)
     window.take()
     clock.advance(1.0)
     decision = window.take()
-    assert decision.reset == 1005  # 1001.2 + 3, rounded up
-    assert decision.headers()["X-RateLimit-Reset"] == "1005"
+    assert decision.reset == 1003.2  # the first request, at 1000.2, leaves 3 s later
+    assert decision.headers()["X-RateLimit-Reset"] == "1003.2"
     assert "Retry-After" not in decision.headers()
 
 
@@ -149,3 +150,17 @@ def test_a_window_says_what_it_holds_in_its_repr() -> None:
     window = SlidingWindow(4, 2.5, FakeClock(0.0))
     window.take()
     assert repr(window) == "SlidingWindow(limit=4, window=2.5, admitted=1)"
+
+
+def test_a_window_counts_each_request_at_its_own_arrival() -> None:
+    """Requests decided out of their arrival order (a busy simulator gets to them late) are
+    each counted at the time they arrived: the window holds the right ones."""
+    clock = FakeClock(100.0)
+    window = SlidingWindow(2, 1.0, clock)
+    assert window.take(100.5).allowed
+    assert window.take(100.2).allowed
+    assert not window.take(100.9).allowed
+    decision = window.take(101.25)  # 100.2 has left; 100.5 is still in the window
+    assert decision.allowed
+    assert decision.remaining == 0
+    assert decision.reset == 101.5
