@@ -208,14 +208,16 @@ async def remedy_simulator(
 async def remedy_client(
     remedy_simulator: Simulator, remedy_clock: FakeClock
 ) -> AsyncIterator[RemedyClient]:
-    """A RemedyClient pointed at the simulator, with its token and auth header settings, whose
-    waits (retries, pauses, rate limits) return at once on `remedy_clock`."""
+    """A RemedyClient pointed at the simulator, with its token and auth header settings (with
+    `tenants=`, the first tenant's token), whose waits (retries, pauses, rate limits) return
+    at once on `remedy_clock`."""
     from . import RemedyClient  # noqa: PLC0415 - the client is optional for simulator-only users
 
     config = remedy_simulator.config
+    tenants = remedy_simulator.tenants
     client = RemedyClient(
         remedy_simulator.url,
-        token=config.token,
+        token=tenants[0].token if tenants else config.token,
         auth_header=config.auth_header,
         auth_scheme=config.auth_scheme,
         health_path=config.health_path,

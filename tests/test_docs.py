@@ -157,6 +157,7 @@ def _namespace(simulator: Simulator, client: RemedyClient) -> dict[str, Any]:
     }
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")  # Ray's own settings
 @pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("block", SNIPPETS, ids=str)
 async def test_snippet_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -246,10 +247,23 @@ def test_command_line_parses(block: Block, argv: list[str]) -> None:
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "toml"], ids=str)
 async def test_configuration_file_loads(block: Block, tmp_path: Path) -> None:
-    """Every TOML block is a valid client configuration: each profile builds a client."""
+    """Every TOML block is a valid client configuration (each profile builds a client), or a
+    tenants file (`[[tenant]]` tables) that `load_tenants` reads, given the tokens it names."""
     path = tmp_path / "remedy.toml"
     path.write_text(block.source, encoding="utf-8")
-    for profile in tomllib.loads(block.source):
+    document = tomllib.loads(block.source)
+    if "tenant" in document:
+        environ = {}
+        for table in document["tenant"]:
+            if "token_env" in table:
+                environ[table["token_env"]] = f"key-of-{table['name']}"
+            if "token_file" in table:
+                (tmp_path / table["token_file"]).parent.mkdir(parents=True, exist_ok=True)
+                (tmp_path / table["token_file"]).write_text(f"key-of-{table['name']}\n")
+        tenants = remedy_async.load_tenants(path, environ=environ)
+        assert [tenant.name for tenant in tenants] == [t["name"] for t in document["tenant"]]
+        return
+    for profile in document:
         environ = {"REMEDY_API_TOKEN": "t"}
         async with RemedyClient.from_config(path, profile=profile, environ=environ):
             pass

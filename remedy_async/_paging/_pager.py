@@ -68,8 +68,10 @@ class Page(Generic[T]):
         Args:
             count: How many of the page's items were handled, from 0 to `len(items)`.
         """
-        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= len(
-            self.items
+        if (
+            isinstance(count, bool)
+            or not isinstance(count, int)
+            or not 0 <= count <= len(self.items)
         ):
             raise ValueError(f"count must be an int from 0 to {len(self.items)}, got {count!r}")
         if count == len(self.items) or self._token_after is None:

@@ -49,7 +49,7 @@ from remedy_async import (
     plan_units,
 )
 
-from ._checkpoint import ExportFiles, fsync_directory
+from ._checkpoint import ExportFiles, fsync_directory, replace_file
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
 from ._export import (
     Exported,
@@ -72,6 +72,11 @@ READING: Final = ".reading"
 
 Report = Callable[[str, int], None]
 """Tells the command how many records a unit (`tenant/collection`) has delivered so far."""
+
+
+def _segment(collection: str) -> str:
+    """A collection's path segment (the manifest names collections by client attribute)."""
+    return collection.replace("_", "-")
 
 
 def tenant_directory(directory: Path, tenant: str) -> Path:
@@ -140,6 +145,24 @@ class Manifest:
     def __contains__(self, unit: tuple[str, str]) -> bool:
         return unit in self._units
 
+    def forget(self, units: set[tuple[str, str]]) -> None:
+        """Rewrite the manifest without these units' lines (`--restart`), atomically."""
+        try:
+            lines = self.path.read_bytes().splitlines(keepends=True)
+        except FileNotFoundError:
+            return
+        kept = []
+        for line in lines:
+            try:
+                entry = orjson.loads(line)
+                unit = (entry["tenant"], _segment(entry["collection"]))
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                continue
+            if unit not in units:
+                kept.append(line)
+        replace_file(self.path, b"".join(kept))
+        self._units = {(t, c) for t, c in self._units if (t, _segment(c)) not in units}
+
     def add(self, finished: Finished) -> None:
         """Append a finished unit's line, unless it is there already."""
         unit = (finished.tenant, finished.collection)
@@ -185,26 +208,47 @@ def plan_run(options: argparse.Namespace, terminal: Terminal) -> Plan:
         raise UsageError(str(error)) from None
     directory = Path(options.out)
     make_directory(directory)
-    unfinished = [
-        f"{tenant.name}/{files.resource}"
+    units = [
+        (f"{tenant.name}/{files.resource}", files)
         for tenant in tenants
         for files in _files(directory, tenant.name, options)
-        if files.parts(EXPORT_FORMATS)
     ]
-    if unfinished and not (options.resume or options.restart):
+    unfinished = [name for name, files in units if files.parts(EXPORT_FORMATS)]
+    finished = [name for name, files in units if _finished_file(files) is not None]
+    if (unfinished or finished) and not (options.resume or options.restart):
         raise UsageError(
-            f"{directory} holds an unfinished export of {', '.join(unfinished[:5])}"
-            f"{' and more' if len(unfinished) > 5 else ''}; pass --resume to continue it or "
-            "--restart to discard it"
+            f"{directory} holds {'an unfinished' if unfinished else 'a finished'} export of "
+            f"{_some(unfinished or finished)}; pass --resume to "
+            f"{'continue it' if unfinished else 'finish only what is missing'} or --restart "
+            "to export again (a new --out keeps it)"
         )
-    for tenant in tenants:  # checks each tenant's selection; --restart discards what it left
+    if options.restart:
+        _discard(directory, [files for _, files in units])
+    for tenant in tenants:  # checks each tenant's selection
         plan_directory(
-            options,
-            tenant_directory(directory, tenant.name),
-            resume=options.resume,
-            restart=options.restart,
+            options, tenant_directory(directory, tenant.name), resume=True, restart=False
         )
     return Plan(tenants, directory, options)
+
+
+def _some(names: Sequence[str]) -> str:
+    return ", ".join(names[:5]) + (" and more" if len(names) > 5 else "")
+
+
+def _finished_file(files: ExportFiles) -> Path | None:
+    return next((files.final(name) for name in EXPORT_FORMATS if files.final(name).exists()), None)
+
+
+def _discard(directory: Path, units: Sequence[ExportFiles]) -> None:
+    """`--restart`: delete what an earlier run left of these units, finished files too, and
+    their lines in the manifest."""
+    for files in units:
+        files.discard(EXPORT_FORMATS)
+        for name in EXPORT_FORMATS:
+            files.final(name).unlink(missing_ok=True)
+    Manifest(directory).forget(
+        {(files.directory.name.removeprefix("tenant="), files.resource) for files in units}
+    )
 
 
 def _files(directory: Path, tenant: str, options: argparse.Namespace) -> list[ExportFiles]:

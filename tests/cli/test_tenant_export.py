@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,7 @@ async def test_a_killed_export_resumes_without_duplicates(
     twice, and, waiting one window for the keys the killed run left marked, no key goes over
     its limit at the service (no 429)."""
     simulator, tenants = organisations
+    tenants.write_text(tenants.read_text().replace('"50/s"', '"40/s"'))  # room for a busy machine
     out = tmp_path / "out"
     args = ("export", "--tenants", str(tenants), "--out", str(out), "--page-size", "10")
     process = await start_cli(*args, env=clean_env())
@@ -227,3 +229,37 @@ async def test_the_ray_engine_writes_the_same_files(organisations: Any, tmp_path
     for tenant in simulator.tenants:
         assert ids(out, tenant.name, "endpoints") == list(tenant.dataset.ids("endpoints"))
     assert manifest(out) == {(t.name, "endpoints"): 1 for t in simulator.tenants}
+
+
+async def test_a_finished_export_is_kept_unless_asked(organisations: Any, tmp_path: Path) -> None:
+    """A new run into a DIR holding a finished export is refused (nothing deleted); --resume
+    finds nothing missing; --restart exports again, each unit once in the manifest."""
+    simulator, tenants = organisations
+    out = tmp_path / "out"
+    args = ("export", "scopes", "--tenants", str(tenants), "--out", str(out))
+    assert (await cli_here(*args)).code == 0
+    asked = simulator.counters.total_requests
+    again = await cli_here(*args)
+    assert again.code == 2
+    assert "holds a finished export of org-01/scopes" in again.stderr
+    resumed = await cli_here(*args, "--resume")
+    assert resumed.code == 0, resumed.stderr
+    assert simulator.counters.total_requests == asked, "nothing was missing"
+    restarted = await cli_here(*args, "--restart")
+    assert restarted.code == 0, restarted.stderr
+    assert simulator.counters.total_requests > asked
+    assert manifest(out) == {(t.name, "scopes"): 1 for t in simulator.tenants}
+    assert ids(out, "org-01", "scopes") == list(simulator.tenant("org-01").dataset.ids("scopes"))
+
+
+async def test_the_ray_engine_without_ray_says_how_to_install_it(
+    organisations: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--engine ray` without Ray installed is a usage error naming the extra."""
+    monkeypatch.setitem(sys.modules, "ray", None)
+    _, tenants = organisations
+    outcome = await cli_here(
+        "export", "--tenants", str(tenants), "--out", str(tmp_path / "o"), "--engine", "ray"
+    )
+    assert outcome.code == 2
+    assert "pip install 'remedy-async[ray]'" in outcome.stderr

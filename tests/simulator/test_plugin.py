@@ -82,6 +82,16 @@ async def test_client_fixture_talks_to_the_simulator(
     assert remedy_simulator.counters.responses == {200: 1}
 
 
+@pytest.mark.remedy_simulator(size=30, tenants=3)
+async def test_client_fixture_reads_the_first_tenant_of_many(
+    remedy_client: RemedyClient, remedy_simulator: Simulator
+) -> None:
+    """With many tenants, remedy_client carries the first tenant's token and sees its records."""
+    first = remedy_simulator.tenants[0]
+    found = await remedy_client.endpoints.list().collect()
+    assert [endpoint.id for endpoint in found] == list(first.dataset.ids("endpoints"))
+
+
 @pytest.mark.remedy_simulator(size=40)
 async def test_the_default_simulator_speaks_the_published_filters(
     remedy_client: RemedyClient, remedy_simulator: Simulator
