@@ -16,10 +16,13 @@ import attrs
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._detect._preset import reads_alike_whole
 from remedy_async._paging._protocol import Convention, Detection, PageRequest
-from remedy_async._paging._read._envelope import dig
 from remedy_async._paging._read._items import FoundItems
 from remedy_async._paging._read._page import announced_total
-from remedy_async._paging._read._positions import CONTRACT_SIZE_PARAMS, int_param
+from remedy_async._paging._read._positions import (
+    CONTRACT_SIZE_PARAMS,
+    announced_pages,
+    int_param,
+)
 from remedy_async._wire._http import JSONResponse
 
 ROUND_SIZES = frozenset({25, 50, 200, 250, *range(100, 10_001, 100)})
@@ -38,7 +41,7 @@ def unannounced(
     total = convention.total_at or convention.total_header
     pages = convention.pages_at or convention.pages_header
     announced = announced_total(convention, response) if total else None
-    page_count = _pages(convention, response) if pages else None
+    page_count = announced_pages(convention, response) if pages else None
     short_of_total = announced not in (None, count) or (page_count or 0) > 1
     complete = announced == count or page_count == 1
     if not items or complete or not (count in asked or count in ROUND_SIZES or short_of_total):
@@ -74,11 +77,3 @@ def _axes(convention: Convention) -> dict[str, Any]:
     (a guess that dropped a `hasMore` flag would refuse, once pinned, the page it was read from)."""
     fields = ("items", "total_at", "total_header", "pages_at", "pages_header", "more_at", "last_at")
     return {"name": "detected", **{field: getattr(convention, field) for field in fields}}
-
-
-def _pages(convention: Convention, response: JSONResponse) -> int | None:
-    if convention.pages_at:
-        value = dig(response.body, convention.pages_at)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-    text = response.headers.get(convention.pages_header or "", "").strip()
-    return int(text) if text.isdigit() else None

@@ -31,6 +31,7 @@ from remedy_async._paging._read._page import announced_total, read_page, says_mo
 from remedy_async._paging._read._positions import (
     CONTRACT_SIZE_PARAMS,
     PUBLISHED_SIZE_PARAM,
+    announced_pages,
     int_at,
     int_param,
     plan_pages,
@@ -289,14 +290,15 @@ def _brought_none(convention: Convention) -> str:
 
 
 def _announces_more(convention: Convention, response: JSONResponse, count: int | None) -> bool:
-    """Whether a page says more records follow it: by a more flag, a last flag, or (when
-    `count` says how many were listed so far) a total beyond them."""
+    """Whether a page says more records follow it: by a more flag, a last flag, or (on a
+    list's first page, `count` its records) a total beyond them or more than one page."""
     if says_more(convention, response.body):
         return True
     if count is None:
         return False
     total = announced_total(convention, response)
-    return total is not None and total > count
+    pages = announced_pages(convention, response)
+    return (total is not None and total > count) or (pages is not None and pages > 1)
 
 
 def _to_confirm(

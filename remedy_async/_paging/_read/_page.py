@@ -32,7 +32,14 @@ from remedy_async._wire._types import WireFault, json_type_name
 from ._envelope import MISSING, dig, link_values
 from ._items import locate_items
 from ._links import next_link, resolve
-from ._positions import check_position, int_at, keyset_next, next_position, with_position
+from ._positions import (
+    announced_pages,
+    check_position,
+    int_at,
+    keyset_next,
+    next_position,
+    with_position,
+)
 
 TOTAL_KEYS = (
     "total",
@@ -138,7 +145,8 @@ def _next_request(
         if convention.more_at and more is not True:
             return None
         return keyset_next(convention, request, items)
-    return next_position(convention, request, body, len(items), total)
+    pages = announced_pages(convention, response)
+    return next_position(convention, request, body, len(items), total, pages)
 
 
 def _same_place(following: PageRequest, request: PageRequest, response: JSONResponse) -> bool:

@@ -44,9 +44,15 @@ def first_request(convention: Convention, page_size: int | None) -> PageRequest:
 
 
 def next_position(
-    convention: Convention, request: PageRequest, body: Any, count: int, total: int | None
+    convention: Convention,
+    request: PageRequest,
+    body: Any,
+    count: int,
+    total: int | None,
+    pages: int | None = None,
 ) -> PageRequest | None:
-    """The offset or page-number request after a non-empty page, or None at the proven end."""
+    """The offset or page-number request after a non-empty page, or None at the proven end
+    (`total` records, or `pages` pages, as the page announced them; see `announced_pages`)."""
     assert convention.param is not None
     requested = int_param(dict(request.params), convention.param)
     served = int_at(body, convention.size_at)
@@ -62,7 +68,6 @@ def next_position(
     page = convention.first_page if requested is None else requested
     check_echo(convention, body, page)
     number = page - convention.first_page + 1
-    pages = int_at(body, convention.pages_at)
     if pages is not None and number >= pages:
         return None
     size = served if served is not None else requested_size(convention, request)
@@ -139,7 +144,7 @@ def plan_pages(
     if convention.follow not in ("offset", "page") or not convention.param:
         return None
     body = response.body
-    size = ListSize(result.total, int_at(body, convention.pages_at))
+    size = ListSize(result.total, announced_pages(convention, response))
     if convention.follow == "offset":
         if size.items is None:
             return None
@@ -234,6 +239,17 @@ def _numbers_pages(convention: Convention) -> bool:
     return convention.follow == "page" or (
         convention.follow == "token" and convention.param == "page"
     )
+
+
+def announced_pages(convention: Convention, response: JSONResponse) -> int | None:
+    """The list's page count as the page states it, where the convention reads it: a body path
+    (an integer) or a header (digits); None when it states none."""
+    if convention.pages_at:
+        return int_at(response.body, convention.pages_at)
+    if convention.pages_header:
+        text = response.headers.get(convention.pages_header, "").strip()
+        return int(text) if text.isdigit() else None
+    return None
 
 
 def int_at(body: Any, path: Path) -> int | None:

@@ -140,6 +140,14 @@ def assert_exact_or_refused(listing: Listing, expected: list[str], what: str) ->
     resource="remediation-targets",
     page_size=None,
 )
+@example(  # a page number under an offset's name, silently capped at 50, two pages in a
+    # header: offset 50 is page 50, empty, and the page count says it is not the end
+    composition=Composition.parse(
+        "compose:follow=page,items=-,param=offset,first=0,pages=header:X-Total-Pages"
+    ),
+    resource="remediation-targets",
+    page_size=None,
+)
 @example(  # a page number read as an offset: page 1 is the list from its second record
     composition=Composition.parse("compose:follow=offset,param=page,pages=header:X-Total-Pages"),
     resource="endpoints",

@@ -27,6 +27,7 @@ from remedy_async._paging._protocol import (
     Probe,
 )
 from remedy_async._paging._read._positions import (
+    announced_pages,
     check_echo,
     first_request,
     int_at,
@@ -42,6 +43,7 @@ from remedy_async._paging._read._positions import (
 )
 from remedy_async._wire._http import JSONResponse
 from remedy_async._wire._types import WireFault
+from tests.paging.responses import page
 
 OFFSET = CONVENTIONS["offset"]
 PAGE = CONVENTIONS["page"]
@@ -147,7 +149,33 @@ def test_an_offset_list_ends_at_its_total() -> None:
 
 def test_a_page_list_ends_at_its_page_count() -> None:
     """The page numbered as the page count is the last."""
-    assert next_position(PAGE, asked(("page", "4")), {"page": 4, "totalPages": 4}, 5, None) is None
+    assert (
+        next_position(PAGE, asked(("page", "4")), {"page": 4, "totalPages": 4}, 5, None, 4) is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("convention", "response", "pages"),
+    [
+        (PAGE, page({"items": [], "totalPages": 4}), 4),
+        (
+            Convention(follow="page", param="p", pages_header="X-Total-Pages"),
+            page([], ("X-Total-Pages", " 3 ")),
+            3,
+        ),
+        (
+            Convention(follow="page", param="p", pages_header="X-Total-Pages"),
+            page([], ("X-Total-Pages", "many")),
+            None,
+        ),
+        (OFFSET, page({"items": [], "totalPages": 4}), None),
+    ],
+)
+def test_a_page_count_is_read_where_the_convention_says(
+    convention: Convention, response: JSONResponse, pages: int | None
+) -> None:
+    """In the body or a header (digits only); a convention reading none states none."""
+    assert announced_pages(convention, response) == pages
 
 
 def test_a_page_list_ends_at_its_total() -> None:
