@@ -29,26 +29,42 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 
+class _Later:
+    """A page's value made only when first read (`Page.headers`, `url`, `resume_token`): a
+    list read page by page for its items pays for none of them."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+
+
+def _resolved(page: Any, name: str) -> Any:
+    value = getattr(page, name)
+    if value.__class__ is _Later:
+        value = value.make()
+        object.__setattr__(page, name, value)
+    return value
+
+
 @frozen
 class Page(Generic[T]):
     """One page of a list: its items, the response that carried them, and where to resume.
 
     `headers` and `url` stay out of the repr: a service may echo a secret into them (a cursor,
-    a next link).
+    a next link). Two pages are equal when their items, status, request id, items path, total
+    and shifts are.
     """
 
     items: tuple[T, ...]
     """The page's records, as the list reads them."""
     status: int
     """The response's HTTP status."""
-    headers: Mapping[str, str] = field(repr=False)
-    """The response's headers."""
+    _headers: Any = field(repr=False, eq=False, alias="headers")
     request_id: str | None
     """The service's id of the request (`X-Request-Id`), when it sent one."""
-    url: str = field(repr=False)
-    """The URL the page came from."""
-    resume_token: str | None
-    """Continues the list right after this page's last item; None when the list is complete."""
+    _url: Any = field(repr=False, eq=False, alias="url")
+    _resume_token: Any = field(repr=False, eq=False, alias="resume_token")
     items_path: str = "$.items"
     """Where in the body the items were found: `$.items`, `$.data.children`, `$` for an array."""
     total: int | None = None
@@ -60,6 +76,25 @@ class Page(Generic[T]):
     _token_after: Callable[[int], str | None] | None = field(
         default=None, init=False, repr=False, eq=False
     )
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The response's headers (a secret the service echoed into one redacted)."""
+        headers: Mapping[str, str] = _resolved(self, "_headers")
+        return headers
+
+    @property
+    def url(self) -> str:
+        """The URL the page came from (a secret the service echoed into it redacted)."""
+        url: str = _resolved(self, "_url")
+        return url
+
+    @property
+    def resume_token(self) -> str | None:
+        """Continues the list right after this page's last item; None when the list is
+        complete."""
+        token: str | None = _resolved(self, "_resume_token")
+        return token
 
     def resume_token_after(self, count: int) -> str | None:
         """A token continuing the list right after the first `count` items of this page (all
@@ -219,13 +254,14 @@ class Pager(Generic[T]):
                     items = self._structure_items(prepared)
                     self._at_page, self._at_count = prepared.place, len(items)
                     yielded += len(items)
+                    response = prepared.response
                     page = Page(
                         items=items,
-                        status=prepared.response.status,
-                        headers=redact_headers(prepared.response.headers, secrets),
-                        request_id=_redacted(prepared.response.request_id, secrets),
-                        url=shown_url(prepared.response.url, secrets, query=True),
-                        resume_token=self.resume_token,
+                        status=response.status,
+                        headers=_Later(partial(redact_headers, response.headers, secrets)),
+                        request_id=_redacted(response.request_id, secrets),
+                        url=_Later(partial(shown_url, response.url, secrets, query=True)),
+                        resume_token=_Later(partial(self._token_after, prepared.place, len(items))),
                         items_path=prepared.items_path,
                         total=prepared.total,
                         shifts=prepared.shifts,
@@ -236,7 +272,7 @@ class Pager(Generic[T]):
                         page, "_token_after", partial(self._token_after, prepared.place)
                     )
                     yield page
-                    del prepared, items, page  # the caller holds the page if it wants it
+                    del prepared, items, page, response  # the caller holds the page if it wants
         except RemedyError as error:
             self._mark(error, yielded)
             raise

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote
 
@@ -219,8 +220,7 @@ def refuse_unread_signals(
     reader: str | None = None,
 ) -> None:
     """Raise UnreadSignal for the first signal of the page the convention does not account for."""
-    read_paths = {*convention.signal_paths, *convention.ignore}
-    read_headers = {name.lower() for name in (*convention.read_headers, *convention.ignore_headers)}
+    read_paths, read_headers = _accounted_for(convention)
     followed = "" if following is None or following.url is None else str(following.url)
     signals = [*body_signals(response.body, items_path), *header_signals(response.headers)]
     for signal in signals:
@@ -234,6 +234,17 @@ def refuse_unread_signals(
         if followed and _within(signal, followed):
             continue
         raise UnreadSignal(signal, reader or f"the {convention.name!r} convention")
+
+
+@lru_cache(maxsize=256)
+def _accounted_for(convention: Convention) -> tuple[frozenset[Path], frozenset[str]]:
+    """The body paths and (lower-case) headers a convention reads or ignores, worked out once
+    per convention rather than once a page."""
+    paths = frozenset({*convention.signal_paths, *convention.ignore})
+    headers = frozenset(
+        name.lower() for name in (*convention.read_headers, *convention.ignore_headers)
+    )
+    return paths, headers
 
 
 def _says_more(signal: Signal, going_on: bool) -> bool:
