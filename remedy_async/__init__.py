@@ -15,10 +15,8 @@ from importlib import import_module as _import_module
 
 import attrs as _attrs
 
-from ._bulk import GetResult
 from ._client import RemedyClient
 from ._collection import ResourceCollection
-from ._download import DownloadResult
 from ._errors import (
     APIConnectionError,
     APIError,
@@ -78,7 +76,6 @@ from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, P
 from ._paging._walk._proof import Shifts
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
-from ._sending._mock import MockRequest, MockResponse, MockTransport
 from ._sending._retry import RetryPolicy
 from ._sending._transport import ConnectionPool, Transport
 from ._settings import RequestOptions, Telemetry
@@ -89,9 +86,11 @@ from ._wire._fastpath import from_wire
 from ._wire._http import JSONResponse
 
 if _typing.TYPE_CHECKING:
+    from ._bulk import GetResult
     from ._changes._change import Change, ChangeKind, PassResult
     from ._changes._feed import ChangeFeed
     from ._changes._state import ChangeState
+    from ._download import DownloadResult
     from ._paging._paginators._pinned import (
         CursorPaginator,
         LinkHeaderPaginator,
@@ -100,6 +99,7 @@ if _typing.TYPE_CHECKING:
         UnpagedPaginator,
     )
     from ._probe import ProbeReport, ResourceProbe, probe
+    from ._sending._mock import MockRequest, MockResponse, MockTransport
     from ._tenancy._clients import TenantClients
     from ._tenancy._pager import TenantPage, TenantPager, TenantRecord
     from ._tenancy._plan import Shard, Unit, plan_shards, plan_units
@@ -113,6 +113,9 @@ _LAZY = {
     **dict.fromkeys(("Change", "ChangeKind", "PassResult"), "._changes._change"),
     "ChangeFeed": "._changes._feed",
     "ChangeState": "._changes._state",
+    "DownloadResult": "._download",
+    "GetResult": "._bulk",
+    **dict.fromkeys(("MockRequest", "MockResponse", "MockTransport"), "._sending._mock"),
     **dict.fromkeys(("ProbeReport", "ResourceProbe", "probe"), "._probe"),
     "Tenant": "._tenancy._tenant",
     "TenantClients": "._tenancy._clients",
@@ -132,7 +135,8 @@ _LAZY = {
 }
 """Public names whose module is imported on first use (PEP 562): the probe, the paging
 conventions one pins by hand, which a program that lets the client detect its paging never needs,
-the change feed (with sqlite3), and reading many tenants."""
+the change feed (with sqlite3), reading many tenants, `get_many`, the agent configuration
+download and the test double of the service (`MockTransport`)."""
 
 __all__ = [
     "CONVENTIONS",

@@ -16,14 +16,13 @@ import time
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 from yarl import URL
 
 from . import _settings as config
 from ._collection import ResourceCollection
-from ._download import Destination, DownloadResult, download
 from ._errors import ClientClosedError
 from ._models import (
     ENDPOINTS,
@@ -39,7 +38,6 @@ from ._models import (
     VulnerabilityFinding,
 )
 from ._paging._protocol import Convention, Paginator
-from ._profiles import client_settings
 from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate, wall_clock_of
@@ -68,6 +66,9 @@ from ._wire._decode import decode_json, record_from
 from ._wire._http import AttemptTimeout, JSONResponse, Request, Response
 from ._wire._query import ExtraParams, encode_extra_params
 from ._wire._record_reader import NamingSetting
+
+if TYPE_CHECKING:
+    from ._download import Destination, DownloadResult
 
 T = TypeVar("T")
 
@@ -320,6 +321,8 @@ class RemedyClient:
                 it fills only what neither the file nor `overrides` set. Default: `os.environ`.
             **overrides: Arguments of this class, winning over the file.
         """
+        from ._profiles import client_settings  # noqa: PLC0415 - only a profile reads a file
+
         return cls(**client_settings(path, profile, environ, overrides))
 
     def __repr__(self) -> str:
@@ -418,6 +421,8 @@ class RemedyClient:
                 written and the result says `not_modified=True`. A bare value is quoted.
             options: Settings for this call, overriding the client's.
         """
+        from ._download import download  # noqa: PLC0415 - loaded by the first download
+
         url = self._agent_configuration_url
         sent = download(self._connection, url, destination, etag, options)
         return await self._events.traced("download_agent_configuration", url, sent)

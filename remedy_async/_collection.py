@@ -11,7 +11,6 @@ import orjson
 from attrs import frozen
 from yarl import URL
 
-from ._bulk import GetResult, IdSource, get_many
 from ._errors import APIStatusError, DecodeError
 from ._models import (
     LIST_KEYWORDS,
@@ -47,6 +46,7 @@ from ._wire._record_reader import NamingSetting, RecordReader
 from ._wire._urls import id_segment
 
 if TYPE_CHECKING:
+    from ._bulk import GetResult, IdSource
     from ._changes._change import PassResult
     from ._changes._feed import ChangeFeed, StateArg
     from ._changes._settings import FeedSettings, Params
@@ -175,6 +175,8 @@ class ResourceCollection(Generic[T]):
                 fetched once while in flight or among them.
             options: Settings for each get, overriding the client's.
         """
+        from ._bulk import get_many  # noqa: PLC0415 - loaded by the first get_many
+
         get = partial(self.get, options=options)
         results = get_many(get, ids, concurrency, ordered=ordered, dedupe_window=dedupe_window)
         events = self._events

@@ -60,6 +60,10 @@ def test_import_pays_only_for_what_it_uses() -> None:
         "remedy_async._probe",
         "remedy_async._paging._paginators._pinned",
         "remedy_async._wire._converter",
+        "remedy_async._download",
+        "remedy_async._bulk",
+        "remedy_async._profiles",
+        "remedy_async._sending._mock",
     )
     code = "import sys, remedy_async; print(' '.join(sorted(sys.modules)))"
     done = subprocess.run(

@@ -103,12 +103,29 @@ def detect_naming(record: Mapping[str, Any], model: type[Any]) -> tuple[Naming |
     tie; it is
     certain when no other naming matches as many. None when no field is present in any naming.
     """
-    counts = [
-        (sum(1 for wire in wire_names(model, naming).values() if wire in record), naming)
-        for naming in NAMINGS
-    ]
-    best = max(count for count, _ in counts)
+    namings_of = _namings_of(model)
+    found = dict.fromkeys(NAMINGS, 0)
+    for key in record.keys() & namings_of.keys():
+        for naming in namings_of[key]:
+            found[naming] += 1
+    best = max(found.values())
     if best == 0:
         return None, False
-    winners = [naming for count, naming in counts if count == best]
+    winners = [naming for naming, count in found.items() if count == best]
     return winners[0], len(winners) == 1
+
+
+_NAMINGS_OF: dict[type[Any], dict[str, tuple[Naming, ...]]] = {}
+
+
+def _namings_of(model: type[Any]) -> dict[str, tuple[Naming, ...]]:
+    """Each wire name of a model's fields, with the namings that spell a field so (`id`: snake,
+    camel and kebab), worked out once per model."""
+    found = _NAMINGS_OF.get(model)
+    if found is None:
+        spelt: dict[str, list[Naming]] = {}
+        for naming in NAMINGS:
+            for wire in wire_names(model, naming).values():
+                spelt.setdefault(wire, []).append(naming)
+        found = _NAMINGS_OF[model] = {wire: tuple(namings) for wire, namings in spelt.items()}
+    return found
