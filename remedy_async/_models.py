@@ -15,6 +15,9 @@ rest, as sent, in `extra`. Nothing is typed that the reference does not name.
 - Enum-valued fields hold the enum member for a published value and the raw string for any
   other, so a value the service adds never breaks a client.
 - Keys the model does not know are kept in `extra` and written back unchanged by `to_wire`.
+- A model with optional fields notes, privately, which of them a record was read without
+  (`_read_without`, no field: see `_wire._absent`), so `to_wire` writes an explicit null back as
+  null and leaves out what was not sent.
 - Attribute names are the wire names (the service spells its keys in snake_case).
 
 The filters are part of each resource's contract, so a misspelt one fails before any request.
@@ -43,6 +46,7 @@ from typing import Any, Final, Generic, Literal, TypedDict, TypeVar
 import attrs
 from attrs import field, frozen
 
+from ._wire._absent import NOTE, keep_reads_plain, read_without
 from ._wire._naming import to_camel, wire_names
 from ._wire._types import model_in
 
@@ -120,6 +124,7 @@ class OperatingSystem:
     extra: Mapping[str, JSONValue] = _extra()
     """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
     back."""
+    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -171,6 +176,7 @@ class SubjectFilter:
     extra: Mapping[str, JSONValue] = _extra()
     """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
     back."""
+    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -191,6 +197,7 @@ class EndpointFilter:
     extra: Mapping[str, JSONValue] = _extra()
     """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
     back."""
+    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -212,6 +219,7 @@ class FindingFilter:
     extra: Mapping[str, JSONValue] = _extra()
     """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
     back."""
+    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -259,6 +267,7 @@ class RemediationTarget:
     """When it last changed (assumed from the published pattern; None when not sent)."""
     extra: Mapping[str, JSONValue] = _extra()
     """Every field but those above, by wire name, as sent; `to_wire` writes them back."""
+    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -278,6 +287,7 @@ class VulnerabilityFinding:
     """When it last changed (assumed from the published pattern; None when not sent)."""
     extra: Mapping[str, JSONValue] = _extra()
     """Every field but those above, by wire name, as sent; `to_wire` writes them back."""
+    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -291,6 +301,7 @@ class HealthStatus:
     """What the service says of itself: `ok` when healthy."""
     extra: Mapping[str, JSONValue] = _extra()
     """The answer's other fields (`version`, `time`, ...), by wire name, as sent."""
+    _read_without = read_without()
 
     @property
     def ok(self) -> bool:
@@ -310,6 +321,11 @@ MODEL_TYPES: tuple[type[Any], ...] = (
     FindingFilter,
 )
 """Every model: the records, the health answer and the values nested in records."""
+
+for _model in MODEL_TYPES:  # each note a plain slot: see `_wire._absent`
+    if NOTE in _model.__dict__:
+        keep_reads_plain(_model)
+del _model
 
 
 # The filters each list accepts ---------------------------------------------------------------

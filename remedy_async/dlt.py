@@ -18,7 +18,9 @@ hint (timestamps with time zone, numbers, booleans; nested objects such as
 column holding every field the model does not type, at any depth, null when none: every field
 of remediation targets and findings but `id`, `created_at` and `updated_at`, since their
 schemas are unpublished (in DuckDB: `extra->>'severity'`). The table layout is therefore fixed
-by the models, as the Parquet files and DuckDB tables of `export` are. `max_table_nesting=0`
+by the models, as the Parquet files and DuckDB tables of `export` are. Numbers load as sent,
+but an integer past 64 bits, which dlt's JSON writer cannot write as a number, loads as the
+text of its exact digits (`"100000000000000000001"`), never rounded. `max_table_nesting=0`
 by default, so each collection is one table and a merge or a deletion touches one table; above
 0, nested objects and `extra` get no hint and dlt flattens them into columns
 (`operating_system__family`, `extra__severity`) and child tables.
@@ -67,7 +69,10 @@ import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from decimal import Decimal
 from typing import Any
+
+import orjson
 
 from remedy_async._client import RemedyClient
 from remedy_async._columnar._checked import checked_dicts
@@ -187,6 +192,32 @@ def _row_packer(
     return pack
 
 
+_DLT_INTEGERS = range(-(2**63), 2**64)
+"""The integers dlt's JSON writer (orjson) writes as numbers."""
+
+
+def _loadable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A page's rows as dlt can load them, every number exact: dlt writes its items with orjson,
+    which refuses an integer past 64 bits, so in a page holding one each such integer becomes a
+    `Decimal` of the same value (which dlt loads as the text of its exact digits), never a
+    rounded float or a failed load. Other pages are the rows themselves."""
+    try:
+        orjson.dumps(rows)
+    except TypeError:
+        return [_exact(row) for row in rows]
+    return rows
+
+
+def _exact(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _exact(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_exact(item) for item in value]
+    if value.__class__ is int and value not in _DLT_INTEGERS:
+        return Decimal(value)
+    return value
+
+
 def _resource_named(name: str) -> Resource[Any]:
     for resource in RESOURCES:
         if name in (resource.attribute, resource.segment):
@@ -255,7 +286,7 @@ def _records(
                     if gone:
                         for record in page.items:
                             gone.pop(record["id"], None)
-                    yield [pack(record, {}) for record in page.items]
+                    yield _loadable([pack(record, {}) for record in page.items])
                     state["resume_token"] = page.resume_token
             except RemedyError as error:
                 state["resume_token"] = error.resume_token
@@ -389,7 +420,9 @@ def _tenant_records(
                         for record in page.items:
                             gone.pop((tenant, record["id"]), None)
                     if page.items:
-                        yield [pack(record, {TENANT_COLUMN: tenant}) for record in page.items]
+                        yield _loadable(
+                            [pack(record, {TENANT_COLUMN: tenant}) for record in page.items]
+                        )
                     places[tenant] = page.resume_token  # the tenant's place after this page
                 state[RESUME_TOKENS] = pager.resume_tokens
             except TenantErrors as errors:

@@ -1,10 +1,11 @@
 """Tells whether a record changed: a digest of its content as served, key order ignored.
 
 A record's fingerprint is the first 64 bits of the 128-bit BLAKE2b digest of its canonical
-JSON (the record as the service sent it, keys sorted at every depth), as a signed 64-bit
-integer: what SQLite stores in 8 bytes and Python compares and sums at C speed. Format 2
-states kept the whole digest as 32 hexadecimal digits, so their fingerprints convert exactly
-(`from_hex`). Two contents of one record share a fingerprint with a chance of 2**-64.
+JSON (the record as the service sent it, keys sorted at every depth, every number exact: an
+integer past 64 bits as its digits), as a signed 64-bit integer: what SQLite stores in 8 bytes
+and Python compares and sums at C speed. Format 2 states kept the whole digest as 32
+hexadecimal digits, so their fingerprints convert exactly (`from_hex`). Two contents of one
+record share a fingerprint with a chance of 2**-64.
 
 Keys spelled in another naming than the contract's snake_case (camel, Pascal, kebab: told once
 per page from its first record) are respelled to snake_case first, so a service that changes
@@ -26,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from remedy_async._wire._json import dumps as exact_dumps
 from remedy_async._wire._naming import CONTRACT_NAMING, Naming, detect_naming
 
 SORTED = orjson.OPT_SORT_KEYS
@@ -80,10 +82,16 @@ _MASK = (1 << 64) - 1
 def fingerprints(records: Sequence[Record]) -> list[int]:
     """The fingerprint of each (canonical) record, as a signed 64-bit integer."""
     dumps, blake2b, first = orjson.dumps, hashlib.blake2b, _FIRST_64
-    return [
-        first(blake2b(dumps(record, option=SORTED), digest_size=16).digest())[0]
-        for record in records
-    ]
+    try:
+        return [
+            first(blake2b(dumps(record, option=SORTED), digest_size=16).digest())[0]
+            for record in records
+        ]
+    except TypeError:  # a record holds an integer past 64 bits: each written exactly
+        return [
+            first(blake2b(exact_dumps(record, sort_keys=True), digest_size=16).digest())[0]
+            for record in records
+        ]
 
 
 def as_text(fingerprint: int) -> str:
@@ -106,7 +114,11 @@ def wrapped(total: int) -> int:
 def field_sums(record: Record) -> bytes:
     """The checksums of a (canonical) record's top-level fields, as stored."""
     dumps, crc32 = orjson.dumps, zlib.crc32
-    return dumps({key: crc32(dumps(value, option=SORTED)) for key, value in record.items()})
+    try:
+        sums = {key: crc32(dumps(value, option=SORTED)) for key, value in record.items()}
+    except TypeError:  # a field holds an integer past 64 bits: each written exactly
+        sums = {key: crc32(exact_dumps(value, sort_keys=True)) for key, value in record.items()}
+    return dumps(sums)
 
 
 def changed_fields(before: bytes | None, after: bytes) -> tuple[str, ...]:

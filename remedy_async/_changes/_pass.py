@@ -37,6 +37,7 @@ from remedy_async._errors import (
     PaginationError,
     RemedyError,
 )
+from remedy_async._wire._json import dumps, loads
 
 from ._change import Change, ChangeKind, PassKind, PassResult
 from ._fingerprint import (
@@ -294,7 +295,7 @@ class Pass(Generic[T]):
             if old == digest:
                 continue
             sums = field_sums(record)
-            kept = orjson.dumps(raw) if keep else None
+            kept = dumps(raw) if keep else None
             built = self._build(raw, url, f"$.items[{index}]")
             if old is None:
                 change = Change(ChangeKind.ADDED, id_, built, None, (), as_text(digest), number)
@@ -305,7 +306,7 @@ class Pass(Generic[T]):
                     ChangeKind.MODIFIED,
                     id_,
                     built,
-                    None if previous is None else self._build(orjson.loads(previous), url),
+                    None if previous is None else self._build(loads(previous), url),
                     changed_fields(None if before is None else before.fields, sums),
                     as_text(digest),
                     number,
@@ -347,7 +348,7 @@ class Pass(Generic[T]):
                     ChangeKind.REMOVED,
                     record_id,
                     None,
-                    None if kept is None else self._build(orjson.loads(kept), state.path),
+                    None if kept is None else self._build(loads(kept), state.path),
                     pass_number=number,
                 )
                 for record_id, kept in unlisted

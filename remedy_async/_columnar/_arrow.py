@@ -7,8 +7,10 @@ dicts itself, every column but the JSON ones in one pass, then casts the timesta
 `extra` is one JSON text per row, made in Python. A time Arrow does not parse (one without a
 zone) is parsed column by column as the check parses it; a value Arrow does not take as it is
 (an integer id, `3.0` for an integer) is written first by `to_wire` as the model reads it, so
-every batch has the same schema whatever the service sends. `records_of(batch)` turns a batch
-back into wire dicts.
+every batch has the same schema whatever the service sends. Numbers are kept exactly: `extra`
+holds an integer of any size as written, and a typed number column only ever receives what
+the model reads exactly (a float field refuses an integer no float holds). `records_of(batch)`
+turns a batch back into wire dicts, their numbers as sent.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from attrs import frozen
 from remedy_async._paging._pager import Pager
 from remedy_async._wire._codec import to_wire
 from remedy_async._wire._fastpath import from_wire
+from remedy_async._wire._json import dumps, loads
 from remedy_async._wire._naming import CONTRACT_NAMING
 from remedy_async._wire._types import format_timestamp
 
@@ -79,8 +82,9 @@ def arrow_schema(model: type[Any]) -> Any:
 
 
 def _json_bytes(value: object) -> bytes | None:
-    """A value as JSON for a string column (Arrow takes the UTF-8 bytes as they are)."""
-    return None if value is None else orjson.dumps(value)
+    """A value as JSON for a string column (Arrow takes the UTF-8 bytes as they are), every
+    number exact (an integer past 64 bits too)."""
+    return None if value is None else dumps(value)
 
 
 @functools.cache
@@ -111,8 +115,8 @@ def _timestamps(pa: Any, values: Sequence[Any], type_: Any) -> Any:
 
 def _json_column(pa: Any, texts: list[bytes | None]) -> Any:
     """A string column of JSON texts (None for null): with no null, the texts joined as its
-    data and their lengths as its offsets (orjson writes valid UTF-8, so there is nothing to
-    check, and nothing is copied twice)."""
+    data and their lengths as its offsets (the JSON writers write valid UTF-8, so there is
+    nothing to check, and nothing is copied twice)."""
     if not texts or None in texts:
         return pa.array(texts, pa.string())
     offsets = array.array("i", [0])
@@ -262,12 +266,12 @@ class BatchBuilder:
     def _extras(self, rows: Sequence[Mapping[str, Any]]) -> list[bytes | None]:
         """The `extra` cells: null for a row whose keys (and nested keys) its columns hold."""
         known = self._known
-        dumps = orjson.dumps
         if not self._structs:
             # Nothing nested to look into: a row's extra is the row without its columns, as
             # one copy of the dict less each column's key (twice as fast as picking the others).
             names = self._names
             extras: list[bytes | None] = []
+            fast = orjson.dumps
             for row in rows:
                 if row.keys() <= known:
                     extras.append(None)
@@ -275,7 +279,10 @@ class BatchBuilder:
                 extra = dict(row)
                 for name in names:
                     extra.pop(name, None)
-                extras.append(dumps(extra))
+                try:
+                    extras.append(fast(extra))
+                except TypeError:  # an integer past 64 bits: written exactly
+                    extras.append(dumps(extra))
             return extras
         plain = [row.keys() <= known for row in rows]
         for name, inner in self._structs:
@@ -365,7 +372,7 @@ def _wire_value(column: Column, value: Any) -> Any:
     if column.kind == "timestamp" and isinstance(value, datetime):
         return format_timestamp(value)
     if column.kind == "json":
-        return orjson.loads(value)
+        return loads(value)
     if column.kind == "struct":
         return _wire_row(column.children, value)
     return value
@@ -399,7 +406,7 @@ def records_of(batch: Any) -> list[WireDict]:
     for row in batch.to_pylist():
         record = _wire_row(fields, row)
         extra = row.get(EXTRA_COLUMN)
-        records.append(_merge(record, orjson.loads(extra)) if extra else record)
+        records.append(_merge(record, loads(extra)) if extra else record)
     return records
 
 

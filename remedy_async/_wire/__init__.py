@@ -3,11 +3,13 @@
 In: response bodies, filter values and ids. Out: JSON values, typed models, query parameters
 and path segments, or a `WireFault`/`DecodeError` naming the JSON path that did not fit.
 Modules: `_http` (the plain `Request` and `Response` of one exchange, which paging and sending
-both pass), `_decode` (a response's body to JSON, and to one model), `_naming` (camel, snake,
-Pascal, kebab keys), `_record_reader` (a resource's records in its naming, detected once),
-`_types` (timestamps, unions, open enums, and `WireFault`), `_codec` (the converter's front
-door; `to_wire`), `_converter` (the cattrs converter, imported on first use), `_fastpath`
-(generated structure functions), `_error_bodies` (what an error body says), `_query` (filters)
-and `_urls` (an id as one path segment; whether a URL the service handed over may be requested).
+both pass), `_decode` (a response's body to JSON, and to one model), `_json` (JSON text in and
+out, every number exact), `_absent` (the optional fields a record was read without, which
+`to_wire` leaves out), `_naming` (camel, snake, Pascal, kebab keys), `_record_reader` (a
+resource's records in its naming, detected once), `_types` (timestamps, unions, open enums,
+and `WireFault`), `_codec` (the converter's front door; `to_wire`), `_converter` (the cattrs
+converter, imported on first use), `_fastpath` (generated structure functions),
+`_error_bodies` (what an error body says), `_query` (filters) and `_urls` (an id as one path
+segment; whether a URL the service handed over may be requested).
 Imports run one way: `_types` and `_naming` below everything, `_codec` above `_converter`.
 """

@@ -41,6 +41,10 @@ def cattrs_structure_hook(
 def to_wire(record: Any, naming: Naming | None = None) -> dict[str, Any]:
     """Return a model as wire JSON, `extra` restored, keys spelled as the record was read.
 
+    A record read from the service is written back as it came: an optional field sent as null
+    is null, one not sent is left out, and numbers are the values read (integers of any size).
+    A record built in code writes a None field as null.
+
     Args:
         record: A model (`Endpoint`, ...).
         naming: How to spell the keys: `snake`, `camel`, `pascal` or `kebab`. Default: as the

@@ -2,7 +2,9 @@
 
 Structure functions are generated once per model by cattrs (wire keys in the service's naming
 read into snake_case attributes); a thin wrapper around each keeps the keys the model does not
-know in `extra`.
+know in `extra`, and notes the optional fields a record came without (`_absent`), which its
+unstructure function leaves out, so a record is written back as it came, explicit nulls
+included.
 Scalars are checked strictly (a string field never silently becomes "{'a': 1}"), enum fields
 keep unknown values as the raw string, and timestamps become aware datetimes (naive ones are
 read as UTC, the contract's zone). Importing this module imports cattrs, which `import
@@ -13,6 +15,7 @@ needed (`to_wire`, or a record the fast path hands over).
 from __future__ import annotations
 
 import enum
+import math
 import typing
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -24,6 +27,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from remedy_async._models import MODEL_TYPES
 
+from ._absent import absent_flags, optional_fields, remember_absent
 from ._naming import CONTRACT_NAMING, Naming, telling_fields, wire_names
 from ._types import format_timestamp, json_type_name, open_enum_of, union_members
 
@@ -59,9 +63,23 @@ def _structure_int(value: object, _: object) -> int:
 
 
 def _structure_float(value: object, _: object) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return exact_float(value)
     raise _expected("a number", value)
+
+
+def exact_float(value: int) -> float:
+    """An integer as the float of the same value; ValueError for one no float holds exactly
+    (past 2**53 most are rounded), which would be read as another number."""
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if number != value:
+        raise ValueError("expected a number a float holds exactly, got an integer too large")
+    return number
 
 
 def _structure_bool(value: object, _: object) -> bool:
@@ -167,6 +185,7 @@ def _model_structure_hook(
     )
     known = frozenset(names.values())
     others = telling_fields(model, naming)
+    optional = optional_fields(model, naming)
 
     def structure(data: object, _: object) -> T:
         if not isinstance(data, dict):
@@ -179,6 +198,9 @@ def _model_structure_hook(
             # The instance was built a line above and is not shared yet; attrs' own frozen
             # __init__ assigns slots the same way.
             object.__setattr__(record, "extra", extra)
+        if optional:
+            absent = tuple([wire not in data for wire, _ in optional])
+            remember_absent(record, absent if True in absent else ())
         return record
 
     return structure
@@ -196,6 +218,12 @@ def no_fields_reason(model: type[Any], data: dict[str, Any]) -> str:
 def _model_unstructure_hook(
     model: type[Any], converter: cattrs.Converter, naming: Naming
 ) -> Callable[[Any], dict[str, Any]]:
+    """Every field is written, a None one as null, but the optional fields the record was read
+    without (`_absent`), so a record read from the wire is written back as it came.
+
+    The generated function leaves out every None optional field (cheaper than writing each
+    through its hook); those the record was not read without are put back as null.
+    """
     generated = make_dict_unstructure_fn(
         model,
         converter,
@@ -203,9 +231,23 @@ def _model_unstructure_hook(
         extra=override(omit=True),
         **_renames(model, naming),
     )
+    fields = len(wire_names(model, naming))
+    keys = tuple(key for key, _ in optional_fields(model, naming))
+    sent: dict[tuple[bool, ...], tuple[int, tuple[str, ...]]] = {(): (fields, keys)}
+    """How many fields a record was read with, and which of its optional keys, by its note."""
 
     def unstructure(record: Any) -> dict[str, Any]:
         wire = generated(record)
+        if len(wire) < fields:  # some optional field is None: null, unless it was not sent
+            flags = absent_flags(record)
+            read = sent.get(flags)
+            if read is None:
+                with_them = tuple(key for key, gone in zip(keys, flags, strict=True) if not gone)
+                read = sent[flags] = (fields - sum(flags), with_them)
+            if len(wire) < read[0]:
+                for key in read[1]:
+                    if key not in wire:
+                        wire[key] = None
         if record.extra:
             return {**record.extra, **wire}
         return wire

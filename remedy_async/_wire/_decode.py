@@ -1,7 +1,9 @@
 """Decodes a successful response: its body from JSON, then into a model, or a DecodeError.
 
 A body that is not JSON is a DecodeError showing what arrived; a value that does not fit the
-model is one naming its JSON path (`wire_fault_error`), never the echoed credential.
+model is one naming its JSON path (`wire_fault_error`), never the echoed credential. Numbers
+are read exactly (`_json`): an integer of any size stays an int, and a number too large for a
+float is a DecodeError naming its JSON path, never infinity.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-import orjson
 from yarl import URL
 
 from remedy_async._errors import DecodeError
@@ -17,20 +18,22 @@ from remedy_async._redact import body_excerpt, scrub_error
 from remedy_async._wire._http import JSONResponse, Response
 
 from ._fastpath import from_wire
+from ._json import NotJSON, loads
 from ._types import WireFault
 
 
 def json_body(response: Response, *, secrets: Iterable[str] = ()) -> Any:
     """Return the decoded JSON body of a response; DecodeError says what arrived instead."""
     try:
-        return orjson.loads(response.body)
-    except orjson.JSONDecodeError as exc:
-        what = "an empty body" if not response.body else "a body that is not valid JSON"
+        return loads(response.body)
+    except NotJSON as exc:
         kind = response.content_type or "no Content-Type"
+        said = f"{kind}; {exc.detail}" if exc.detail else kind
         error = DecodeError(
-            f"expected JSON, got {what} ({kind}; {exc})",
+            f"expected JSON, got {exc.what} ({said})",
             method=response.request.method,
             url=response.request.url,
+            path=exc.path,
             status=response.status,
             request_id=response.request_id,
             body_excerpt=body_excerpt(response.body, secrets),

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
 from attrs import frozen
+
+from ._json import NotJSON, dumps, loads
 
 MESSAGE_LIMIT = 300
 """Longest message taken from a body; the rest stays in the error's body excerpt."""
@@ -64,8 +65,8 @@ def explain(body: bytes, content_type: str) -> Explanation:
     text = body.decode("utf-8", errors="replace")
     if "json" in content_type or text.lstrip()[:1] in ("{", "["):
         try:
-            document = orjson.loads(body)
-        except orjson.JSONDecodeError:
+            document = loads(body)
+        except NotJSON:
             return Explanation()  # broken JSON explains nothing; the excerpt shows it
         return _from_json(document)
     if "html" in content_type or text.lstrip()[:1] == "<":
@@ -181,7 +182,7 @@ def _text(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value
-    return orjson.dumps(value).decode() if isinstance(value, dict | list) else str(value)
+    return dumps(value).decode() if isinstance(value, dict | list) else str(value)
 
 
 def _short(text: str | None) -> str | None:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import attrs
 
+from ._absent import NOTE, optional_fields
 from ._codec import cattrs_structure_hook, fault_from
 from ._naming import CONTRACT_NAMING, Naming, remember_naming, telling_fields, wire_names
 from ._types import open_enum_of, union_members
@@ -41,8 +42,16 @@ class _OpenMembers(dict[str, object]):
 
 
 def _number(value: object) -> float:
+    # An integer is a float field's value only when a float holds it exactly (past 2**53 most
+    # would be rounded; past about 1.8e308 none fits): anything else steps aside to cattrs,
+    # which names the fault.
     if value.__class__ is int:
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            raise _STEP_ASIDE from None
+        if number == value:
+            return number
     raise _STEP_ASIDE
 
 
@@ -190,9 +199,14 @@ class _Generator:
         # fields (a copy and a `del` per field, in C, where a filtering comprehension visits
         # every key in Python); otherwise, the keys outside the fields.
         all_extra: list[str] = []
+        # Each record of a model with optional fields notes which it was read without
+        # (`_absent`), so that `to_wire` leaves them out and writes an explicit null back as
+        # null: one with every field (the common case) pays for a slot store.
+        optional = optional_fields(model, self._naming)
         if self._build:
             all_extra = [
                 "else:",
+                *(["    absent = ()"] if optional else []),
                 f"    if len(data) == {len(fields)}: extra = {{}}",
                 "    else:",
                 "        extra = data.copy()",
@@ -201,6 +215,9 @@ class _Generator:
             read_some.append(
                 "extra = {k: v for k, v in data.items() if k not in _known} if unknown else {}"
             )
+            if optional:
+                tests = ", ".join(f"{key!r} not in data" for key, _ in optional)
+                read_some.append(f"absent = ({tests},)")
         body = [
             "if data.__class__ is not dict: raise _STEP_ASIDE",
             f"if len(data) >= {len(fields)}:",
@@ -224,6 +241,7 @@ class _Generator:
         body += [f"record.{field.name} = v{index}" for index, field in enumerate(fields)]
         body += [
             "record.extra = extra",
+            *([f"record.{NOTE} = absent"] if optional else []),
             "record.__class__ = _model",
             "return record",
         ]

@@ -17,7 +17,9 @@ csv     RFC 4180 quoting, rows ending in `\n` (as `cut`, `awk` and spreadsheets 
         exports line up.
 
 Every encoder is pure: it returns bytes and never writes, so a caller can count and checkpoint
-exactly what it wrote.
+exactly what it wrote. Numbers are written exactly as the service sent them: integers of any
+size (a record holding one past 64 bits, which orjson refuses, is written by msgspec) and
+floats as read.
 """
 
 from __future__ import annotations
@@ -98,13 +100,24 @@ def _unknown(record: WireRecord, tree: Tree) -> dict[str, Any]:
     return extra
 
 
+def json_bytes(value: object) -> bytes:
+    """Return a value as compact JSON, every number exact: as orjson writes it, or as msgspec
+    does for a value orjson refuses (one holding an integer past 64 bits)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        import msgspec  # noqa: PLC0415 - only a value orjson refuses pays for it
+
+        return msgspec.json.encode(value)
+
+
 def csv_cell(value: object) -> str:
     """Return one value as CSV text: strings as they are, None empty, anything else as JSON."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value
-    return orjson.dumps(value).decode()
+    return json_bytes(value).decode()
 
 
 def cell_value(record: WireRecord, column: str) -> Any:
@@ -150,9 +163,14 @@ class JsonLinesEncoder:
 
     def records(self, records: Iterable[WireRecord]) -> bytes:
         """Each record as one line."""
-        return b"".join(
-            orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE) for record in records
-        )
+        dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
+        lines: list[bytes] = []
+        for record in records:
+            try:
+                lines.append(dumps(record, option=newline))
+            except TypeError:  # an integer past 64 bits: written exactly
+                lines.append(json_bytes(record) + b"\n")
+        return b"".join(lines)
 
     def end(self) -> bytes:
         """Nothing: JSON lines have no footer."""
@@ -172,9 +190,13 @@ class JsonArrayEncoder:
     def records(self, records: Iterable[WireRecord]) -> bytes:
         """Each record, separated from the previous one by a comma and a line break."""
         parts: list[bytes] = []
+        dumps = orjson.dumps
         for record in records:
             parts.append(b"\n" if self._count == 0 else b",\n")
-            parts.append(orjson.dumps(record))
+            try:
+                parts.append(dumps(record))
+            except TypeError:  # an integer past 64 bits: written exactly
+                parts.append(json_bytes(record))
             self._count += 1
         return b"".join(parts)
 

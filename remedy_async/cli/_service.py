@@ -13,12 +13,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from remedy_async import RESOURCES, DownloadResult, ResourceCollection, to_wire
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
-from ._formats import JsonArrayEncoder
+from ._formats import JsonArrayEncoder, json_bytes
 from ._server_filters import group_filters
 from ._settings import open_client
 from ._sinks import StreamSink, finished
@@ -26,7 +24,7 @@ from ._terminal import Terminal
 
 
 def _write_json(terminal: Terminal, document: Any) -> None:
-    terminal.stdout.write(orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE))
+    terminal.stdout.write(json_bytes(document) + b"\n")
     terminal.stdout.flush()
 
 
@@ -126,6 +124,5 @@ async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
         return EXIT_OK
     async with open_client(options, terminal.env, transport=terminal.transport) as client:
         response = await client.get_json(path, params=params)
-    terminal.stdout.write(orjson.dumps(response.body, option=orjson.OPT_APPEND_NEWLINE))
-    terminal.stdout.flush()
+    _write_json(terminal, response.body)
     return EXIT_OK

@@ -14,8 +14,6 @@ import argparse
 import traceback
 from typing import Any
 
-import orjson
-
 from remedy_async import (
     Change,
     ChangeFeed,
@@ -26,6 +24,7 @@ from remedy_async import (
 )
 
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
+from ._formats import json_bytes
 from ._meters import Meters
 from ._progress import progress
 from ._server_filters import group_filters, resource_filters
@@ -44,7 +43,7 @@ def change_line(change: Change[Any], with_previous: bool) -> bytes:
     }
     if with_previous:
         document["previous"] = change.previous
-    return orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE)
+    return json_bytes(document) + b"\n"
 
 
 def pass_line(segment: str, result: PassResult) -> str:

@@ -1,4 +1,5 @@
-"""How CSV lines end: `\\n` for the shell's tools, `\\r\\n` only where an export began with it."""
+"""How CSV lines end (`\\n` for the shell's tools, `\\r\\n` only where an export began with it),
+and every number written exactly."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ import orjson
 
 from remedy_async._models import SCOPES
 from remedy_async.cli._checkpoint import read_checkpoint
-from remedy_async.cli._formats import CsvEncoder, csv_columns
+from remedy_async.cli._formats import (
+    CsvEncoder,
+    JsonArrayEncoder,
+    JsonLinesEncoder,
+    csv_cell,
+    csv_columns,
+)
 from remedy_async.simulator import Simulator
 
 from .conftest import Published, cli_here
@@ -71,3 +78,18 @@ async def test_an_export_begun_with_crlf_resumes_with_crlf(
     assert lines[-1] == b""
     assert b"\n" not in b"".join(lines)
     assert len(lines) - 2 == len(list(simulator.dataset.ids("scopes")))
+
+
+def test_integers_past_64_bits_are_written_as_their_digits() -> None:
+    """JSON lines, the JSON array and CSV cells write an integer past 64 bits exactly."""
+    big, record = 10**20 + 1, {"id": "a", "n": -(10**20) - 1, "deep": [{"x": 2**70}], "f": 1e308}
+    lines = JsonLinesEncoder().records([record, {"id": "b", "n": big}])
+    assert lines == (
+        b'{"id":"a","n":-100000000000000000001,"deep":[{"x":1180591620717411303424}],'
+        b'"f":1e308}\n{"id":"b","n":100000000000000000001}\n'
+    )
+    array = JsonArrayEncoder()
+    assert array.start() + array.records([{"n": big}]) + array.end() == (
+        b'[\n{"n":100000000000000000001}\n]\n'
+    )
+    assert (csv_cell(big), csv_cell({"n": big})) == (str(big), '{"n":100000000000000000001}')

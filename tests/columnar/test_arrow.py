@@ -34,6 +34,7 @@ from remedy_async.columnar import (
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.columnar.forms import model_of, read_back
+from tests.fakes import scope_record
 from tests.loopback import Serve
 
 pa = pytest.importorskip("pyarrow", reason="the arrow extra is not installed")
@@ -311,3 +312,19 @@ def test_timestamps_and_extra_are_written_as_the_model_reads_them(
     assert [None if e is None else orjson.loads(e) for e in batch.column("extra").to_pylist()] == (
         extras
     )
+
+
+def test_extra_holds_integers_past_64_bits_exactly_at_any_depth() -> None:
+    """`extra` holds integers past 64 bits as digits at any depth and reads them back exact."""
+    big = 100000000000000000001
+    endpoint = {**ENDPOINT, "risk_score": big, "operating_system": {
+        **ENDPOINT["operating_system"], "build": -big, "seen": [2**70, -0.0]}}  # fmt: skip
+    finding = {"id": "f-1", "count": big, "nested": {"values": [big, 1e308, 5e-324]}}
+    scope = scope_record(finding_filter={"min_cvss_score": 2**60, "weight": big})
+    for model, record in ((Endpoint, endpoint), (VulnerabilityFinding, finding), (Scope, scope)):
+        batch = record_batch(model, [record])
+        assert str(big) in batch.column("extra").to_pylist()[0]
+        assert records_of(batch) == [read_back(record, model)]
+    (read,) = records_of(record_batch(Endpoint, [endpoint]))
+    assert type(read["risk_score"]) is int
+    assert str(read["operating_system"]["seen"][1]) == "-0.0"

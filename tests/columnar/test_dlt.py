@@ -8,10 +8,19 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
-from remedy_async import ClientEvent, MissingDependencyError, RetryPolicy
+from remedy_async import (
+    ClientEvent,
+    MissingDependencyError,
+    MockRequest,
+    MockResponse,
+    MockTransport,
+    RetryPolicy,
+)
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
+from tests.published import COLLECTIONS, PublishedService, dataset
 
 from .dlt_tables import TABLES, expected_rows, table_rows
 
@@ -207,3 +216,35 @@ def test_without_dlt_the_source_names_the_extra(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(MissingDependencyError, match=r"remedy-async\[dlt\]") as raised:
         remedy_source("http://127.0.0.1:9")
     assert (raised.value.package, raised.value.extra) == ("dlt", "dlt")
+
+
+async def test_an_integer_past_64_bits_loads_as_its_exact_digits(tmp_path: Path) -> None:
+    """An integer past 64 bits loads as its exact digits (dlt writes none), others as sent."""
+    big = 100000000000000000001
+    finding = {
+        "id": "00000000-0000-4000-8000-000000000003",
+        "created_at": "2026-03-01T12:00:00Z",
+        "count": big,
+        "deep": {"values": [-big, 2**63 - 1, 1e308, 5e-324, 0.1]},
+    }
+    service = PublishedService({**dataset(3, dict.fromkeys(COLLECTIONS, 0)),
+                                "vulnerability-findings": [finding]}, token=None)  # fmt: skip
+
+    def handler(request: MockRequest) -> MockResponse:
+        status, body = service.answer(str(request.url.relative()), request.query, {})
+        return MockResponse(status, {"Content-Type": "application/json"}, msgspec.json.encode(body))
+
+    source = remedy_source(
+        "https://remedy.test",
+        "tok_live_9c41e2b7d5a3",
+        collections=["vulnerability_findings"],
+        client_options={"transport": MockTransport(handler)},
+    )
+    await run(duckdb_pipeline(tmp_path), source)
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as connection:
+        ((extra,),) = connection.execute(
+            "SELECT extra FROM remedy.vulnerability_findings"
+        ).fetchall()
+    assert msgspec.json.decode(extra) == {
+        "count": str(big), "deep": {"values": [str(-big), 2**63 - 1, 1e308, 5e-324, 0.1]}
+    }  # fmt: skip

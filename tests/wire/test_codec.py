@@ -439,13 +439,34 @@ def test_a_null_non_nullable_field_is_a_wire_fault_naming_it(
         (RemediationTarget, {"id": "r"}, "created_at"),
     ],
 )
-def test_an_optional_null_reads_as_absent(
+def test_an_optional_null_reads_as_none_and_is_written_back_as_null(
     model: type[Any], record: dict[str, Any], field: str
 ) -> None:
-    """An optional field sent as null reads as None, and is written back absent."""
+    """An optional field sent as null reads as None, and is written back as null, while one
+    not sent stays absent."""
     read = from_wire(model, {**record, field: None})
     assert getattr(read, field) is None
-    assert to_wire(read) == record
+    assert to_wire(read) == {**record, field: None}
+    assert to_wire(from_wire(model, record)) == record
+
+
+def test_a_record_built_in_code_writes_its_none_fields_as_null() -> None:
+    """A record read from nowhere has no absent fields: `to_wire` writes each None as null."""
+    built = OperatingSystem(name="macOS", family=OsFamily.MACOS)
+    assert to_wire(built) == {
+        "name": "macOS", "family": "macos", "version": None, "vendor": None, "architecture": None
+    }  # fmt: skip
+
+
+def test_what_a_record_was_read_without_is_no_field() -> None:
+    """The note of absent fields leaves equality, hash and repr alone; a copy has none."""
+    read = from_wire(OperatingSystem, {"name": "macOS", "family": "macos"})
+    built = OperatingSystem(name="macOS", family=OsFamily.MACOS)
+    assert (read, hash(read), repr(read)) == (built, hash(built), repr(built))
+    assert "_read_without" not in attrs.fields_dict(OperatingSystem)
+    assert "__getattr__" not in OperatingSystem.__dict__  # attribute reads stay plain
+    assert to_wire(read) == {"name": "macOS", "family": "macos"}
+    assert to_wire(attrs.evolve(read)) == to_wire(built)
 
 
 @pytest.mark.parametrize("model", RECORDS)
@@ -761,6 +782,19 @@ def test_integer_is_accepted_as_float() -> None:
     score = from_wire(FindingFilter, {"min_cvss_score": 7}).min_cvss_score
     assert score == 7.0
     assert isinstance(score, float)
+
+
+@pytest.mark.parametrize("number", [2**53 + 1, -(2**60) - 1, 10**20 + 1, 10**400])
+def test_an_integer_no_float_holds_exactly_is_refused_by_a_float_field(number: int) -> None:
+    """An integer a float would round (or cannot hold) is a WireFault, never another number."""
+    with pytest.raises(WireFault, match="holds exactly") as info:
+        from_wire(FindingFilter, {"min_cvss_score": number})
+    assert info.value.path == "$.min_cvss_score"
+
+
+def test_a_large_integer_a_float_holds_exactly_is_read_into_a_float_field() -> None:
+    """An integer past 2**53 that a float holds exactly (2**60) is read as that float."""
+    assert from_wire(FindingFilter, {"min_cvss_score": 2**60}).min_cvss_score == 2.0**60
 
 
 # No published field is an integer; the converter's integer rule is checked on its own, for

@@ -86,3 +86,32 @@ def test_echoed_token_is_redacted_from_a_decode_error() -> None:
     assert info.value.body_excerpt == f"<html>hello {REDACTED}</html>"
     assert TOKEN not in str(info.value)
     assert TOKEN not in repr(info.value)
+
+
+def test_numbers_decode_exactly() -> None:
+    """Integers of any size stay ints, and floats are the floats sent, -0.0 and 5e-324 too."""
+    body = b'{"items": [100000000000000000001, -100000000000000000001, 1e308, 5e-324, 0.1, -0.0]}'
+    (big, negative, largest, smallest, tenth, zero) = decode_json(response(200, body)).body["items"]
+    assert (type(big), big, negative) == (int, 10**20 + 1, -(10**20) - 1)
+    assert [largest, smallest, tenth] == [1e308, 5e-324, 0.1]
+    assert str(zero) == "-0.0"
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        (b"1e400", "$"),
+        (b'{"items": [{"id": "a"}, {"id": "b", "score": -1e400}]}', "$.items[1].score"),
+        (b'{"odd key": {"x": [0, 1E+999]}}', '$["odd key"].x[1]'),
+    ],
+)
+def test_a_number_too_large_for_a_float_is_a_decode_error_at_its_path(
+    body: bytes, path: str
+) -> None:
+    """A number no float holds is a DecodeError naming its JSON path, never infinity."""
+    with pytest.raises(DecodeError) as info:
+        decode_json(response(200, body, content_type=JSON))
+    assert info.value.path == path
+    assert "a number too large for a float" in info.value.message
+    assert JSON in info.value.message
+    assert info.value.body_excerpt == body.decode()

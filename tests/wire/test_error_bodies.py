@@ -11,7 +11,7 @@ from yarl import URL
 
 from remedy_async import ERROR_SHAPES, APIStatusError, AuthenticationError, ServerError
 from remedy_async._sending._status import status_error
-from remedy_async._wire._error_bodies import explain
+from remedy_async._wire._error_bodies import Explanation, explain
 from remedy_async._wire._http import Request, Response
 
 JSON = "application/json"
@@ -252,3 +252,18 @@ def test_the_published_error_bodies_give_their_messages_as_sent(
     assert type(error).__name__ == error_class
     assert (error.message, error.code, error.body_shape) == (message, None, "error-string")
     assert message in str(error)
+
+
+def test_an_integer_past_64_bits_is_explained_with_all_its_digits() -> None:
+    """A code or detail holding an integer past 64 bits shows its every digit, not 1e+20."""
+    said = explain(
+        b'{"error": {"code": 100000000000000000001, "message": "over quota",'
+        b' "details": {"limit": 100000000000000000002}}}',
+        "application/json",
+    )
+    assert (said.code, said.detail) == ("100000000000000000001", '{"limit":100000000000000000002}')
+
+
+def test_a_number_too_large_for_a_float_explains_nothing() -> None:
+    """An error body holding `1e400` is not read (its excerpt shows it), never infinity."""
+    assert explain(b'{"error": 1e400}', "application/json") == Explanation()

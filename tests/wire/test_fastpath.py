@@ -20,7 +20,7 @@ from remedy_async import (
     SubjectType,
     VulnerabilityFinding,
 )
-from remedy_async._wire._codec import cattrs_structure_hook, fault_from
+from remedy_async._wire._codec import cattrs_structure_hook, fault_from, to_wire
 from remedy_async._wire._fastpath import STEP_ASIDE_ERRORS, _fast_for, check_hook, structure_hook
 from tests.budget import examples
 from tests.fakes import endpoint_record, scope_record
@@ -156,6 +156,7 @@ def test_fast_path_agrees_with_cattrs(model: type[Any], data: st.DataObject) -> 
     except STEP_ASIDE_ERRORS:
         return
     assert reference == ("ok", fast)
+    assert to_wire(fast) == to_wire(reference[1])  # the same fields noted absent
 
 
 @pytest.mark.parametrize("model", list(SPECS))
@@ -284,6 +285,18 @@ def test_fast_path_records_pickle_like_cattrs_records() -> None:
     slow = cattrs_structure_hook(Endpoint)(record, Endpoint)
     assert pickle.loads(pickle.dumps(fast)) == fast == slow
     assert type(fast.extra) is type(slow.extra) is dict
+
+
+@pytest.mark.parametrize("number", [2**53 + 1, 10**20 + 1, -(10**400)])
+def test_an_integer_a_float_cannot_hold_steps_aside_to_the_same_fault(number: int) -> None:
+    """An integer a float field would round steps aside to one fault on every path."""
+    record = scope_record(finding_filter={"min_cvss_score": number})
+    with pytest.raises(STEP_ASIDE_ERRORS):
+        _fast_for(Scope)(record)
+    faults = {outcome(hook, Scope, record) for hook in
+              (structure_hook(Scope), cattrs_structure_hook(Scope), check_hook(Scope))}  # fmt: skip
+    assert len(faults) == 1
+    assert "$.finding_filter.min_cvss_score" in str(faults)
 
 
 def test_health_status_uses_the_fast_path() -> None:
