@@ -73,6 +73,12 @@ class ResourceCollection(Generic[T]):
 
     The client makes one per collection (`client.endpoints`, `client.scopes`, ...), with its
     settings; you never make your own.
+
+    Type checkers see each collection's published filters on `list()`, `changes()` and
+    `watch()` (`client.endpoints.list(os_family="macos")` is checked, a misspelt filter is an
+    error), and see code generic over `ResourceCollection[T]` get `Pager[T]` and
+    `ChangeFeed[T]`; there, where the collection is not known, no filter keyword is known
+    either: pass filters as `**filters` of a `dict[str, Any]`, checked when called.
     """
 
     def __init__(
@@ -187,6 +193,20 @@ class ResourceCollection(Generic[T]):
 
     @overload
     def list(
+        self: ResourceCollection[T],
+        *,
+        page_size: int | None = None,
+        max_items: int | None = None,
+        resume_token: str | None = None,
+        prefetch: int = 0,
+        concurrency: int = 1,
+        on_shift: ShiftPolicy = "raise",
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+    ) -> Pager[T]: ...
+
+    @overload
+    def list(
         self: ResourceCollection[Endpoint],
         *,
         page_size: int | None = None,
@@ -259,7 +279,8 @@ class ResourceCollection(Generic[T]):
         **filters: FilterValue,
     ) -> Pager[Any]:
         """Return a lazy Pager over the records matching the filters; nothing is fetched until
-        it is iterated. Bad filters, sizes, caps and tokens raise here, before any I/O.
+        it is iterated, or awaited for its first page alone (`page = await
+        collection.list()`). Bad filters, sizes, caps and tokens raise here, before any I/O.
 
         Args:
             page_size: Records per page asked of the service, 1 to the client's
@@ -375,6 +396,100 @@ class ResourceCollection(Generic[T]):
             return steps
         return events.iteration(self._list_name, "GET", self._url_text, steps)
 
+    @overload
+    def changes(
+        self: ResourceCollection[T],
+        state: StateArg,
+        *,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> ChangeFeed[T]: ...
+
+    @overload
+    def changes(
+        self: ResourceCollection[Endpoint],
+        state: StateArg,
+        *,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: Unpack[EndpointFilters],
+    ) -> ChangeFeed[Endpoint]: ...
+
+    @overload
+    def changes(
+        self: ResourceCollection[RemediationTarget],
+        state: StateArg,
+        *,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: Unpack[RemediationTargetFilters],
+    ) -> ChangeFeed[RemediationTarget]: ...
+
+    @overload
+    def changes(
+        self: ResourceCollection[Scope],
+        state: StateArg,
+        *,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: Unpack[ScopeFilters],
+    ) -> ChangeFeed[Scope]: ...
+
+    @overload
+    def changes(
+        self: ResourceCollection[VulnerabilityFinding],
+        state: StateArg,
+        *,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: Unpack[VulnerabilityFindingFilters],
+    ) -> ChangeFeed[VulnerabilityFinding]: ...
+
     def changes(
         self,
         state: StateArg,
@@ -391,7 +506,7 @@ class ResourceCollection(Generic[T]):
         extra_params: ExtraParams | None = None,
         wall_clock: Callable[[], float] = time.time,
         **filters: FilterValue,
-    ) -> ChangeFeed[T]:
+    ) -> ChangeFeed[Any]:
         """Return one pass of the change feed: what was added, modified and removed since
         the previous pass on `state`.
 
@@ -433,6 +548,125 @@ class ResourceCollection(Generic[T]):
         )
         return self._feed(state, settings, page_size, concurrency, options, extra_params, filters)
 
+    @overload
+    def watch(
+        self: ResourceCollection[T],
+        state: StateArg,
+        *,
+        interval: float = 60.0,
+        jitter: float = 0.1,
+        max_failures: int = 3,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        on_pass: Callable[[PassResult], None] | None = None,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> ChangeFeed[T]: ...
+
+    @overload
+    def watch(
+        self: ResourceCollection[Endpoint],
+        state: StateArg,
+        *,
+        interval: float = 60.0,
+        jitter: float = 0.1,
+        max_failures: int = 3,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        on_pass: Callable[[PassResult], None] | None = None,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: Unpack[EndpointFilters],
+    ) -> ChangeFeed[Endpoint]: ...
+
+    @overload
+    def watch(
+        self: ResourceCollection[RemediationTarget],
+        state: StateArg,
+        *,
+        interval: float = 60.0,
+        jitter: float = 0.1,
+        max_failures: int = 3,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        on_pass: Callable[[PassResult], None] | None = None,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: Unpack[RemediationTargetFilters],
+    ) -> ChangeFeed[RemediationTarget]: ...
+
+    @overload
+    def watch(
+        self: ResourceCollection[Scope],
+        state: StateArg,
+        *,
+        interval: float = 60.0,
+        jitter: float = 0.1,
+        max_failures: int = 3,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        on_pass: Callable[[PassResult], None] | None = None,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: Unpack[ScopeFilters],
+    ) -> ChangeFeed[Scope]: ...
+
+    @overload
+    def watch(
+        self: ResourceCollection[VulnerabilityFinding],
+        state: StateArg,
+        *,
+        interval: float = 60.0,
+        jitter: float = 0.1,
+        max_failures: int = 3,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        on_pass: Callable[[PassResult], None] | None = None,
+        keep_records: bool | None = None,
+        confirm_removals: bool | None = None,
+        trust_updated_at: bool = False,
+        since_filter: str | None = None,
+        overlap: float = 300.0,
+        resync: float = 3600.0,
+        page_size: int | None = None,
+        concurrency: int = 1,
+        options: RequestOptions | None = None,
+        extra_params: ExtraParams | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        **filters: Unpack[VulnerabilityFindingFilters],
+    ) -> ChangeFeed[VulnerabilityFinding]: ...
+
     def watch(
         self,
         state: StateArg,
@@ -454,7 +688,7 @@ class ResourceCollection(Generic[T]):
         extra_params: ExtraParams | None = None,
         wall_clock: Callable[[], float] = time.time,
         **filters: FilterValue,
-    ) -> ChangeFeed[T]:
+    ) -> ChangeFeed[Any]:
         """Return the change feed as `changes()` does, its passes repeated every `interval`
         until the iteration is cancelled or left: cleanly, mid-pass too. A failed pass is
         retried after the interval, continuing where it stopped.

@@ -9,10 +9,11 @@ nothing lost and nothing repeated.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Mapping
 from functools import partial
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Literal, TypeVar, cast
 
+import attrs
 from attrs import field, frozen
 
 from remedy_async._errors import DecodeError, RemedyError
@@ -117,17 +118,26 @@ class Page(Generic[T]):
 
 
 class Pager(Generic[T]):
-    """Lists records lazily: `async for` items, `pages()`, `collect()` or `first()`.
+    """Lists records lazily: `async for` items, `pages()`, `collect()` or `first()`; or
+    `await` it for the first page alone.
 
     Nothing is fetched until you iterate, and each iteration starts again from where the list
     call began. `max_items` caps the items and stops fetching once reached; `prefetch=N` keeps
     up to N pages in flight ahead of you; `concurrency=N` fetches up to N pages at once when
     the list's size plans them. `resume_token` says where the latest iteration stopped (None
     once the list is complete).
+
+    `page = await collection.list(...)` fetches exactly one page, the list's first (or the one
+    its `resume_token` continues), and returns it as a `Page`; `page.resume_token` lists the
+    next one. A pager is either awaited, once, or iterated, any number of times: awaiting it
+    again, awaiting one already iterated, or iterating one already awaited raises RuntimeError
+    before any request, since each would hand over the first page's items again instead of
+    the ones after them.
     """
 
     def __init__(self, call: ListCall[T]) -> None:
         self._call = call
+        self._use: Literal["awaited", "iterated"] | None = None
         self._at_page: PagePlace | None = None
         self._at_count = 0
         self._convention: Convention | None = None
@@ -197,12 +207,73 @@ class Pager(Generic[T]):
         return None if point is None else encode_token(point, self._call.secrets)
 
     def __aiter__(self) -> AsyncIterator[T]:
-        return self._observed(self._iterate_items())
+        return self._iterated(self._iterate_items())
+
+    def __await__(self) -> Generator[Any, None, Page[T]]:
+        """Fetch exactly one page, the list's first or the one `resume_token` continues, and
+        return it: `page = await client.endpoints.list(page_size=50)`.
+
+        The page is cut to `max_items`; its `resume_token` continues the list after it (None
+        when the list is complete), and so does the pager's. `prefetch` and `concurrency` do
+        not apply: one request is sent (more only where the list's convention needs them to
+        read one page, as a proven offset list re-reading a page that moved). An empty list
+        gives its one page, without items. When no page is read at all (`max_items=0`, or a
+        list resumed where it turned out to end), the page has no items, status 204 (no
+        content), no headers and no URL.
+
+        Raises:
+            RuntimeError: The pager was awaited or iterated before (see the class), raised
+                before any request.
+        """
+        if self._use is not None:
+            why = (
+                "awaiting it again would fetch the same first page, not the next"
+                if self._use == "awaited"
+                else "awaiting it would fetch its first page, items the iteration handed over"
+            )
+            raise RuntimeError(
+                f"this Pager of {self._call.description} was already {self._use}: {why}; for "
+                "the page after a page, list with resume_token=page.resume_token"
+            )
+        self._use = "awaited"
+        return self._first_page().__await__()
+
+    async def _first_page(self) -> Page[T]:
+        """The list's first page, read by a walk that fetches no page ahead of it."""
+        limits = self._call.limits
+        one_page = attrs.evolve(self._call, limits=attrs.evolve(limits, prefetch=0, concurrency=1))
+        pages = self._observed(self._iterate_pages(PageWalk(one_page)))
+        try:
+            async for page in pages:
+                return page
+        finally:
+            await pages.aclose()
+        # No page was read: max_items=0 asked for none (the list continues where it began), or
+        # the list ended where it was resumed (every guess at a next page refused).
+        return Page(
+            items=(),
+            status=204,
+            headers={},
+            request_id=None,
+            url="",
+            resume_token=self.resume_token if limits.max_items == 0 else None,
+        )
 
     def _observed(self, steps: AsyncGenerator[U, None]) -> AsyncGenerator[U, None]:
         """An iteration as the call's `observe` hook (if any) wraps it."""
         observe = self._call.observe
         return steps if observe is None else cast(AsyncGenerator[U, None], observe(steps))
+
+    def _iterated(self, steps: AsyncGenerator[U, None]) -> AsyncGenerator[U, None]:
+        """An iteration of the caller's, observed; refused on a pager already awaited."""
+        if self._use == "awaited":
+            raise RuntimeError(
+                f"this Pager of {self._call.description} was awaited for its first page: "
+                "iterating it would hand over that page's items again; for the rest, list "
+                "with resume_token=page.resume_token, or iterate a pager not awaited"
+            )
+        self._use = "iterated"
+        return self._observed(steps)
 
     async def _iterate_items(self) -> AsyncGenerator[T, None]:
         # Records are built one at a time as they are handed over rather than a page at a
@@ -240,15 +311,15 @@ class Pager(Generic[T]):
 
     def pages(self) -> AsyncGenerator[Page[T], None]:
         """Yield the list page by page; the last page is cut short when max_items is reached."""
-        return self._observed(self._iterate_pages())
+        return self._iterated(self._iterate_pages(self._walk()))
 
-    async def _iterate_pages(self) -> AsyncGenerator[Page[T], None]:
+    async def _iterate_pages(self, walk: PageWalk) -> AsyncGenerator[Page[T], None]:
         self._at_page, self._at_count = None, 0
         self._shifts = Shifts()
         secrets = self._call.secrets
         yielded = 0
         try:
-            async with self._walk().pages() as prepared_pages:
+            async with walk.pages() as prepared_pages:
                 async for prepared in prepared_pages:
                     self._entered(prepared)
                     items = self._structure_items(prepared)
@@ -283,7 +354,7 @@ class Pager(Generic[T]):
 
     async def first(self) -> T | None:
         """Return the first item, or None when the list is empty; fetches one page at most."""
-        iterator = self._observed(self._iterate_items())
+        iterator = self._iterated(self._iterate_items())
         try:
             async for item in iterator:
                 return item

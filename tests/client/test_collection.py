@@ -231,12 +231,13 @@ async def test_token_echoed_by_the_server_is_redacted() -> None:
 
 
 def test_list_returns_a_pager_at_once_without_io() -> None:
-    """list() is a plain call returning a Pager; nothing is sent until iteration."""
+    """list() is a plain call returning a Pager; nothing is sent until it is iterated or
+    awaited."""
     client = RemedyClient("https://api.furl.ai")
     with aioresponses() as mocked:
         pager = client.endpoints.list(os_family="macos", has_agent=True)
         assert isinstance(pager, Pager)
-        assert not inspect.isawaitable(pager)
+        assert inspect.isawaitable(pager)  # for its first page, fetched when awaited
         assert not mocked.requests
 
 
