@@ -633,6 +633,7 @@ names. Every other test file sits in the folder of what it tests."""
 NOT_A_PACKAGE: Mapping[str, str] = {
     "client": "the top-level modules a user meets (_client, _collection, _bulk, _download, ...)",
     "contract": "the OpenAPI contract (openapi.yaml), judged by outside tools",
+    "typing": "what users' type checkers infer from the public API (mypy and pyright)",
 }
 """Test folders that mirror something other than a package, and what."""
 
