@@ -38,6 +38,7 @@ from ._models import (
     VulnerabilityFinding,
 )
 from ._paging._protocol import Convention, Paginator
+from ._redact import redact_headers
 from ._sending._budget import RateLimit
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate, wall_clock_of
@@ -369,7 +370,7 @@ class RemedyClient:
     ) -> JSONResponse:
         """GET a path under the base URL with the client's auth, retries and limits, and return
         the decoded JSON response: for endpoints the library has no method for. An error status
-        raises as any call does.
+        raises as any call does. A secret the service echoed into a header is redacted there.
 
         Args:
             path: Appended to the base URL, so it never leaves the configured origin; it must
@@ -385,7 +386,9 @@ class RemedyClient:
 
     async def _get_json(self, url: URL, options: RequestOptions | None) -> JSONResponse:
         response = await self._connection.send(Request("GET", url), options)
-        return decode_json(response, secrets=self._secrets)
+        decoded = decode_json(response, secrets=self._secrets)
+        headers = redact_headers(decoded.headers, self._secrets)  # shown as they are (api -i)
+        return JSONResponse(decoded.url, decoded.status, headers, decoded.body)
 
     async def health(self, *, options: RequestOptions | None = None) -> HealthStatus:
         """Ask the service whether it is healthy; an error status raises, any 2xx answer returns.

@@ -32,6 +32,7 @@ from ._errors import (
     describe,
     exit_status,
 )
+from ._options import LOG_ENV
 from ._parser import build_parser, parse_command_line
 from ._terminal import Terminal
 
@@ -64,7 +65,13 @@ def command_named(name: str) -> Command:
 @contextmanager
 def _debug_log(stream: TextIO, enabled: bool) -> Iterator[None]:
     """Log the library's requests at DEBUG on `stream` while the block runs (credentials
-    are redacted by the library)."""
+    are redacted by the library), with `REMEDY_LOG=debug` set for the process meanwhile.
+
+    The variable is the library's own switch, read when a client is built: set before the
+    command builds one, it tells the library (and any process the command starts, such as
+    Ray's workers) to log at DEBUG; the handler here is already on the library's logger, so
+    the library adds none of its own and each line is written once, on the command's stderr.
+    """
     if not enabled:
         yield
         return
@@ -74,9 +81,15 @@ def _debug_log(stream: TextIO, enabled: bool) -> Iterator[None]:
     level = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
+    switch = os.environ.get(LOG_ENV)
+    os.environ[LOG_ENV] = "debug"
     try:
         yield
     finally:
+        if switch is None:
+            os.environ.pop(LOG_ENV, None)
+        else:
+            os.environ[LOG_ENV] = switch
         logger.removeHandler(handler)
         logger.setLevel(level)
 

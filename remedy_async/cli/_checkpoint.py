@@ -12,14 +12,15 @@ flushed and fsynced to the .part file:
     {"version": 1, "resource": "endpoints", "format": "jsonl", "pageSize": 100,
      "records": 3000, "written": 2990, "bytes": 1234567, "resumeToken": "r1....",
      "filters": [["os_family", "linux"]], "params": [], "where": ["agent_id!=null"],
-     "fields": ["id", "hostname"], "lineEnd": "\n"}
+     "fields": ["id", "hostname"], "query": null, "lineEnd": "\n"}
 
 `bytes` is the length of the .part file the checkpoint covers: a resumed export truncates the
 file to it (dropping whatever a crash left after the last checkpoint) and continues the list
 from `resumeToken` (null: from the start), so every record ends up in the file exactly once.
 `records` counts the records fetched, `written` those in the file (fewer under `--where`: a
 record it leaves out still moves the resume token on). The selection (`filters` by keyword
-name, `params` from --param, `where`, `fields`) is fixed when the export starts and kept by a
+name, `params` from --param, `where`, `fields`, and `query`, the `--query` expression as
+given) is fixed when the export starts and kept by a
 resume; a checkpoint without it (written before it existed) selected everything. `lineEnd` is
 how the CSV rows of the file end; a checkpoint without it began when they ended in `\r\n`, so
 a resume goes on with that.
@@ -55,13 +56,15 @@ Pairs = tuple[tuple[str, str], ...]
 class Selection:
     """What of a collection an export keeps, fixed when it starts: the server-side filters
     (keyword name, value) and other query parameters (`--param`), then the `--where`
-    conditions (as `Condition.text` spells them) and `--fields` applied here."""
+    conditions (as `Condition.text` spells them), and `--fields` or `--query`, applied here."""
 
     filters: Pairs = ()
     params: Pairs = ()
     where: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
     """Dotted paths, in the order of the output's columns; empty keeps every field."""
+    query: str | None = None
+    """The `--query` expression each record is written as, as given; None: whole records."""
 
     def to_json(self) -> dict[str, Any]:
         """The checkpoint's keys for the selection."""
@@ -70,6 +73,7 @@ class Selection:
             "params": [list(pair) for pair in self.params],
             "where": list(self.where),
             "fields": list(self.fields) or None,
+            "query": self.query,
         }
 
     @classmethod
@@ -80,6 +84,7 @@ class Selection:
             params=_pairs(document, "params"),
             where=_texts(document, "where"),
             fields=_texts(document, "fields"),
+            query=_optional_text(document, "query"),
         )
 
 
@@ -168,6 +173,13 @@ def _texts(document: dict[str, Any], key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise CheckpointError(f"{key} must be a list of strings or null")
     return tuple(value)
+
+
+def _optional_text(document: dict[str, Any], key: str) -> str | None:
+    value = document.get(key)
+    if value is not None and not isinstance(value, str):
+        raise CheckpointError(f"{key} must be a string or null")
+    return value
 
 
 def _pairs(document: dict[str, Any], key: str) -> Pairs:

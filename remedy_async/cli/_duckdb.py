@@ -139,8 +139,9 @@ async def run_duckdb_export(options: argparse.Namespace, terminal: Terminal) -> 
     """Upsert the chosen collections into the DuckDB file of --to; see the module doc."""
     path = duckdb_path(options.to)
     resources = list(dict.fromkeys(options.resources)) or list(RESOURCES)
-    if getattr(options, "fields", None):
-        raise UsageError("--fields cannot be used with --to duckdb: its columns are fixed")
+    for flag, given in (("--fields", "fields"), ("--query", "query")):
+        if getattr(options, given, None):
+            raise UsageError(f"{flag} cannot be used with --to duckdb: its columns are fixed")
     connection = await asyncio.to_thread(_connect, path)
     meters = Meters(terminal.clock)
     failed = False

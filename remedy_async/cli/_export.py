@@ -50,7 +50,7 @@ from ._formats import EXPORT_FORMATS, LINE_END, LineEnd
 from ._meters import Meter, Meters
 from ._parquet import ArrowStreamEncoder, ParquetBeside
 from ._progress import progress
-from ._selection import cutter, export_encoder, kept, selection_of
+from ._selection import columns_of, cutter, export_encoder, kept, selection_of
 from ._server_filters import group_filters
 from ._settings import open_client
 from ._terminal import ProgressMode, Terminal
@@ -148,7 +148,7 @@ def plan_jobs(
             jobs.append(Job(resource, files, finished, None))
             continue
         chosen = file_format or DEFAULT_FORMAT
-        header = len(_encoder(chosen, resource, selection.fields).start())
+        header = len(_encoder(chosen, resource, selection).start())
         start = Checkpoint(
             resource.segment, chosen, page_size, records=0, length=header, selection=selection
         )
@@ -159,18 +159,20 @@ def plan_jobs(
 def _encoder(
     file_format: str,
     resource: Resource[Any],
-    fields: tuple[str, ...],
+    selection: Selection,
     line_end: LineEnd = LINE_END,
 ) -> Any:
     """The export encoder; a usage error when the format cannot be written (Parquet without
-    pyarrow, or with --fields: its schema is fixed, so choose columns when reading it)."""
-    if file_format == "parquet" and fields:
+    pyarrow, or with --fields or --query: its schema is fixed, so choose columns when reading
+    it)."""
+    chosen = "--fields" if selection.fields else "--query" if selection.query else None
+    if file_format == "parquet" and chosen is not None:
         raise UsageError(
-            "--fields cannot be used with --format parquet: its columns are fixed per "
+            f"{chosen} cannot be used with --format parquet: its columns are fixed per "
             "collection (select columns when you read the file)"
         )
     try:
-        return export_encoder(file_format, resource, fields, line_end)
+        return export_encoder(file_format, resource, columns_of(selection), line_end)
     except MissingDependencyError as error:
         raise UsageError(str(error)) from None
 
@@ -220,7 +222,7 @@ async def export_one(job: Job, pager: Pager[Any], meter: Meter) -> Exported:
     A record that --where leaves out still counts as fetched, and the checkpoint's resume token
     moves past it like past any other, so a resume neither repeats nor skips a record."""
     assert job.start is not None
-    encoder = _encoder(job.format, job.resource, job.start.selection.fields, job.start.line_end)
+    encoder = _encoder(job.format, job.resource, job.start.selection, job.start.line_end)
     cut = cutter(job.start.selection, job.format, job.resource)
     checkpoint = job.start
     shifts = Shifts()

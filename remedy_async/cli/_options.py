@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from ._formats import OUTPUT_FORMATS
+from ._query import parse_query
 from ._server_filters import RESOURCE_NAMES, parse_filter, resource_named
 from ._terminal import LINE_EVERY, PROGRESS_MODES
 from ._tree import Parser, add_shared
@@ -32,6 +33,13 @@ TOKEN_ENV: Final = "REMEDY_API_TOKEN"
 AUTH_HEADER_ENV: Final = "REMEDY_AUTH_HEADER"
 CONFIG_ENV: Final = "REMEDY_CONFIG"
 PROXY_ENV: Final = "REMEDY_PROXY"
+LOG_ENV: Final = "REMEDY_LOG"
+"""The library's logging switch, which `--debug` sets to `debug` while the command runs."""
+PAGER_ENV: Final = "REMEDY_PAGER"
+"""The pager of tables on a terminal, before `PAGER` (empty: none)."""
+DEFAULT_PAGER: Final = "less -FRX"
+"""The pager with neither variable set, as gh and git run it: it exits at once when the
+table fits the screen (F), passes colours (R) and leaves the table on the screen (X)."""
 NO_PROXY_WORDS: Final = frozenset({"none", "direct"})
 """--proxy values that connect straight to the service, ignoring the proxy variables."""
 """The environment the library reads too (see RemedyClient), named here for help and messages."""
@@ -98,6 +106,7 @@ def export_directory(text: str) -> str:
     return text
 
 
+QUERY = argument_type(parse_query, "query")
 RESOURCE = argument_type(resource_named, "resource")
 FILTER = argument_type(parse_filter, "filter")
 RECORD_ID = argument_type(record_id, "id")
@@ -202,8 +211,25 @@ def common_options() -> Parser:
         "--debug",
         action="store_true",
         default=False,
-        help="log requests on stderr (credentials redacted) and show tracebacks; before or "
-        "after the command",
+        help=f"log requests on stderr (credentials redacted) and show tracebacks; sets "
+        f"{LOG_ENV}=debug for the command, so the library and the processes it starts log "
+        "at DEBUG; before or after the command",
+    )
+    return parent
+
+
+def pager_options() -> Parser:
+    """`--no-pager`, of the commands that may draw a table (`list`, `get`) and of the top
+    level, as git takes it (`remedy-async --no-pager list endpoints`)."""
+    parent = Parser(add_help=False)
+    add_shared(
+        parent.add_argument,
+        "--no-pager",
+        action="store_true",
+        default=False,
+        help=f"write a table straight to the terminal; otherwise a table on a terminal goes "
+        f"through ${PAGER_ENV}, else $PAGER, else {DEFAULT_PAGER} (either variable set empty: "
+        "no pager); output into a pipe or a file never does",
     )
     return parent
 
@@ -308,6 +334,7 @@ def add_output_options(add_argument: Adder, add: Adder, *, table_on_terminal: bo
         ),
     )
     add_fields(add_argument, add)
+    add_query(add_argument, add)
 
 
 def add_fields(add_argument: Adder, add: Adder) -> None:
@@ -318,6 +345,20 @@ def add_fields(add_argument: Adder, add: Adder) -> None:
         help="keep only these fields, comma-separated dotted paths, published or not: "
         "id,hostname,operating_system.family or id,severity,cve_id (csv and table get one "
         "column each) (default: every field)",
+    )
+
+
+def add_query(add_argument: Adder, add: Adder) -> None:
+    add(
+        add_argument,
+        "--query",
+        type=QUERY,
+        metavar="EXPR",
+        help="a JMESPath expression, as aws's --query takes it, applied to each record after "
+        "--where and before --format writes what it gives: 'hostname', '{id: id, os: "
+        "operating_system.family}', '[id, hostname]'; a record it makes null is written as null "
+        "(an empty cell), never skipped; csv and table get a column per key of a {...} it ends "
+        "with, else one; not with --fields (default: whole records)",
     )
 
 
@@ -339,6 +380,14 @@ def list_options() -> Parser:
         type=whole(1),
         metavar="N",
         help="records per page request, at most 100 (default: 100, the most the service serves)",
+    )
+    add_shared(
+        parent.add_argument,
+        "--starting-token",
+        metavar="TOKEN",
+        help="continue a list where an earlier one stopped, as aws's --starting-token does: "
+        "the token a list stopped by --max-items (or an error) prints on stderr, for the same "
+        "collection and filters (default: from the start)",
     )
     add_concurrency(parent.add_argument, add_shared)
     group = parent.add_argument_group("output")

@@ -28,11 +28,13 @@ from ._options import (
     add_filter_options,
     add_output_file,
     add_output_options,
+    add_query,
     argument_type,
     common_options,
     completes_resources,
     connection_options,
     list_options,
+    pager_options,
     plain,
     progress_options,
     seconds,
@@ -82,6 +84,13 @@ def _add_api_arguments(api: argparse.ArgumentParser) -> None:
         "--paginate",
         action="store_true",
         help="follow every page of a collection's list and print its records as one array",
+    )
+    api.add_argument(
+        "--include",
+        "-i",
+        action="store_true",
+        help="print the status line and the response's headers before the body, as gh api -i "
+        "does (a secret the service echoes into a header redacted); not with --paginate",
     )
 
 
@@ -166,6 +175,7 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
         "export keeps its own (default: jsonl)",
     )
     add_fields(export.add_argument, plain)
+    add_query(export.add_argument, plain)
     add_filter_options(export.add_argument, plain)
     _add_tenant_options(export)
     add_filter_flags(
@@ -388,13 +398,13 @@ def _add_probe(command: Command, parents: list[Parser]) -> None:
 
 def build_parser() -> Parser:
     """Return the parser of `remedy-async` and all its subcommands."""
-    common, progress = common_options(), progress_options()
+    common, progress, pager = common_options(), progress_options(), pager_options()
     client = [common, connection_options()]
     parser = Parser(
         prog="remedy-async",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        parents=client,
+        parents=[*client, pager],
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -404,8 +414,8 @@ def build_parser() -> Parser:
 
     _add_demo(command, [common, progress])
     add_serve_arguments(command("serve", "run the simulator of the service until interrupted", []))
-    _add_list(command, [*client, progress])
-    _add_get(command, [*client, progress])
+    _add_list(command, [*client, progress, pager])
+    _add_get(command, [*client, progress, pager])
     _add_export(command, [*client, progress])
     _add_watch(command, [*client, progress])
     command("health", "check the service's health; exit 1 unless it reports ok", client)

@@ -1,4 +1,11 @@
-"""`list` and `get`: records of one collection, written to stdout in the chosen format."""
+"""`list` and `get`: records of one collection, written to stdout in the chosen format (a
+table on a terminal through the pager program, `_pager_program`).
+
+A list that `--max-items` stops before its end says on stderr how to go on, as aws prints its
+`NextToken`: `remedy-async: stopped at --max-items N; to continue: --starting-token TOKEN`
+(the token last, alone in its word). A list that fails after writing records says the same
+with the number written. stdout holds only records, so a pipeline never reads the token.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +14,17 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, aclosing
 from typing import Any, TextIO
 
-from remedy_async import Pager, ResourceCollection, to_wire
+from remedy_async import Pager, RemedyError, ResourceCollection, to_wire
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe, in_flags
 from ._fields import SeenCheck, parse_fields
 from ._meters import Meter, Meters
 from ._options import CONTRACT_NAMING
+from ._pager_program import paged, pages
 from ._progress import Say, progress
 from ._server_filters import group_filters, resource_filters
 from ._settings import open_client
-from ._sinks import Sink, output
+from ._sinks import Sink, format_for, output
 from ._terminal import Terminal
 from ._where import Condition, check_conditions, keep, where_paths
 
@@ -34,6 +42,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
 
     `--max-items N` caps the records written, as `gh --limit` and `aws --max-items` cap their
     output: with `--where`, pages are fetched until N records met it (or the list ended).
+    Stopped by it before the end, the list says on stderr how to continue (`--starting-token`).
     """
     resource = options.resource
     check_conditions(resource, options.where)
@@ -49,21 +58,65 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
                 # at the cap. With it, only the records written count (`_write_pages`).
                 max_items=None if options.where else options.max_items,
                 concurrency=options.concurrency,
+                resume_token=options.starting_token,
                 extra_params=group_filters(options.param),
                 **filters,
             )
         except (TypeError, ValueError) as error:
-            raise UsageError(in_flags(str(error))) from None
+            # The library checks a token before any request: for this collection, these
+            # filters and this paging, and well-formed (the message names its argument).
+            said = in_flags(str(error)).replace("resume_token ", "--starting-token ")
+            raise UsageError(said) from None
         meter = meters.add(resource.segment, (resource.segment, "list"))
-        with (
-            shown(meters, options, terminal),
-            output(options, resource, terminal.stdout, stdout_tty=terminal.stdout_tty) as sink,
-        ):
-            try:
-                await _write_pages(pager, sink, meter, options.where, options.max_items, seen)
-            finally:
-                meter.finish()
+        written = Written()
+        try:
+            async with paged(terminal, pager_of(options, terminal)) as stdout:
+                with (
+                    shown(meters, options, terminal),
+                    output(
+                        options,
+                        resource,
+                        stdout,
+                        stdout_tty=terminal.stdout_tty,
+                        note=terminal.note,
+                    ) as sink,
+                ):
+                    try:
+                        await _write_pages(pager, sink, meter, options, seen, written)
+                    finally:
+                        meter.finish()
+        except RemedyError as error:
+            if written.records and error.resume_token is not None:
+                terminal.say(
+                    f"stopped after {written.records:,} records; to continue: "
+                    f"--starting-token {error.resume_token}"
+                )
+            raise
+    if written.token is not None:
+        terminal.say(
+            f"stopped at --max-items {options.max_items}; to continue: "
+            f"--starting-token {written.token}"
+        )
     return EXIT_OK
+
+
+def pager_of(options: argparse.Namespace, terminal: Terminal) -> str | None:
+    """The pager program the command's output goes through (None: straight to stdout)."""
+    return pages(
+        terminal,
+        table=format_for(options, stdout_tty=terminal.stdout_tty) == "table",
+        to_stdout=options.output in (None, "-"),
+        no_pager=options.no_pager,
+    )
+
+
+class Written:
+    """What a list wrote: how many records, and the token continuing right after the last one
+    when `--max-items` stopped it before the list's end (None otherwise)."""
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.token: str | None = None
 
 
 def _expected(total: int | None, where: Sequence[Condition], max_items: int | None) -> int | None:
@@ -79,28 +132,35 @@ async def _write_pages(
     pager: Pager[Any],
     sink: Sink,
     meter: Meter,
-    where: Sequence[Condition],
-    max_items: int | None,
+    options: argparse.Namespace,
     seen: SeenCheck,
+    written: Written,
 ) -> None:
-    """Write the records of each page meeting `where` until `max_items` are written; the meter
-    counts the records fetched, and learns the list's size when a page announces it. Records
-    are written in the contract's spelling (snake_case), whatever the service's; `seen`
-    checks the first records for the fields the paths name beyond the published ones."""
+    """Write the records of each page meeting `--where` until `--max-items` are written; the
+    meter counts the records fetched, and learns the list's size when a page announces it.
+    Records are written in the contract's spelling (snake_case), whatever the service's;
+    `seen` checks the first records for the fields the paths name beyond the published ones.
+    Stopped by the cap, `written.token` continues right after the last record written."""
+    where: Sequence[Condition] = options.where
+    max_items: int | None = options.max_items
     if max_items == 0:
         return
-    written = 0
     async with aclosing(pager.pages()) as pages:
         async for page in pages:
             records = [to_wire(record, CONTRACT_NAMING) for record in page.items]
             seen.check(records)
             kept = keep(records, where) if where else records
-            if max_items is not None:
-                kept = kept[: max_items - written]
+            full = max_items is not None and len(kept) >= max_items - written.records
+            if full:
+                assert max_items is not None
+                kept = kept[: max_items - written.records]
             sink.write(kept)
-            written += len(kept)
+            written.records += len(kept)
             meter.add(len(page.items), total=_expected(page.total, where, max_items))
-            if max_items is not None and written >= max_items:
+            if full:
+                last = kept[-1]
+                handled = next(at for at, record in enumerate(records, 1) if record is last)
+                written.token = page.resume_token_after(handled)
                 return
 
 
@@ -139,22 +199,23 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
     async with open_client(options, terminal.env, [meters.on_event], terminal.transport) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
         meter = meters.add(resource.segment, (resource.segment, "get"))
-        with (
-            shown(meters, options, terminal) as say,
-            output(options, resource, terminal.stdout) as sink,
-        ):
-            try:
-                async for result in collection.get_many(ids, concurrency=options.concurrency):
-                    if result.error is None:
-                        record = to_wire(result.value, CONTRACT_NAMING)
-                        seen.check([record])
-                        sink.write([record])
-                        meter.add(1, pages=0)
-                    else:
-                        failures += 1
-                        meter.errors += 1
-                        said = describe(result.error, token_sent=options.token_sent)
-                        say(f"{resource.segment}/{result.id}: {said}")
-            finally:
-                meter.finish()
+        async with paged(terminal, pager_of(options, terminal)) as stdout:
+            with (
+                shown(meters, options, terminal) as say,
+                output(options, resource, stdout) as sink,
+            ):
+                try:
+                    async for result in collection.get_many(ids, concurrency=options.concurrency):
+                        if result.error is None:
+                            record = to_wire(result.value, CONTRACT_NAMING)
+                            seen.check([record])
+                            sink.write([record])
+                            meter.add(1, pages=0)
+                        else:
+                            failures += 1
+                            meter.errors += 1
+                            said = describe(result.error, token_sent=options.token_sent)
+                            say(f"{resource.segment}/{result.id}: {said}")
+                finally:
+                    meter.finish()
     return EXIT_FAILURE if failures else EXIT_OK

@@ -3,17 +3,22 @@
 
 With `--paginate` on a collection's path, `api` follows every page (the client's paging,
 resume and safety rules) and prints the records as one JSON array, closed even if the
-command fails midway.
+command fails midway. With `--include` (`-i`), as `gh api -i`, the status line and the
+response's headers come first, then a blank line and the body: the headers as the client
+returns them, a secret the service echoed into one redacted; an error status prints them too
+before its error line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Mapping
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from remedy_async import RESOURCES, DownloadResult, ResourceCollection, to_wire
+from remedy_async import RESOURCES, APIStatusError, DownloadResult, ResourceCollection, to_wire
 
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
 from ._formats import JsonArrayEncoder, json_bytes
@@ -104,13 +109,33 @@ async def run_agent_config_download(options: argparse.Namespace, terminal: Termi
 _COLLECTION_PATHS = {f"/v1/{resource.segment}": resource for resource in RESOURCES}
 
 
+def status_line(status: int, headers: Mapping[str, str]) -> bytes:
+    """The status line and header lines `api -i` prints before a body, ending in a blank line:
+    `HTTP/1.1 200 OK` (the protocol the client speaks), then each header as the response
+    carried it, in its order, repeated ones each on their own line; lines end in `\n`, as the
+    body's do, for grep and sed."""
+    try:
+        reason = f" {HTTPStatus(status).phrase}"
+    except ValueError:
+        reason = ""
+    lines = [f"HTTP/1.1 {status}{reason}"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    return ("\n".join(lines) + "\n\n").encode("utf-8", "replace")
+
+
 async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
-    """Send the GET and print its JSON body, or with --paginate a collection's every record."""
+    """Send the GET and print its JSON body, or with --paginate a collection's every record;
+    with --include, the status line and headers first."""
     if options.method.upper() != "GET":
         raise UsageError(f"api {options.method}: the API is read-only; only GET is sent")
     path = options.path  # the client refuses one that is not a path under the base URL
     params = group_filters(options.field)
     if options.paginate:
+        if options.include:
+            raise UsageError(
+                "api --include shows one response's headers; --paginate writes many pages' "
+                "records as one array: give one of them"
+            )
         resource = _COLLECTION_PATHS.get(path.rstrip("/"))
         if resource is None:
             known = ", ".join(_COLLECTION_PATHS)
@@ -123,6 +148,14 @@ async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
                     sink.write(page.items)
         return EXIT_OK
     async with open_client(options, terminal.env, transport=terminal.transport) as client:
-        response = await client.get_json(path, params=params)
+        try:
+            response = await client.get_json(path, params=params)
+        except APIStatusError as error:
+            if options.include:  # as gh api -i: the failed response's head too
+                terminal.stdout.write(status_line(error.status, error.headers))
+                terminal.stdout.flush()
+            raise
+    if options.include:
+        terminal.stdout.write(status_line(response.status, response.headers))
     _write_json(terminal, response.body)
     return EXIT_OK

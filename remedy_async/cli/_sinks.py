@@ -1,13 +1,13 @@
 """Where `list`, `get` and `api --paginate` put records: encoded or drawn as a table, as they
-come; to stdout or `--output FILE` (atomically), whole records or `--fields`, in the chosen
-format; and what is left when the command fails midway."""
+come; to stdout or `--output FILE` (atomically), whole records, `--fields` or what `--query`
+makes of them, in the chosen format; and what is left when the command fails midway."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
@@ -26,13 +26,15 @@ from ._formats import (
     table_cell,
     table_columns,
 )
+from ._query import Query, all_null_note, query_of
 
 
 class Sink(Protocol):
     """Takes the records of a command, batch by batch."""
 
     def write(self, records: Sequence[WireRecord]) -> None:
-        """Output a batch of records."""
+        """Output a batch of records (into a JSON format, any JSON values: what `--query`
+        made of each record)."""
         ...
 
     def close(self) -> None:
@@ -218,6 +220,39 @@ class FieldsSink:
         self._sink.abort()
 
 
+class QuerySink:
+    """Writes what `--query` makes of each record through the format's sink: the values
+    themselves into JSON, rows of the query's columns into CSV and tables (`Query.rows`).
+
+    When every record of the first batch holding any gives null, `note` says so once.
+    """
+
+    def __init__(
+        self, sink: Sink, query: Query, *, tabular: bool, note: Callable[[str], None]
+    ) -> None:
+        self._sink = sink
+        self._query = query
+        self._tabular = tabular
+        self._note: Callable[[str], None] | None = note
+
+    def write(self, records: Sequence[WireRecord]) -> None:
+        """Write the query's value for each record (null included: one output per record)."""
+        results = self._query.apply(records)
+        if self._note is not None and results:
+            if all(result is None for result in results):
+                self._note(all_null_note(self._query, len(results)))
+            self._note = None
+        self._sink.write(self._query.rows(results) if self._tabular else results)
+
+    def close(self) -> None:
+        """Finish the output."""
+        self._sink.close()
+
+    def abort(self) -> None:
+        """Leave what was written well-formed."""
+        self._sink.abort()
+
+
 def format_for(options: argparse.Namespace, *, stdout_tty: bool) -> FormatName:
     """The format to write: `--format` when given; else (`list`) a table for a person reading
     a terminal, as gh does, and JSON lines for a program (a pipe, a file, `--output FILE`)."""
@@ -235,20 +270,26 @@ def output(
     stdout: BinaryIO,
     *,
     stdout_tty: bool = False,
+    note: Callable[[str], None] = lambda _: None,
 ) -> Iterator[Sink]:
     """The sink of the command's output, closed after the block; in the format `format_for`
-    chooses (`stdout_tty`: whether stdout is a terminal).
+    chooses (`stdout_tty`: whether stdout is a terminal), of whole records, their `--fields`
+    or what `--query` makes of them (`note` tells the user when that is null throughout).
 
     If the block fails, what was written stays well-formed (a JSON array closed, or nothing at
     all) and the error goes on; `--output FILE` appears only once complete, never half-written.
     """
+    query = query_of(options)
     fields = parse_fields(options.fields, resource) if options.fields else None
     name = format_for(options, stdout_tty=stdout_tty)
     tabular = name in ("csv", "table")
+    columns = query.columns if query is not None else fields
     with _destination(options.output, stdout) as stream:
-        sink = open_sink(name, resource, stream, fields if tabular else None)
+        sink = open_sink(name, resource, stream, columns if tabular else None)
         if fields is not None:
             sink = FieldsSink(sink, fields, flatten=tabular)
+        if query is not None:
+            sink = QuerySink(sink, query, tabular=tabular, note=note)
         with finished(sink):
             yield sink
 

@@ -274,7 +274,16 @@ async def test_completion_prints_a_script_for_each_shell(shell: str) -> None:
 
 @pytest.mark.parametrize(
     ("line", "expected"),
-    [("remedy-async li", ["list"]), ("remedy-async export sc", ["scopes"])],
+    [
+        ("remedy-async li", ["list"]),
+        ("remedy-async export sc", ["scopes"]),
+        ("remedy-async list endpoints --starting", ["--starting-token"]),
+        ("remedy-async list scopes --que", ["--query"]),
+        ("remedy-async export --que", ["--query"]),
+        ("remedy-async api --inc", ["--include"]),
+        ("remedy-async --no-pa", ["--no-pager"]),
+        ("remedy-async get scopes --no-pa", ["--no-pager"]),
+    ],
 )
 async def test_the_command_completes_its_own_words(
     tmp_path: Path, line: str, expected: list[str]

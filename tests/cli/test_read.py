@@ -1,12 +1,15 @@
-"""`list` as a terminal user expects it: a table on a terminal, and `--max-items` capping what
-is written (as `gh --limit` and `aws --max-items` do), `--where` or not. Against the
-published contract in a MockTransport."""
+"""`list` as a terminal user expects it: a table on a terminal, `--max-items` capping what is
+written (as `gh --limit` and `aws --max-items` do), `--where` or not, and the token that
+continues a list it stopped (`--starting-token`, as aws's). Against the published contract in
+a MockTransport."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import orjson
+import pytest
 
 from .conftest import Published
 
@@ -83,4 +86,107 @@ async def test_max_items_zero_with_where_fetches_nothing(published: Published) -
         "--where", "severity=critical", "--max-items", "0",
     )  # fmt: skip
     assert (outcome.code, outcome.stdout) == (0, b""), outcome.stderr
+    assert published.requests == []
+
+
+CONTINUE = re.compile(r"^remedy-async: stopped at --max-items (\d+); to continue: --starting-token (\S+)$")
+"""The stderr line of a list that --max-items stopped before its end."""
+
+
+def _token(stderr: str) -> str:
+    """The token the line to continue carries (the test fails without one)."""
+    (match,) = [found for line in stderr.splitlines() if (found := CONTINUE.match(line))]
+    return match.group(2)
+
+
+async def test_a_list_stopped_by_max_items_prints_the_token_to_continue(
+    published: Published,
+) -> None:
+    """--starting-token TOKEN goes on right after the last record written: two runs write the
+    whole list once, in order; the token is on stderr, never among the records."""
+    args = ("list", "scopes", "--base-url", published.url, "--page-size", "3")
+    first = await published.run(*args, "--max-items", "4")
+    assert first.code == 0, first.stderr
+    token = _token(first.stderr)
+    assert token.encode() not in first.stdout
+    rest = await published.run(*args, "--starting-token", token)
+    assert rest.code == 0, rest.stderr
+    assert "--starting-token" not in rest.stderr  # the list ended: nothing to continue
+    ids = [record["id"] for record in (*first.jsonl(), *rest.jsonl())]
+    assert ids == published.ids("scopes")
+
+
+async def test_with_where_the_token_continues_after_the_last_record_written(
+    published: Published,
+) -> None:
+    """With --where the cap can fall mid-page: the token continues after the last record
+    written, so the records meeting the condition come out once each over the runs."""
+    args = (
+        "list", "vulnerability-findings", "--base-url", published.url, "--page-size", "7",
+        "--where", "severity=critical",
+    )  # fmt: skip
+    written: list[str] = []
+    token: list[str] = []
+    for _ in range(20):
+        outcome = await published.run(*args, "--max-items", "2", *token)
+        assert outcome.code == 0, outcome.stderr
+        written += [record["id"] for record in outcome.jsonl()]
+        if "--starting-token" not in outcome.stderr:
+            break
+        token = ["--starting-token", _token(outcome.stderr)]
+    assert written == _critical(published)
+
+
+async def test_a_list_that_reaches_its_end_prints_no_token(published: Published) -> None:
+    """--max-items at least the list's size: the list ended, and stderr is empty."""
+    outcome = await published.run(
+        "list", "scopes", "--base-url", published.url,
+        "--max-items", str(published.count("scopes")),
+    )  # fmt: skip
+    assert (outcome.code, outcome.stderr) == (0, "")
+    assert len(outcome.jsonl()) == published.count("scopes")
+
+
+@pytest.mark.parametrize(
+    ("made", "used", "said"),
+    [
+        ("scopes", ("endpoints",), "--starting-token was made for 'scopes', not for 'endpoints'"),
+        (
+            "endpoints",
+            ("endpoints", "--os-family", "linux"),
+            "--starting-token was made for a list call with other filters",
+        ),
+        ("scopes", ("scopes",), None),
+    ],
+    ids=["other-collection", "other-filters", "same"],
+)
+async def test_a_token_of_another_list_is_refused_before_any_request(
+    published: Published, made: str, used: tuple[str, ...], said: str | None
+) -> None:
+    """The library's own check: a token of another collection or filters is a usage error
+    (exit 2) naming --starting-token, before any request; the same list takes it."""
+    first = await published.run(
+        "list", made, "--base-url", published.url, "--page-size", "3", "--max-items", "1"
+    )
+    token = _token(first.stderr)
+    published.requests.clear()
+    outcome = await published.run(
+        "list", *used, "--base-url", published.url, "--page-size", "3", "--starting-token", token
+    )
+    if said is None:
+        assert outcome.code == 0, outcome.stderr
+        assert [r["id"] for r in outcome.jsonl()] == published.ids(made)[1:]
+        return
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert said in outcome.stderr
+    assert published.requests == []
+
+
+async def test_a_malformed_token_is_a_usage_error(published: Published) -> None:
+    """A token that is no resume token at all: exit 2 before any request."""
+    outcome = await published.run(
+        "list", "scopes", "--base-url", published.url, "--starting-token", "NextToken123"
+    )
+    assert outcome.code == 2
+    assert "--starting-token is not a remedy_async resume token" in outcome.stderr
     assert published.requests == []
