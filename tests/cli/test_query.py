@@ -136,9 +136,8 @@ async def test_the_query_comes_after_where_and_max_items(published: Published) -
         "--where", "severity=critical", "--max-items", "3", "--query", "cve_id",
     )  # fmt: skip
     assert outcome.code == 0, outcome.stderr
-    critical = [
-        r["cve_id"] for r in published.records["vulnerability-findings"] if r["severity"] == "critical"
-    ]
+    findings = published.records["vulnerability-findings"]
+    critical = [r["cve_id"] for r in findings if r["severity"] == "critical"]
     assert outcome.jsonl() == critical[:3]
 
 

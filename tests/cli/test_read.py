@@ -89,7 +89,9 @@ async def test_max_items_zero_with_where_fetches_nothing(published: Published) -
     assert published.requests == []
 
 
-CONTINUE = re.compile(r"^remedy-async: stopped at --max-items (\d+); to continue: --starting-token (\S+)$")
+CONTINUE = re.compile(
+    r"^remedy-async: stopped at --max-items (\d+); to continue: --starting-token (\S+)$"
+)
 """The stderr line of a list that --max-items stopped before its end."""
 
 

@@ -37,7 +37,9 @@ async def test_include_prints_the_head_then_the_body() -> None:
     """`api -i PATH`: status line, every header (a repeated one on each of its lines), a blank
     line, then the JSON body with its numbers exact; the echoed token is redacted."""
     service = Published(token=CANARY, beside={"/v1/echo": echo})
-    outcome = await service.run("api", "-i", "/v1/echo", "--base-url", service.url, "--token", CANARY)
+    outcome = await service.run(
+        "api", "-i", "/v1/echo", "--base-url", service.url, "--token", CANARY
+    )
     assert outcome.code == 0, outcome.stderr
     head, _, body = outcome.stdout.partition(b"\n\n")
     lines = head.decode().splitlines()
