@@ -44,7 +44,7 @@ def pager_command(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def pages(terminal: Terminal, *, table: bool, to_stdout: bool, no_pager: bool) -> str | None:
+def pager_for(terminal: Terminal, *, table: bool, to_stdout: bool, no_pager: bool) -> str | None:
     """The pager a command's output goes through (None: straight out): for a table written
     to stdout on a terminal, unless `--no-pager`."""
     if no_pager or not (table and to_stdout and terminal.stdout_tty):

@@ -20,7 +20,7 @@ from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe, in_flags
 from ._fields import SeenCheck, parse_fields
 from ._meters import Meter, Meters
 from ._options import CONTRACT_NAMING
-from ._pager_program import paged, pages
+from ._pager_program import paged, pager_for
 from ._progress import Say, progress
 from ._server_filters import group_filters, resource_filters
 from ._settings import open_client
@@ -70,7 +70,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
         meter = meters.add(resource.segment, (resource.segment, "list"))
         written = Written()
         try:
-            async with paged(terminal, pager_of(options, terminal)) as stdout:
+            async with paged(terminal, pager_program_of(options, terminal)) as stdout:
                 with (
                     shown(meters, options, terminal),
                     output(
@@ -100,9 +100,9 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     return EXIT_OK
 
 
-def pager_of(options: argparse.Namespace, terminal: Terminal) -> str | None:
+def pager_program_of(options: argparse.Namespace, terminal: Terminal) -> str | None:
     """The pager program the command's output goes through (None: straight to stdout)."""
-    return pages(
+    return pager_for(
         terminal,
         table=format_for(options, stdout_tty=terminal.stdout_tty) == "table",
         to_stdout=options.output in (None, "-"),
@@ -199,7 +199,7 @@ async def run_get(options: argparse.Namespace, terminal: Terminal) -> int:
     async with open_client(options, terminal.env, [meters.on_event], terminal.transport) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
         meter = meters.add(resource.segment, (resource.segment, "get"))
-        async with paged(terminal, pager_of(options, terminal)) as stdout:
+        async with paged(terminal, pager_program_of(options, terminal)) as stdout:
             with (
                 shown(meters, options, terminal) as say,
                 output(options, resource, stdout) as sink,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from remedy_async.cli import Terminal
-from remedy_async.cli._pager_program import pager_command, pages
+from remedy_async.cli._pager_program import pager_command, pager_for
 from remedy_async.simulator import Simulator
 from tests.published import dataset
 
@@ -72,7 +72,7 @@ def test_only_a_table_written_to_a_terminal_is_paged(
 ) -> None:
     """A table, to stdout, a terminal there, and no --no-pager: all four, or no pager."""
     terminal = _terminal({"PAGER": "more"}, tty=tty)
-    chosen = pages(terminal, table=table, to_stdout=to_stdout, no_pager=no_pager)
+    chosen = pager_for(terminal, table=table, to_stdout=to_stdout, no_pager=no_pager)
     assert chosen == ("more" if paged else None)
 
 
