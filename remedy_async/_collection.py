@@ -793,10 +793,10 @@ class ResourceCollection(Generic[T]):
         return ChangeFeed(source, state, settings)
 
     def _announce_shifts(self, shifts: str, url: str) -> None:
-        """Tell the DEBUG log and the event hooks what proving a page cost when the data moved
-        under the list (`Shifts`, as text)."""
+        """Tell the log (at INFO) and the event hooks what proving a page cost when the data
+        moved under the list (`Shifts`, as text)."""
         events = self._events
-        if events is not None and events.active:
+        if events is not None and events.noting:
             events.emit(ClientEvent("shift", "GET", url, 0, detail=shifts))
 
     def _announce_convention(self, convention: Convention, url: str) -> None:

@@ -11,7 +11,8 @@
     │   └── StateVersionError     it was written in a newer (or unknown) format
     └── APIError                  something went wrong talking to the service; has .method, .url
         ├── APIStatusError        the service answered with an error status; has .status,
-        │   │                     .request_id, .code, .message, .body_excerpt
+        │   │                     .request_id, .headers, .code, .message, .body_excerpt,
+        │   │                     .body (the whole body, bounded: BODY_LIMIT)
         │   ├── BadRequestError             400
         │   ├── AuthenticationError         401
         │   ├── PermissionDeniedError       403
@@ -24,7 +25,8 @@
         │   ├── APITimeoutError   the attempt ran out of time
         │   └── ProxyError        the proxy could not be reached, wants credentials (407)
         │                         or refused the tunnel; has .proxy, .status
-        ├── DecodeError           a complete body that is not the JSON expected; has .path
+        ├── DecodeError           a complete body that is not the JSON expected; has .path,
+        │                         .body
         ├── ResponseTooLargeError a body over max_response_bytes (checked while reading)
         └── PaginationError       the service's page sequence cannot be followed safely
 
@@ -37,8 +39,10 @@
     └── ContractDriftWarning      the service differs from the contract (e.g. snake_case keys)
 
 No error ever holds the credential: URLs are shown without userinfo and the client scrubs the
-token from any text the service echoes back. A bad argument is a ValueError (or TypeError),
-raised before any I/O; `check_count` is the check of a count that every layer shares.
+token from any text the service echoes back, its kept body included; an error pickles (to
+another process) with what it shows, and nothing more. A bad argument is a ValueError (or
+TypeError), raised before any I/O; `check_count` is the check of a count that every layer
+shares.
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 EXCERPT_LIMIT = 500
+"""Characters of a body an error's `body_excerpt` keeps."""
+BODY_LIMIT = 64 * 1024
+"""Bytes of a response body an error keeps as its `body` (64 KiB): a longer body is kept as
+the text of its first 64 KiB, and the error's `body_truncated` says so."""
 
 
 class RemedyError(Exception):
@@ -66,6 +74,35 @@ class RemedyError(Exception):
     """How many attempts the call made before this error ended it (None: not sent)."""
     tenant: str | None = None
     """In a list over many tenants (`TenantClients`), the tenant whose list this error ended."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle the error as it is (its message and every attribute, already redacted),
+        whatever arguments its class is made with, so it can cross to another process."""
+        state = {
+            name: _PickledHeaders(value.items()) if isinstance(value, CIMultiDictProxy) else value
+            for name, value in self.__dict__.items()
+        }
+        return _unpickled, (type(self), self.args, state)
+
+
+class _PickledHeaders(list[tuple[str, str]]):
+    """Headers as pickled (a read-only multidict cannot be): made read-only again on loading."""
+
+
+def _unpickled(
+    cls: type[RemedyError], args: tuple[object, ...], state: dict[str, object]
+) -> RemedyError:
+    """An error loaded from a pickle, as `RemedyError.__reduce__` wrote it."""
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(
+        (
+            name,
+            CIMultiDictProxy(CIMultiDict(value)) if isinstance(value, _PickledHeaders) else value,
+        )
+        for name, value in state.items()
+    )
+    return error
 
 
 class RemedyWarning(UserWarning):
@@ -187,6 +224,8 @@ class APIStatusError(APIError):
         headers: Mapping[str, str] | None = None,
         detail: str | None = None,
         body_shape: str | None = None,
+        body: object = None,
+        body_truncated: bool = False,
     ) -> None:
         super().__init__(message, method=method, url=url)
         self.status = status
@@ -198,6 +237,14 @@ class APIStatusError(APIError):
         published error body, `{"error": "<message>"}`, which has none."""
         self.body_excerpt = body_excerpt
         """The start of the response body (at most 500 characters), the token scrubbed."""
+        self.body = body
+        """The whole response body, the token scrubbed wherever it appears: the parsed JSON
+        (dicts, lists, strings, numbers exact, booleans, None) when the body is JSON, else its
+        text; None when the response had no body. A body over `BODY_LIMIT` (64 KiB) is kept as
+        the text of its first 64 KiB, with `body_truncated` set."""
+        self.body_truncated = body_truncated
+        """Whether the body was longer than `BODY_LIMIT` (64 KiB), so `body` holds the text of
+        its first 64 KiB only."""
         self.detail = detail
         """Further explanation the service gave (a problem's `detail`, validation errors)."""
         self.body_shape = body_shape
@@ -265,6 +312,8 @@ class RateLimitError(APIStatusError):
         retry_after: float | None = None,
         detail: str | None = None,
         body_shape: str | None = None,
+        body: object = None,
+        body_truncated: bool = False,
     ) -> None:
         super().__init__(
             message,
@@ -277,6 +326,8 @@ class RateLimitError(APIStatusError):
             headers=headers,
             detail=detail,
             body_shape=body_shape,
+            body=body,
+            body_truncated=body_truncated,
         )
         self.retry_after = retry_after
         """Seconds the service asked to wait (`Retry-After`), when it said."""
@@ -323,6 +374,8 @@ class DecodeError(APIError):
         status: int | None = None,
         request_id: str | None = None,
         body_excerpt: str | None = None,
+        body: object = None,
+        body_truncated: bool = False,
     ) -> None:
         super().__init__(message, method=method, url=url)
         self.path = path
@@ -333,6 +386,13 @@ class DecodeError(APIError):
         """The service's id of the request (its `X-Request-Id` header)."""
         self.body_excerpt = body_excerpt
         """The start of the response body, the token scrubbed."""
+        self.body = body
+        """The whole body that did not fit, as `APIStatusError.body` keeps one: the parsed JSON
+        when it is JSON, else its text, bounded at `BODY_LIMIT` (64 KiB), the token scrubbed;
+        None when the error was not made from a response's body."""
+        self.body_truncated = body_truncated
+        """Whether the body was longer than `BODY_LIMIT`, so `body` holds the text of its first
+        64 KiB only."""
 
     def __str__(self) -> str:
         text = f"{self.message} at {self.path} ({self.method} {self.url}"

@@ -15,6 +15,9 @@ rest, as sent, in `extra`. Nothing is typed that the reference does not name.
 - Enum-valued fields hold the enum member for a published value and the raw string for any
   other, so a value the service adds never breaks a client.
 - Keys the model does not know are kept in `extra` and written back unchanged by `to_wire`.
+- Every model's repr shows its `extra` (bounded: `EXTRA_REPR_LIMIT`; a value under a key named
+  like a credential shown as `'***'`), and every model has `to_dict()` and `to_json()`, which
+  are `to_wire` (`_wire._codec.Model`).
 - A model with optional fields notes, privately, which of them a record was read without
   (`_read_without`, no field: see `_wire._absent`), so `to_wire` writes an explicit null back as
   null and leaves out what was not sent.
@@ -37,7 +40,8 @@ attrs holds real types from the start and nothing needs resolving at import.
 """
 
 import enum
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from enum import StrEnum
 from types import MappingProxyType
@@ -46,7 +50,9 @@ from typing import Any, Final, Generic, Literal, TypedDict, TypeVar
 import attrs
 from attrs import field, frozen
 
+from ._redact import credential_key
 from ._wire._absent import NOTE, keep_reads_plain, read_without
+from ._wire._codec import Model
 from ._wire._naming import to_camel, wire_names
 from ._wire._types import model_in
 
@@ -55,7 +61,105 @@ JSONValue = Any
 
 
 def _extra() -> Any:
-    return field(factory=dict, hash=False, repr=False, kw_only=True)
+    return field(factory=dict, hash=False, repr=shown_extra, kw_only=True)
+
+
+EXTRA_REPR_LIMIT = 1000
+"""The most characters a record's repr shows of its `extra`: the keys that fit, in the order
+the service sent them, then how many more there are."""
+VALUE_REPR_LIMIT = 200
+"""The most characters a repr shows of one value in `extra` (a longer one ends with `…`)."""
+HIDDEN = "'***'"
+"""What a repr shows for a value under a key named like a credential (`credential_key`)."""
+
+
+def shown_extra(extra: Mapping[str, JSONValue]) -> str:
+    """Return `extra` as a record's repr shows it: keys as received, each value at most
+    `VALUE_REPR_LIMIT` characters and one under a key named like a credential (`password`,
+    `token`, `secret`, `api_key`, ..., at any depth) as `'***'`; at most `EXTRA_REPR_LIMIT`
+    characters in all, the keys left out counted (`…12 more keys`)."""
+    shown: list[str] = []
+    used = 2
+    for index, (key, value) in enumerate(extra.items()):
+        entry = f"{_key(key)}: {_bounded(key, value)}"
+        if used + len(entry) > EXTRA_REPR_LIMIT:
+            left = len(extra) - index
+            shown.append(f"…{left} more key{'s' if left > 1 else ''}")
+            break
+        shown.append(entry)
+        used += len(entry) + 2
+    return "{" + ", ".join(shown) + "}"
+
+
+def _key(key: object) -> str:
+    return repr(key[:VALUE_REPR_LIMIT] if isinstance(key, str) else key)
+
+
+def _bounded(key: object, value: object) -> str:
+    """One value of `extra` as its repr shows it, at most `VALUE_REPR_LIMIT` characters."""
+    if credential_key(key):
+        return HIDDEN
+    text = "".join(_pieces(value, VALUE_REPR_LIMIT + 1))
+    return text if len(text) <= VALUE_REPR_LIMIT else text[: VALUE_REPR_LIMIT - 1] + "…"
+
+
+def _pieces(value: object, budget: int) -> Iterator[str]:
+    """The repr of a JSON value in pieces, credentials hidden at every depth, stopping once
+    `budget` characters were given (so a huge value costs no more than what is shown)."""
+    given = 0
+    stack: list[Iterator[object]] = [iter((value,))]
+    while stack and given < budget:
+        item = next(stack[-1], _Text.END)
+        if item is _Text.END:
+            stack.pop()
+            continue
+        if isinstance(item, _Text):
+            piece = item.text
+        elif isinstance(item, Mapping):
+            stack.append(_mapping_parts(item))
+            continue
+        elif isinstance(item, list | tuple):
+            stack.append(_sequence_parts(item))
+            continue
+        elif isinstance(item, str):
+            piece = repr(item[:budget])
+        elif isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > 664:
+            digits = math.floor(item.bit_length() * math.log10(2)) + 1
+            piece = f"<int of about {digits} digits>"
+        else:
+            piece = repr(item)
+        given += len(piece)
+        yield piece
+
+
+def _mapping_parts(mapping: Mapping[object, object]) -> Iterator[object]:
+    yield _Text("{")
+    for index, (key, inner) in enumerate(mapping.items()):
+        yield _Text(f"{', ' if index else ''}{_key(key)}: ")
+        yield _Text(HIDDEN) if credential_key(key) else inner
+    yield _Text("}")
+
+
+def _sequence_parts(items: list[object] | tuple[object, ...]) -> Iterator[object]:
+    yield _Text("[")
+    for index, inner in enumerate(items):
+        if index:
+            yield _Text(", ")
+        yield inner
+    yield _Text("]")
+
+
+class _Text:
+    """A piece of a repr itself, not a value to show."""
+
+    __slots__ = ("text",)
+    END: "_Text"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+_Text.END = _Text("")
 
 
 class OsFamily(StrEnum):
@@ -107,7 +211,7 @@ class Severity(StrEnum):
 
 
 @frozen(kw_only=True)
-class OperatingSystem:
+class OperatingSystem(Model):
     """The operating system an endpoint runs (published: `OperatingSystem`)."""
 
     name: str
@@ -128,7 +232,7 @@ class OperatingSystem:
 
 
 @frozen(kw_only=True)
-class Endpoint:
+class Endpoint(Model):
     """A device or system managed by the service (published: `Endpoint`, every field typed).
 
     Every field is required by the reference; `ip`, `mac_address`, `agent_id` and
@@ -159,7 +263,7 @@ class Endpoint:
 
 
 @frozen(kw_only=True)
-class SubjectFilter:
+class SubjectFilter(Model):
     """What remediation subjects a scope covers (published: `SubjectFilter`).
 
     Every field is optional; an absent or empty one matches every subject on that dimension.
@@ -180,7 +284,7 @@ class SubjectFilter:
 
 
 @frozen(kw_only=True)
-class EndpointFilter:
+class EndpointFilter(Model):
     """Which endpoints a scope covers (published: `EndpointFilter`).
 
     Every field is optional; an absent or empty one matches every endpoint on that dimension.
@@ -201,7 +305,7 @@ class EndpointFilter:
 
 
 @frozen(kw_only=True)
-class FindingFilter:
+class FindingFilter(Model):
     """Which findings trigger a scope's remediation (published: `FindingFilter`, whose page
     may list more fields than could be read: those stay in `extra`).
 
@@ -223,7 +327,7 @@ class FindingFilter:
 
 
 @frozen(kw_only=True)
-class Scope:
+class Scope(Model):
     """A remediation scope: what gets remediated, on which endpoints, and under what conditions
     (published: `Scope`; its reference page is cut after `finding_filter`, so any later field
     is kept in `extra`).
@@ -251,7 +355,7 @@ class Scope:
 
 
 @frozen(kw_only=True)
-class RemediationTarget:
+class RemediationTarget(Model):
     """Remediation work on one endpoint: one concrete installation or setting to fix.
 
     Its schema is unpublished. Typed here is only what the published pattern gives every
@@ -271,7 +375,7 @@ class RemediationTarget:
 
 
 @frozen(kw_only=True)
-class VulnerabilityFinding:
+class VulnerabilityFinding(Model):
     """A scanner's signal that an endpoint is exposed, such as a CVE on a device.
 
     Its schema is unpublished. Typed here is only what the published pattern gives every
@@ -291,7 +395,7 @@ class VulnerabilityFinding:
 
 
 @frozen(kw_only=True)
-class HealthStatus:
+class HealthStatus(Model):
     """The service's answer to a health check; `ok` is true when it reports status "ok".
 
     The health check is unpublished: its path is configurable and its body assumed.

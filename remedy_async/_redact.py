@@ -5,12 +5,17 @@ information or fragment, a redirect, a header) is replaced by `[REDACTED]`, in e
 echo takes: as is, in another letter case (hosts are lower-cased), JSON-escaped, or
 percent-encoded character by character as URLs mix them (`/` kept, `+` and `=` encoded, either
 hex case). Three choke points cover everything shown: `shown_url` for a URL in a message,
-`scrub_error` for an error leaving the library, and `redact` for any other text.
+`scrub_error` for an error leaving the library, and `redact` for any other text (`redact_value`
+for a parsed JSON value, such as the body an error keeps: `kept_body`).
+
+A record holds no secret of the client's, but the service may send one of its own in a field:
+`credential_key` says which keys are named like a credential, whose values a record's repr hides.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -19,7 +24,8 @@ import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from ._errors import APIError, APIStatusError, DecodeError, RemedyError, excerpt
+from ._errors import BODY_LIMIT, APIError, APIStatusError, DecodeError, RemedyError, excerpt
+from ._wire._json import NotJSON, loads
 
 REDACTED = "[REDACTED]"
 
@@ -156,8 +162,8 @@ def shown_url(url: URL | str, secrets: Iterable[str] = (), *, query: bool = Fals
 def scrub_error(error: RemedyError, secrets: Iterable[str]) -> None:
     """Redact the secrets from every text an error shows, in place, whoever made the error.
 
-    Its message, URL, request id, code, detail, excerpt and headers, and any exception it was
-    raised from whose text holds a secret (replaced by a stand-in with the redacted text).
+    Its message, URL, request id, code, detail, excerpt, body and headers, and any exception it
+    was raised from whose text holds a secret (replaced by a stand-in with the redacted text).
     """
     secrets = tuple(secret for secret in secrets if secret)
     if not secrets:
@@ -175,6 +181,8 @@ def scrub_error(error: RemedyError, secrets: Iterable[str]) -> None:
             error.request_id = redact(error.request_id, secrets)
         if error.body_excerpt:
             error.body_excerpt = redact(error.body_excerpt, secrets)
+        if error.body is not None:
+            error.body = redact_value(error.body, secrets)
     if isinstance(error, APIStatusError):
         error.code = redact(error.code, secrets) if error.code else error.code
         error.detail = redact(error.detail, secrets) if error.detail else error.detail
@@ -214,3 +222,95 @@ def body_excerpt(body: bytes, secrets: Iterable[str]) -> str | None:
     """Return a short, redacted excerpt of a body for an error message (None when blank)."""
     text = redact(body.decode("utf-8", errors="replace"), secrets).strip()
     return excerpt(text) if text else None
+
+
+def kept_body(body: bytes, secrets: Iterable[str], content_type: str = "") -> tuple[object, bool]:
+    """Return the body an error keeps, and whether it was cut: its parsed JSON (numbers exact)
+    when it is JSON, else its text, with every secret redacted wherever it appears.
+
+    A body is read as JSON when its content type says so (`application/json`, `...+json`) or
+    its text begins with `{` or `[`, and it parses; one over `BODY_LIMIT` bytes is kept as the
+    text of its first `BODY_LIMIT` bytes (cut: True). An empty body is None.
+
+    Args:
+        body: The response body's bytes.
+        secrets: What to redact (the client's token).
+        content_type: The response's media type, lower-cased.
+    """
+    if not body:
+        return None, False
+    secrets = tuple(secrets)
+    cut = len(body) > BODY_LIMIT
+    if cut:
+        body = body[:BODY_LIMIT]
+    text = body.decode("utf-8", errors="replace")
+    if not cut and ("json" in content_type or text.lstrip()[:1] in ("{", "[")):
+        try:
+            value = loads(body)
+        except NotJSON:
+            pass
+        else:
+            return redact_value(value, secrets), False
+    return redact(text, secrets), cut
+
+
+def redact_value(value: object, secrets: Iterable[str]) -> object:
+    """Return a parsed JSON value with every secret redacted from its strings, keys included
+    (a number that spells one becomes the text `[REDACTED]`); the value itself when there is no
+    secret to look for."""
+    secrets = tuple(secret for secret in secrets if secret)
+    if not secrets:
+        return value
+    try:
+        return _redacted_value(value, secrets)
+    except RecursionError:  # nested past Python's depth: show it as redacted text instead
+        return redact(repr(value), secrets)
+
+
+def _redacted_value(value: object, secrets: tuple[str, ...]) -> object:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {
+            redact(str(key), secrets): _redacted_value(item, secrets) for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_redacted_value(item, secrets) for item in value]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        shown = repr(value) if not isinstance(value, int) or value.bit_length() < 4000 else ""
+        return REDACTED if shown and redact(shown, secrets) != shown else value
+    return value
+
+
+CREDENTIAL_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "token",
+        "apikey",
+        "credential",
+        "credentials",
+        "authorization",
+        "cookie",
+    }
+)
+"""Words that make a key a credential's, wherever they stand in it (`csrf_token`, `apiToken`,
+`client-secret`); `api_key`, `access_key` and `private_key` count too (`CREDENTIAL_PAIRS`)."""
+
+CREDENTIAL_PAIRS = frozenset({("api", "key"), ("access", "key"), ("private", "key")})
+"""Two words that together make a key a credential's (`api_key`, `AccessKey`)."""
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def credential_key(name: object) -> bool:
+    """Whether a key is named like a credential (`password`, `token`, `secret`, `api_key`,
+    `Authorization`, ...; see `CREDENTIAL_WORDS`), in any naming: its value may be one."""
+    if not isinstance(name, str):
+        return False
+    words = [word.lower() for word in _WORD.findall(name)]
+    return any(word in CREDENTIAL_WORDS for word in words) or any(
+        pair in CREDENTIAL_PAIRS for pair in itertools.pairwise(words)
+    )

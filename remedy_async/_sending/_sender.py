@@ -25,6 +25,7 @@ from attrs import evolve
 from yarl import URL
 
 from remedy_async._errors import (
+    BODY_LIMIT,
     APIError,
     APIStatusError,
     APITimeoutError,
@@ -51,8 +52,9 @@ ReadBody = Callable[[StreamedResponse], Awaitable[R]]
 
 NOT_MODIFIED = 304
 """Passed to a stream's `read_body`, which alone knows whether its request was conditional."""
-ERROR_BODY_LIMIT = 64 * 1024
-"""Bytes of a streamed response's error body read for the error's message and excerpt."""
+ERROR_BODY_LIMIT = BODY_LIMIT + 1
+"""Bytes of a streamed response's error body read for its error: one more than the error
+keeps, so a longer body is known to be cut."""
 
 
 def attempt_timeout(timeout: AttemptTimeout, time_left: float) -> AttemptTimeout:
@@ -143,7 +145,10 @@ class Sender:
                                 elapsed=self._clock() - started,
                             )
                         )  # fmt: skip
-                    self.gate.observe(response.status, response.headers)
+                    if (pause := self.gate.observe(response.status, response.headers)) and (
+                        events.noting
+                    ):
+                        self._paused(response, pause)
                     if not (200 <= response.status < 300 or response.status == NOT_MODIFIED):
                         body = await response.read(ERROR_BODY_LIMIT)
                         raise status_error(body, secrets=self._secrets)
@@ -211,7 +216,7 @@ class Sender:
                 if wait is None:
                     error.attempts = sent
                     raise
-                if self._events.active:
+                if self._events.noting:
                     self._events.emit(
                         ClientEvent(
                             "retry",
@@ -381,7 +386,8 @@ class Sender:
 
     def _checked(self, response: Response) -> Response:
         """Let the gate see a final response, and raise its typed error unless it is a 2xx."""
-        self.gate.observe(response.status, response.headers)
+        if (pause := self.gate.observe(response.status, response.headers)) and self._events.noting:
+            self._paused(response, pause)
         if not 200 <= response.status < 300:
             raise status_error(response, secrets=self._secrets)
         return response
@@ -419,13 +425,19 @@ class Sender:
             target = redirect_target(response, self._secrets) if self._follow_redirects else None
             if target is None:
                 return self._checked(response)
-            self.gate.observe(response.status, response.headers)
+            if (pause := self.gate.observe(response.status, response.headers)) and events.noting:
+                self._paused(response, pause)
             if target.origin() != request.url.origin():
                 headers = {
                     k: v for k, v in headers.items() if k.lower() not in self._credential_headers
                 }
             request = Request(request.method, target)
         raise status_error(response, secrets=self._secrets)  # still redirected after the limit
+
+    def _paused(self, response: Response | StreamedResponse, seconds: float) -> None:
+        """Tell the log that a response paused every request of the client (`Events.paused`)."""
+        request = response.request
+        self._events.paused(request.method, self._shown(request.url), response.status, seconds)
 
     def _shown(self, url: URL) -> str:
         """A request's URL as events and errors show it: without user information or fragment,

@@ -1,7 +1,8 @@
 """Turns a response whose status is not 2xx into the typed error a caller can act on.
 
 The message comes from the service's explanation when the body carries one; otherwise from
-the status line and a short, redacted excerpt of the body.
+the status line and a short, redacted excerpt of the body. The error keeps the whole body too,
+redacted and bounded (`kept_body`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from remedy_async._errors import APIStatusError, RateLimitError, public_url, status_error_class
-from remedy_async._redact import body_excerpt, redact, redact_headers
+from remedy_async._redact import body_excerpt, kept_body, redact, redact_headers
 from remedy_async._wire._error_bodies import explain
 from remedy_async._wire._http import Response
 
@@ -23,7 +24,8 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
 
     The message, `code` and `detail` come from the body when it explains itself, in any of
     the conventions `explain` reads (on a 401 without one, from `WWW-Authenticate`); otherwise
-    the message is the status line. A short, redacted excerpt of the body is always kept.
+    the message is the status line. A short, redacted excerpt of the body is always kept, and
+    the whole body (parsed when JSON, bounded at `BODY_LIMIT`), redacted.
     """
     secrets = tuple(secrets)
     said = explain(response.body, response.content_type)
@@ -33,6 +35,7 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
     if message is None:
         message = _default_message(response)
     error_class = status_error_class(response.status)
+    body, cut = kept_body(response.body, secrets, response.content_type)
     fields: dict[str, Any] = {
         "method": response.request.method,
         "url": redact(public_url(response.request.url), secrets),
@@ -43,6 +46,8 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
         "headers": redact_headers(response.headers, secrets),
         "detail": redact(said.detail, secrets) if said.detail else None,
         "body_shape": said.shape,
+        "body": body,
+        "body_truncated": cut,
     }
     message = redact(message, secrets)
     if error_class is RateLimitError:

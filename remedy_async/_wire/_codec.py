@@ -1,4 +1,5 @@
-"""Turns wire JSON into models and back: the cattrs converter's front door, and `to_wire`.
+"""Turns wire JSON into models and back: the cattrs converter's front door, `to_wire`, and
+`Model`, the base of every model, whose `to_dict()` and `to_json()` are `to_wire`.
 
 The converter itself (`_converter`: strict scalars, open enums, timestamps, models with their
 unknown keys in `extra`) is built the first time one is needed, one per naming, and kept; so
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 
+from ._json import dumps
 from ._naming import CONTRACT_NAMING, NAMINGS, Naming, naming_of, wire_names
 from ._types import WireFault, model_in
 
@@ -28,7 +30,42 @@ def converter_for(naming: Naming) -> cattrs.Converter:
     """The converter of a naming, built (and cattrs imported) the first time it is needed."""
     from ._converter import make_converter  # noqa: PLC0415 - cattrs only when first needed
 
-    return make_converter(naming)
+    return make_converter(naming, is_model=is_model)
+
+
+class Model:
+    """What every record and value the service sends can do: be written back as wire JSON.
+
+    `record.to_dict()` is `to_wire(record)` and `record.to_json()` its JSON text, so a record
+    goes to a JSON API, a queue or a file as the service sent it (`extra` restored, explicit
+    nulls kept, numbers exact).
+    """
+
+    __slots__ = ()
+
+    def to_dict(self, naming: Naming | None = None) -> dict[str, Any]:
+        """Return the record as wire JSON: exactly `remedy_async.to_wire(record)`.
+
+        Args:
+            naming: How to spell the keys: `snake`, `camel`, `pascal` or `kebab`. Default: as
+                the record was read (snake_case, the contract's, for a record built in code).
+        """
+        return to_wire(self, naming)
+
+    def to_json(self, naming: Naming | None = None) -> str:
+        """Return the record as compact JSON text: `to_dict()` written with every number
+        exact (an integer of any size as its digits).
+
+        Args:
+            naming: How to spell the keys, as for `to_dict`.
+        """
+        return dumps(to_wire(self, naming)).decode()
+
+
+def is_model(kind: object) -> bool:
+    """Whether a type is one of the models (a subclass of `Model`), which the converter reads
+    and writes with generated functions."""
+    return isinstance(kind, type) and issubclass(kind, Model)
 
 
 def cattrs_structure_hook(

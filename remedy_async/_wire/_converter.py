@@ -25,8 +25,6 @@ import cattrs
 from cattrs.errors import IterableValidationError, IterableValidationNote
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from remedy_async._models import MODEL_TYPES
-
 from ._absent import absent_flags, optional_fields, remember_absent
 from ._naming import CONTRACT_NAMING, Naming, telling_fields, wire_names
 from ._types import format_timestamp, json_type_name, open_enum_of, union_members
@@ -255,8 +253,14 @@ def _model_unstructure_hook(
     return unstructure
 
 
-def configure_converter(converter: cattrs.Converter, naming: Naming = CONTRACT_NAMING) -> None:
-    """Install the wire rules (strict scalars, open enums, timestamps, models) on a converter."""
+def configure_converter(
+    converter: cattrs.Converter,
+    naming: Naming = CONTRACT_NAMING,
+    *,
+    is_model: Callable[[Any], bool],
+) -> None:
+    """Install the wire rules (strict scalars, open enums, timestamps, models) on a converter;
+    `is_model` tells a model's type (`_codec` says which: the subclasses of its `Model`)."""
     converter.register_structure_hook(str, _structure_str)
     converter.register_structure_hook(int, _structure_int)
     converter.register_structure_hook(float, _structure_float)
@@ -278,15 +282,18 @@ def configure_converter(converter: cattrs.Converter, naming: Naming = CONTRACT_N
     # Factories, not eager hooks: a model's function is generated on first use, after the hooks
     # of the models nested in it exist; cattrs caches it, so it is generated once.
     converter.register_structure_hook_factory(
-        lambda t: t in MODEL_TYPES, lambda t: _model_structure_hook(t, converter, naming)
+        is_model, lambda t: _model_structure_hook(t, converter, naming)
     )
     converter.register_unstructure_hook_factory(
-        lambda t: t in MODEL_TYPES, lambda t: _model_unstructure_hook(t, converter, naming)
+        is_model, lambda t: _model_unstructure_hook(t, converter, naming)
     )
 
 
-def make_converter(naming: Naming = CONTRACT_NAMING) -> cattrs.Converter:
-    """Build a converter that reads and writes the service's JSON records in a naming."""
+def make_converter(
+    naming: Naming = CONTRACT_NAMING, *, is_model: Callable[[Any], bool]
+) -> cattrs.Converter:
+    """Build a converter that reads and writes the service's JSON records in a naming (the
+    models are the types `is_model` accepts)."""
     converter = cattrs.Converter(detailed_validation=True, forbid_extra_keys=False)
-    configure_converter(converter, naming)
+    configure_converter(converter, naming, is_model=is_model)
     return converter

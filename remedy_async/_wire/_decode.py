@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 from yarl import URL
 
 from remedy_async._errors import DecodeError
-from remedy_async._redact import body_excerpt, scrub_error
+from remedy_async._redact import body_excerpt, kept_body, scrub_error
 from remedy_async._wire._http import JSONResponse, Response
 
 from ._fastpath import from_wire
-from ._json import NotJSON, loads
+from ._json import NotJSON, dumps, loads
 from ._types import WireFault
 
 
@@ -29,6 +29,7 @@ def json_body(response: Response, *, secrets: Iterable[str] = ()) -> Any:
     except NotJSON as exc:
         kind = response.content_type or "no Content-Type"
         said = f"{kind}; {exc.detail}" if exc.detail else kind
+        body, cut = kept_body(response.body, secrets, response.content_type)
         error = DecodeError(
             f"expected JSON, got {exc.what} ({said})",
             method=response.request.method,
@@ -37,6 +38,8 @@ def json_body(response: Response, *, secrets: Iterable[str] = ()) -> Any:
             status=response.status,
             request_id=response.request_id,
             body_excerpt=body_excerpt(response.body, secrets),
+            body=body,
+            body_truncated=cut,
         )
         scrub_error(error, secrets)
         raise error from None
@@ -62,8 +65,11 @@ def wire_fault_error(
 ) -> DecodeError:
     """Return the DecodeError for a decoded body that does not fit what was expected.
 
-    It shows `url` (default: the response's), with any of `secrets` echoed in it redacted.
+    It shows `url` (default: the response's), with any of `secrets` echoed in it redacted,
+    and keeps the body that did not fit (`kept_body`: bounded, redacted).
     """
+    raw = response.body if isinstance(response, Response) else dumps(response.body)
+    body, cut = kept_body(raw, secrets, "application/json")
     error = DecodeError(
         fault.reason,
         method="GET",
@@ -71,6 +77,8 @@ def wire_fault_error(
         path=fault.path,
         status=response.status,
         request_id=response.request_id,
+        body=body,
+        body_truncated=cut,
     )
     scrub_error(error, secrets)
     return error
