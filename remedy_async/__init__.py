@@ -44,6 +44,7 @@ from ._errors import (
     StateInUseError,
     StateVersionError,
     TenantErrors,
+    TokenProviderError,
     UnprocessableEntityError,
 )
 from ._models import (
@@ -74,6 +75,7 @@ from ._paging._pager import Page, Pager
 from ._paging._paginators._auto import AutoPaginator
 from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
 from ._paging._walk._proof import Shifts
+from ._raw import RawResponse
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
 from ._sending._retry import RetryPolicy
@@ -197,6 +199,7 @@ __all__ = [
     "ProxyError",
     "RateLimit",
     "RateLimitError",
+    "RawResponse",
     "RemediationTarget",
     "RemediationTargetFilters",
     "RemedyClient",
@@ -226,6 +229,7 @@ __all__ = [
     "TenantPage",
     "TenantPager",
     "TenantRecord",
+    "TokenProviderError",
     "Transport",
     "Unit",
     "UnpagedPaginator",

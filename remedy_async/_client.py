@@ -1,15 +1,24 @@
 """The client: holds the connection, settings and shared limits, and serves the collections.
 
-Its `Connection` is its way out: the sender its requests go through, and the session it may
-own. A client given a `transport=` or `session=` sends through it from the start. Otherwise the
-session is opened on the first request, in the event loop running it, and belongs to that
-loop: a request from another loop raises ClientClosedError saying so, as does one after
-`close()`, which closes the session.
+Its `Connection` is its settings (headers, attempt timeout, retry policy) over its `Outlet`, its
+way out: the sender its requests go through (with the client's gate, events and limits), and
+the session it may own. A client given a `transport=` or `session=` sends through it from the
+start. Otherwise the session is opened on the first request, in the event loop running it, and
+belongs to that loop: a request from another loop raises ClientClosedError saying so, as does
+one after `close()`, which closes the session.
+
+`with_options` derives a client with other settings over the same outlet: one pool, one gate
+(in-flight slots and the service's pauses), one rate budget and one token for a parent and
+all its derived clients. Closing a derived client closes nothing shared; closing the parent
+closes the outlet, and every client derived from it raises ClientClosedError from then on.
+`with_raw_response` (`RawClient`, and each collection's) returns the response that answered a
+call, with the value the plain call returns (`_raw`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import ssl
 import time
@@ -38,14 +47,16 @@ from ._models import (
     VulnerabilityFinding,
 )
 from ._paging._protocol import Convention, Paginator
+from ._raw import RawResponse, raw_response
 from ._redact import redact_headers
 from ._sending._budget import RateLimit
+from ._sending._credential import Credential, KnownSecrets, TokenProvider
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate, wall_clock_of
-from ._sending._headers import default_headers
+from ._sending._headers import check_headers, default_headers, refuse_credential_header
 from ._sending._proxies import ProxyRoutes
 from ._sending._retry import RetryPolicy
-from ._sending._sender import Sender
+from ._sending._sender import Answer, Sender
 from ._sending._transport import (
     AiohttpTransport,
     ConnectionPool,
@@ -91,14 +102,21 @@ class RemedyClient:
     Every request goes through one gate per client: at most `max_in_flight` at once, none
     while the service has asked everyone to wait (429, or no rate-limit budget left), no more
     than `rate_limit` allows; waiting for a slot or a turn counts against the attempt's
-    `timeout` and the call's deadline (`retry`).
+    `timeout` and the call's deadline (`retry`). `with_options(...)` derives a client with
+    another timeout, retry policy or headers that shares this one's connections, gate, rate
+    budget and token; `with_raw_response` gives calls' responses with their values.
 
     Args:
         base_url: The API's root; a path prefix is kept. Default: `REMEDY_BASE_URL`, else
             the service's own, `https://api.furl.ai` (Furl's public API). Plain `http://` is
             refused for any host but loopback (see `allow_insecure_http`).
-        token: The API token. Default: `REMEDY_API_TOKEN`, and with neither, requests carry no
-            credential. It never appears in reprs, errors or logs.
+        token: The API token, or a token provider: an async callable returning it (`async
+            def token() -> str`), asked before every attempt (a retried attempt carries a
+            fresh token; caching tokens is the provider's own business) and once more after a
+            401, the request then sent once more if the provider gives another token. Default:
+            `REMEDY_API_TOKEN`, and with neither, requests carry no credential. No token
+            appears in reprs, errors, events or logs; a provider that raises, or returns what
+            is not a token, is a TokenProviderError, the request unsent.
         auth_header: The header the token goes in.
         auth_scheme: The word before the token (`Authorization: Bearer <token>`); None sends
             the bare token (`auth_header="X-API-Key", auth_scheme=None`).
@@ -151,8 +169,10 @@ class RemedyClient:
         agent_configuration_path: Where `download_agent_configuration()` downloads from, under
             the base URL.
         rate_limit: A request-rate budget shared by every task, retries included:
-            `RateLimit(600, per=60)`, or text such as `"600/min"` or `"10/s"`. Default: none;
-            only the service's 429 answers and rate-limit headers slow the client.
+            `RateLimit(600, per=60)`, or text such as `"600/min"` or `"10/s"`. One RateLimit
+            value is one budget: clients given the same instance (in one event loop) share it,
+            so together they stay within it; text is a budget of this client's own. Default:
+            none; only the service's 429 answers and rate-limit headers slow the client.
         paginator: How every list pages: a `Convention` (`CONVENTIONS["odata"]`, or one of
             your own) or a `Paginator`. Default: an `AutoPaginator` per list, which detects
             the convention from the first page.
@@ -191,7 +211,7 @@ class RemedyClient:
         self,
         base_url: str | URL | None = None,
         *,
-        token: str | None = None,
+        token: str | TokenProvider | None = None,
         auth_header: str = config.AUTH_HEADER,
         auth_scheme: str | None = config.AUTH_SCHEME,
         timeout: Timeout = DEFAULT_TIMEOUT,
@@ -226,23 +246,39 @@ class RemedyClient:
     ) -> None:
         self.base_url = config.base_url(base_url, allow_insecure_http=allow_insecure_http)
         """The API's root every request goes under, without a trailing `/`."""
-        self._token = config.token(token)
+        given = config.token(token)
         attempt_timeout = attempt_timeout_of(to_client_timeout(timeout))
-        sent_headers = default_headers(headers or {}, self._token, auth_header, auth_scheme)
-        self._auth_header = auth_header
+        retry = config.retry_policy(retry)
+        credential: Credential | None = None
+        if given is None or isinstance(given, str):
+            self._secrets: Sequence[str] = (given,) if given else ()
+            """The tokens this client sends, which nothing it shows holds."""
+            sent_headers = default_headers(headers or {}, given, auth_header, auth_scheme)
+        else:  # a token provider: its tokens are put in each attempt's headers
+            known = KnownSecrets()
+            self._secrets = known
+            sent_headers = default_headers(headers or {}, None, auth_header, auth_scheme)
+            refuse_credential_header(headers or {}, auth_header)
+            credential = Credential(given, auth_header, auth_scheme, known)
+        self._auth = (
+            "no token"
+            if given is None
+            else f"{auth_header}=***" + ("" if isinstance(given, str) else " (provider)")
+        )
+        self._credential_header = None if given is None else auth_header
         max_response_bytes = config.positive_count(max_response_bytes, "max_response_bytes")
         config.one_way_out(
             transport, pool, session=session, proxy=proxy, proxy_auth=proxy_auth,
             trust_env=trust_env, ssl_context=ssl_context, trace_configs=trace_configs,
         )  # fmt: skip
         self._proxies = config.proxies(
-            proxy, proxy_auth, trust_env, self.base_url, self._token, allow_insecure_http
+            proxy, proxy_auth, trust_env, self.base_url, given, allow_insecure_http
         )
         self._gate = RequestGate(
             config.positive_count(max_in_flight, "max_in_flight"),
             clock,
             max_pause=retry.max_retry_after,
-            budget=config.budget(rate_limit),
+            limit=config.rate_limit(rate_limit),
             wall=wall_clock_of(clock),
             shared=None if pool is None else pool.slots,
         )
@@ -259,22 +295,20 @@ class RemedyClient:
             + config.api_path(agent_configuration_path, "agent_configuration_path")
         )
         self._trusted_origins = config.origins(trusted_origins, "trusted_origins")
-        page_limit = config.positive_count(max_page_size, "max_page_size")
-        collections = config.collection_settings(
+        self._page_limit = config.positive_count(max_page_size, "max_page_size")
+        self._collection_settings = config.collection_settings(
             COLLECTION_NAMES, paginator, paginators, naming, namings, since_filters
         )
         if session is not None:
             transport = AiohttpTransport(session, proxies=self._proxies)
             pace(session, transport)
-        self._connection = Connection(
-            name=self.__repr__,
-            settings=(sent_headers, attempt_timeout, retry),
+        outlet = Outlet(
             transport=transport,
             make_sender=partial(
                 Sender, gate=self._gate, events=self._events, secrets=self._secrets,
                 credential_headers=credentials, follow_redirects=follow_redirects,
                 max_response_bytes=max_response_bytes, clock=clock,
-                sleep=sleep if sleep is not None else asyncio.sleep,
+                sleep=sleep if sleep is not None else asyncio.sleep, credential=credential,
             ),
             open_session=partial(
                 open_session, max_connections=self._gate.max_in_flight, ssl_context=ssl_context,
@@ -282,23 +316,90 @@ class RemedyClient:
                 trace_configs=list(trace_configs), proxies=self._proxies,
             ) if pool is None else partial(_through_pool, pool, self._proxies),
         )  # fmt: skip
+        self._connection = Connection(
+            outlet, (sent_headers, attempt_timeout, retry), name=self.__repr__
+        )
+        self._serve_collections()
+
+    def _serve_collections(self) -> None:
+        """Make the client's collections, sending through its connection."""
+        connection, settings = self._connection, self._collection_settings
 
         def collection(resource: Resource[T]) -> ResourceCollection[T]:
             return ResourceCollection(
                 resource,
                 base_url=self.base_url,
-                send=self._connection.send,
+                send=connection.send,
+                answer=connection.answer,
                 secrets=self._secrets,
                 events=self._events,
                 trusted_origins=self._trusted_origins,
-                max_page_size=page_limit,
-                **collections[resource.attribute],
+                max_page_size=self._page_limit,
+                **settings[resource.attribute],
             )
 
         self.endpoints = collection(ENDPOINTS)
         self.remediation_targets = collection(REMEDIATION_TARGETS)
         self.scopes = collection(SCOPES)
         self.vulnerability_findings = collection(VULNERABILITY_FINDINGS)
+
+    def with_options(
+        self,
+        *,
+        timeout: Timeout | None = None,
+        retry: RetryPolicy | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> RemedyClient:
+        """Return a client that sends with these settings instead of this client's, and shares
+        everything else with it: its connection pool (or session, or transport), its in-flight
+        slots, its gate (a 429's pause holds both), its rate budget and its token.
+
+        So this client and any number derived from it never exceed `max_in_flight` or
+        `rate_limit` together. Closing a derived client closes nothing of this one's; closing
+        this one closes the connections they share, and a derived client then raises
+        ClientClosedError. A derived client can be derived from in turn. Query parameters stay
+        per call (`RequestOptions(extra_params=...)`, `list(extra_params=...)`): they change
+        what a list is, and so its resume tokens and change-feed states. A bad setting raises
+        here, before any I/O, as the constructor would raise it.
+
+            patient = client.with_options(timeout=120, retry=RetryPolicy(attempts=6))
+            scope = await patient.scopes.get(scope_id)
+
+        Args:
+            timeout: The limit of each attempt instead of this client's: seconds, or an
+                `aiohttp.ClientTimeout`. Default: this client's.
+            retry: The retry policy instead of this client's. Default: this client's.
+            headers: Headers added to this client's, replacing any of the same name (in any
+                letter case); not the token's header. Default: none added.
+        """
+        base_headers, attempt_timeout, policy = self._connection.base_settings
+        if headers:
+            added = check_headers(headers)
+            if self._credential_header is not None:
+                refuse_credential_header(added, self._credential_header)
+            replaced = {name.lower() for name in added}
+            base_headers = {
+                name: value for name, value in base_headers.items() if name.lower() not in replaced
+            }
+            base_headers.update(added)
+        if timeout is not None:
+            attempt_timeout = attempt_timeout_of(to_client_timeout(timeout))
+        if retry is not None:
+            policy = config.retry_policy(retry)
+        derived = copy.copy(self)
+        derived._connection = self._connection.derive(
+            (base_headers, attempt_timeout, policy), name=derived.__repr__
+        )
+        derived._serve_collections()
+        return derived
+
+    @property
+    def with_raw_response(self) -> RawClient:
+        """This client's calls outside its collections (`health()`, `get_json()`), each
+        returning the RawResponse that answered it: `await
+        client.with_raw_response.health()`. A collection's `get` has its own
+        (`client.endpoints.with_raw_response.get(id)`)."""
+        return RawClient(self)
 
     @classmethod
     def from_config(
@@ -329,8 +430,9 @@ class RemedyClient:
     def __repr__(self) -> str:
         connection = getattr(self, "_connection", None)  # None until construction succeeds
         state = "closed" if connection is None or connection.closed else "open"
-        auth = f"{self._auth_header}=***" if self._token is not None else "no token"
-        return f"<RemedyClient {str(self.base_url)!r} {auth} {state}>"
+        if connection is not None and connection.derived:
+            state += ", derived"
+        return f"<RemedyClient {str(self.base_url)!r} {self._auth} {state}>"
 
     async def __aenter__(self) -> RemedyClient:
         self._connection.sender()
@@ -340,7 +442,9 @@ class RemedyClient:
         await self.close()
 
     async def close(self) -> None:
-        """Release the connection pool; safe to call twice. An injected session stays open."""
+        """Release the connection pool; safe to call twice. An injected session stays open.
+
+        A client made by `with_options` releases nothing shared: it only stops sending."""
         await self._connection.close()
 
     def __del__(self) -> None:
@@ -356,10 +460,6 @@ class RemedyClient:
     @property
     def _owned_session(self) -> aiohttp.ClientSession | None:
         return self._connection.owned_session
-
-    @property
-    def _secrets(self) -> tuple[str, ...]:
-        return (self._token,) if self._token else ()
 
     async def get_json(
         self,
@@ -378,14 +478,23 @@ class RemedyClient:
             params: Query parameters, sent as given (a mapping of names to values).
             options: Settings for this call, overriding the client's.
         """
+        url = self._json_url(path, params, options)
+        return await self._events.traced("get_json", url, self._get_json(url, options))
+
+    def _json_url(
+        self, path: str, params: ExtraParams | None, options: RequestOptions | None
+    ) -> URL:
+        """Where `get_json` asks: `path` under the base URL, with the query parameters."""
         url = URL(str(self.base_url) + config.api_path(path, "path"), encoded=False)
         query = encode_extra_params(params) + (options.extra_params if options else ())
-        if query:
-            url = url.extend_query(query)
-        return await self._events.traced("get_json", url, self._get_json(url, options))
+        return url.extend_query(query) if query else url
 
     async def _get_json(self, url: URL, options: RequestOptions | None) -> JSONResponse:
         response = await self._connection.send(Request("GET", url), options)
+        return self._json_of(response)
+
+    def _json_of(self, response: Response) -> JSONResponse:
+        """`get_json`'s value of its response."""
         decoded = decode_json(response, secrets=self._secrets)
         headers = redact_headers(decoded.headers, self._secrets)  # shown as they are (api -i)
         return JSONResponse(decoded.url, decoded.status, headers, decoded.body)
@@ -400,7 +509,21 @@ class RemedyClient:
 
     async def _health(self, options: RequestOptions | None) -> HealthStatus:
         response = await self._connection.send(Request("GET", self._health_url), options)
+        return self._health_of(response)
+
+    def _health_of(self, response: Response) -> HealthStatus:
+        """`health()`'s value of its response."""
         return record_from(HealthStatus, response, secrets=self._secrets)
+
+    async def _raw(
+        self,
+        url: URL,
+        options: RequestOptions | None,
+        decode: Callable[[Response], T],
+    ) -> RawResponse[T]:
+        """GET `url` as the plain call does; the response, with `decode` making its value."""
+        response, elapsed = await self._connection.answer(Request("GET", url), options)
+        return raw_response(response, elapsed, decode, self._secrets)
 
     async def download_agent_configuration(
         self,
@@ -431,6 +554,55 @@ class RemedyClient:
         return await self._events.traced("download_agent_configuration", url, sent)
 
 
+# The raw responses of the client's own calls ------------------------------------------------
+
+
+class RawClient:
+    """`client.with_raw_response`: the client's calls outside its collections, each sent as
+    the plain call is and returning the RawResponse that answered it; `parse()` gives the
+    plain call's value."""
+
+    def __init__(self, client: RemedyClient) -> None:
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"<RawClient of {self._client!r}>"
+
+    async def health(self, *, options: RequestOptions | None = None) -> RawResponse[HealthStatus]:
+        """Ask the service whether it is healthy, as `health()` does; the response, its
+        `parse()` the HealthStatus.
+
+        Args:
+            options: Settings for this call, overriding the client's.
+        """
+        client = self._client
+        url = client._health_url
+        return await client._events.traced(
+            "health", url, client._raw(url, options, client._health_of)
+        )
+
+    async def get_json(
+        self,
+        path: str,
+        *,
+        params: ExtraParams | None = None,
+        options: RequestOptions | None = None,
+    ) -> RawResponse[JSONResponse]:
+        """GET a path under the base URL as `get_json()` does; the response, its `parse()`
+        the JSONResponse.
+
+        Args:
+            path: As for `get_json()`.
+            params: As for `get_json()`.
+            options: Settings for this call, overriding the client's.
+        """
+        client = self._client
+        url = client._json_url(path, params, options)
+        return await client._events.traced(
+            "get_json", url, client._raw(url, options, client._json_of)
+        )
+
+
 # The client's way out ----------------------------------------------------------------------
 
 
@@ -443,26 +615,23 @@ Settings = tuple[Mapping[str, str], AttemptTimeout, RetryPolicy]
 """What a request is sent with: headers, the attempt's timeout, the retry policy."""
 
 
-class Connection:
-    """Sends a client's requests with its settings, opening its own session when it has none.
+class Outlet:
+    """A client's way out, shared with the clients derived from it: the sender its requests go
+    through (its gate, events and limits), and the session it opened, if any.
 
-    `name` describes the client in errors (its repr); `make_sender` makes the Sender of a
-    transport, with the client's gate, events and limits; `open_session` opens the client's own
-    session, and returns it with the transport that sends through it (no session when the
-    connections are a shared pool's, which the client does not close).
+    `make_sender` makes the Sender of a transport; `open_session` opens the client's own
+    session on first use, in the event loop running it, and returns it with the transport that
+    sends through it (no session when the connections are a shared pool's, which the client
+    does not close).
     """
 
     def __init__(
         self,
         *,
-        name: Callable[[], str],
-        settings: Settings,
         transport: Transport | None,
         make_sender: Callable[..., Sender],
         open_session: Callable[[], tuple[aiohttp.ClientSession | None, Transport]],
     ) -> None:
-        self._name = name
-        self._settings = settings
         self._make_sender = make_sender
         self._open_session = open_session
         self._sender = None if transport is None else make_sender(transport=transport)
@@ -471,14 +640,13 @@ class Connection:
         """The event loop the client's own connections were opened in (they cannot leave it)."""
         self.closed = False
 
-    def sender(self) -> Sender:
-        """The sender to use now, opening the client's own session on first use."""
-        if self.closed:
-            raise ClientClosedError(f"{self._name()} is closed; create a new client")
+    def sender(self, name: Callable[[], str]) -> Sender:
+        """The sender to use now, opening the client's own session on first use; `name`
+        describes the client asking, for the error of another event loop."""
         loop = self._owned_loop
         if loop is not None and loop is not asyncio.get_running_loop():
             raise ClientClosedError(
-                f"{self._name()} opened its connections in another event loop"
+                f"{name()} opened its connections in another event loop"
                 + (" (now closed)" if loop.is_closed() else "")
                 + ", and connections cannot move between loops: create the client inside the "
                 "asyncio.run() (or loop) that uses it, with 'async with', once per loop"
@@ -489,11 +657,58 @@ class Connection:
             self._sender = self._make_sender(transport=transport)
         return self._sender
 
+    async def close(self) -> None:
+        """Close the session the client opened, if any; sending fails from now on."""
+        self.closed = True
+        session, self.owned_session = self.owned_session, None
+        if session is not None:
+            await session.close()
+
+
+class Connection:
+    """Sends a client's requests with its settings through its outlet, which the client owns,
+    or shares with the client it was derived from (`derive`).
+
+    `name` describes the client in errors (its repr); `settings` are what a request is sent
+    with when a call's options do not say otherwise.
+    """
+
+    def __init__(
+        self, outlet: Outlet, settings: Settings, *, name: Callable[[], str], derived: bool = False
+    ) -> None:
+        self._outlet = outlet
+        self.base_settings = settings
+        """The headers, attempt timeout and retry policy of a call without options."""
+        self._name = name
+        self.derived = derived
+        """Whether the outlet is another client's (this client was made by `with_options`)."""
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether this client was closed, or the client whose outlet it shares was."""
+        return self._closed or self._outlet.closed
+
+    def derive(self, settings: Settings, *, name: Callable[[], str]) -> Connection:
+        """The connection of a client derived from this one: `settings` over the same outlet."""
+        return Connection(self._outlet, settings, name=name, derived=True)
+
+    def sender(self) -> Sender:
+        """The sender to use now, opening the client's own session on first use."""
+        if self._closed or self._outlet.closed:
+            raise ClientClosedError(
+                f"{self._name()} is closed; create a new client"
+                if self._closed or not self.derived
+                else f"{self._name()} was derived from a client that is closed now; derive one "
+                "from an open client"
+            )
+        return self._outlet.sender(self._name)
+
     def settings(self, options: RequestOptions | None) -> Settings:
         """The headers, attempt timeout and retry policy of a call with these options."""
         if options is None:
-            return self._settings
-        headers, timeout, retry = self._settings
+            return self.base_settings
+        headers, timeout, retry = self.base_settings
         if options.headers:
             headers = {**headers, **options.headers}
         if options.timeout is not None:
@@ -502,17 +717,26 @@ class Connection:
 
     def send(self, request: Request, options: RequestOptions | None) -> Awaitable[Response]:
         """Send a request under the client's settings; returns the sender's own coroutine."""
-        sender = self.sender()
-        return sender.send(request, *self.settings(options))
+        return self.sender().send(request, *self.settings(options))
+
+    def answer(self, request: Request, options: RequestOptions | None) -> Awaitable[Answer]:
+        """Send a request as `send` does; its response, and how long the exchange that
+        answered took."""
+        return self.sender().answer(request, *self.settings(options))
 
     async def close(self) -> None:
-        """Close the session the client opened, if any; sending fails from now on."""
-        self.closed = True
-        session, self.owned_session = self.owned_session, None
-        if session is not None:
-            await session.close()
+        """Stop sending; close the session the client opened, if it owns the outlet."""
+        self._closed = True
+        if not self.derived:
+            await self._outlet.close()
+
+    @property
+    def owned_session(self) -> aiohttp.ClientSession | None:
+        """The session the client opened (None for a derived client: it is its parent's)."""
+        return None if self.derived else self._outlet.owned_session
 
     @property
     def left_open(self) -> bool:
         """Whether the client's own session is still open (it should have been closed)."""
-        return self.owned_session is not None and not self.owned_session.closed
+        session = self.owned_session
+        return session is not None and not session.closed

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 
@@ -29,8 +29,10 @@ from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits, ShiftPolicy
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, list_start
+from ._raw import RawResponse, raw_response
 from ._redact import shown_url
 from ._sending._events import ClientEvent, Events
+from ._sending._sender import Answer
 from ._settings import MAX_PAGE_SIZE, RequestOptions, sized_page, with_headers
 from ._wire._decode import decode_json, record_from
 from ._wire._http import JSONResponse, Request, Response
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 Send = Callable[[Request, RequestOptions | None], Awaitable[Response]]
+SendAnswer = Callable[[Request, RequestOptions | None], Awaitable[Answer]]
+"""Sends as `Send` does; the response, and how long the exchange that answered took."""
 
 
 @frozen
@@ -87,7 +91,8 @@ class ResourceCollection(Generic[T]):
         *,
         base_url: URL,
         send: Send,
-        secrets: tuple[str, ...],
+        answer: SendAnswer,
+        secrets: Sequence[str],
         paginator: Paginator,
         events: Events | None = None,
         trusted_origins: frozenset[str] = frozenset(),
@@ -113,6 +118,9 @@ class ResourceCollection(Generic[T]):
         self._events = events
         self._trusted_origins = trusted_origins
         self._reader = RecordReader(resource.model, naming, resource.attribute)
+        self._answer = answer
+        self._decode = partial(record_from, resource.model, secrets=secrets, read=self._reader.read)
+        """A get's record of its response: the plain get's and the raw one's."""
         self._get_name = f"{resource.attribute}.get"
         self._list_name = f"{resource.attribute}.list"
         self._page_name = f"{resource.attribute}.page"
@@ -135,25 +143,51 @@ class ResourceCollection(Generic[T]):
                 whatever it contains.
             options: Settings for this call, overriding the client's.
         """
-        url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
-        if options is not None and options.extra_params:
-            url = url.extend_query(options.extra_params)
+        url = self._record_url(resource_id, options)
         events = self._events
         if events is not None and events.active:
             return await events.call(
                 self._get_name, "GET", self._shown(url), self._read(url, options)
             )
         response = await self._send(Request("GET", url), options)  # as _read, one frame less
-        return record_from(
-            self.resource.model, response, secrets=self._secrets, read=self._reader.read
-        )
+        return self._decode(response)
 
     async def _read(self, url: URL, options: RequestOptions | None) -> T:
         """A get's request and the record it answers with."""
         response = await self._send(Request("GET", url), options)
-        return record_from(
-            self.resource.model, response, secrets=self._secrets, read=self._reader.read
-        )
+        return self._decode(response)
+
+    def _record_url(self, resource_id: str | int, options: RequestOptions | None) -> URL:
+        """Where a record is fetched by id: one path segment, and the options' extra params."""
+        url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
+        if options is not None and options.extra_params:
+            url = url.extend_query(options.extra_params)
+        return url
+
+    @property
+    def with_raw_response(self) -> RawCollection[T]:
+        """This collection's `get`, returning the RawResponse that answered it (status,
+        headers, request id, time, URL), whose `parse()` is the record:
+        `await client.endpoints.with_raw_response.get(id)`. A list's responses are its pages
+        (`list(...).pages()`)."""
+        return RawCollection(self)
+
+    async def _raw_get(
+        self, resource_id: str | int, options: RequestOptions | None
+    ) -> RawResponse[T]:
+        """`get`, as the RawResponse that answered it."""
+        url = self._record_url(resource_id, options)
+        events = self._events
+        if events is not None and events.active:
+            return await events.call(
+                self._get_name, "GET", self._shown(url), self._answered(url, options)
+            )
+        return await self._answered(url, options)
+
+    async def _answered(self, url: URL, options: RequestOptions | None) -> RawResponse[T]:
+        """A get's request and the response it got, the record made on `parse()`."""
+        response, elapsed = await self._answer(Request("GET", url), options)
+        return raw_response(response, elapsed, self._decode, self._secrets)
 
     def _shown(self, url: URL) -> str:
         return shown_url(url, self._secrets, query=True)
@@ -765,9 +799,7 @@ class ResourceCollection(Generic[T]):
             return Pager(self._call(query).reading(WIRE_OBJECTS))
 
         async def fetch(record_id: str) -> dict[str, Any] | None:
-            url = URL(f"{self._url_text}/{id_segment(record_id)}", encoded=True)
-            if options is not None and options.extra_params:
-                url = url.extend_query(options.extra_params)
+            url = self._record_url(record_id, options)
             try:
                 response = await self._send(Request("GET", url), options)
             except APIStatusError as error:
@@ -804,3 +836,26 @@ class ResourceCollection(Generic[T]):
         events = self._events
         if events is not None and events.active:
             events.emit(ClientEvent("paging", "GET", url, 0, detail=str(convention)))
+
+
+class RawCollection(Generic[T]):
+    """`collection.with_raw_response`: the collection's `get`, sent as the plain `get` is and
+    returning the RawResponse that answered it; `parse()` gives the record."""
+
+    def __init__(self, collection: ResourceCollection[T]) -> None:
+        self._collection = collection
+
+    def __repr__(self) -> str:
+        return f"<RawCollection of {self._collection!r}>"
+
+    async def get(
+        self, resource_id: str | int, *, options: RequestOptions | None = None
+    ) -> RawResponse[T]:
+        """Fetch the record with this id as `get` does; the response that answered, its
+        `parse()` the record. An error status raises its typed error (NotFoundError, ...).
+
+        Args:
+            resource_id: As for `get`.
+            options: Settings for this call, overriding the client's.
+        """
+        return await self._collection._raw_get(resource_id, options)

@@ -4,6 +4,8 @@
     ├── ConfigurationError        (also ValueError) bad client settings, found at construction
     ├── ClientClosedError         (also RuntimeError) the client was used after close(), or
     │                             from another event loop than the one it connected in
+    ├── TokenProviderError        the token provider (`token=` an async callable) raised, or
+    │                             returned what cannot be sent; shows neither the token
     ├── MissingDependencyError    (also ImportError) an optional integration's package (pyarrow,
     │                             duckdb, dlt) is not installed; has .package and .extra
     ├── ChangeStateError          a change feed's state file cannot be used; has .path
@@ -124,6 +126,12 @@ class ConfigurationError(RemedyError, ValueError):
 class ClientClosedError(RemedyError, RuntimeError):
     """The client was used after `close()`, or in an event loop other than the one it opened
     its connections in (a second `asyncio.run()`); create a new client instead."""
+
+
+class TokenProviderError(RemedyError):
+    """The token provider given as `token=` raised (its exception is the cause, scrubbed of
+    every token the client knows) or returned something that is not a token; the request was
+    not sent. Neither the token nor the value returned is shown."""
 
 
 class MissingDependencyError(RemedyError, ImportError):

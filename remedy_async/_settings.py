@@ -1,7 +1,7 @@
 """The client's settings and a call's: their defaults, and the checks that make a bad one fail
 at construction, before any request.
 
-A client's settings are checked here once (`base_url`, `token`, `proxies`, `budget`, the
+A client's settings are checked here once (`base_url`, `token`, `proxies`, `rate_limit`, the
 collections' `collection_settings`, the page size a list asks for); a call's own settings are
 one value, `RequestOptions`, instead of keyword arguments on every method; `Telemetry` says
 where OpenTelemetry spans and metrics go. Nothing here imports OpenTelemetry, so
@@ -27,7 +27,8 @@ from ._errors import ConfigurationError, check_count
 from ._paging._paginators._auto import AutoPaginator
 from ._paging._paginators._convention import as_paginator
 from ._paging._protocol import Convention, Paginator
-from ._sending._budget import RateLimit, RequestBudget
+from ._sending._budget import RateLimit
+from ._sending._credential import TokenProvider
 from ._sending._events import Telemetry as EventsTelemetry
 from ._sending._headers import check_headers
 from ._sending._proxies import ProxyRoutes
@@ -87,8 +88,16 @@ def base_url(value: str | URL | None, *, allow_insecure_http: bool) -> URL:
     return url.with_path(url.path.rstrip("/"))
 
 
-def token(value: str | None) -> str | None:
-    """Return the token from the argument or REMEDY_API_TOKEN (None when neither is set)."""
+def token(value: str | TokenProvider | None) -> str | TokenProvider | None:
+    """Return the token from the argument or REMEDY_API_TOKEN (None when neither is set), or
+    the token provider given (an async callable, asked when requests are sent)."""
+    if value is not None and not isinstance(value, str):
+        if not callable(value):
+            raise ConfigurationError(
+                "token must be a str or an async callable returning one (a token provider), "
+                f"not a {type(value).__name__}"
+            )
+        return value
     found = value if value is not None else os.environ.get(TOKEN_ENV)
     if not found:
         return None
@@ -144,8 +153,9 @@ def positive_count(value: int, name: str) -> int:
     return value
 
 
-def budget(limit: RateLimit | str | None) -> RequestBudget | None:
-    """The shared budget for a `rate_limit` setting (a RateLimit, or text such as `10/s`)."""
+def rate_limit(limit: RateLimit | str | None) -> RateLimit | None:
+    """The RateLimit of a `rate_limit` setting (a RateLimit, shared by every client given it,
+    or text such as `10/s`, a budget of the client's own)."""
     if limit is None:
         return None
     if isinstance(limit, str):
@@ -155,7 +165,14 @@ def budget(limit: RateLimit | str | None) -> RequestBudget | None:
             raise ConfigurationError(f"rate_limit: {error}") from None
     if not isinstance(limit, RateLimit):
         raise ConfigurationError(f"rate_limit must be a RateLimit, got {limit!r}")
-    return RequestBudget(limit)
+    return limit
+
+
+def retry_policy(value: RetryPolicy) -> RetryPolicy:
+    """Check a `retry` setting: a RetryPolicy."""
+    if not isinstance(value, RetryPolicy):
+        raise ConfigurationError(f"retry must be a RetryPolicy, got {type(value).__name__}")
+    return value
 
 
 def proxies(
@@ -163,7 +180,7 @@ def proxies(
     proxy_auth: tuple[str, str] | None,
     trust_env: bool,
     base: URL,
-    token: str | None,
+    token: str | TokenProvider | None,
     allow_insecure_http: bool,
 ) -> ProxyRoutes | None:
     """The proxy routes for the proxy settings (the environment read now, if trusted).

@@ -121,7 +121,7 @@ class ListCall(Generic[T]):
     description: str
     limits: ListLimits = ListLimits()
     trusted_origins: frozenset[str] = frozenset()
-    secrets: tuple[str, ...] = attrs.field(default=(), repr=False)
+    secrets: Sequence[str] = attrs.field(default=(), repr=False)
     on_convention: Callable[[Convention, str], None] | None = attrs.field(default=None, repr=False)
     on_shifts: Callable[[str, str], None] | None = attrs.field(default=None, repr=False)
     """Told, with the page's URL, what proving a page of an offset list cost when the data

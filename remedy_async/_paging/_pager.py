@@ -9,7 +9,7 @@ nothing lost and nothing repeated.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Mapping, Sequence
 from functools import partial
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -435,5 +435,5 @@ class Pager(Generic[T]):
         return wire_fault_error(fault, prepared.response, url=shown, secrets=secrets)
 
 
-def _redacted(text: str | None, secrets: tuple[str, ...]) -> str | None:
+def _redacted(text: str | None, secrets: Sequence[str]) -> str | None:
     return None if text is None else redact(text, secrets)

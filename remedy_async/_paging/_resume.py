@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+from collections.abc import Sequence
 from typing import Any, cast
 
 import orjson
@@ -64,7 +65,7 @@ def list_start(
     filter_params: tuple[tuple[str, str], ...],
     resume_token: str | None,
     collection: str,
-    secrets: tuple[str, ...],
+    secrets: Sequence[str],
 ) -> tuple[ResumePoint, PageRequest]:
     """Where a list starts (its first request, or the place its resume token names) and its
     first request. A filter that is one of the paginator's own parameters raises ValueError."""
@@ -88,7 +89,7 @@ def list_start(
     return start, first
 
 
-def encode_token(point: ResumePoint, secrets: tuple[str, ...] = ()) -> str:
+def encode_token(point: ResumePoint, secrets: Sequence[str] = ()) -> str:
     """Return the opaque, URL-safe token for a resume point.
 
     A secret the service echoed into the page's cursor, link or header is not stored: only a
@@ -107,7 +108,7 @@ def encode_token(point: ResumePoint, secrets: tuple[str, ...] = ()) -> str:
     return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
 
 
-def _request_document(request: PageRequest, secrets: tuple[str, ...]) -> dict[str, Any]:
+def _request_document(request: PageRequest, secrets: Sequence[str]) -> dict[str, Any]:
     def hidden(text: str) -> str:
         return conceal(text, secrets) if secrets else text
 
@@ -133,7 +134,7 @@ def _request_document(request: PageRequest, secrets: tuple[str, ...]) -> dict[st
 
 
 def decode_token(
-    token: str, *, collection: str, filters: str, paginator: str, secrets: tuple[str, ...] = ()
+    token: str, *, collection: str, filters: str, paginator: str, secrets: Sequence[str] = ()
 ) -> ResumePoint:
     """Read a token given to a list call; ValueError if malformed or made for another list."""
     if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
@@ -171,7 +172,7 @@ class _Unusable(Exception):
     """A well-formed token this client cannot use (it holds a credential the client lacks)."""
 
 
-def _request_from(document: dict[str, Any], secrets: tuple[str, ...]) -> PageRequest:
+def _request_from(document: dict[str, Any], secrets: Sequence[str]) -> PageRequest:
     def shown(text: object) -> str:
         try:
             return reveal(_text(text), secrets)

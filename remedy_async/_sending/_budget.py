@@ -14,15 +14,23 @@ a warm one. Each window is kept `margin` wider than asked (5% of it, at most 0.1
 the client cannot see: a request woken a little late, and the time from its bytes leaving to
 the service counting it, which varies with the network. Bookkeeping on the client's clock; the
 sender waits (on its injected sleep).
+
+One `RateLimit` value is one budget: every client given the same instance books into the same
+`RequestBudget` (`shared_budget`), one per event loop (a budget is not thread-safe, and each
+loop runs in one thread) and per clock (its times are on one). Equal values made apart, or
+text such as `"10/s"`, are budgets of their own; a pickled or copied value is a new one.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
+from typing import Any
 
 from attrs import field, frozen
 from yarl import URL
@@ -88,6 +96,11 @@ class RateLimit:
     served. `RateLimit(10)` is 10 per second, `RateLimit(600, per=60, burst=10)` 600 a minute
     and never more than 10 in a second. The client remembers the send times of the
     last `requests` requests (a few bytes each).
+
+    One value is one budget: clients given the same `RateLimit` instance (in one event loop)
+    share it, so together they stay within it, as the clients derived with `with_options` do.
+    Two values made apart, even equal ones, or the same text (`rate_limit="10/s"`) given to
+    two clients, are two budgets.
     """
 
     requests: int = field(validator=_count)
@@ -97,6 +110,10 @@ class RateLimit:
     burst: int | None = field(default=None, validator=_optional_count)
     """How many may go at once: at most `burst` in any `burst x per / requests` seconds (None: up to
     `requests` at once; 1: evenly spaced)."""
+    _budgets: weakref.WeakKeyDictionary[Any, dict[Any, RequestBudget]] = field(
+        init=False, factory=weakref.WeakKeyDictionary, eq=False, hash=False, repr=False
+    )
+    """The budget every client given this value books into, by event loop and clock."""
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "per", float(self.per))
@@ -104,6 +121,10 @@ class RateLimit:
             raise ValueError(
                 f"RateLimit.burst ({self.burst}) must not exceed requests ({self.requests})"
             )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the rate alone: a value loaded elsewhere is a budget of its own."""
+        return RateLimit, (self.requests, self.per, self.burst)
 
     def __str__(self) -> str:
         text = f"{self.requests}/{_SUFFIX.get(self.per) or f'{self.per!r}s'}"
@@ -179,6 +200,22 @@ class RequestBudget:
 
     def __repr__(self) -> str:
         return f"<RequestBudget {self.limit} booked={len(self.turns)} sent={len(self.wire)}>"
+
+
+def shared_budget(limit: RateLimit, clock: Callable[[], float]) -> RequestBudget:
+    """The budget every client given `limit` books into in the running event loop, its times
+    on `clock`. Outside an event loop (where nothing is sent) a budget of its own."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return RequestBudget(limit)
+    by_clock = limit._budgets.get(loop)
+    if by_clock is None:
+        by_clock = limit._budgets[loop] = {}
+    budget = by_clock.get(clock)
+    if budget is None:
+        budget = by_clock[clock] = RequestBudget(limit)
+    return budget
 
 
 @frozen

@@ -1,5 +1,6 @@
 """One gate per client: caps requests in flight, paces them under the client's own rate limit
-(`_budget`), and pauses every task when the service says so.
+(`_budget`), and pauses every task when the service says so. Clients derived from a client
+(`with_options`) share its gate.
 
 When a response asks for a pause, all of the client's requests wait until then, so concurrent
 workers do not each rediscover the limit. The service's rate-limit signals are read here too, by
@@ -9,11 +10,12 @@ pure functions: a 429 with a wait hint (`Retry-After`, `retry-after-ms`), or
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable, Mapping
 
-from ._budget import RequestBudget
+from ._budget import RateLimit, RequestBudget, shared_budget
 from ._retry import retry_after_seconds
 from ._slots import InFlightSlots, SharedSlots
 
@@ -50,6 +52,14 @@ def pause_asked(
     return pause
 
 
+def _running_loop() -> object:
+    """The running event loop, or None outside one."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 def wall_clock_of(clock: Callable[[], float]) -> Callable[[], float]:
     """The Unix time as `clock` tells it: the real one beside the real monotonic clock; beside
     an injected clock, the real time when first asked, moved on by `clock` alone (so a test's
@@ -62,21 +72,24 @@ def wall_clock_of(clock: Callable[[], float]) -> Callable[[], float]:
 
 class RequestGate:
     """Admits a client's requests: at most `max_in_flight` at once (and a slot of a ceiling
-    `shared` with other clients, if any), none during a pause, and no faster than its `budget`
-    (the client's rate limit, if any) allows. `wall` tells the Unix time, for the service's
-    hints given as dates."""
+    `shared` with other clients, if any), none during a pause, and no faster than its `limit`
+    (the client's rate limit, if any: a budget it shares with every client given the same
+    value) allows. `wall` tells the Unix time, for the service's hints given as dates."""
 
     def __init__(
         self,
         max_in_flight: int,
         clock: Callable[[], float],
         max_pause: float = math.inf,
-        budget: RequestBudget | None = None,
+        limit: RateLimit | None = None,
         wall: Callable[[], float] = time.time,
         shared: InFlightSlots | None = None,
     ) -> None:
         self.max_in_flight = max_in_flight
-        self.budget = budget
+        self.limit = limit
+        """The client's rate limit (None: none)."""
+        self._budget: RequestBudget | None = None
+        self._budget_loop: object = None
         self.max_pause = max_pause
         """The longest pause one response can impose on everyone (an absurd hint is capped)."""
         own = InFlightSlots(max_in_flight)
@@ -90,8 +103,21 @@ class RequestGate:
         self._clock = clock
         self.wall = wall
 
+    @property
+    def budget(self) -> RequestBudget | None:
+        """What the rate limit books into in the running event loop: the budget of every
+        client given the same `RateLimit` there (None without a limit)."""
+        limit = self.limit
+        if limit is None:
+            return None
+        loop = _running_loop()
+        if self._budget is None or loop is not self._budget_loop:
+            self._budget = shared_budget(limit, self._clock)
+            self._budget_loop = loop
+        return self._budget
+
     def __repr__(self) -> str:
-        budget = "" if self.budget is None else f" rate_limit={self.budget.limit}"
+        budget = "" if self.limit is None else f" rate_limit={self.limit}"
         return (
             f"<RequestGate max_in_flight={self.max_in_flight}{budget} "
             f"pause={self.pause_left():.2f}s>"

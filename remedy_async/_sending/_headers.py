@@ -1,7 +1,8 @@
 """The headers every request carries, and the check that no header can split a request.
 
 Accept, User-Agent, the caller's extras and the credential header, checked once at
-construction so a bad one fails before any request.
+construction so a bad one fails before any request (a token provider's header is added to each
+attempt's instead: `_credential`).
 """
 
 from __future__ import annotations
@@ -49,9 +50,14 @@ def default_headers(
             f"auth_scheme must be one word such as 'Bearer', or None, got {auth_scheme!r}"
         )
     if secret is not None:
-        if any(name.lower() == auth_header.lower() for name in headers):
-            raise ConfigurationError(
-                f"headers sets {auth_header!r}, which the token also sets; pass one of them"
-            )
+        refuse_credential_header(headers, auth_header)
         merged[auth_header] = f"{auth_scheme} {secret}" if auth_scheme else secret
     return merged
+
+
+def refuse_credential_header(headers: Mapping[str, str], auth_header: str) -> None:
+    """ConfigurationError when `headers` set the header the token goes in (any letter case)."""
+    if any(name.lower() == auth_header.lower() for name in headers):
+        raise ConfigurationError(
+            f"headers sets {auth_header!r}, which the token also sets; pass one of them"
+        )

@@ -8,7 +8,8 @@ limit an attempt books its turn up front, and the transport, its connection in h
 `_at_wire` for the time each request goes out (`AT_WIRE`). A failed attempt is
 retried as the policy decides; the error that ends the call records how many attempts it sent.
 A redirect is followed only when the client says so, and only where it may be (`redirect_target`,
-pure, no I/O).
+pure, no I/O). With a token provider (`_credential`), each attempt asks it for the token first,
+and a 401 is retried once with the token it gives then, if that is another.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextvars import Token
 from functools import partial
-from typing import Any, TypeVar
+from operator import itemgetter
+from typing import Any, NamedTuple, TypeVar, overload
 
 from attrs import evolve
 from yarl import URL
@@ -29,6 +31,7 @@ from remedy_async._errors import (
     APIError,
     APIStatusError,
     APITimeoutError,
+    AuthenticationError,
     RateLimitError,
     RemedyError,
     excerpt,
@@ -38,6 +41,7 @@ from remedy_async._wire._http import REQUEST_ID_HEADER, AttemptTimeout, Request,
 from remedy_async._wire._urls import url_problem
 
 from ._budget import AT_WIRE, SendTimes, WireTurn
+from ._credential import Credential
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
 from ._retry import RetryPolicy, retry_after_seconds
@@ -45,6 +49,7 @@ from ._status import status_error
 from ._transport import StreamedResponse, Transport
 
 R = TypeVar("R")
+A = TypeVar("A")
 
 Sleep = Callable[[float], Awaitable[None]]
 Attempt = Callable[[Request, Mapping[str, str], AttemptTimeout, int], Awaitable[R]]
@@ -55,6 +60,17 @@ NOT_MODIFIED = 304
 ERROR_BODY_LIMIT = BODY_LIMIT + 1
 """Bytes of a streamed response's error body read for its error: one more than the error
 keeps, so a longer body is known to be cut."""
+
+
+class Answer(NamedTuple):
+    """A call's 2xx response, and how long the exchange that answered it took (seconds, on the
+    client's clock: from its request to the transport until its response was read)."""
+
+    response: Response
+    elapsed: float
+
+
+_response_of: Callable[[Answer], Response] = itemgetter(0)
 
 
 def attempt_timeout(timeout: AttemptTimeout, time_left: float) -> AttemptTimeout:
@@ -73,13 +89,14 @@ class Sender:
         transport: Transport,
         gate: RequestGate,
         events: Events,
-        secrets: tuple[str, ...],
+        secrets: Sequence[str],
         credential_headers: frozenset[str],
         follow_redirects: bool,
         max_response_bytes: int,
         clock: Callable[[], float] = time.monotonic,
         sleep: Sleep,
         uniform: Callable[[float, float], float] = random.uniform,
+        credential: Credential | None = None,
     ) -> None:
         self.transport = transport
         self.gate = gate
@@ -91,6 +108,9 @@ class Sender:
         self._clock = clock
         self._sleep = sleep
         self._uniform = uniform
+        self._credential = credential
+        """A token provider's, asked before each attempt; None when the headers carry the
+        token already (a static one) or there is none."""
 
     def send(
         self,
@@ -106,8 +126,18 @@ class Sender:
         coroutine, checked by `_checked` (one more frame less).
         """
         if self._events.active or self._follow_redirects:
-            return self.run(request, headers, timeout, policy, self._send_once)
+            return self.run(request, headers, timeout, policy, self._answered, finish=_response_of)
         return self.run(request, headers, timeout, policy, self._exchange, finish=self._checked)
+
+    def answer(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: AttemptTimeout,
+        policy: RetryPolicy,
+    ) -> Coroutine[Any, Any, Answer]:
+        """As `send`, with how long the exchange that answered took (for a raw response)."""
+        return self.run(request, headers, timeout, policy, self._answered)
 
     async def stream(
         self,
@@ -160,6 +190,7 @@ class Sender:
 
         return await self.run(request, headers, timeout, policy, attempt)
 
+    @overload
     async def run(
         self,
         request: Request,
@@ -167,31 +198,58 @@ class Sender:
         timeout: AttemptTimeout,
         policy: RetryPolicy,
         attempt: Attempt[R],
-        finish: Callable[[R], R] | None = None,
-    ) -> R:
+    ) -> R: ...
+
+    @overload
+    async def run(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: AttemptTimeout,
+        policy: RetryPolicy,
+        attempt: Attempt[A],
+        finish: Callable[[A], R],
+    ) -> R: ...
+
+    async def run(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: AttemptTimeout,
+        policy: RetryPolicy,
+        attempt: Attempt[Any],
+        finish: Callable[[Any], Any] | None = None,
+    ) -> Any:
         """Run `attempt` until it succeeds, the policy gives up, or the deadline would pass.
 
         `finish`, when given, turns an attempt's result into the call's result (or raises); it
         counts as part of the attempt, so an error it raises is retried like any other.
         """
-        clock, gate = self._clock, self.gate
+        clock, gate, credential = self._clock, self.gate, self._credential
         now = clock()
         deadline_at = now + policy.deadline
         total = timeout.total
         number = sent = 0
+        carried = headers  # what this attempt sends: `headers`, and a provider's token
+        renewal: Mapping[str, str] | None = None  # carrying the token asked for after a 401
+        renewed = False
         while True:
             number += 1
+            if credential is not None:
+                carried = renewal if renewal is not None else await credential.headers(headers)
+                renewal = None
+                now = clock()
             # An attempt's time runs from when it asks to go out: waiting for the shared pause
             # or for an in-flight slot counts against its timeout, as against the deadline.
             ends_at = deadline_at if total is None else min(deadline_at, now + total)
             try:
-                if gate.resume_at > now or gate.budget is not None or not gate.slots.take():
+                if gate.resume_at > now or gate.limit is not None or not gate.slots.take():
                     now = await self._admitted(request, number, policy, ends_at)
                 sent += 1
-                wire = None if gate.budget is None else self._wire_turn(request, number, ends_at)
+                wire = None if gate.limit is None else self._wire_turn(request, number, ends_at)
                 try:
                     result = await attempt(
-                        request, headers, attempt_timeout(timeout, ends_at - now), number
+                        request, carried, attempt_timeout(timeout, ends_at - now), number
                     )
                 finally:
                     gate.slots.give_back()
@@ -201,6 +259,19 @@ class Sender:
             except RemedyError as error:
                 if isinstance(error, APIError):
                     scrub_error(error, self._secrets)
+                if (
+                    credential is not None
+                    and not renewed
+                    and isinstance(error, AuthenticationError)
+                    and deadline_at > clock()
+                ):
+                    # The token was refused: the provider is asked once more, and the request
+                    # sent once more at once, if it gives another token.
+                    renewed = True
+                    renewal = await credential.renewed(headers, carried)
+                    if renewal is not None:
+                        self._retrying(request, number, 0.0, error)
+                        continue
                 hint = _hint(error, gate.wall)
                 try:
                     wait = policy.decide(
@@ -216,20 +287,24 @@ class Sender:
                 if wait is None:
                     error.attempts = sent
                     raise
-                if self._events.noting:
-                    self._events.emit(
-                        ClientEvent(
-                            "retry",
-                            request.method,
-                            self._shown(request.url),
-                            number,
-                            wait=wait,
-                            status=getattr(error, "status", None),
-                            error=type(error).__name__,
-                        )
-                    )
+                self._retrying(request, number, wait, error)
             await self._sleep(wait)
             now = clock()
+
+    def _retrying(self, request: Request, number: int, wait: float, error: RemedyError) -> None:
+        """Tell the hooks (and the log at INFO) a failed attempt is retried after `wait` seconds."""
+        if self._events.noting:
+            self._events.emit(
+                ClientEvent(
+                    "retry",
+                    request.method,
+                    self._shown(request.url),
+                    number,
+                    wait=wait,
+                    status=getattr(error, "status", None),
+                    error=type(error).__name__,
+                )
+            )
 
     async def _admitted(
         self, request: Request, number: int, policy: RetryPolicy, ends_at: float
@@ -261,7 +336,7 @@ class Sender:
             if not gate.slots.take():
                 await self._free_slot(request, ends_at)
                 now = clock()
-            if gate.budget is not None and gate.pause_left() <= 0:
+            if gate.limit is not None and gate.pause_left() <= 0:
                 try:
                     now = await self._turn(request, number, ends_at)
                 except BaseException:
@@ -392,14 +467,15 @@ class Sender:
             raise status_error(response, secrets=self._secrets)
         return response
 
-    async def _send_once(
+    async def _answered(
         self,
         request: Request,
         headers: Mapping[str, str],
         timeout: AttemptTimeout,
         number: int,
-    ) -> Response:
-        """One attempt: the exchange, and any redirects it is allowed to follow."""
+    ) -> Answer:
+        """One attempt: the exchange, and any redirects it is allowed to follow; its 2xx
+        response and how long the exchange that answered took."""
         events = self._events
         for _ in range(MAX_REDIRECTS + 1):
             started = self._clock()
@@ -414,8 +490,8 @@ class Sender:
                 if url:
                     self._lost(request, url, number, started, error)
                 raise
+            elapsed = self._clock() - started
             if url:
-                elapsed = self._clock() - started
                 events.emit(
                     ClientEvent(
                         "response", request.method, url, number, status=response.status,
@@ -424,7 +500,7 @@ class Sender:
                 )  # fmt: skip
             target = redirect_target(response, self._secrets) if self._follow_redirects else None
             if target is None:
-                return self._checked(response)
+                return Answer(self._checked(response), elapsed)
             if (pause := self.gate.observe(response.status, response.headers)) and events.noting:
                 self._paused(response, pause)
             if target.origin() != request.url.origin():
@@ -459,7 +535,7 @@ MAX_REDIRECTS = 5
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 
-def redirect_target(response: Response, secrets: tuple[str, ...]) -> URL | None:
+def redirect_target(response: Response, secrets: Sequence[str]) -> URL | None:
     """Where a redirect leads; None when the response is not a redirect.
 
     A Location that cannot be followed safely is the response's status error, saying why:

@@ -12,6 +12,8 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal, overload
 
+from attrs import evolve
+
 from remedy_async._client import RemedyClient
 from remedy_async._collection import ResourceCollection
 from remedy_async._errors import ConfigurationError
@@ -24,6 +26,7 @@ from remedy_async._models import (
     VulnerabilityFinding,
 )
 from remedy_async._paging._pager import Pager
+from remedy_async._sending._budget import RateLimit
 from remedy_async._sending._transport import ConnectionPool
 from remedy_async._settings import closest
 
@@ -140,6 +143,8 @@ class TenantClients:
             settings["base_url"] = tenant.base_url
         if tenant.rate_limit is not None:
             settings["rate_limit"] = tenant.rate_limit
+        if isinstance(settings.get("rate_limit"), RateLimit):  # one value is one budget: each
+            settings["rate_limit"] = evolve(settings["rate_limit"])  # key gets its own
         try:
             return RemedyClient(token=key.token, pool=self._pool, **settings)
         except ConfigurationError as error:

@@ -4,7 +4,9 @@ injected clock, checked where it matters: the times the server saw each request 
 from __future__ import annotations
 
 import asyncio
+import copy
 import io
+import pickle
 from pathlib import Path
 
 import pytest
@@ -15,10 +17,13 @@ from hypothesis import strategies as st
 from remedy_async import (
     APITimeoutError,
     ConfigurationError,
+    MockTransport,
     RateLimit,
     RemedyClient,
     RequestOptions,
     RetryPolicy,
+    Tenant,
+    TenantClients,
 )
 from remedy_async._sending._budget import RequestBudget, margin
 from tests.fakes import endpoint_record, page
@@ -308,5 +313,71 @@ def test_a_configuration_file_sets_the_rate_limit(tmp_path: Path) -> None:
     config = tmp_path / "remedy.toml"
     config.write_text('[default]\nbase_url = "https://api.test"\nrate_limit = "600/min"\n')
     client = RemedyClient.from_config(config)
-    assert client._gate.budget is not None
-    assert client._gate.budget.limit == RateLimit(600, per=60)
+    assert client._gate.limit == RateLimit(600, per=60)
+
+
+# One value, one budget ---------------------------------------------------------------------
+
+
+async def test_one_rate_limit_value_is_one_budget_in_an_event_loop() -> None:
+    """Clients given the same RateLimit instance book into one budget; an equal value made
+    apart, or the same rate as text, is another."""
+    limit = RateLimit(10)
+    one = RemedyClient("http://127.0.0.1:9", rate_limit=limit)
+    other = RemedyClient("http://127.0.0.1:9", rate_limit=limit)
+    apart = RemedyClient("http://127.0.0.1:9", rate_limit=RateLimit(10))
+    text = RemedyClient("http://127.0.0.1:9", rate_limit="10/s")
+    assert one._gate is not other._gate
+    assert one._gate.budget is other._gate.budget
+    assert apart._gate.budget is not one._gate.budget
+    assert text._gate.budget is not one._gate.budget
+    assert apart._gate.limit == text._gate.limit == limit
+
+
+def test_each_event_loop_has_its_own_budget_of_a_value() -> None:
+    """The same value used in two event loops (a budget is not thread-safe) is two budgets;
+    a client keeps its budget within a loop."""
+    limit = RateLimit(10)
+    client = RemedyClient("http://127.0.0.1:9", rate_limit=limit)
+
+    async def budget_here() -> object:
+        first = client._gate.budget
+        assert client._gate.budget is first
+        return first
+
+    assert asyncio.run(budget_here()) is not asyncio.run(budget_here())
+
+
+async def test_clients_on_other_clocks_do_not_share_a_budget() -> None:
+    """A budget's times are on one clock: clients given one value on different clocks each
+    book into a budget of their clock."""
+    limit, time = RateLimit(10), ParkedTime()
+    real = RemedyClient("http://127.0.0.1:9", rate_limit=limit)
+    virtual = RemedyClient("http://127.0.0.1:9", rate_limit=limit, clock=time.clock)
+    assert real._gate.budget is not virtual._gate.budget
+
+
+def test_a_copied_or_pickled_value_is_a_budget_of_its_own() -> None:
+    """A value loaded from a pickle (another process's) or copied is equal, with its own
+    budget."""
+    limit = RateLimit(600, per=60, burst=10)
+    for again in (pickle.loads(pickle.dumps(limit)), copy.copy(limit), copy.deepcopy(limit)):
+        assert again == limit
+        assert again._budgets is not limit._budgets
+
+
+async def test_tenants_given_one_default_rate_limit_each_have_its_budget() -> None:
+    """TenantClients gives each key its own budget of a shared default `rate_limit=` value:
+    one value there is a limit per key, not one for all of them."""
+    limit = RateLimit(20)
+    tenants = [Tenant("acme", token_env="A_TOKEN"), Tenant("globex", token_env="G_TOKEN")]
+    async with TenantClients(
+        tenants,
+        environ={"A_TOKEN": "a", "G_TOKEN": "g"},
+        transport=MockTransport(lambda request: None),  # type: ignore[arg-type,return-value]
+        base_url="https://api.example.test",
+        rate_limit=limit,
+    ) as clients:
+        acme, globex = clients["acme"]._gate, clients["globex"]._gate
+        assert acme.limit == globex.limit == limit
+        assert acme.budget is not globex.budget

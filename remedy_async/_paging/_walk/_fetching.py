@@ -53,7 +53,7 @@ async def fetch_first(
 
 
 async def fetch_guess(
-    fetch: FetchPage, request: PageRequest, secrets: tuple[str, ...]
+    fetch: FetchPage, request: PageRequest, secrets: Sequence[str]
 ) -> tuple[PageRequest, JSONResponse | None]:
     """The response to a guess, or to the first later guess the service does not refuse (400 or
     422); None when it refuses every one and nothing announced more."""
