@@ -19,6 +19,7 @@ import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
@@ -247,7 +248,7 @@ def kept_body(body: bytes, secrets: Iterable[str], content_type: str = "") -> tu
     if not cut and ("json" in content_type or text.lstrip()[:1] in ("{", "[")):
         try:
             value = loads(body)
-        except NotJSON:
+        except (NotJSON, RecursionError):  # nested deeper than the parser goes: the text
             pass
         else:
             return redact_value(value, secrets), False
@@ -256,30 +257,36 @@ def kept_body(body: bytes, secrets: Iterable[str], content_type: str = "") -> tu
 
 def redact_value(value: object, secrets: Iterable[str]) -> object:
     """Return a parsed JSON value with every secret redacted from its strings, keys included
-    (a number that spells one becomes the text `[REDACTED]`); the value itself when there is no
-    secret to look for."""
+    (a number that spells one becomes the text `[REDACTED]`), however deep; the value itself
+    when there is no secret to look for."""
     secrets = tuple(secret for secret in secrets if secret)
     if not secrets:
         return value
-    try:
-        return _redacted_value(value, secrets)
-    except RecursionError:  # nested past Python's depth: show it as redacted text instead
-        return redact(repr(value), secrets)
-
-
-def _redacted_value(value: object, secrets: tuple[str, ...]) -> object:
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {
-            redact(str(key), secrets): _redacted_value(item, secrets) for key, item in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [_redacted_value(item, secrets) for item in value]
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        shown = repr(value) if not isinstance(value, int) or value.bit_length() < 4000 else ""
-        return REDACTED if shown and redact(shown, secrets) != shown else value
-    return value
+    top: list[object] = [None]
+    # (where the copy goes, under which key or index, what to copy): a loop, not recursion,
+    # so no depth of nesting the parser accepted can fail here
+    todo: list[tuple[Any, Any, object]] = [(top, 0, value)]
+    while todo:
+        into, at, item = todo.pop()
+        if isinstance(item, str):
+            into[at] = redact(item, secrets)
+        elif isinstance(item, dict):
+            copy: dict[object, object] = {}
+            into[at] = copy
+            for key, inner in item.items():
+                shown = redact(key, secrets) if isinstance(key, str) else key
+                copy[shown] = None  # its place, in the order sent
+                todo.append((copy, shown, inner))
+        elif isinstance(item, list | tuple):
+            items: list[object] = [None] * len(item)
+            into[at] = items
+            todo.extend((items, index, inner) for index, inner in enumerate(item))
+        elif isinstance(item, int | float) and not isinstance(item, bool):
+            spelt = repr(item) if not isinstance(item, int) or item.bit_length() < 4000 else ""
+            into[at] = REDACTED if spelt and redact(spelt, secrets) != spelt else item
+        else:
+            into[at] = item
+    return top[0]
 
 
 CREDENTIAL_WORDS = frozenset(
