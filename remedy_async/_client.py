@@ -106,6 +106,12 @@ class RemedyClient:
     another timeout, retry policy or headers that shares this one's connections, gate, rate
     budget and token; `with_raw_response` gives calls' responses with their values.
 
+    The client logs on the `remedy_async` logger: at INFO each retry, each pause the service
+    asks of its key and each shift of an offset list, at DEBUG every request and response too,
+    never the token. `REMEDY_LOG=info` (or `debug`) in the environment, read here, switches
+    that log on, with a stderr handler when the application configured no logging; another
+    value raises ConfigurationError.
+
     Args:
         base_url: The API's root; a path prefix is kept. Default: `REMEDY_BASE_URL`, else
             the service's own, `https://api.furl.ai` (Furl's public API). Plain `http://` is

@@ -80,7 +80,8 @@ def to_wire(record: Any, naming: Naming | None = None) -> dict[str, Any]:
 
     A record read from the service is written back as it came: an optional field sent as null
     is null, one not sent is left out, and numbers are the values read (integers of any size).
-    A record built in code writes a None field as null.
+    A record built in code writes a None field as null. Every model has it as a method too:
+    `record.to_dict()`, and `record.to_json()` for its JSON text.
 
     Args:
         record: A model (`Endpoint`, ...).
