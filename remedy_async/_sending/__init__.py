@@ -7,7 +7,8 @@ cap, and the pauses a response asks for, shared by every request), `_slots` (in-
 a client's own, and a ceiling clients of one `ConnectionPool` share), `_budget`
 (the client's own rate limit: a turn up front, and a time at the wire once the transport has
 its connection), `_proxies` (which proxy a request goes through), `_events`
-(hooks, DEBUG log, the start and end of each logical call), `_headers`, `_credential` (a
+(hooks, the log: INFO and DEBUG lines, REMEDY_LOG; the start and end of each logical call),
+`_headers`, `_credential` (a
 token provider's token, asked before each attempt, and the tokens known), `_status` (status to
 error), `_transport`, the only module that calls aiohttp (with `ConnectionPool`, connections
 several clients share), and `_mock` (`MockTransport`: a
