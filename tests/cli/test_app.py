@@ -10,6 +10,8 @@ import os
 import pytest
 
 from remedy_async import MockRequest, MockResponse
+from remedy_async._sending._events import LOG_ENV as LIBRARY_LOG_ENV
+from remedy_async.cli._options import LOG_ENV
 from tests.loopback import CANARY
 
 from .conftest import Published
@@ -76,3 +78,9 @@ async def test_debug_logs_each_request_once_without_the_token(
     assert len(sent) == len(service.requests)
     assert CANARY not in outcome.stderr
     assert CANARY.encode() not in outcome.stdout
+
+
+def test_the_switch_is_the_one_the_library_reads() -> None:
+    """The variable --debug sets is the library's own (named in the CLI's help without
+    importing the library's modules, so a test keeps the two the same)."""
+    assert LOG_ENV == LIBRARY_LOG_ENV == "REMEDY_LOG"
