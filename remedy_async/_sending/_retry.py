@@ -149,6 +149,9 @@ def _too_long(error: APIError, hint: float, cap: float) -> RateLimitError:
         request_id=getattr(error, "request_id", None),
         headers=getattr(error, "headers", None),
         retry_after=hint,
+        body_excerpt=getattr(error, "body_excerpt", None),
+        body=getattr(error, "body", None),
+        body_truncated=getattr(error, "body_truncated", False),
     )
     limited.__cause__ = error
     return limited

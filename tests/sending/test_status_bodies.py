@@ -211,3 +211,16 @@ async def test_a_streamed_error_body_within_the_limit_is_whole(
             await client.download_agent_configuration(tmp_path / "agent.conf")
     assert caught.value.body == {"error": "Not allowed.", "scope": "agents"}
     assert caught.value.body_truncated is False
+
+
+async def test_a_wait_too_long_to_honour_keeps_the_body_of_the_429_that_asked_it() -> None:
+    """A Retry-After past max_retry_after raises RateLimitError at once, with the 429's body."""
+    sent = {"error": "daily quota spent", "resets": "tomorrow"}
+    script = Script(MockResponse.json(429, sent, headers={"Retry-After": "86400"}))
+    async with script.client(token=CANARY) as client:
+        with pytest.raises(RateLimitError) as caught:
+            await client.endpoints.get(ID)
+    error = caught.value
+    assert (error.retry_after, error.body, error.body_truncated) == (86400.0, sent, False)
+    assert error.body_excerpt == orjson.dumps(sent).decode()
+    assert len(script.requests) == 1
