@@ -47,7 +47,7 @@ from ._models import (
     VulnerabilityFinding,
 )
 from ._paging._protocol import Convention, Paginator
-from ._raw import RawResponse, raw_response
+from ._raw import RawResponse
 from ._redact import redact_headers
 from ._sending._budget import RateLimit
 from ._sending._credential import Credential, KnownSecrets, TokenProvider
@@ -529,7 +529,7 @@ class RemedyClient:
     ) -> RawResponse[T]:
         """GET `url` as the plain call does; the response, with `decode` making its value."""
         response, elapsed = await self._connection.answer(Request("GET", url), options)
-        return raw_response(response, elapsed, decode, self._secrets)
+        return RawResponse(response.status, elapsed, response, self._secrets, decode)
 
     async def download_agent_configuration(
         self,
@@ -702,13 +702,16 @@ class Connection:
     def sender(self) -> Sender:
         """The sender to use now, opening the client's own session on first use."""
         if self._closed or self._outlet.closed:
-            raise ClientClosedError(
-                f"{self._name()} is closed; create a new client"
-                if self._closed or not self.derived
-                else f"{self._name()} was derived from a client that is closed now; derive one "
-                "from an open client"
-            )
+            raise self._closed_error()
         return self._outlet.sender(self._name)
+
+    def _closed_error(self) -> ClientClosedError:
+        return ClientClosedError(
+            f"{self._name()} is closed; create a new client"
+            if self._closed or not self.derived
+            else f"{self._name()} was derived from a client that is closed now; derive one "
+            "from an open client"
+        )
 
     def settings(self, options: RequestOptions | None) -> Settings:
         """The headers, attempt timeout and retry policy of a call with these options."""
@@ -723,7 +726,9 @@ class Connection:
 
     def send(self, request: Request, options: RequestOptions | None) -> Awaitable[Response]:
         """Send a request under the client's settings; returns the sender's own coroutine."""
-        return self.sender().send(request, *self.settings(options))
+        if self._closed or self._outlet.closed:  # as `sender()`, one call less on every request
+            raise self._closed_error()
+        return self._outlet.sender(self._name).send(request, *self.settings(options))
 
     def answer(self, request: Request, options: RequestOptions | None) -> Awaitable[Answer]:
         """Send a request as `send` does; its response, and how long the exchange that

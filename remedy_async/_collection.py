@@ -29,7 +29,7 @@ from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits, ShiftPolicy
 from ._paging._pager import Pager
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, list_start
-from ._raw import RawResponse, raw_response
+from ._raw import RawResponse
 from ._redact import shown_url
 from ._sending._events import ClientEvent, Events
 from ._sending._sender import Answer
@@ -119,8 +119,6 @@ class ResourceCollection(Generic[T]):
         self._trusted_origins = trusted_origins
         self._reader = RecordReader(resource.model, naming, resource.attribute)
         self._answer = answer
-        self._decode = partial(record_from, resource.model, secrets=secrets, read=self._reader.read)
-        """A get's record of its response: the plain get's and the raw one's."""
         self._get_name = f"{resource.attribute}.get"
         self._list_name = f"{resource.attribute}.list"
         self._page_name = f"{resource.attribute}.page"
@@ -157,6 +155,12 @@ class ResourceCollection(Generic[T]):
         response = await self._send(Request("GET", url), options)
         return self._decode(response)
 
+    def _decode(self, response: Response) -> T:
+        """A get's record of its response: the plain get's and the raw one's."""
+        return record_from(
+            self.resource.model, response, secrets=self._secrets, read=self._reader.read
+        )
+
     def _record_url(self, resource_id: str | int, options: RequestOptions | None) -> URL:
         """Where a record is fetched by id: one path segment, and the options' extra params."""
         url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
@@ -187,7 +191,7 @@ class ResourceCollection(Generic[T]):
     async def _answered(self, url: URL, options: RequestOptions | None) -> RawResponse[T]:
         """A get's request and the response it got, the record made on `parse()`."""
         response, elapsed = await self._answer(Request("GET", url), options)
-        return raw_response(response, elapsed, self._decode, self._secrets)
+        return RawResponse(response.status, elapsed, response, self._secrets, self._decode)
 
     def _shown(self, url: URL) -> str:
         return shown_url(url, self._secrets, query=True)

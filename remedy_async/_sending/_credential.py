@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from types import CoroutineType
 from typing import overload
 
 from remedy_async._errors import TokenProviderError
@@ -97,14 +98,19 @@ class Credential:
         """Ask the provider for the token and remember it; TokenProviderError when it fails or
         returns what cannot be sent (neither the token nor its value shown)."""
         failure: Exception | None = None
+        awaited = False
         try:
             asked = self._provider()
-            token: object = await asked if inspect.isawaitable(asked) else None
+            awaited = type(asked) is CoroutineType or inspect.isawaitable(asked)
+            token: object = await asked if awaited else None
         except Exception as error:
             failure = error
         if failure is not None:  # raised outside the handler: no unscrubbed context chained
             raise self._failed(failure)
-        if not inspect.isawaitable(asked):
+        last = self._last
+        if last is not None and token == last[1]:  # the token handed out last: checked, known
+            return last[1]
+        if not awaited:
             raise TokenProviderError(
                 "the token provider must be an async callable (async def) returning the token; "
                 f"it returned a {type(asked).__name__} without awaiting anything"
