@@ -48,11 +48,14 @@ class NotJSON(ValueError):
 def loads(data: bytes | str) -> Any:
     """Parse JSON text, numbers exact: integers of any size as ints, floats as floats.
 
-    Raises NotJSON for an empty text, text that is not JSON, or a number out of range.
+    Raises NotJSON for an empty text, text that is not JSON, a number out of range, or
+    nesting deeper than the interpreter's recursion limit lets a parser build.
     """
     msgspec = _msgspec()
     try:
         return msgspec.json.decode(data)
+    except RecursionError:
+        raise NotJSON("a body nested too deeply to read", "past the recursion limit") from None
     except msgspec.ValidationError as refused:  # valid JSON, but a number out of range
         raise _out_of_range(data, str(refused)) from None
     except msgspec.DecodeError as refused:

@@ -70,6 +70,17 @@ def test_empty_body_is_a_decode_error() -> None:
     assert error.body_excerpt is None
 
 
+@pytest.mark.parametrize("depth", [100_000, 3_000])
+def test_a_body_nested_past_the_recursion_limit_is_a_decode_error(depth: int) -> None:
+    """Nesting no parser can build on this interpreter is a DecodeError saying so, never a
+    RecursionError escaping the call."""
+    body = b'{"a":' * depth + b"1" + b"}" * depth
+    with pytest.raises(DecodeError) as info:
+        decode_json(response(200, body, content_type=JSON, request_id="r-deep"))
+    assert "nested too deeply" in info.value.message
+    assert info.value.request_id == "r-deep"
+
+
 def test_decode_error_excerpt_is_short() -> None:
     """A long non-JSON body is shown as an excerpt of at most 500 characters."""
     with pytest.raises(DecodeError) as info:
