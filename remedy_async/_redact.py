@@ -248,7 +248,7 @@ def kept_body(body: bytes, secrets: Iterable[str], content_type: str = "") -> tu
     if not cut and ("json" in content_type or text.lstrip()[:1] in ("{", "[")):
         try:
             value = loads(body)
-        except (NotJSON, RecursionError):  # nested deeper than the parser goes: the text
+        except NotJSON:  # not JSON after all, or nested deeper than the parser goes: the text
             pass
         else:
             return redact_value(value, secrets), False
