@@ -189,9 +189,11 @@ async def test_health_and_get_json_have_raw_forms() -> None:
 
 async def test_the_rate_limit_left_is_read_after_a_get() -> None:
     """Against a service with a rate limit, a raw get shows `X-RateLimit-Remaining` going
-    down from one get to the next."""
+    down from one get to the next (the service's clock stands still: nothing refills)."""
     async with (
-        Simulator(SimulatorConfig(size=5, rate_limit=100)) as service,
+        Simulator(
+            SimulatorConfig(size=5, rate_limit=100), clock=lambda: 1_700_000_000.0
+        ) as service,
         RemedyClient(service.url) as client,
     ):
         record = service.dataset.id_of("endpoints", 0)

@@ -22,9 +22,7 @@ async def test_a_raw_get_is_typed_by_the_collection(client: RemedyClient) -> Non
     """`with_raw_response.get` is a RawResponse of the record; `parse()` is the record."""
     first = await client.endpoints.list(page_size=1).first()
     assert first is not None
-    raw = assert_type(
-        await client.endpoints.with_raw_response.get(first.id), RawResponse[Endpoint]
-    )
+    raw = assert_type(await client.endpoints.with_raw_response.get(first.id), RawResponse[Endpoint])
     assert_type(raw.parse(), Endpoint)
     assert_type(raw.status, int)
     assert_type(raw.headers, Mapping[str, str])
