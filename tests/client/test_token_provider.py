@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 
 import pytest
 
@@ -272,3 +273,20 @@ async def test_tokens_a_service_echoes_never_show(caplog: pytest.LogCaptureFixtu
     assert caught.value.body_excerpt
     assert "[REDACTED]" in caught.value.body_excerpt
     assert [text for text in shown if CANARY in text] == []
+
+
+async def test_a_download_renews_a_refused_token_too(tmp_path: Path) -> None:
+    """The agent configuration's download goes through the same attempts: refused with the
+    expired token, it is sent again with the renewed one and written."""
+
+    def configuration(request: MockRequest) -> MockResponse:
+        if request.headers.get("Authorization") != "Bearer fresh":
+            return MockResponse.json(401, {"error": "Missing or invalid API key."})
+        return MockResponse(200, {"Content-Type": "application/octet-stream"}, b"agent: on\n")
+
+    service = Routes({"/v1/agent-configuration": configuration})
+    async with service.client(token=Provider("expired", "fresh")) as client:
+        result = await client.download_agent_configuration(str(tmp_path / "agent.conf"))
+    assert (tmp_path / "agent.conf").read_bytes() == b"agent: on\n"
+    assert result.bytes_written == 10
+    assert sent_tokens(service.requests) == ["Bearer expired", "Bearer fresh"]
