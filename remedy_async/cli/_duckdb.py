@@ -29,7 +29,7 @@ from ._meters import Meter, Meters
 from ._progress import progress
 from ._selection import cutter, selection_of
 from ._server_filters import group_filters
-from ._settings import open_client
+from ._connection import open_client
 from ._terminal import ProgressMode, Terminal
 
 SCHEME = "duckdb:"

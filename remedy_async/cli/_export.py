@@ -52,7 +52,7 @@ from ._parquet import ArrowStreamEncoder, ParquetBeside
 from ._progress import progress
 from ._selection import columns_of, cutter, export_encoder, kept, selection_of
 from ._server_filters import group_filters
-from ._settings import open_client
+from ._connection import open_client
 from ._terminal import ProgressMode, Terminal
 
 DEFAULT_FORMAT = "jsonl"

@@ -23,7 +23,7 @@ from ._options import CONTRACT_NAMING
 from ._pager_program import paged, pager_for
 from ._progress import Say, progress
 from ._server_filters import group_filters, resource_filters
-from ._settings import open_client
+from ._connection import open_client
 from ._sinks import Sink, format_for, output
 from ._terminal import Terminal
 from ._where import Condition, check_conditions, keep, where_paths

@@ -23,7 +23,7 @@ from remedy_async import RESOURCES, APIStatusError, DownloadResult, ResourceColl
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
 from ._formats import JsonArrayEncoder, json_bytes
 from ._server_filters import group_filters
-from ._settings import open_client
+from ._connection import open_client
 from ._sinks import StreamSink, finished
 from ._terminal import Terminal
 

@@ -64,7 +64,7 @@ from ._export import (
 from ._formats import EXPORT_FORMATS
 from ._meters import Meter, Meters
 from ._progress import progress
-from ._settings import client_settings
+from ._connection import client_settings
 from ._terminal import Terminal
 
 MANIFEST: Final = "manifest.jsonl"

@@ -28,7 +28,7 @@ from ._formats import json_bytes
 from ._meters import Meters
 from ._progress import progress
 from ._server_filters import group_filters, resource_filters
-from ._settings import open_client
+from ._connection import open_client
 from ._terminal import Terminal
 
 

@@ -51,7 +51,7 @@ NOT_FOR_PARSING = (
     "remedy_async.cli._rich",
     "remedy_async.cli._meters",
     "remedy_async.cli._progress",
-    "remedy_async.cli._settings",
+    "remedy_async.cli._connection",
 )
 """What the commands use and the grammar does not: the simulator's server and its data, rich,
 cattrs, argcomplete, pyarrow, duckdb and dlt, OpenTelemetry (imported by the first client), and

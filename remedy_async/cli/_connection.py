@@ -1,4 +1,5 @@
-"""Builds the client from the connection options, then the environment.
+"""Builds the client from the connection options (`--base-url`, `--token`, `--config`, ...),
+then the environment.
 
 The token is handed to the client and never printed: not in messages, errors, or --debug logs
 (the library redacts the credential header and scrubs the token from echoed text).
