@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from ._bulk import GetResult, IdSource
     from ._changes._change import PassResult
     from ._changes._feed import ChangeFeed, StateArg
-    from ._changes._settings import FeedSettings, Params
+    from ._changes._feed_settings import FeedSettings, Params
 
 T = TypeVar("T")
 
@@ -573,7 +573,7 @@ class ResourceCollection(Generic[T]):
             wall_clock: The time passes are dated with, in Unix seconds.
             **filters: As for `list()`; a state serves the filters it was first used with.
         """
-        from ._changes._settings import FeedSettings  # noqa: PLC0415 - the feed's modules on use
+        from ._changes._feed_settings import FeedSettings  # noqa: PLC0415 - the feed's modules on use
 
         settings = FeedSettings(
             since_filter=self.since_filter if since_filter is None else since_filter,
@@ -751,7 +751,7 @@ class ResourceCollection(Generic[T]):
             wall_clock: As for `changes()`.
             **filters: As for `list()`.
         """
-        from ._changes._settings import FeedSettings  # noqa: PLC0415 - the feed's modules on use
+        from ._changes._feed_settings import FeedSettings  # noqa: PLC0415 - the feed's modules on use
 
         settings = FeedSettings(
             since_filter=self.since_filter if since_filter is None else since_filter,
@@ -782,7 +782,7 @@ class ResourceCollection(Generic[T]):
         """The change feed of `changes()` or `watch()`: its list checked now, before any I/O,
         as `list()` checks it; each pass lists it again (from a resume token, or narrowed)."""
         from ._changes._feed import ChangeFeed  # noqa: PLC0415 - sqlite3 only when used
-        from ._changes._settings import GONE, LISTING, PREFETCH, FeedSource  # noqa: PLC0415
+        from ._changes._feed_settings import GONE, LISTING, PREFETCH, FeedSource  # noqa: PLC0415
 
         listing = partial(
             self._query,

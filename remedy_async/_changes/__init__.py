@@ -11,7 +11,7 @@ Modules:
 - `_state_file`: the state's SQLite file: its format, opening it, the lock against a second
   watcher, and the statements a pass runs on it;
 - `_state`: `ChangeState`, the state's reads and writes, one transaction per page;
-- `_settings`: the values a feed is made of (`FeedSource`, `FeedSettings`);
+- `_feed_settings`: the values a feed is made of (`FeedSource`, `FeedSettings`);
 - `_pass`: one pass (list, diff, commit per page, removals once the list is complete);
 - `_feed`: `ChangeFeed`, one pass or a watch, batches, records as dicts.
 

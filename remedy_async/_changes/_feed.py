@@ -18,8 +18,8 @@ from typing import Any, Generic, TypeVar
 from remedy_async._errors import ChangeStateError, RemedyError
 
 from ._change import Change, PassResult
+from ._feed_settings import FeedSettings, FeedSource
 from ._pass import Batch, Pass
-from ._settings import FeedSettings, FeedSource
 from ._state import ChangeState
 
 T = TypeVar("T")

@@ -40,6 +40,7 @@ from remedy_async._errors import (
 from remedy_async._wire._json import dumps, loads
 
 from ._change import Change, ChangeKind, PassKind, PassResult
+from ._feed_settings import FeedSettings, FeedSource, Params
 from ._fingerprint import (
     as_text,
     canonical,
@@ -48,7 +49,6 @@ from ._fingerprint import (
     fingerprints,
     record_id,
 )
-from ._settings import FeedSettings, FeedSource, Params
 from ._state import ChangeState
 from ._state_file import Known, Page, Row, StoredRecord
 
