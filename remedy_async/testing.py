@@ -37,7 +37,10 @@ Fixtures:
 - `remedy_simulator_sleep`, `remedy_simulator_clock`: what the simulator waits and tells time
   with (asyncio.sleep, `remedy_clock.time`); override the sleep to make latency and stall
   faults instant.
-- `remedy_simulator`: a running Simulator, stopped after the test.
+- `remedy_simulator`: a running Simulator, stopped after the test. A test that passes while a
+  fault it configured hit no request fails at teardown, naming the fault (a rate too small for
+  the run, a route never asked for): make the fault certain (`FaultSpec("http-503", first=2)`)
+  or mark the test `@pytest.mark.remedy_unfired_faults` when that is what it checks.
 - `remedy_client`: a RemedyClient connected to it, with the simulator's auth settings, waiting
   on `remedy_clock`.
 """
@@ -46,7 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -59,9 +62,14 @@ from .simulator import Simulator, SimulatorConfig
 if TYPE_CHECKING:
     from . import RemedyClient
 
-__all__ = ["FakeClock", "configured"]
+__all__ = ["FakeClock", "configured", "unfired_faults"]
 
 MARKER = "remedy_simulator"
+UNFIRED_MARKER = "remedy_unfired_faults"
+"""The marker of a test whose configured faults may hit no request."""
+
+_CALL_FAILED = pytest.StashKey[bool]()
+"""On a test item: whether the test's own call failed (then its faults are not checked)."""
 
 
 class FakeClock:
@@ -113,10 +121,46 @@ class FakeClock:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the `remedy_simulator(**config_overrides)` marker."""
+    """Register the `remedy_simulator(**config_overrides)` and `remedy_unfired_faults`
+    markers."""
     config.addinivalue_line(
         "markers",
         f"{MARKER}(**overrides): SimulatorConfig fields for the remedy_simulator fixture",
+    )
+    config.addinivalue_line(
+        "markers",
+        f"{UNFIRED_MARKER}: the test passes even if a fault it configured hits no request",
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Note whether a test's call failed, so a failing test is not also told its faults never
+    fired."""
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+    return report
+
+
+def unfired_faults(simulator: Simulator) -> str | None:
+    """Describe the faults of a simulator that hit no request, or None when every one hit.
+
+    Args:
+        simulator: A simulator, running or stopped.
+    """
+    unfired = [counts for counts in simulator.fault_counts if not counts.hits]
+    if not unfired:
+        return None
+    lines = "".join(f"\n  {counts}" for counts in unfired)
+    seed = simulator.config.seed
+    return (
+        f"{len(unfired)} of the simulator's {len(simulator.fault_counts)} faults hit no "
+        f"request (seed {seed}), so the test never saw them:{lines}\n"
+        "Make a fault certain (nth=, every= or first=, such as FaultSpec('http-503', first=2)), "
+        f"or mark the test @pytest.mark.{UNFIRED_MARKER} if that is what it checks."
     )
 
 
@@ -192,16 +236,29 @@ def remedy_simulator_clock(remedy_clock: FakeClock) -> Callable[[], float]:
 
 @pytest_asyncio.fixture
 async def remedy_simulator(
+    request: pytest.FixtureRequest,
     remedy_simulator_config: SimulatorConfig,
     remedy_simulator_sleep: Callable[[float], Any],
     remedy_simulator_clock: Callable[[], float],
 ) -> AsyncIterator[Simulator]:
-    """A running simulator on a free loopback port, stopped after the test."""
+    """A running simulator on a free loopback port, stopped after the test.
+
+    After a test that passed, every fault it configured must have hit a request (see
+    `Simulator.fault_counts`), else the test fails at teardown naming the faults: a fault by
+    `rate` may hit nothing in a short run, and a test of retries that saw no fault proves
+    nothing. `@pytest.mark.remedy_unfired_faults` turns the check off for a test.
+    """
     simulator = Simulator(
         remedy_simulator_config, sleep=remedy_simulator_sleep, clock=remedy_simulator_clock
     )
     async with simulator:
         yield simulator
+    node = request.node
+    if node.stash.get(_CALL_FAILED, True) or node.get_closest_marker(UNFIRED_MARKER):
+        return
+    problem = unfired_faults(simulator)
+    if problem is not None:
+        pytest.fail(f"remedy_simulator: {problem}", pytrace=False)
 
 
 @pytest_asyncio.fixture

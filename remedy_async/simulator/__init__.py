@@ -101,12 +101,14 @@ from ._run_config import (
 
 if _TYPE_CHECKING:
     from ._dataset import Dataset
+    from ._injector import FaultCounts
     from ._openapi import openapi_document, openapi_json
     from ._server import Simulator
     from ._tenants import SimulatedTenant
 
 _LAZY = {
     "Dataset": "._dataset",
+    "FaultCounts": "._injector",
     "SimulatedTenant": "._tenants",
     "Simulator": "._server",
     "openapi_document": "._openapi",
@@ -124,6 +126,7 @@ __all__ = [
     "ROUTE_NAMES",
     "Composition",
     "Dataset",
+    "FaultCounts",
     "FaultKind",
     "FaultKindName",
     "FaultSpec",

@@ -140,7 +140,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KIND:RATE[:ROUTE]",
         help=(
-            f"inject a fault (repeatable); kinds: {', '.join(kind.value for kind in FaultKind)}; "
+            "inject a fault (repeatable) into a share RATE of the requests, by chance, or for "
+            "certain into the ones counted by nth=N (or nth=1,3), every=N or first=N in place "
+            "of RATE (KIND:first=2 fails the first two requests, then none); "
+            f"kinds: {', '.join(kind.value for kind in FaultKind)}; "
             f"routes (comma-separated, * allowed): {', '.join(ROUTE_NAMES)} (default: none)"
         ),
     )

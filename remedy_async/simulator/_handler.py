@@ -33,7 +33,7 @@ from aiohttp import web
 from ._agent_configuration import AgentConfiguration, agent_configuration_payload
 from ._counters import CounterState
 from ._dataset import Dataset
-from ._injector import FaultInjector, replacing_error
+from ._injector import FaultCounts, FaultInjector, replacing_error
 from ._matching import FilterError
 from ._openapi import openapi_json
 from ._pages import ECHO_PARAMETER, ListPaging, ListRequest, list_paging
@@ -226,6 +226,10 @@ class SimulatorApp:
                 error = error.echoing(echo)
             payload = error_payload(error, self._config.error_format)
         return await send(request, payload, headers, shaping, self._sleep)
+
+    def fault_counts(self) -> tuple[FaultCounts, ...]:
+        """What each configured fault did so far, in configuration order."""
+        return self._faults.counts()
 
     def _request_id(self) -> str:
         return f"{self._request_id_prefix}-{next(self._request_ids):08x}"

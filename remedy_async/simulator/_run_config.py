@@ -255,24 +255,78 @@ def _check_routes(
             raise ValueError(f"{attribute.name}: {pattern!r} matches no route; routes are {known}")
 
 
+COUNTED: Final = ("nth", "every", "first")
+"""The certain forms of a fault, by keyword: which of the requests it applies to it hits."""
+
+
+def _to_numbers(value: int | Iterable[int] | None) -> tuple[int, ...] | None:
+    if value is None or isinstance(value, int):
+        return None if value is None else (value,)
+    if isinstance(value, str):
+        raise TypeError(f"nth must be an int or ints, such as 3 or (1, 3); got {value!r}")
+    return tuple(value)
+
+
+def _check_numbers(
+    _: object, attribute: attrs.Attribute[Any], value: tuple[int, ...] | None
+) -> None:
+    if value is None:
+        return
+    if not value:
+        raise ValueError(f"{attribute.name} must name at least one request, such as 3 or (1, 3)")
+    for number in value:
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise TypeError(f"{attribute.name} must hold ints, got {number!r}")
+        if number < 1:
+            raise ValueError(f"{attribute.name} counts requests from 1 (the first), got {number!r}")
+
+
+def _to_rate(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
 @attrs.frozen
 class FaultSpec:
-    """One kind of fault, injected into a share (`rate`) of the requests of some routes.
+    """One kind of fault, injected into some requests of some routes: by chance (`rate`) or
+    for certain (`nth`, `every` or `first`).
 
-    Whether a request is hit is decided by a roll derived from the seed, the route and how many
-    requests that route has seen, so a run is reproducible and a retried request rolls again.
+    Give exactly one of them. `rate` hits a share of the requests: whether a request is hit is
+    decided by a roll derived from the seed, the route and how many requests that route has
+    seen, so a run is reproducible and a retried request rolls again; but a small run may see
+    no fault at all. The certain forms count the requests the fault applies to (of its
+    `routes`, all routes together, from 1 when the simulator starts; for `cursor-expired`,
+    those that carry a cursor) and hit exactly the ones they name, whatever the seed:
+    `FaultSpec("http-503", first=2)` answers the first two 503 and the third normally (a
+    client that retries twice gets through), `nth=3` hits the third only, `nth=(1, 3)` the
+    first and the third, `every=5` the fifth, tenth, fifteenth, ... A retried request is a new
+    request: it counts, and can be hit again.
+
     `routes` holds route names or shell-style patterns (`list:*`); None means every route.
+    When two faults (latency aside) hit one request, the first configured answers it.
     """
 
     kind: FaultKind = attrs.field(converter=_to_kind)
     """What the fault does: a FaultKind, or its name (`http-503`)."""
-    rate: float = attrs.field(converter=float, validator=_fraction)
-    """The share of the routes' requests it hits, from 0 to 1."""
+    rate: float | None = attrs.field(
+        default=None, converter=_to_rate, validator=attrs.validators.optional(_fraction)
+    )
+    """The share of the routes' requests it hits, from 0 to 1, by seeded chance; None: one
+    of `nth`, `every` or `first` decides."""
     routes: tuple[str, ...] | None = attrs.field(
         default=None, converter=_to_routes, validator=_check_routes
     )
     """Route names or shell-style patterns (`list:*`; a comma-separated string too), of
     `ROUTE_NAMES`; None: every route."""
+    nth: tuple[int, ...] | None = attrs.field(
+        default=None, kw_only=True, converter=_to_numbers, validator=_check_numbers
+    )
+    """Hit exactly these requests of the ones it applies to, counted from 1: an int (`3`, the
+    third) or several (`(1, 3)`), kept as a tuple."""
+    every: int | None = attrs.field(default=None, kw_only=True, validator=_optional_count)
+    """Hit every this-many-th request of the ones it applies to: `5` hits the 5th, 10th, ..."""
+    first: int | None = attrs.field(default=None, kw_only=True, validator=_optional_count)
+    """Hit the first this-many requests of the ones it applies to, then none: `2` makes a
+    service that fails twice, then succeeds."""
     latency_ms: float = attrs.field(default=100.0, kw_only=True, validator=_non_negative)
     """Latency faults: the delay, in milliseconds."""
     jitter_ms: float = attrs.field(default=0.0, kw_only=True, validator=_non_negative)
@@ -285,6 +339,54 @@ class FaultSpec:
     """`http-429` faults: `Retry-After` as `seconds` or an `http-date`."""
     stall_seconds: float = attrs.field(default=5.0, kw_only=True, validator=_non_negative)
     """`stall` faults: how long the body waits after the headers."""
+
+    def __attrs_post_init__(self) -> None:
+        given = [name for name in ("rate", *COUNTED) if getattr(self, name) is not None]
+        if not given:
+            raise ValueError(
+                f"fault {self.kind.value!r} needs a rate (the share of requests it hits, 0 to "
+                "1, by chance) or a certain count: nth=N (the Nth request), every=N or first=N"
+            )
+        if len(given) > 1:
+            named = " and ".join(f"{name}={getattr(self, name)!r}" for name in given)
+            raise ValueError(
+                f"fault {self.kind.value!r} takes one of rate, nth, every or first, got {named}"
+            )
+
+    def __str__(self) -> str:
+        """The fault as written on the command line, such as `http-503:first=2:list:*`
+        (the keyword-only options aside)."""
+        how = (
+            f"nth={','.join(map(str, self.nth))}"
+            if self.nth is not None
+            else f"every={self.every}"
+            if self.every is not None
+            else f"first={self.first}"
+            if self.first is not None
+            else f"{self.rate:g}"
+        )
+        routes = "" if self.routes is None else ":" + ",".join(self.routes)
+        return f"{self.kind.value}:{how}{routes}"
+
+    @property
+    def certain(self) -> bool:
+        """Whether it hits requests by their count (`nth`, `every`, `first`), not by chance."""
+        return self.rate is None
+
+    def hits(self, number: int) -> bool:
+        """Tell whether a certain fault hits the `number`-th request it applies to (False for
+        a fault by `rate`, which rolls instead).
+
+        Args:
+            number: The request's place among those the fault applies to, from 1.
+        """
+        if self.nth is not None:
+            return number in self.nth
+        if self.every is not None:
+            return number % self.every == 0
+        if self.first is not None:
+            return number <= self.first
+        return False
 
     def applies_to(self, route: str) -> bool:
         """Tell whether this fault may hit requests of `route`.
@@ -301,24 +403,49 @@ class FaultSpec:
         """Read a fault written as on the command line; ValueError names what is wrong.
 
         Args:
-            text: `KIND:RATE[:ROUTE[,ROUTE...]]`, such as `http-503:0.1:list:endpoints`.
+            text: `KIND:HOW[:ROUTE[,ROUTE...]]`, where HOW is a rate (`http-503:0.1`, a share
+                of the requests, by chance) or a certain count: `nth=N` (or `nth=1,3`),
+                `every=N` or `first=N`, such as `http-503:first=2:list:endpoints`.
             **options: The keyword-only fields (`latency_ms`, `stall_seconds`, ...).
         """
         kind, separator, rest = text.partition(":")
         if not separator:
-            raise ValueError(f"fault {text!r} must look like KIND:RATE[:ROUTE]")
-        rate, _, routes = rest.partition(":")
+            raise ValueError(
+                f"fault {text!r} must look like KIND:RATE[:ROUTE] or KIND:first=N[:ROUTE] "
+                "(nth=N, every=N)"
+            )
+        how, _, routes = rest.partition(":")
         try:
             fault_kind = kind_of(kind)
         except ValueError as error:
             raise ValueError(f"fault {text!r}: {error}") from None
+        counted: dict[str, Any] = {}
+        rate_value: float | None = None
+        name, equals, number = how.partition("=")
+        if equals:
+            if name not in COUNTED:
+                raise ValueError(
+                    f"fault {text!r}: {name!r} is not nth, every or first (or a rate, such as 0.1)"
+                )
+            try:
+                numbers = tuple(int(part) for part in number.split(","))
+            except ValueError:
+                raise ValueError(
+                    f"fault {text!r}: {name} takes a whole number, got {number!r}"
+                ) from None
+            if name != "nth" and len(numbers) > 1:
+                raise ValueError(f"fault {text!r}: {name} takes one number, got {number!r}")
+            counted[name] = numbers if name == "nth" else numbers[0]
+        else:
+            try:
+                rate_value = float(how)
+            except ValueError:
+                raise ValueError(
+                    f"fault {text!r}: rate {how!r} is not a number (nor nth=N, every=N or first=N)"
+                ) from None
         try:
-            rate_value = float(rate)
-        except ValueError:
-            raise ValueError(f"fault {text!r}: rate {rate!r} is not a number") from None
-        try:
-            return cls(fault_kind, rate_value, routes or None, **options)
-        except ValueError as error:
+            return cls(fault_kind, rate_value, routes or None, **counted, **options)
+        except (TypeError, ValueError) as error:
             raise ValueError(f"fault {text!r}: {error}") from None
 
 

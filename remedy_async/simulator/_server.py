@@ -27,6 +27,7 @@ from aiohttp.http_exceptions import BadHttpMessage, HttpProcessingError, LineToo
 from ._counters import CounterState, SimulatorCounters
 from ._dataset import Dataset
 from ._handler import SimulatorApp, Sleep
+from ._injector import FaultCounts
 from ._responses import ERROR_CODES, ApiError
 from ._run_config import SimulatorConfig
 from ._tenants import (
@@ -174,6 +175,14 @@ class Simulator:
     def counters(self) -> SimulatorCounters:
         """A snapshot of what it has seen so far."""
         return self._counters.snapshot()
+
+    @property
+    def fault_counts(self) -> tuple[FaultCounts, ...]:
+        """What each configured fault did since the simulator was made, in the order of
+        `config.faults`: the requests it applied to and how many it hit. A fault that hit none
+        was never seen by the client (`reset_counters` leaves these: a certain fault's count
+        goes on)."""
+        return self._app.fault_counts()
 
     def reset_counters(self) -> None:
         """Zero the counters and forget the tenants' arrivals (requests in flight stay counted
