@@ -63,7 +63,6 @@ from ._sending._transport import (
     Transport,
     attempt_timeout_of,
     open_session,
-    pace,
 )
 from ._settings import (
     DEFAULT_TIMEOUT,
@@ -307,7 +306,6 @@ class RemedyClient:
         )
         if session is not None:
             transport = AiohttpTransport(session, proxies=self._proxies)
-            pace(session, transport)
         outlet = Outlet(
             transport=transport,
             make_sender=partial(
