@@ -24,12 +24,12 @@ from remedy_async import (
 )
 from remedy_async.columnar import arrow_schema, checked_dicts, record_batch
 
+from ._connection import open_client
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
 from ._meters import Meter, Meters
 from ._progress import progress
 from ._selection import cutter, selection_of
 from ._server_filters import group_filters
-from ._connection import open_client
 from ._terminal import ProgressMode, Terminal
 
 SCHEME = "duckdb:"

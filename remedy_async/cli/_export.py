@@ -45,6 +45,7 @@ from ._checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from ._connection import open_client
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
 from ._formats import EXPORT_FORMATS, LINE_END, LineEnd
 from ._meters import Meter, Meters
@@ -52,7 +53,6 @@ from ._parquet import ArrowStreamEncoder, ParquetBeside
 from ._progress import progress
 from ._selection import columns_of, cutter, export_encoder, kept, selection_of
 from ._server_filters import group_filters
-from ._connection import open_client
 from ._terminal import ProgressMode, Terminal
 
 DEFAULT_FORMAT = "jsonl"

@@ -12,10 +12,10 @@ import orjson
 from remedy_async import ProbeReport, RemedyClient, probe
 
 from ._checkpoint import replace_file
+from ._connection import client_settings, config_file, profile
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
 from ._options import BASE_URL_ENV, CONTRACT_NAMING, TOKEN_ENV
 from ._server_filters import resource_named
-from ._connection import client_settings, config_file, profile
 from ._terminal import Terminal
 
 CONTRACT_PAGING = "offset"

@@ -20,10 +20,10 @@ from typing import Any
 
 from remedy_async import RESOURCES, APIStatusError, DownloadResult, ResourceCollection, to_wire
 
+from ._connection import open_client
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
 from ._formats import JsonArrayEncoder, json_bytes
 from ._server_filters import group_filters
-from ._connection import open_client
 from ._sinks import StreamSink, finished
 from ._terminal import Terminal
 

@@ -50,6 +50,7 @@ from remedy_async import (
 )
 
 from ._checkpoint import ExportFiles, fsync_directory, replace_file
+from ._connection import client_settings
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
 from ._export import (
     Exported,
@@ -64,7 +65,6 @@ from ._export import (
 from ._formats import EXPORT_FORMATS
 from ._meters import Meter, Meters
 from ._progress import progress
-from ._connection import client_settings
 from ._terminal import Terminal
 
 MANIFEST: Final = "manifest.jsonl"

@@ -23,12 +23,12 @@ from remedy_async import (
     ResourceCollection,
 )
 
+from ._connection import open_client
 from ._errors import EXIT_OK, EXIT_PARTIAL, UsageError, describe, in_flags
 from ._formats import json_bytes
 from ._meters import Meters
 from ._progress import progress
 from ._server_filters import group_filters, resource_filters
-from ._connection import open_client
 from ._terminal import Terminal
 
 
