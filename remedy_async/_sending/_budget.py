@@ -6,14 +6,16 @@ closer than the limit allows: not before the window after the time `requests` pl
 sliding window), nor, with a `burst` below `requests`, before the burst window after the time
 `burst` places earlier. Up front, each attempt books its turn, in the order requests ask, so
 every task of the client shares one queue and the long waits happen before a connection is
-taken. Then at the wire: once the transport has its connection in hand (opened, TLS done, a
-proxy's tunnel up), it awaits the `WireTurn` the sender left in `AT_WIRE`, which books the time
-the request goes out (every redirect hop and every resend too) and waits for it. So a request
-that waited for a new connection cannot reach the service together with later ones that found
-a warm one. Each window is kept `margin` wider than asked (5% of it, at most 0.1 s), for what
-the client cannot see: a request woken a little late, and the time from its bytes leaving to
-the service counting it, which varies with the network. Bookkeeping on the client's clock; the
-sender waits (on its injected sleep).
+taken. Then at the wire: the request the transport is given carries its turn
+(`Request.turn`, the sender's `_at_wire`); once the transport has its connection in hand
+(opened, TLS done, a proxy's tunnel up), it awaits the turn, which books the time the request
+goes out (every redirect hop and every resend too) and waits for it. So a request that waited
+for a new connection cannot reach the service together with later ones that found a warm one.
+A transport that does not take turns has the sender take each one just before calling it.
+Each window is kept `margin` wider than asked (5% of it, at most 0.1 s), for what the client
+cannot see: a request woken a little late, and the time from its bytes leaving to the service
+counting it, which varies with the network. Bookkeeping on the client's clock; the sender waits
+(on its injected sleep).
 
 One `RateLimit` value is one budget: every client given the same instance books into the same
 `RequestBudget` (`shared_budget`), one per event loop (a budget is not thread-safe, and each
@@ -28,12 +30,10 @@ import math
 import re
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
+from collections.abc import Callable
 from typing import Any
 
 from attrs import field, frozen
-from yarl import URL
 
 UNITS = {
     "s": 1.0,
@@ -216,18 +216,3 @@ def shared_budget(limit: RateLimit, clock: Callable[[], float]) -> RequestBudget
     if budget is None:
         budget = by_clock[clock] = RequestBudget(limit)
     return budget
-
-
-@frozen
-class WireTurn:
-    """What the transport of an attempt under a rate limit awaits once its connection is in
-    hand, before the request's bytes go: `await turn.go(url)` returns when the request may go
-    (or raises APITimeoutError, unsent). Left in `AT_WIRE` by the sender for `transport` alone,
-    so another client's transport used inside the attempt does not take it."""
-
-    transport: object
-    go: Callable[[URL], Awaitable[None]]
-
-
-AT_WIRE: ContextVar[WireTurn | None] = ContextVar("remedy_async_wire_turn", default=None)
-"""The turn the attempt running in this task takes at the wire (None: no rate limit)."""

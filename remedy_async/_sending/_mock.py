@@ -11,7 +11,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 from attrs import field, frozen
@@ -20,7 +20,6 @@ from yarl import URL
 
 from remedy_async._wire._http import AttemptTimeout, Request, Response
 
-from ._budget import AT_WIRE
 from ._transport import StreamedResponse, too_large, transport_error
 
 HeadersInput = Mapping[str, str] | Iterable[tuple[str, str]]
@@ -136,12 +135,16 @@ class MockTransport:
     timeout or a lost connection: the client sees APITimeoutError or APIConnectionError, and
     retries them as it would. An async handler still running when the attempt's timeout ends
     is cancelled (APITimeoutError). A body over the client's `max_response_bytes` is
-    ResponseTooLargeError.
+    ResponseTooLargeError. Under the client's rate limit, each request takes its turn at the
+    wire just before the handler is called, as a connection in hand would.
 
     Args:
         handler: Answers each request: a function, plain or async, from a MockRequest to a
             MockResponse.
     """
+
+    takes_turns: ClassVar[bool] = True
+    """It awaits each request's turn under the client's rate limit (see `Transport`)."""
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
@@ -156,9 +159,8 @@ class MockTransport:
         """Run the handler under the attempt's timeout; its failures as the library's errors."""
         try:
             async with asyncio.timeout(timeout.total):
-                turn = AT_WIRE.get()
-                if turn is not None and turn.transport is self:
-                    await turn.go(request.url)  # under the client's rate limit: as at the wire
+                if request.turn is not None:  # under the client's rate limit: as at the wire
+                    await request.turn(request.url)
                 returned = self.handler(MockRequest(request.method, request.url, headers))
                 answer = await returned if inspect.isawaitable(returned) else returned
         except (TimeoutError, ConnectionError) as exc:

@@ -4,9 +4,12 @@ Every attempt waits out any pause the service asked for and takes one of the cli
 slots; those waits and the exchange together are bounded by the attempt timeout and by the
 call's deadline, so no call outlives them. A pause or a queue longer than what is left fails the
 attempt at once (RateLimitError with `retry_after`, APITimeoutError). Under the client's rate
-limit an attempt books its turn up front, and the transport, its connection in hand, awaits
-`_at_wire` for the time each request goes out (`AT_WIRE`). A failed attempt is
-retried as the policy decides; the error that ends the call records how many attempts it sent.
+limit an attempt books its turn up front, and the request it hands the transport carries its
+turn at the wire (`Request.turn`, `_at_wire`): the transport awaits it, its connection in hand,
+for the time each request goes out; for a transport that does not take turns (no
+`takes_turns = True`), `TurnFirst` takes each one just before handing it the request. A
+failed attempt is retried as the policy decides; the error that ends the call records how many
+attempts it sent.
 A redirect is followed only when the client says so, and only where it may be (`redirect_target`,
 pure, no I/O). With a token provider (`_credential`), each attempt asks it for the token first,
 and a 401 is retried once with the token it gives then, if that is another.
@@ -17,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from contextvars import Token
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
+from contextlib import asynccontextmanager
 from functools import partial
 from operator import itemgetter
 from typing import Any, NamedTuple, TypeVar, overload
@@ -40,7 +43,7 @@ from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._http import REQUEST_ID_HEADER, AttemptTimeout, Request, Response
 from remedy_async._wire._urls import url_problem
 
-from ._budget import AT_WIRE, SendTimes, WireTurn
+from ._budget import SendTimes
 from ._credential import Credential
 from ._events import ClientEvent, Events
 from ._gate import RequestGate
@@ -100,6 +103,11 @@ class Sender:
     ) -> None:
         self.transport = transport
         self.gate = gate
+        self._outgoing: Transport = transport
+        """What each attempt hands its requests to: the transport, or under a rate limit, one
+        that does not take turns behind `TurnFirst`, which takes them for it."""
+        if gate.limit is not None and getattr(transport, "takes_turns", False) is not True:
+            self._outgoing = TurnFirst(transport)
         self._events = events
         self._secrets = secrets
         self._credential_headers = credential_headers
@@ -165,7 +173,7 @@ class Sender:
             started = self._clock()
             responded = False
             try:
-                async with self.transport.stream(request, headers, timeout) as response:
+                async with self._outgoing.stream(request, headers, timeout) as response:
                     responded = True
                     if url:
                         events.emit(
@@ -246,15 +254,13 @@ class Sender:
                 if gate.resume_at > now or gate.limit is not None or not gate.slots.take():
                     now = await self._admitted(request, number, policy, ends_at)
                 sent += 1
-                wire = None if gate.limit is None else self._wire_turn(request, number, ends_at)
+                out = request if gate.limit is None else self._turned(request, number, ends_at)
                 try:
                     result = await attempt(
-                        request, carried, attempt_timeout(timeout, ends_at - now), number
+                        out, carried, attempt_timeout(timeout, ends_at - now), number
                     )
                 finally:
                     gate.slots.give_back()
-                    if wire is not None:
-                        AT_WIRE.reset(wire)
                 return result if finish is None else finish(result)
             except RemedyError as error:
                 if isinstance(error, APIError):
@@ -361,18 +367,19 @@ class Sender:
             advice=" (fewer tasks at once, or a longer timeout, let every request wait its turn)",
         )
 
-    def _wire_turn(self, request: Request, number: int, ends_at: float) -> Token[WireTurn | None]:
-        """Leave this attempt's turn at the wire for the transport to await (see `_at_wire`)."""
-        go = partial(self._at_wire, request=request, number=number, ends_at=ends_at)
-        return AT_WIRE.set(WireTurn(self.transport, go))
+    def _turned(self, request: Request, number: int, ends_at: float) -> Request:
+        """The request an attempt hands the transport: `request` carrying its turn at the wire
+        (`Request.turn`: `_at_wire` for this attempt)."""
+        turn = partial(self._at_wire, request=request, number=number, ends_at=ends_at)
+        return Request(request.method, request.url, turn)
 
     async def _at_wire(self, url: URL, *, request: Request, number: int, ends_at: float) -> None:
         """Book the time an attempt's request to `url` goes out under the rate limit, its
         connection in hand, and wait for it.
 
-        The transport awaits this for every request it sends (a redirect hop, a resend on a
-        fresh connection). A time after `ends_at` is not booked: the attempt fails at once,
-        unsent, with APITimeoutError."""
+        The transport awaits this (as `Request.turn`) for every request it sends (a redirect
+        hop, a resend on a fresh connection). A time after `ends_at` is not booked: the attempt
+        fails at once, unsent, with APITimeoutError."""
         budget = self.gate.budget
         assert budget is not None
         if url != request.url:
@@ -457,7 +464,7 @@ class Sender:
         number: int,
     ) -> Awaitable[Response]:
         """One attempt without events or redirects: the transport's coroutine itself."""
-        return self.transport.send(request, headers, timeout, self._max_response_bytes)
+        return self._outgoing.send(request, headers, timeout, self._max_response_bytes)
 
     def _checked(self, response: Response) -> Response:
         """Let the gate see a final response, and raise its typed error unless it is a 2xx."""
@@ -483,7 +490,7 @@ class Sender:
             if url:
                 events.emit(ClientEvent("request", request.method, url, number), headers)
             try:
-                response = await self.transport.send(
+                response = await self._outgoing.send(
                     request, headers, timeout, self._max_response_bytes
                 )
             except BaseException as error:
@@ -507,7 +514,7 @@ class Sender:
                 headers = {
                     k: v for k, v in headers.items() if k.lower() not in self._credential_headers
                 }
-            request = Request(request.method, target)
+            request = Request(request.method, target, request.turn)  # each hop takes a turn
         raise status_error(response, secrets=self._secrets)  # still redirected after the limit
 
     def _paused(self, response: Response | StreamedResponse, seconds: float) -> None:
@@ -519,6 +526,52 @@ class Sender:
         """A request's URL as events and errors show it: without user information or fragment,
         any secret the service echoed into it (a cursor, a next link, a redirect) redacted."""
         return shown_url(url, self._secrets, query=True)
+
+
+class TurnFirst:
+    """Takes each request's turn at the wire for a transport that does not take turns itself,
+    just before handing it the request (without the turn, so it is not taken twice).
+
+    The budget then holds at the calls to the transport: each redirect hop and each retry
+    counts as with any transport. What it cannot see is when the transport's connection is in
+    hand, so a request that waits inside the transport for a new connection can still reach
+    the service closer to the next ones than the budget allows.
+    """
+
+    takes_turns = True
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        """The transport requests go to once their turn came."""
+
+    def __repr__(self) -> str:
+        return f"<TurnFirst {self.transport!r}>"
+
+    async def send(
+        self,
+        request: Request,
+        headers: Mapping[str, str],
+        timeout: AttemptTimeout,
+        max_body: int,
+    ) -> Response:
+        """Wait for the request's turn, then send it through the transport."""
+        turn = request.turn
+        if turn is not None:
+            await turn(request.url)
+            request = Request(request.method, request.url)
+        return await self.transport.send(request, headers, timeout, max_body)
+
+    @asynccontextmanager
+    async def stream(
+        self, request: Request, headers: Mapping[str, str], timeout: AttemptTimeout
+    ) -> AsyncIterator[StreamedResponse]:
+        """Wait for the request's turn, then open its response through the transport."""
+        turn = request.turn
+        if turn is not None:
+            await turn(request.url)
+            request = Request(request.method, request.url)
+        async with self.transport.stream(request, headers, timeout) as response:
+            yield response
 
 
 def _hint(error: RemedyError, wall: Callable[[], float]) -> float | None:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 import aiohttp
-from attrs import frozen
+from attrs import field, frozen
 from multidict import CIMultiDict
 
 from remedy_async._errors import (
@@ -26,9 +25,8 @@ from remedy_async._errors import (
     ProxyError,
     ResponseTooLargeError,
 )
-from remedy_async._wire._http import AttemptTimeout, Request, Response
+from remedy_async._wire._http import AttemptTimeout, Request, Response, WireTurn
 
-from ._budget import AT_WIRE
 from ._proxies import (
     NO_PROXY,
     PROXY_AUTHENTICATION_REQUIRED,
@@ -50,6 +48,19 @@ class Transport(Protocol):
     library's own values (the request's method and URL, its headers, the attempt's timeout, the
     most body bytes to accept): they may gain fields in a minor release, so prefer a
     MockTransport handler to a transport of your own.
+
+    Under the client's `rate_limit`, each request also carries its turn at the wire:
+    `request.turn`, an async function of the URL. A transport that can tell when its
+    connection is in hand says so with a class attribute `takes_turns = True`; it is then
+    given each request with its turn, and must `await request.turn(request.url)` once the
+    connection is ready, right before the request's bytes go out (again before a resend on
+    another connection), and send nothing if that raises (APITimeoutError: the limit would
+    hold the request past its timeout). So a request that waited for a new connection cannot
+    reach the service together with later ones that found a warm one. Any other transport is
+    given requests without a turn (`request.turn` is None): the client takes each turn itself
+    just before calling `send` or `stream`, so the limit holds at those calls, though not
+    against a connection that comes late inside the transport. Without a rate limit,
+    `request.turn` is always None.
     """
 
     async def send(
@@ -62,7 +73,8 @@ class Transport(Protocol):
         """Send a request and return the complete response.
 
         Args:
-            request: The request: its method, and its URL with the query.
+            request: The request: its method, its URL with the query and, under a rate limit
+                for a transport with `takes_turns = True`, its turn (`request.turn`).
             headers: Every header to send, the credential's included.
             timeout: The attempt's limits in seconds (total, connect, read).
             max_body: The most body bytes to accept; a longer body raises ResponseTooLargeError.
@@ -176,9 +188,7 @@ def open_session(
         cookie_jar=aiohttp.DummyCookieJar(),
         trace_configs=list(trace_configs) or None,
     )
-    transport = AiohttpTransport(session, session_headers=shared, proxies=proxies)
-    connector.transports.add(transport)
-    return session, transport
+    return session, AiohttpTransport(session, session_headers=shared, proxies=proxies)
 
 
 class ConnectionPool:
@@ -227,7 +237,7 @@ class ConnectionPool:
 
     def _transport(self, proxies: ProxyRoutes | None) -> AiohttpTransport:
         """A transport sending through the pool (opened now if need be), which takes its
-        client's rate-limit turn at the wire; `proxies` are its client's own."""
+        client's rate-limit turns at the wire; `proxies` are its client's own."""
         if self.closed:
             raise ClientClosedError(f"{self!r} is closed; make a new pool")
         session = self._session
@@ -248,9 +258,7 @@ class ConnectionPool:
                 f"{self!r} opened its connections in another event loop, and connections "
                 "cannot move between loops: make one pool per loop"
             )
-        transport = AiohttpTransport(session, proxies=proxies)
-        pace(session, transport)
-        return transport
+        return AiohttpTransport(session, proxies=proxies)
 
     async def close(self) -> None:
         """Close every connection; clients sending through the pool fail from now on."""
@@ -266,37 +274,43 @@ class ConnectionPool:
         await self.close()
 
 
-def pace(session: aiohttp.ClientSession, transport: AiohttpTransport) -> None:
-    """Let `transport`'s requests take their rate-limit turn at the wire, when `session` is one
-    whose connector can (a client's own, or a `ConnectionPool`'s); another session's cannot,
-    and its requests keep only the turn each books up front."""
-    connector = session.connector
-    if isinstance(connector, PacedConnector):
-        connector.transports.add(transport)
-
-
 class PacedConnector(aiohttp.TCPConnector):
     """aiohttp's connector, which lets each request go only when its client's rate limit
     allows it, once its connection is in hand (from the pool, or opened: TLS done, a proxy's
-    tunnel up), outside aiohttp's connect timeout: the turn the sender left in `AT_WIRE` for
-    one of `transports` (the transports of the clients sending through this pool), if any."""
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.transports: weakref.WeakSet[object] = weakref.WeakSet()
+    tunnel up), outside aiohttp's connect timeout: the request's turn, which `AiohttpTransport`
+    hands over with the request's timeout (`TimeoutWithTurn`, aiohttp's one value that reaches
+    `connect` from each request)."""
 
     async def connect(
         self, req: aiohttp.ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
     ) -> aiohttp.connector.Connection:
         connection = await super().connect(req, traces, timeout)
-        turn = AT_WIRE.get()
-        if turn is not None and turn.transport in self.transports:
+        if isinstance(timeout, TimeoutWithTurn):
             try:
-                await turn.go(req.url)
+                await timeout.turn(req.url)
             except BaseException:
                 connection.release()
                 raise
         return connection
+
+
+@frozen
+class TimeoutWithTurn(aiohttp.ClientTimeout):
+    """aiohttp's timeout for one request under a rate limit, carrying the request's turn to
+    `PacedConnector.connect` (aiohttp hands each request's timeout to the connector as given)."""
+
+    turn: WireTurn = field(kw_only=True)
+
+
+def _with_turn(timeout: aiohttp.ClientTimeout, turn: WireTurn) -> TimeoutWithTurn:
+    return TimeoutWithTurn(
+        total=timeout.total,
+        connect=timeout.connect,
+        sock_read=timeout.sock_read,
+        sock_connect=timeout.sock_connect,
+        ceil_threshold=timeout.ceil_threshold,
+        turn=turn,
+    )
 
 
 TLS_FAILURES = (ssl.SSLError, aiohttp.ClientSSLError)
@@ -377,7 +391,10 @@ class AiohttpTransport:
     """Sends requests through an aiohttp.ClientSession, without following redirects.
 
     `session_headers` are headers the session already sends with every request (its default
-    headers); those are left out of each request's own headers rather than merged again.
+    headers); those are left out of each request's own headers rather than merged again. It
+    takes each request's turn at the wire when the session's connector is a `PacedConnector`
+    (a client's own session, a `ConnectionPool`'s); through a session of the user's own, the
+    sender takes the turns.
     """
 
     def __init__(
@@ -389,6 +406,8 @@ class AiohttpTransport:
     ) -> None:
         self.session = session
         self.proxies = proxies
+        self.takes_turns = isinstance(session.connector, PacedConnector)
+        """Whether its connector awaits each request's turn once the connection is in hand."""
         self._session_headers = CIMultiDict(session_headers or {})
         self._headers_for: tuple[Mapping[str, str], CIMultiDict[str] | None] | None = None
         self._timeout_for: tuple[AttemptTimeout, aiohttp.ClientTimeout] | None = None
@@ -457,7 +476,11 @@ class AiohttpTransport:
                 request.method,
                 request.url,
                 headers=own_headers,
-                timeout=self._aiohttp_timeout(timeout),
+                timeout=(
+                    self._aiohttp_timeout(timeout)
+                    if request.turn is None
+                    else _with_turn(self._aiohttp_timeout(timeout), request.turn)
+                ),
                 allow_redirects=False,
                 **through,
             ) as response:
@@ -494,7 +517,11 @@ class AiohttpTransport:
                 request.method,
                 request.url,
                 headers=own_headers,
-                timeout=self._aiohttp_timeout(timeout),
+                timeout=(
+                    self._aiohttp_timeout(timeout)
+                    if request.turn is None
+                    else _with_turn(self._aiohttp_timeout(timeout), request.turn)
+                ),
                 allow_redirects=False,
                 **through,
             )

@@ -5,10 +5,10 @@ Only `_sending/_transport` turns them into aiohttp's types and back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 from yarl import URL
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -30,12 +30,23 @@ class AttemptTimeout:
     """Timeouts above this many seconds are rounded up to whole seconds (aiohttp's rule)."""
 
 
+WireTurn = Callable[[URL], Awaitable[None]]
+"""A request's turn at the wire under the client's rate limit: `await turn(url)` books the time
+the request to `url` goes out and returns when it may go, or raises APITimeoutError (send
+nothing then)."""
+
+
 @frozen
 class Request:
-    """A request to send: method and absolute URL with its query. Never holds credentials."""
+    """A request to send: method and absolute URL with its query, and its turn at the wire
+    under the client's rate limit. Never holds credentials."""
 
     method: str
     url: URL
+    turn: WireTurn | None = field(default=None, eq=False, repr=False)
+    """Under the client's rate limit, given to a transport that takes turns: await
+    `request.turn(request.url)` once the connection is in hand, right before the request's
+    bytes go out (again before any resend); if it raises, send nothing. None otherwise."""
 
 
 @frozen
