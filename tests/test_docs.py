@@ -1,14 +1,9 @@
 """Every code block of the documentation site (docs/**/*.md) runs, and the site builds strictly.
 
-`python` blocks run against the embedded simulator over loopback, as the README's do
-(tests/test_readme.py). A block may use the package's public names and the stand-ins the prose
-implies: `url` and an open `client` (a simulator of 30 endpoints, serving the published
-contract), `ids` (a few finding ids), `save` and `log` (collectors). A client made without a URL
-talks to the simulator (REMEDY_BASE_URL), and `https://api.furl.ai`, the service's URL, is
-replaced by the simulator's.
-A block may `await` at top level; a whole program (`asyncio.run(...)`) runs in a thread with its
-own event loop, and so does a dlt pipeline (`pipeline.run(...)`, which drives the source on a
-loop of its own), with dlt's files in the test's directory. Warnings are errors.
+`python` blocks run as a reader pastes them (tests/pasted.py): each alone, in a file of its own
+and a fresh interpreter, with warnings as errors and no name given to it. Its imports, its
+client and its event loop (`asyncio.run`) are its own; a client made without a URL finds the
+embedded simulator the docs tell a reader to start, through `REMEDY_BASE_URL`.
 
 Blocks whose first line names a file (`# conftest.py`, `# test_sync.py`, `# pytest.ini`) are a
 pytest project: each page's are written to a directory, where pytest must pass with warnings as
@@ -19,7 +14,6 @@ errors. `sh` blocks: every `remedy-async` command is parsed by the command line'
 from __future__ import annotations
 
 import ast
-import asyncio
 import importlib.util
 import os
 import re
@@ -37,7 +31,8 @@ import pytest
 import remedy_async
 from remedy_async import RemedyClient
 from remedy_async.cli._parser import build_parser
-from remedy_async.simulator import Simulator, SimulatorConfig
+
+from .pasted import run_as_pasted
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
@@ -130,46 +125,24 @@ def test_every_block_is_of_a_checked_language(block: Block) -> None:
     assert block.lang != "ini" or block.file_name is not None
 
 
-async def run_snippet(source: str, namespace: dict[str, Any], filename: str, line: int = 1) -> None:
-    """Run a snippet that may `await` at top level, in this event loop; `line` is its first.
-
-    A whole program (one that calls `asyncio.run`) runs in a thread, with its own event loop.
-    """
-    padded = "\n" * (line - 1) + source  # so a traceback names the line of the page
-    code = compile(padded, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    if "asyncio.run(" in source or "pipeline.run(" in source:
-        await asyncio.to_thread(exec, code, namespace)
-        return
-    result = eval(code, namespace)
-    if asyncio.iscoroutine(result):
-        await result
-
-
-def _namespace(simulator: Simulator, client: RemedyClient) -> dict[str, Any]:
-    saved: list[Any] = []
-    return {
-        **{name: getattr(remedy_async, name) for name in remedy_async.__all__},
-        "url": simulator.url,
-        "client": client,
-        "ids": [simulator.dataset.id_of("vulnerability-findings", i) for i in range(3)],
-        "save": saved.append,
-        "log": lambda *args: saved.append(args),
-    }
-
-
-@pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")  # Ray's own settings
-@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("block", SNIPPETS, ids=str)
-async def test_snippet_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The snippet runs as written against the simulator; its line numbers are the page's."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DLT_DATA_DIR", str(tmp_path / "dlt"))
-    async with Simulator(SimulatorConfig(size=30)) as simulator:
-        monkeypatch.setenv("REMEDY_BASE_URL", simulator.url)  # a client of the service's own URL
-        source = block.source.replace("https://api.furl.ai", simulator.url)
-        async with RemedyClient(simulator.url) as client:
-            namespace = _namespace(simulator, client)
-            await run_snippet(source, namespace, f"docs/{block.page}", block.line + 1)
+async def test_snippet_runs_as_pasted(block: Block, tmp_path: Path) -> None:
+    """The block, alone in a file and a fresh interpreter, runs to its end with warnings as
+    errors, against the simulator the docs tell a reader to start (REMEDY_BASE_URL)."""
+    await run_as_pasted(block.source, tmp_path, f"docs/{block.page}:{block.line}")
+
+
+@pytest.mark.parametrize("block", SNIPPETS, ids=str)
+def test_snippet_is_a_whole_program(block: Block) -> None:
+    """A block that talks to a service runs its own event loop (`asyncio.run`): a reader's
+    file has no loop to `await` in, and the test gives it none."""
+    tree = ast.parse(block.source)  # a top-level `await` is a SyntaxError here
+    calls = {ast.unparse(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    async_code = any(
+        isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncFor, ast.AsyncWith))
+        for node in ast.walk(tree)
+    )
+    assert not async_code or "asyncio.run" in calls
 
 
 @pytest.mark.parametrize("page", PROJECTS)
