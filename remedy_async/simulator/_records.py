@@ -41,69 +41,9 @@ from ._world import FINDING_TYPES, World
 
 Record = dict[str, Any]
 
-ENDPOINT_FIELDS: Final = (
-    "id",
-    "hostname",
-    "ip",
-    "mac_address",
-    "operating_system",
-    "agent_id",
-    "agent_version",
-    "created_at",
-    "updated_at",
-)
-"""The published Endpoint fields, in the reference's order."""
-OPERATING_SYSTEM_FIELDS: Final = ("name", "version", "family", "vendor", "architecture")
-SCOPE_FIELDS: Final = (
-    "id",
-    "name",
-    "description",
-    "status",
-    "subject_filter",
-    "endpoint_filter",
-    "finding_filter",
-)
-"""The published Scope fields (the published page is cut after them)."""
-TARGET_FIELDS: Final = (
-    "id",
-    "endpoint_id",
-    "type",
-    "name",
-    "vendor",
-    "version",
-    "path",
-    "package_manager",
-    "created_at",
-    "updated_at",
-)
-"""The remediation target's fields: unpublished, assumed."""
-FINDING_FIELDS: Final = (
-    "id",
-    "endpoint_id",
-    "remediation_target_id",
-    "finding_type",
-    "severity",
-    "cve_id",
-    "title",
-    "cvss_score",
-    "kev",
-    "created_at",
-    "updated_at",
-)
-"""The vulnerability finding's fields: unpublished, assumed."""
-RECORD_FIELDS: Final = {
-    "endpoints": ENDPOINT_FIELDS,
-    "remediation-targets": TARGET_FIELDS,
-    "scopes": SCOPE_FIELDS,
-    "vulnerability-findings": FINDING_FIELDS,
-}
-
 SCOPE_STATUSES: Final = ("active", "paused", "archived")
 SUBJECT_TYPES: Final = ("software", "service", "configuration")
 FILTERABLE_FAMILIES: Final = ("macos", "windows", "linux")
-TARGET_TYPES: Final = ("software", "os_patch", "configuration", "service")
-FINDING_SEVERITIES: Final = ("critical", "high", "medium", "low", "info")
-"""The published severities, most severe first."""
 
 _SCOPE_NAMES = (
     ("Critical patches", "Patch critical vulnerabilities within 7 days"),

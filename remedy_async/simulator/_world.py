@@ -201,19 +201,6 @@ class World:
         """The endpoint a remediation target is installed on."""
         return bisect_right(self.target_starts, target) - 1
 
-    def endpoint_findings(self, endpoint: int) -> range:
-        """The findings of an endpoint: a contiguous run of indices."""
-        return range(self.finding_starts[endpoint], self.finding_starts[endpoint + 1])
-
-    def endpoint_targets(self, endpoint: int) -> range:
-        """The remediation targets of an endpoint: a contiguous run of indices."""
-        return range(self.target_starts[endpoint], self.target_starts[endpoint + 1])
-
-    def finding_target(self, finding: int) -> int | None:
-        """The remediation target (the installation) a finding affects, if any."""
-        endpoint = self.finding_endpoint(finding)
-        return self._finding_target(finding, endpoint)
-
     def _finding_target(self, finding: int, endpoint: int) -> int | None:
         first_target = self.target_starts[endpoint]
         target_count = self.target_starts[endpoint + 1] - first_target
@@ -297,12 +284,6 @@ class World:
     def finding_type(self, finding: int) -> int:
         """Position in FINDING_TYPES (mostly `vulnerability`)."""
         return weighted(draw(self.keys.finding_type, finding), FINDING_TYPE_WEIGHTS)
-
-    def finding_catalog(self, finding: int) -> int:
-        """Position in the catalog: which package (and CVE) the finding is about."""
-        endpoint = self.finding_endpoint(finding)
-        walk = self._catalog_walk(endpoint)
-        return walk(finding - self.finding_starts[endpoint])
 
     def _catalog_walk(self, endpoint: int) -> _CatalogWalk:
         family = self.endpoint_family(endpoint)
