@@ -285,3 +285,111 @@ async def test_stop_cancels_a_stalled_request(session: aiohttp.ClientSession) ->
         with pytest.raises(aiohttp.ClientPayloadError):
             await response.read()
     assert simulator.counters.in_flight == 0
+
+
+async def test_first_fails_the_first_requests_then_none(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """`first=2` answers the first two requests with the fault and every later one normally,
+    whatever the seed."""
+    for seed in (1, 2, 3):
+        simulator = await faulty(serve, FaultSpec("http-503", first=2), seed=seed)
+        assert await statuses(simulator, session, 5) == [503, 503, 200, 200, 200]
+
+
+async def test_nth_and_every_hit_exactly_the_requests_they_count(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """`nth=3` hits the third request only, `nth=(1, 4)` the first and fourth, `every=3` the
+    third, sixth, ..."""
+    third = await faulty(serve, FaultSpec("http-500", nth=3))
+    assert await statuses(third, session, 6) == [200, 200, 500, 200, 200, 200]
+    some = await faulty(serve, FaultSpec("http-500", nth=(1, 4)))
+    assert await statuses(some, session, 6) == [500, 200, 200, 500, 200, 200]
+    every = await faulty(serve, FaultSpec("http-500", every=3))
+    assert await statuses(every, session, 7) == [200, 200, 500, 200, 200, 500, 200]
+
+
+async def test_a_certain_fault_counts_the_requests_of_all_its_routes_together(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """The count runs over the requests the fault applies to, in arrival order across its
+    routes; requests of other routes do not count."""
+    simulator = await faulty(serve, FaultSpec("http-503", nth=2, routes="list:*"))
+    base = simulator.url
+    got = [
+        (await get_json(session, base + path))[0]
+        for path in ("/v1/health", "/v1/endpoints", "/v1/health", "/v1/scopes", "/v1/endpoints")
+    ]
+    assert got == [200, 200, 200, 503, 200]
+    assert simulator.counters.faults_by_route == {"list:scopes": {"http-503": 1}}
+
+
+async def test_a_certain_cursor_expiry_counts_only_requests_with_a_cursor(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """`cursor-expired` applies to requests carrying a cursor, so `first=1` expires the first
+    cursor, not the first request."""
+    simulator = await faulty(serve, FaultSpec("cursor-expired", first=1), paging="cursor")
+    url = simulator.url + LIST_URL
+    status, body, _ = await get_json(session, url, {"limit": "5"})
+    assert status == 200
+    cursor = {"limit": "5", "cursor": body["nextCursor"]}
+    assert (await get_json(session, url, cursor))[0] == 410
+    assert (await get_json(session, url, cursor))[0] == 200
+
+
+async def test_a_certain_latency_fault_delays_the_requests_it_counts(
+    serve: StartSimulator, session: aiohttp.ClientSession, fake_sleep: RecordingSleep
+) -> None:
+    """A latency fault with `every=2` delays the second and fourth requests only."""
+    simulator = await faulty(serve, FaultSpec("latency", every=2, latency_ms=300))
+    assert await statuses(simulator, session, 4) == [200] * 4
+    assert fake_sleep.calls == [0.3, 0.3]
+
+
+async def test_a_rate_fault_rolls_as_before_beside_a_certain_one(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """Adding certain faults leaves the seeded rolls of a fault by rate as they were: a run's
+    requests hit by chance are the same with or without them (latency, here, changes no
+    status)."""
+    alone = await statuses(await faulty(serve, FaultSpec("http-500", 0.5), seed=11), session, 30)
+    beside = await faulty(serve, FaultSpec("http-500", 0.5), FaultSpec("latency", every=2), seed=11)
+    assert await statuses(beside, session, 30) == alone
+    assert 5 < alone.count(500) < 25
+
+
+async def test_fault_counts_say_what_each_fault_hit(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """`fault_counts` gives each configured fault, in order, the requests it applied to and
+    those it hit; a fault outranked by an earlier one on the same request hits nothing."""
+    faults = (
+        FaultSpec("http-503", first=2, routes="list:endpoints"),
+        FaultSpec("http-500", nth=1),
+        FaultSpec("http-504", 0.0),
+        FaultSpec("reset", first=1, routes="get:*"),
+    )
+    simulator = await faulty(serve, *faults)
+    assert await statuses(simulator, session, 3) == [503, 503, 200]
+    counts = simulator.fault_counts
+    assert [(c.fault, c.requests, c.hits) for c in counts] == [
+        (faults[0], 3, 2),
+        (faults[1], 3, 0),
+        (faults[2], 3, 0),
+        (faults[3], 0, 0),
+    ]
+    assert str(counts[0]) == "http-503:first=2:list:endpoints hit 2 of the 3 requests it applied to"
+
+
+async def test_fault_counts_outlive_reset_counters(
+    serve: StartSimulator, session: aiohttp.ClientSession
+) -> None:
+    """`reset_counters` zeroes the counters but not a certain fault's count, which goes on."""
+    simulator = await faulty(serve, FaultSpec("http-503", nth=3))
+    assert await statuses(simulator, session, 2) == [200, 200]
+    simulator.reset_counters()
+    assert await statuses(simulator, session, 2) == [503, 200]
+    assert simulator.counters.faults == {"http-503": 1}
+    assert [(c.requests, c.hits) for c in simulator.fault_counts] == [(4, 1)]

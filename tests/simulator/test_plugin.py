@@ -15,9 +15,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from remedy_async import OsFamily, RateLimitError, RemedyClient
+from remedy_async import OsFamily, RateLimitError, RemedyClient, ServerError
 from remedy_async.simulator import FaultSpec, Simulator, SimulatorConfig
-from remedy_async.testing import FakeClock, configured
+from remedy_async.testing import FakeClock, configured, unfired_faults
 
 from .helpers import RecordingSleep, get_json
 
@@ -273,6 +273,89 @@ def test_a_user_project_can_opt_in(tmp_path: Path) -> None:
     result = run_pytest(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 passed" in result.stdout
+
+
+@pytest.mark.remedy_simulator(size=10, faults=[FaultSpec("http-503", first=2, routes="list:*")])
+async def test_a_service_that_fails_twice_is_retried_through(
+    remedy_client: RemedyClient, remedy_simulator: Simulator, remedy_clock: FakeClock
+) -> None:
+    """`first=2` fails the first two list requests for certain: the client's two retries get
+    every record, and the simulator saw the two 503s."""
+    endpoints = await remedy_client.endpoints.list().collect()
+    assert len(endpoints) == 10
+    assert remedy_simulator.counters.responses == {503: 2, 200: 1}
+    assert len(remedy_clock.waits) == 2
+
+
+@pytest.mark.remedy_simulator(faults=[FaultSpec("http-503", first=3, routes="list:*")])
+async def test_a_service_that_fails_three_times_outlasts_the_retries(
+    remedy_client: RemedyClient, remedy_simulator: Simulator
+) -> None:
+    """`first=3` outlasts the default three attempts: the list raises the 503."""
+    with pytest.raises(ServerError) as caught:
+        await remedy_client.endpoints.list().collect()
+    assert caught.value.status == 503
+    assert [(c.requests, c.hits) for c in remedy_simulator.fault_counts] == [(3, 3)]
+
+
+async def test_unfired_faults_names_the_faults_that_hit_nothing(
+    session: aiohttp.ClientSession,
+) -> None:
+    """`unfired_faults` is None when every fault hit a request, else names those that did not
+    and how to make them certain."""
+    faults = (FaultSpec("http-503", first=1), FaultSpec("http-500", 0.2, "list:scopes"))
+    async with Simulator(SimulatorConfig(size=5, seed=1, faults=faults)) as simulator:
+        assert (await get_json(session, f"{simulator.url}/v1/endpoints"))[0] == 503
+    problem = unfired_faults(simulator)
+    assert problem is not None
+    assert problem.startswith("1 of the simulator's 2 faults hit no request (seed 1)")
+    assert "http-500:0.2:list:scopes hit 0 of the 0 requests it applied to" in problem
+    assert "http-503:first=1" not in problem
+    assert "FaultSpec('http-503', first=2)" in problem
+    alone = (FaultSpec("http-503", first=1),)
+    async with Simulator(SimulatorConfig(size=5, faults=alone)) as simulator:
+        await get_json(session, f"{simulator.url}/v1/endpoints")
+    assert unfired_faults(simulator) is None
+
+
+def test_a_passing_test_whose_fault_never_fired_fails(tmp_path: Path) -> None:
+    """In a user's project, a test that passes while its fault hit no request fails at
+    teardown naming the fault; the marker `remedy_unfired_faults` allows it, a test failing on
+    its own is reported once, and a test whose faults all fired passes."""
+    write_project(
+        tmp_path,
+        test_faults="""
+            import pytest
+            from remedy_async.simulator import FaultSpec
+
+            NEVER = FaultSpec("http-503", 0.2, "list:scopes")
+
+            @pytest.mark.remedy_simulator(size=5, faults=[NEVER])
+            async def test_unfired(remedy_client):
+                await remedy_client.endpoints.list().collect()
+
+            @pytest.mark.remedy_unfired_faults
+            @pytest.mark.remedy_simulator(size=5, faults=[NEVER])
+            async def test_allowed(remedy_client):
+                await remedy_client.endpoints.list().collect()
+
+            @pytest.mark.remedy_simulator(size=5, faults=[NEVER])
+            async def test_failing(remedy_client):
+                assert False, "the test's own failure"
+
+            @pytest.mark.remedy_simulator(size=5, faults=[FaultSpec("http-503", first=1)])
+            async def test_fired(remedy_client):
+                await remedy_client.endpoints.list().collect()
+            """,
+    )
+    result = run_pytest(tmp_path)
+    # test_unfired passes its call, then errs at teardown
+    assert "1 failed, 3 passed, 1 error" in result.stdout, result.stdout + result.stderr
+    assert "ERROR test_faults.py::test_unfired" in result.stdout
+    assert "http-503:0.2:list:scopes hit 0 of the 0 requests it applied to" in result.stdout
+    assert "@pytest.mark.remedy_unfired_faults" in result.stdout
+    assert "FAILED test_faults.py::test_failing" in result.stdout
+    assert "ERROR test_faults.py::test_failing" not in result.stdout
 
 
 def write_project(root: Path, **tests: str) -> None:

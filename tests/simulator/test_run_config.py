@@ -324,3 +324,88 @@ def test_tenant_options_are_checked(
 def test_tenants_directory_takes_a_path() -> None:
     """`tenants_directory` takes a path object too, kept as text."""
     assert SimulatorConfig(tenants=1, tenants_directory=Path("keys")).tenants_directory == "keys"
+
+
+def test_a_certain_fault_takes_nth_every_or_first_instead_of_a_rate() -> None:
+    """`nth`, `every` and `first` say which requests a fault hits, with no rate; `nth` takes
+    one int or several, kept as a tuple."""
+    assert FaultSpec("http-503", nth=3).nth == (3,)
+    assert FaultSpec("http-503", nth=[3, 1]).nth == (3, 1)
+    assert FaultSpec("http-503", every=5).every == 5
+    spec = FaultSpec("http-503", first=2, routes="list:*")
+    assert (spec.rate, spec.first, spec.routes, spec.certain) == (None, 2, ("list:*",), True)
+    assert not FaultSpec("http-503", 0.2).certain
+
+
+@pytest.mark.parametrize(
+    ("spec", "hit"),
+    [
+        (FaultSpec("reset", nth=3), [3]),
+        (FaultSpec("reset", nth=(1, 4)), [1, 4]),
+        (FaultSpec("reset", every=3), [3, 6, 9]),
+        (FaultSpec("reset", first=2), [1, 2]),
+        (FaultSpec("reset", 1.0), []),
+    ],
+)
+def test_a_certain_fault_hits_the_requests_it_counts(spec: FaultSpec, hit: list[int]) -> None:
+    """`hits(n)` names the requests, counted from 1, a certain fault hits (none by rate)."""
+    assert [number for number in range(1, 11) if spec.hits(number)] == hit
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({}, ValueError, "needs a rate .* or a certain count: nth=N"),
+        ({"rate": 0.2, "every": 5}, ValueError, "one of rate, nth, every or first, got rate=0.2"),
+        ({"nth": 2, "first": 1}, ValueError, r"got nth=\(2,\) and first=1"),
+        ({"nth": 0}, ValueError, "nth counts requests from 1"),
+        ({"nth": ()}, ValueError, "nth must name at least one request"),
+        ({"nth": "3"}, TypeError, "nth must be an int or ints"),
+        ({"nth": [1.5]}, TypeError, "nth must hold ints"),
+        ({"every": 0}, ValueError, "every must be at least 1"),
+        ({"first": True}, TypeError, "first must be an int"),
+    ],
+)
+def test_a_fault_needs_exactly_one_way_to_hit(
+    options: dict[str, object], error: type[Exception], message: str
+) -> None:
+    """No rate and no count, two of them, or a count that is no whole number from 1 is refused
+    when the fault is made, naming the arguments."""
+    with pytest.raises(error, match=message):
+        FaultSpec("http-503", **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("http-503:first=2", FaultSpec("http-503", first=2)),
+        ("http-503:nth=3:list:endpoints", FaultSpec("http-503", nth=3, routes="list:endpoints")),
+        ("reset:nth=1,3:get:*", FaultSpec("reset", nth=(1, 3), routes="get:*")),
+        ("http-429:every=5", FaultSpec("http-429", every=5)),
+        ("http-503:0.2:list:*", FaultSpec("http-503", 0.2, "list:*")),
+    ],
+)
+def test_the_command_line_form_reads_and_writes_certain_faults(
+    text: str, expected: FaultSpec
+) -> None:
+    """`KIND:first=N`, `KIND:nth=N[,N]` and `KIND:every=N` parse to the certain forms, and a
+    fault's str is its command-line form."""
+    assert FaultSpec.parse(text) == expected
+    assert str(expected) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("http-503:last=2", "'last' is not nth, every or first"),
+        ("http-503:first=two", "first takes a whole number, got 'two'"),
+        ("http-503:every=2,4", "every takes one number"),
+        ("http-503:nth=0", "nth counts requests from 1"),
+        ("http-503:first=2:list:nothing", "matches no route"),
+    ],
+)
+def test_the_command_line_form_of_a_certain_fault_explains_errors(text: str, message: str) -> None:
+    """A malformed count raises ValueError naming the fault text and what is wrong."""
+    with pytest.raises(ValueError, match=message) as caught:
+        FaultSpec.parse(text)
+    assert str(caught.value).startswith(f"fault {text!r}: ")
