@@ -2,7 +2,8 @@
 
 In: a `Request`, headers, an `AttemptTimeout` and a `RetryPolicy`. Out: a 2xx `Response` (or a
 streamed body), else the typed error of the last attempt. Modules: `_sender` (attempts,
-and which redirects to follow), `_retry` (when and how long to wait), `_gate` (the in-flight
+which redirects to follow, and the turn at the wire each request carries to the transport under
+a rate limit), `_retry` (when and how long to wait), `_gate` (the in-flight
 cap, and the pauses a response asks for, shared by every request), `_slots` (in-flight slots:
 a client's own, and a ceiling clients of one `ConnectionPool` share), `_budget`
 (the client's own rate limit: a turn up front, and a time at the wire once the transport has

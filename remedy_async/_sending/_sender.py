@@ -538,8 +538,6 @@ class TurnFirst:
     the service closer to the next ones than the budget allows.
     """
 
-    takes_turns = True
-
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
         """The transport requests go to once their turn came."""
