@@ -51,12 +51,13 @@ class Transport(Protocol):
 
     Under the client's `rate_limit`, each request also carries its turn at the wire:
     `request.turn`, an async function of the URL. A transport that can tell when its
-    connection is in hand says so with a class attribute `takes_turns = True`; it is then
-    given each request with its turn, and must `await request.turn(request.url)` once the
-    connection is ready, right before the request's bytes go out (again before a resend on
-    another connection), and send nothing if that raises (APITimeoutError: the limit would
-    hold the request past its timeout). So a request that waited for a new connection cannot
-    reach the service together with later ones that found a warm one. Any other transport is
+    connection is in hand says so with an attribute `takes_turns = True` (of its class or of
+    the instance); it is then given each request with its turn, and must
+    `await request.turn(request.url)` once the connection is ready, right before the request's
+    bytes go out (again before a resend on another connection), and send nothing if that
+    raises (APITimeoutError: the limit would hold the request past its timeout). So a request
+    that waited for a new connection cannot reach the service together with later ones that
+    found a warm one. Any other transport is
     given requests without a turn (`request.turn` is None): the client takes each turn itself
     just before calling `send` or `stream`, so the limit holds at those calls, though not
     against a connection that comes late inside the transport. Without a rate limit,
