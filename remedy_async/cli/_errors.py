@@ -42,6 +42,9 @@ ARGUMENT_FLAGS: Final = {
     "max_in_flight": "--max-in-flight",
     "rate_limit: ": "--rate: ",
     "use page_size instead": "use --page-size instead",
+    "page_size must": "--page-size must",
+    " (for a service that allows more, raise RemedyClient(max_page_size=...))": "",
+    "pass token=": "pass it with --token or REMEDY_API_TOKEN",
 }
 """The library's words for its arguments, and the flags a command-line user typed instead."""
 

@@ -22,6 +22,7 @@ request, so:
 from __future__ import annotations
 
 import difflib
+import enum
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
@@ -41,6 +42,7 @@ __all__ = [
     "flat",
     "nested",
     "parse_fields",
+    "published_enum",
     "select",
     "value_at",
     "wire_keys",
@@ -105,6 +107,40 @@ def check_path(resource: Resource[Any], path: str, given: str) -> bool:
             return True
         model = fields[key]
     return False
+
+
+def _enum_in(annotation: Any) -> type[enum.Enum] | None:
+    """The enum a field's type holds (`OsFamily` for `OsFamily | str`, or for
+    `tuple[OsFamily | str, ...]`), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return annotation
+    for inner in typing.get_args(annotation):
+        found = _enum_in(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def published_enum(resource: Resource[Any], path: str) -> type[enum.Enum] | None:
+    """The published enum of the field a dotted path names (`operating_system.family`:
+    `OsFamily`; `status` of scopes: `ScopeStatus`), or of each item of a list field
+    (`endpoint_filter.os_families`); None for any other path, one with an `extra` mark, or
+    one the model does not type."""
+    model: type[Any] | None = resource.model
+    keys = path.split(".")
+    for depth, key in enumerate(keys):
+        if model is None or key == EXTRA:
+            return None
+        names = Resource(model.__name__, model.__name__, model).wire_fields
+        fields = [field for field in attrs.fields(model) if field.name != EXTRA]
+        typed = dict(zip(names, fields, strict=True))
+        field = typed.get(key)
+        if field is None:
+            return None
+        if depth == len(keys) - 1:
+            return _enum_in(field.type)
+        model = _nested_model(field.type)
+    return None
 
 
 def parse_fields(text: str, resource: Resource[Any]) -> Fields:

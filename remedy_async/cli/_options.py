@@ -9,8 +9,9 @@ subcommands below it (see `_tree`), else `plain`.
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from ._formats import OUTPUT_FORMATS
@@ -318,17 +319,90 @@ def add_filter_options(add_argument: Adder, add: Adder) -> None:
     )
 
 
-def add_output_options(add_argument: Adder, add: Adder, *, table_on_terminal: bool = False) -> None:
-    """--format (of list and get) and --fields. With `table_on_terminal` the default format is
-    None: a table when stdout is a terminal, else jsonl (`_sinks.format_for`)."""
+def output_format(choices: Sequence[str], destination: str) -> Callable[[str], str]:
+    """The reader of `-o`/`--output`/`--format`: a format name, in any case, as aws's and
+    kubectl's `-o` take one. Any other value is a usage error listing the formats; one that
+    looks like a path says to write files with `destination` (`--out-file FILE`, `--out DIR`),
+    so that no value ever becomes a file by surprise."""
+
+    def read(text: str) -> str:
+        name = text.strip().lower()
+        if name in choices:
+            return name
+        formats = ", ".join(choices)
+        if looks_like_a_path(text):
+            raise ValueError(
+                f"-o/--output takes a format ({formats}), as aws's and kubectl's do, not a "
+                f"file: to write to {text}, use {destination.split(maxsplit=1)[0]} {text}"
+            )
+        close = difflib.get_close_matches(name, choices, n=1, cutoff=0.5)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(
+            f"{text!r} is not a format{hint}; choose from {formats} (a file is {destination})"
+        )
+
+    return argument_type(read, "format")
+
+
+def looks_like_a_path(text: str) -> bool:
+    """Whether a value names a file rather than a format: it has a directory or an extension
+    (`out/records`, `scopes.jsonl`, `~/x`), or is `-`."""
+    return text == "-" or any(mark in text for mark in ("/", "\\", ".", "~"))
+
+
+def out_file(text: str) -> str:
+    """An `--out-file` path; a format's name alone (`--out-file json`) is refused, since that
+    is `-o json` misplaced: a file of that name is `./json`."""
+    if text.strip().lower() in OUTPUT_FORMATS:
+        raise ValueError(
+            f"{text} is a format's name, not a file: for the format use -o {text.lower()}; for a "
+            f"file of that name write ./{text}"
+        )
+    return text
+
+
+OUT_FILE = argument_type(out_file, "file")
+
+
+def add_format(
+    add_argument: Adder,
+    add: Adder,
+    *,
+    choices: Sequence[str],
+    destination: str,
+    default: str | None,
+    help: str,
+) -> None:
+    """Add a command's output format as `-o`/`--output` (aws's and kubectl's spelling) and
+    `--format` (see `output_format`; `destination` is the command's way to name a file)."""
     add(
         add_argument,
+        "--output",
+        "-o",
         "--format",
+        dest="format",
+        type=output_format(choices, destination),
+        choices=choices,
+        default=default,
+        metavar="FORMAT",
+        help=help,
+    )
+
+
+def add_output_options(add_argument: Adder, add: Adder, *, table_on_terminal: bool = False) -> None:
+    """-o/--output/--format (of list and get) and --fields. With `table_on_terminal` the default
+    format is None: a table when stdout is a terminal, else jsonl (`_sinks.format_for`)."""
+    add_format(
+        add_argument,
+        add,
         choices=OUTPUT_FORMATS,
+        destination="--out-file",
         default=None if table_on_terminal else "jsonl",
-        help="jsonl, json (one array, valid even if the command fails), csv, or table "
+        help="the format: jsonl, json (one array, valid even if the command fails), csv, or "
+        "table, as aws's and kubectl's -o take one; a file is --out-file FILE "
         + (
-            "(default: table when stdout is a terminal, as gh does; jsonl into a pipe or --output)"
+            "(default: table when stdout is a terminal, as gh does; jsonl into a pipe or "
+            "--out-file)"
             if table_on_terminal
             else "(default: jsonl)"
         ),
@@ -412,8 +486,9 @@ def add_concurrency(add_argument: Adder, add: Adder) -> None:
 def add_output_file(add_argument: Adder, add: Adder) -> None:
     add(
         add_argument,
-        "--output",
-        "-o",
+        "--out-file",
+        type=OUT_FILE,
         metavar="FILE",
-        help="write to FILE instead of stdout; it appears only once complete (default: stdout)",
+        help="write to FILE instead of stdout, as a redirect does; it appears only once complete "
+        "(default: stdout)",
     )

@@ -2,7 +2,7 @@
 `less -FRX`, as gh and git page their output.
 
 Only a table written to a terminal is paged (`list` on a terminal, or `--format table`):
-JSON, CSV, a pipe and `--output FILE` never are, nor anything under `--no-pager`. Either
+JSON, CSV, a pipe and `--out-file FILE` never are, nor anything under `--no-pager`. Either
 variable set but empty turns paging off, and so does `cat`; the default is used only where
 `less` is on the command's PATH. The program is run by the shell (`sh -c`, so `PAGER='less
 -S'` works as it does for git), reads the table on its stdin and writes to the terminal.

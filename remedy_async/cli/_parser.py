@@ -26,6 +26,7 @@ from ._options import (
     add_concurrency,
     add_fields,
     add_filter_options,
+    add_format,
     add_output_file,
     add_output_options,
     add_query,
@@ -168,11 +169,14 @@ def _add_export(command: Command, parents: list[Parser]) -> None:
     again.add_argument(
         "--restart", action="store_true", help="discard an interrupted export in DIR first"
     )
-    export.add_argument(
-        "--format",
+    add_format(
+        export.add_argument,
+        plain,
         choices=EXPORT_FORMATS,
-        help="jsonl, csv or parquet (needs pip install 'remedy-async[arrow]'); a resumed "
-        "export keeps its own (default: jsonl)",
+        destination="--out DIR",
+        default=None,
+        help="the files' format: jsonl, csv or parquet (needs pip install "
+        "'remedy-async[arrow]'); a resumed export keeps its own (default: jsonl)",
     )
     add_fields(export.add_argument, plain)
     add_query(export.add_argument, plain)
@@ -239,7 +243,7 @@ def _add_watch(command: Command, parents: list[Parser]) -> None:
         watch.add_argument("resource", type=RESOURCE, metavar="RESOURCE", help=RESOURCE_HELP)
     )
     add_watch_options(watch)
-    add_filter_flags(watch, RESOURCES, "filters (each must be a filter of RESOURCE)")
+    add_filter_flags(watch, RESOURCES, "filters (each must be a filter of RESOURCE)", where=False)
 
 
 def add_watch_options(watch: Parser) -> None:
@@ -375,9 +379,11 @@ def _add_probe(command: Command, parents: list[Parser]) -> None:
         "read-only requests; exit 1 if any failed",
         parents,
     )
-    probe.add_argument(
-        "--format",
+    add_format(
+        probe.add_argument,
+        plain,
         choices=("text", "json"),
+        destination="> FILE",
         default="text",
         help="text or json (default: %(default)s)",
     )

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from remedy_async import Pager, RemedyError, ResourceCollection, to_wire
 
+from ._connection import open_client
 from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, describe, in_flags
 from ._fields import SeenCheck, parse_fields
 from ._meters import Meter, Meters
@@ -23,10 +24,9 @@ from ._options import CONTRACT_NAMING
 from ._pager_program import paged, pager_for
 from ._progress import Say, progress
 from ._server_filters import group_filters, resource_filters
-from ._connection import open_client
 from ._sinks import Sink, format_for, output
 from ._terminal import Terminal
-from ._where import Condition, check_conditions, keep, where_paths
+from ._where import Condition, FirstPageNote, check_conditions, keep, where_paths
 
 
 def seen_check(options: argparse.Namespace, where: Sequence[Condition] = ()) -> SeenCheck:
@@ -45,8 +45,9 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
     Stopped by it before the end, the list says on stderr how to continue (`--starting-token`).
     """
     resource = options.resource
-    check_conditions(resource, options.where)
+    options.where = check_conditions(resource, options.where)
     seen = seen_check(options, options.where)
+    unmet = FirstPageNote(resource.segment, options.where, terminal.note)
     meters = Meters(terminal.clock)
     async with open_client(options, terminal.env, [meters.on_event], terminal.transport) as client:
         collection: ResourceCollection[Any] = getattr(client, resource.attribute)
@@ -82,7 +83,7 @@ async def run_list(options: argparse.Namespace, terminal: Terminal) -> int:
                     ) as sink,
                 ):
                     try:
-                        await _write_pages(pager, sink, meter, options, seen, written)
+                        await _write_pages(pager, sink, meter, options, seen, written, unmet)
                     finally:
                         meter.finish()
         except RemedyError as error:
@@ -105,7 +106,7 @@ def pager_program_of(options: argparse.Namespace, terminal: Terminal) -> str | N
     return pager_for(
         terminal,
         table=format_for(options, stdout_tty=terminal.stdout_tty) == "table",
-        to_stdout=options.output in (None, "-"),
+        to_stdout=options.out_file in (None, "-"),
         no_pager=options.no_pager,
     )
 
@@ -135,12 +136,14 @@ async def _write_pages(
     options: argparse.Namespace,
     seen: SeenCheck,
     written: Written,
+    unmet: FirstPageNote,
 ) -> None:
     """Write the records of each page meeting `--where` until `--max-items` are written; the
     meter counts the records fetched, and learns the list's size when a page announces it.
     Records are written in the contract's spelling (snake_case), whatever the service's;
-    `seen` checks the first records for the fields the paths name beyond the published ones.
-    Stopped by the cap, `written.token` continues right after the last record written."""
+    `seen` checks the first records for the fields the paths name beyond the published ones,
+    and `unmet` notes a condition none of them meets. Stopped by the cap, `written.token`
+    continues right after the last record written."""
     where: Sequence[Condition] = options.where
     max_items: int | None = options.max_items
     if max_items == 0:
@@ -149,6 +152,7 @@ async def _write_pages(
         async for page in pages:
             records = [to_wire(record, CONTRACT_NAMING) for record in page.items]
             seen.check(records)
+            unmet.check(records)
             kept = keep(records, where) if where else records
             full = max_items is not None and len(kept) >= max_items - written.records
             if full:

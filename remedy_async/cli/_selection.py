@@ -49,12 +49,12 @@ def export_encoder(
 def selection_of(options: argparse.Namespace, resource: Resource[Any]) -> Selection:
     """What the command line selects of a resource, checked against it (usage errors name the
     flag): filters, --param, --where, and --fields or --query."""
-    check_conditions(resource, options.where)
+    where = check_conditions(resource, options.where)
     query = query_of(options)
     return Selection(
         filters=tuple(filter_pairs(resource, options.filter, options.filter_flags, "export")),
         params=tuple(options.param),
-        where=tuple(condition.text for condition in options.where),
+        where=tuple(condition.text for condition in where),
         fields=parse_fields(options.fields, resource) if options.fields else (),
         query=None if query is None else query.text,
     )

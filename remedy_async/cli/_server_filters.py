@@ -218,8 +218,10 @@ DESCRIPTION: Final = (
 NONE_PUBLISHED: Final = (
     "The service publishes no filters for {segments} (only endpoints have any: --os-family, "
     "--has-agent); send a query parameter it has and does not publish as is with --param "
-    "KEY=VALUE (it ignores one it does not know), or filter here with --where."
+    "KEY=VALUE (it ignores one it does not know){here}."
 )
+WHERE_TOO: Final = ", or filter here with --where"
+"""How a command that takes `--where` ends `NONE_PUBLISHED`."""
 
 
 class _FilterFlag(argparse.Action):
@@ -250,9 +252,14 @@ def _checked(spec: Filter) -> Callable[[str], str]:
 
 
 def add_filter_flags(
-    parser: argparse.ArgumentParser, resources: Sequence[Resource[Any]], title: str
+    parser: argparse.ArgumentParser,
+    resources: Sequence[Resource[Any]],
+    title: str,
+    *,
+    where: bool = True,
 ) -> None:
-    """Add the filters of `resources` to `parser` as flags, one per keyword name, under `title`.
+    """Add the filters of `resources` to `parser` as flags, one per keyword name, under `title`
+    (whose description offers `--where` only when the command takes it: `where`).
 
     A filter several resources have is one flag; its choices are shown when they agree, and
     each resource's values are listed in its help when they do not.
@@ -263,7 +270,8 @@ def add_filter_flags(
             having.setdefault(name, {})[resource.segment] = spec
     parser.set_defaults(**{FILTER_FLAGS: []})  # none given, or none published
     bare = [resource.segment for resource in resources if not resource.filters]
-    said_none = NONE_PUBLISHED.format(segments=", ".join(bare)) if bare else ""
+    here = WHERE_TOO if where else ""
+    said_none = NONE_PUBLISHED.format(segments=", ".join(bare), here=here) if bare else ""
     group = parser.add_argument_group(title, f"{DESCRIPTION} {said_none}" if having else said_none)
     for name, specs in having.items():
         first = next(iter(specs.values()))

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 from remedy_async import RESOURCES, APIStatusError, DownloadResult, ResourceCollection, to_wire
 
 from ._connection import open_client
-from ._errors import EXIT_FAILURE, EXIT_OK, UsageError
+from ._errors import EXIT_FAILURE, EXIT_OK, UsageError, in_flags
 from ._formats import JsonArrayEncoder, json_bytes
 from ._server_filters import group_filters
 from ._sinks import StreamSink, finished
@@ -123,13 +124,39 @@ def status_line(status: int, headers: Mapping[str, str]) -> bytes:
     return ("\n".join(lines) + "\n\n").encode("utf-8", "replace")
 
 
+PAGE_SIZE_PARAMETER = "limit"
+"""The published lists' page-size parameter, which `api --paginate` takes as the page size of
+the pages it follows (`/v1/scopes?limit=50` or `-F limit=50`)."""
+
+
+def _page_size(given: str | list[str] | None) -> int | None:
+    """The page size `limit` asks `api --paginate` for (None: the client's default)."""
+    if given is None:
+        return None
+    if isinstance(given, str) and given.isdigit() and int(given) > 0:
+        return int(given)
+    raise UsageError(f"api --paginate: {PAGE_SIZE_PARAMETER} is one whole number, got {given!r}")
+
+
+def path_and_query(
+    given: str, fields: Sequence[tuple[str, str]]
+) -> tuple[str, dict[str, str | list[str]]]:
+    """The path `api` sends and its query parameters: a query written in the path, as gh api
+    takes it (`/v1/scopes?limit=1`), then the `-F` fields; a key in both is sent with each
+    value. The client refuses a path that is not one under the base URL."""
+    if "#" in given:
+        raise UsageError(f"api {given}: a fragment (#...) is never sent to a server; drop it")
+    path, mark, query = given.partition("?")
+    written = parse_qsl(query, keep_blank_values=True) if mark else []
+    return path, group_filters([*written, *fields])
+
+
 async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
     """Send the GET and print its JSON body, or with --paginate a collection's every record;
     with --include, the status line and headers first."""
     if options.method.upper() != "GET":
         raise UsageError(f"api {options.method}: the API is read-only; only GET is sent")
-    path = options.path  # the client refuses one that is not a path under the base URL
-    params = group_filters(options.field)
+    path, params = path_and_query(options.path, options.field)
     if options.paginate:
         if options.include:
             raise UsageError(
@@ -140,11 +167,22 @@ async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
         if resource is None:
             known = ", ".join(_COLLECTION_PATHS)
             raise UsageError(f"api --paginate {path}: only a collection pages ({known})")
+        page_size = _page_size(params.pop(PAGE_SIZE_PARAMETER, None))
         async with open_client(options, terminal.env, transport=terminal.transport) as client:
             collection: ResourceCollection[Any] = getattr(client, resource.attribute)
+            try:
+                pager = collection.list(extra_params=params, page_size=page_size)
+            except ValueError as error:  # a paging parameter, or a page too large
+                said = in_flags(str(error)).replace("--page-size", PAGE_SIZE_PARAMETER)
+                if "use --page-size instead" in in_flags(str(error)):
+                    said = (
+                        f"{said.split(';')[0]}; --paginate follows the pages itself: leave them "
+                        f"out ({PAGE_SIZE_PARAMETER}=N sets the page size)"
+                    )
+                raise UsageError(f"api --paginate {options.path}: {said}") from None
             sink = StreamSink(JsonArrayEncoder(), terminal.stdout)
             with finished(sink):
-                async for page in collection.list(extra_params=params).as_dicts().pages():
+                async for page in pager.as_dicts().pages():
                     sink.write(page.items)
         return EXIT_OK
     async with open_client(options, terminal.env, transport=terminal.transport) as client:

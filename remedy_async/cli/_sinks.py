@@ -1,5 +1,5 @@
 """Where `list`, `get` and `api --paginate` put records: encoded or drawn as a table, as they
-come; to stdout or `--output FILE` (atomically), whole records, `--fields` or what `--query`
+come; to stdout or `--out-file FILE` (atomically), whole records, `--fields` or what `--query`
 makes of them, in the chosen format; and what is left when the command fails midway."""
 
 from __future__ import annotations
@@ -138,22 +138,27 @@ class TableSink:
 
 def fit_widths(columns: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[int]:
     """Column widths for `width` characters (two between columns): each column as wide as its
-    header and the sample's widest cell, narrowed until the row fits: first the columns after
-    the first (the id, to copy whole), widest first, down to their header; then any, widest
-    first, down to `MIN_COLUMN`."""
+    header and the sample's widest cell, narrowed until the row fits, widest first: the other
+    columns down to their header, then down to `MIN_COLUMN`, then the other ids (`endpoint_id`)
+    down to `MIN_COLUMN`. The `id` column, the one people copy, is never narrowed: a row that
+    still does not fit is longer than the terminal, and the terminal (or the pager) wraps it."""
     widths = [
         max([len(column), *(len(" ".join(row[index].split())) for row in rows)])
         for index, column in enumerate(columns)
     ]
     room = width - 2 * (len(columns) - 1)
-    headers = [0, *(max(MIN_COLUMN, len(column)) for column in columns[1:])]
-    for floors in (headers, [MIN_COLUMN] * len(columns)):
+    kept = [column == ID_COLUMN for column in columns]
+    ids = [is_id(column) for column in columns]
+    headers = [max(MIN_COLUMN, len(column)) for column in columns]
+    steps = (
+        [0 if keep or id_ else floor for keep, id_, floor in zip(kept, ids, headers, strict=True)],
+        [0 if keep or id_ else MIN_COLUMN for keep, id_ in zip(kept, ids, strict=True)],
+        [0 if keep else MIN_COLUMN for keep in kept],
+    )
+    for floors in steps:
         while sum(widths) > room:
-            slack = [
-                w - floor if index or floors is not headers else 0
-                for index, (w, floor) in enumerate(zip(widths, floors, strict=True))
-            ]
-            if max(slack) <= 0:
+            slack = [w - floor if floor else 0 for w, floor in zip(widths, floors, strict=True)]
+            if max(slack, default=0) <= 0:
                 break
             widest = max(
                 (index for index, give in enumerate(slack) if give > 0),
@@ -161,6 +166,16 @@ def fit_widths(columns: Sequence[str], rows: Sequence[Sequence[str]], width: int
             )
             widths[widest] -= max(1, min(slack[widest], sum(widths) - room))
     return widths
+
+
+ID_COLUMN = "id"
+"""The column a table never narrows: the records' ids, which people copy whole."""
+
+
+def is_id(column: str) -> bool:
+    """Whether a column holds ids (`id`, `endpoint_id`, `target.id`), narrowed last."""
+    last = column.rsplit(".", 1)[-1]
+    return last == ID_COLUMN or last.endswith("_id")
 
 
 def _cut(text: str, width: int) -> str:
@@ -255,11 +270,11 @@ class QuerySink:
 
 def format_for(options: argparse.Namespace, *, stdout_tty: bool) -> FormatName:
     """The format to write: `--format` when given; else (`list`) a table for a person reading
-    a terminal, as gh does, and JSON lines for a program (a pipe, a file, `--output FILE`)."""
+    a terminal, as gh does, and JSON lines for a program (a pipe, a file, `--out-file FILE`)."""
     if options.format is not None:
         chosen: FormatName = options.format
         return chosen
-    on_terminal = stdout_tty and options.output in (None, "-")
+    on_terminal = stdout_tty and options.out_file in (None, "-")
     return "table" if on_terminal else "jsonl"
 
 
@@ -277,14 +292,14 @@ def output(
     or what `--query` makes of them (`note` tells the user when that is null throughout).
 
     If the block fails, what was written stays well-formed (a JSON array closed, or nothing at
-    all) and the error goes on; `--output FILE` appears only once complete, never half-written.
+    all) and the error goes on; `--out-file FILE` appears only once complete, never half-written.
     """
     query = query_of(options)
     fields = parse_fields(options.fields, resource) if options.fields else None
     name = format_for(options, stdout_tty=stdout_tty)
     tabular = name in ("csv", "table")
     columns = query.columns if query is not None else fields
-    with _destination(options.output, stdout) as stream:
+    with _destination(options.out_file, stdout) as stream:
         sink = open_sink(name, resource, stream, columns if tabular else None)
         if fields is not None:
             sink = FieldsSink(sink, fields, flatten=tabular)
@@ -302,6 +317,6 @@ def _destination(path: str | None, stdout: BinaryIO) -> Iterator[BinaryIO]:
     target = Path(path)
     if target.is_dir() or not target.parent.is_dir():
         problem = "is a directory" if target.is_dir() else f"{target.parent} is not a directory"
-        raise UsageError(f"--output {path}: {problem}")
+        raise UsageError(f"--out-file {path}: {problem}")
     with atomic_file(target) as file:
         yield file

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import argparse
 import copy
-import difflib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from ._errors import UsageError
+from ._habits import hint
 from ._server_filters import resource_named
 
 FALLBACK: Final = "fallback"
@@ -197,14 +197,19 @@ def unknown_option(
 
 
 def unrecognized(parser: argparse.ArgumentParser, words: Sequence[str]) -> str:
-    """argparse's `unrecognized arguments: ...`, with the options of `parser` closest to each
-    unknown one (`--tok` -> `--token`)."""
-    known = [flag for flag in parser._option_string_actions if flag.startswith("--")]
-    close = [
-        match
-        for word in words
-        if word.startswith("--") and word.split("=", 1)[0] not in parser._option_string_actions
-        for match in difflib.get_close_matches(word.split("=", 1)[0], known, n=1)
-    ]
-    hint = f" (did you mean {' or '.join(dict.fromkeys(close))}?)" if close else ""
-    return f"unrecognized arguments: {' '.join(words)}{hint}"
+    """argparse's `unrecognized arguments: ...`, with what each unknown option most likely
+    meant on the command of `parser` (`_habits`: `--limit` -> `--max-items`, `--tok` ->
+    `--token`, `--severity high` -> `--where 'severity=high'`)."""
+    hints: list[str] = []
+    for at, word in enumerate(words):
+        flag, equals, value = word.partition("=")
+        if not word.startswith("--") or flag in parser._option_string_actions:
+            continue
+        following = words[at + 1] if at + 1 < len(words) else None
+        if not equals and following is not None and not _is_option(following):
+            value = following
+        found = hint(parser, flag, value or None)
+        if found is not None:
+            hints.append(found)
+    said = f" ({'; '.join(dict.fromkeys(hints))})" if hints else ""
+    return f"unrecognized arguments: {' '.join(words)}{said}"

@@ -12,16 +12,19 @@ expression, never `eval`. Several `--where` must all hold.
 
 from __future__ import annotations
 
+import difflib
+import enum
 import operator
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+import attrs
 from attrs import frozen
 
 from ._errors import UsageError
-from ._fields import check_path, value_at
-from ._formats import WireRecord
+from ._fields import check_path, published_enum, value_at
+from ._formats import WireRecord, json_bytes
 
 if TYPE_CHECKING:
     from remedy_async import Resource
@@ -93,12 +96,88 @@ def where_paths(conditions: Sequence[Condition]) -> list[tuple[str, str]]:
     return [(condition.path, f"--where {condition.text}") for condition in conditions]
 
 
-def check_conditions(resource: Resource[Any], conditions: Sequence[Condition]) -> None:
-    """Check each condition's path against the resource's model before any request: a typo of
-    a published field is a usage error naming it (fields kept in `extra` are checked against
-    the records, by `SeenCheck`)."""
-    for path, given in where_paths(conditions):
-        check_path(resource, path, given)
+def check_conditions(resource: Resource[Any], conditions: Sequence[Condition]) -> list[Condition]:
+    """Check each condition against the resource's model before any request, returning the
+    conditions to apply: a typo of a published field is a usage error naming it (fields kept
+    in `extra` are checked against the records, by `SeenCheck`), and so is a value a
+    published enum does not have (`operating_system.family=mac`), listing its values; a value
+    it has in another case (`MACOS`) is taken as the published one (`macos`), the way the
+    service spells it in every record."""
+    checked: list[Condition] = []
+    for condition in conditions:
+        given = f"--where {condition.text}"
+        check_path(resource, condition.path, given)
+        values = published_enum(resource, condition.path)
+        if values is None:
+            checked.append(condition)
+            continue
+        named = tuple(_member(values, value, condition.path, given) for value in condition.values)
+        checked.append(attrs.evolve(condition, values=named))
+    return checked
+
+
+def _member(values: type[enum.Enum], text: str, path: str, given: str) -> str:
+    """The published value `text` names, in any case; `null` as it is; a usage error listing
+    the values for any other."""
+    published = [str(member.value) for member in values]
+    if text.lower() == "null":
+        return text
+    for value in published:
+        if value.lower() == text.lower():
+            return value
+    prefixed = [value for value in published if text and value.startswith(text.lower())]
+    close = prefixed or difflib.get_close_matches(text.lower(), published, n=1, cutoff=0.5)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise UsageError(
+        f"{given}: {path} is one of {', '.join(published)} (in any case), not {text!r}{hint}"
+    )
+
+
+UNMET_SHOWN: Final = 5
+"""How many of the values the first records hold an unmet condition's note shows."""
+
+
+class FirstPageNote:
+    """Says once, on the first records that arrive, which `=` and `in` conditions none of them
+    meets, and the values they hold there: a value spelt otherwise than the service spells
+    it (`windows 11` for `Windows 11`) then says so at once instead of a silent empty list.
+    It is a note, not an error: a rare value may well be met further on.
+
+    Args:
+        segment: The records' collection, for the note.
+        conditions: The conditions applied.
+        note: Where the note goes (stderr, unless `--quiet`).
+    """
+
+    def __init__(
+        self, segment: str, conditions: Sequence[Condition], note: Callable[[str], None]
+    ) -> None:
+        self._segment = segment
+        self._pending = [c for c in conditions if c.op in ("=", "in")]
+        self._note = note
+
+    def check(self, records: Sequence[WireRecord]) -> None:
+        """Note each pending condition none of the records meets (then none are pending)."""
+        if not self._pending or not records:
+            return
+        pending, self._pending = self._pending, []
+        for condition in pending:
+            if any(condition.holds(record) for record in records):
+                continue
+            held = dict.fromkeys(_shown(value_at(record, condition.path)) for record in records)
+            shown = ", ".join(list(held)[:UNMET_SHOWN])
+            if len(held) > UNMET_SHOWN:
+                shown += ", ..."
+            self._note(
+                f"--where {condition.text}: none of the first {len(records):,} "
+                f"{self._segment} records meets it (they hold {condition.path}: {shown}); "
+                "going on with the rest of the list"
+            )
+
+
+def _shown(value: Any) -> str:
+    """A value as a note shows it: text as it is, anything else as JSON (`null`, `true`)."""
+    return value if isinstance(value, str) else json_bytes(value).decode()
 
 
 def keep(records: Sequence[WireRecord], conditions: Sequence[Condition]) -> list[WireRecord]:

@@ -303,16 +303,19 @@ async def test_the_command_completes_its_own_words(
 
 
 async def test_a_table_streams_and_fits_the_terminal_width(simulator: Simulator) -> None:
-    """Every line fits COLUMNS; long cells end in an ellipsis; the count closes the table."""
+    """Every line fits COLUMNS; long cells end in an ellipsis, never the ids; the count closes
+    the table."""
     outcome = await cli(
-        "list", "vulnerability-findings", "--base-url", simulator.url, "--format", "table",
+        "list", "vulnerability-findings", "--base-url", simulator.url, "-o", "table",
         "--fields", "id,title,cve_id,severity", "--page-size", "7",
-        env=clean_env(COLUMNS="50"),
+        env=clean_env(COLUMNS="70"),
     )  # fmt: skip
     assert outcome.code == 0, outcome.stderr
     lines = outcome.stdout.decode().splitlines()
     assert lines[0].split() == ["id", "title", "cve_id", "severity"]
-    assert all(len(line) <= 50 for line in lines)
+    assert all(len(line) <= 70 for line in lines)
+    ids = [line.split()[0] for line in lines[2:-1]]
+    assert ids == list(simulator.dataset.ids("vulnerability-findings"))
     assert any("…" in line for line in lines[2:])
     total = len(list(simulator.dataset.ids("vulnerability-findings")))
     assert lines[-1] == f"{total:,} record(s)"

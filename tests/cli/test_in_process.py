@@ -369,17 +369,17 @@ async def test_an_unknown_field_is_a_usage_error_naming_the_closest(published: P
 
 
 async def test_output_file_appears_only_when_complete(tmp_path: Path) -> None:
-    """--output writes the file at the end; a failure leaves no file and no temporary."""
+    """--out-file writes the file at the end; a failure leaves no file and no temporary."""
     target = tmp_path / "scopes.json"
     failed = await cli_here(
-        "list", "scopes", "--base-url", BASE_URL, "--retries", "0", "-o", str(target),
+        "list", "scopes", "--base-url", BASE_URL, "--retries", "0", "--out-file", str(target),
         transport=paged_then_failing(3),
     )  # fmt: skip
     assert failed.code == 1
     assert list(tmp_path.iterdir()) == []
     done = await cli_here(
         "list", "scopes", "--base-url", BASE_URL, "--max-items", "5", "--format", "json",
-        "--output", str(target), transport=paged_then_failing(0),
+        "--out-file", str(target), transport=paged_then_failing(0),
     )  # fmt: skip
     assert done.code == 0, done.stderr
     assert done.stdout == b""

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from remedy_async import MockTransport
+from remedy_async.cli._connection import open_client
 from remedy_async.cli._options import DEFAULT_BASE_URL
 from remedy_async.cli._parser import parse_command_line
-from remedy_async.cli._connection import open_client
 from remedy_async.simulator import Simulator
 from tests.mock_service import BASE_URL, Routes
 from tests.proxy import ForwardProxy

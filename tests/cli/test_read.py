@@ -38,10 +38,10 @@ async def test_list_on_a_terminal_writes_the_format_asked_for(published: Publish
 async def test_list_into_a_file_from_a_terminal_writes_json_lines(
     published: Published, tmp_path: Path
 ) -> None:
-    """`--output FILE` run from a terminal writes JSON lines: the table is for the screen."""
+    """`--out-file FILE` run from a terminal writes JSON lines: the table is for the screen."""
     target = tmp_path / "scopes.jsonl"
     outcome = await published.run(
-        "list", "scopes", "--base-url", published.url, "-o", str(target), stdout_tty=True
+        "list", "scopes", "--base-url", published.url, "--out-file", str(target), stdout_tty=True
     )
     assert (outcome.code, outcome.stdout) == (0, b""), outcome.stderr
     ids = [orjson.loads(line)["id"] for line in target.read_bytes().splitlines()]

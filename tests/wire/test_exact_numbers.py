@@ -248,11 +248,11 @@ def jsonl(path: Path) -> list[Any]:
 async def test_list_writes_every_number_exactly(
     service: ExactService, tmp_path: Path, form: str
 ) -> None:
-    """`list --format jsonl|json -o FILE` writes each record as sent, big integers as digits."""
+    """`list -o jsonl|json --out-file FILE` writes each record as sent, big integers as digits."""
     for segment, sent in RECORDS.items():
         out = tmp_path / f"{segment}.{form}"
         outcome = await service.run(
-            "list", segment, "--base-url", service.url, "--format", form, "-o", str(out)
+            "list", segment, "--base-url", service.url, "-o", form, "--out-file", str(out)
         )
         assert outcome.code == 0, outcome.stderr
         written = msgspec.json.decode(out.read_bytes()) if form == "json" else jsonl(out)
