@@ -25,7 +25,7 @@ import time
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import aiohttp
 from yarl import URL
@@ -50,7 +50,13 @@ from ._paging._protocol import Convention, Paginator
 from ._raw import RawResponse
 from ._redact import redact_headers
 from ._sending._budget import RateLimit
-from ._sending._credential import Credential, KnownSecrets, TokenProvider
+from ._sending._credential import (
+    Credential,
+    CredentialSource,
+    KnownSecrets,
+    StaticSecrets,
+    TokenProvider,
+)
 from ._sending._events import EventHook, Events
 from ._sending._gate import RequestGate, wall_clock_of
 from ._sending._headers import check_headers, default_headers, refuse_credential_header
@@ -112,16 +118,21 @@ class RemedyClient:
     value raises ConfigurationError.
 
     Args:
-        base_url: The API's root; a path prefix is kept. Default: `REMEDY_BASE_URL`, else
-            the service's own, `https://api.furl.ai` (Furl's public API). Plain `http://` is
-            refused for any host but loopback (see `allow_insecure_http`).
+        base_url: The API's root; a path prefix is kept, and a trailing `/v1` dropped (every
+            path the client asks for starts with it, so `https://api.furl.ai/v1` is the same
+            as `https://api.furl.ai`). Default: `REMEDY_BASE_URL`, else the service's own,
+            `https://api.furl.ai` (Furl's public API). Plain `http://` is refused for any
+            host but loopback (see `allow_insecure_http`). A value that looks like a token is
+            refused saying so (pass it as `token=`), and no error repeats the value.
         token: The API token, or a token provider: an async callable returning it (`async
             def token() -> str`), asked before every attempt (a retried attempt carries a
             fresh token; caching tokens is the provider's own business) and once more after a
             401, the request then sent once more if the provider gives another token. Default:
             `REMEDY_API_TOKEN`, and with neither, requests carry no credential. No token
             appears in reprs, errors, events or logs; a provider that raises, or returns what
-            is not a token, is a TokenProviderError, the request unsent.
+            is not a token, is a TokenProviderError, the request unsent. A 401's message says
+            whether a token was sent, in which header and where it came from (the argument,
+            the provider, `REMEDY_API_TOKEN` or a profile's `token_env`).
         auth_header: The header the token goes in.
         auth_scheme: The word before the token (`Authorization: Bearer <token>`); None sends
             the bare token (`auth_header="X-API-Key", auth_scheme=None`).
@@ -251,16 +262,18 @@ class RemedyClient:
     ) -> None:
         self.base_url = config.base_url(base_url, allow_insecure_http=allow_insecure_http)
         """The API's root every request goes under, without a trailing `/`."""
-        given = config.token(token)
+        given, origin = config.token(token)
+        source = CredentialSource(None if given is None else auth_header, origin)
         attempt_timeout = attempt_timeout_of(to_client_timeout(timeout))
         retry = config.retry_policy(retry)
         credential: Credential | None = None
         if given is None or isinstance(given, str):
-            self._secrets: Sequence[str] = (given,) if given else ()
-            """The tokens this client sends, which nothing it shows holds."""
+            self._secrets: Sequence[str] = StaticSecrets((given,) if given else (), source)
+            """The tokens this client sends, which nothing it shows holds, and where they come
+            from (which a 401 says)."""
             sent_headers = default_headers(headers or {}, given, auth_header, auth_scheme)
         else:  # a token provider: its tokens are put in each attempt's headers
-            known = KnownSecrets()
+            known = KnownSecrets(source)
             self._secrets = known
             sent_headers = default_headers(headers or {}, None, auth_header, auth_scheme)
             refuse_credential_header(headers or {}, auth_header)
@@ -444,6 +457,16 @@ class RemedyClient:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+    def __enter__(self) -> NoReturn:
+        """TypeError saying to use `async with`: the client is asyncio's, with no sync form."""
+        raise TypeError(
+            "RemedyClient is asynchronous: use 'async with RemedyClient(...) as client' inside "
+            "an async function run by asyncio.run(), not 'with'"
+        )
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Never reached: `__enter__` refuses a plain `with`."""
 
     async def close(self) -> None:
         """Release the connection pool; safe to call twice. An injected session stays open.

@@ -254,7 +254,7 @@ async def probe(
     ]
     return ProbeReport(
         base_url=str(client.base_url),
-        auth=_auth(resources, token_sent=config.token(settings.get("token")) is not None),
+        auth=_auth(resources, token_sent=config.token(settings.get("token"))[0] is not None),
         resources=tuple(resources),
         health=health,
         agent_configuration=download,

@@ -35,6 +35,8 @@ from ._errors import ConfigurationError
 from ._paging._conventions import CONVENTIONS, convention_from
 from ._paging._paginators._auto import AutoPaginator
 from ._paging._protocol import Convention, Paginator
+from ._redact import looks_like_token
+from ._sending._credential import TokenFrom
 from ._settings import BASE_URL_ENV, TOKEN_ENV, closest
 
 DEFAULT_PROFILE = "default"
@@ -91,7 +93,8 @@ def client_settings(
     if environ is not None:
         for name, variable in (("base_url", BASE_URL_ENV), ("token", TOKEN_ENV)):
             if settings.get(name) is None and environ.get(variable):
-                settings[name] = environ[variable]
+                value = environ[variable]
+                settings[name] = TokenFrom(value, variable) if name == "token" else value
     return settings
 
 
@@ -139,7 +142,7 @@ def _settings(table: Mapping[str, Any], where: str, env: Mapping[str, str]) -> d
             raise ConfigurationError(f"{where}: unknown setting {key!r}{closest(key, _TYPES)}")
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             wanted = " or ".join(_TOML_NAMES[kind] for kind in types)
-            raise ConfigurationError(f"{where}: {key} must be {wanted}, got {value!r}")
+            raise ConfigurationError(f"{where}: {key} must be {wanted}, got {_shown(value)}")
         if key in _TABLES_OF_STRINGS or key == "trusted_origins":
             _check_strings(value, f"{where}: {key}")
         settings[key] = value
@@ -151,8 +154,13 @@ def _settings(table: Mapping[str, Any], where: str, env: Mapping[str, str]) -> d
     if "token_env" in settings:
         name = settings.pop("token_env")
         if not env.get(name):
+            if not name.isupper() and looks_like_token(name):
+                raise ConfigurationError(
+                    f"{where}: token_env holds what looks like a token, not the name of the "
+                    "environment variable holding it: put the token in a variable and name it"
+                )
             raise ConfigurationError(f"{where}: token_env names {name}, which is not set")
-        settings["token"] = env[name]
+        settings["token"] = TokenFrom(env[name], f"{name} (token_env of {where})")
     if settings.get("auth_scheme") in ("", "none"):
         settings["auth_scheme"] = None
     if "paginator" in settings:
@@ -169,7 +177,15 @@ def _check_strings(value: Any, where: str) -> None:
     values = value.values() if isinstance(value, dict) else value
     for item in values:
         if not isinstance(item, str):
-            raise ConfigurationError(f"{where} must hold strings, got {item!r}")
+            raise ConfigurationError(f"{where} must hold strings, got {_shown(item)}")
+
+
+def _shown(value: object) -> str:
+    """A value of the wrong type as a message shows it: a number or boolean as it is, text or
+    a list or table by its type alone (a secret may be in it)."""
+    if isinstance(value, int | float):  # bool too
+        return repr(value)
+    return _TOML_NAMES.get(type(value), type(value).__name__)
 
 
 def paginator_named(value: object, where: str) -> Paginator | Convention:

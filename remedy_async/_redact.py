@@ -321,3 +321,59 @@ def credential_key(name: object) -> bool:
     return any(word in CREDENTIAL_WORDS for word in words) or any(
         pair in CREDENTIAL_PAIRS for pair in itertools.pairwise(words)
     )
+
+
+# A setting's value in a message -------------------------------------------------------------
+
+_TOKEN_WORD = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
+"""One word of the characters API keys and tokens are made of (base64, base64url, hex, JWT)."""
+
+_HOST = re.compile(
+    r"(?:localhost|(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}"
+    r"|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-F:.]+\])\.?(?::\d{1,5})?",
+    re.IGNORECASE,
+)
+"""A host name with a dot and an alphabetic top-level label, localhost or an IPv4 address, and
+an optional port (or a bracketed IPv6 address): what a URL without its scheme starts with
+(`api.furl.ai:443`)."""
+
+_AUTH_WORDS = ("bearer ", "basic ", "token ", "apikey ")
+
+
+def looks_like_token(text: str) -> bool:
+    """Whether `text`, given where a URL or name goes, looks like an API key or token: one word
+    of at least 16 token characters with letters and digits that is no host name, or a whole
+    `Bearer ...` header value."""
+    text = text.strip()
+    if text.lower().startswith(_AUTH_WORDS):
+        return True
+    if not _TOKEN_WORD.fullmatch(text) or _HOST.fullmatch(text.split("/", 1)[0]):
+        return False
+    return any(char.isdigit() for char in text) and any(char.isalpha() for char in text)
+
+
+def described_url(value: object) -> str:
+    """A URL setting's value as a message may show it: its scheme and host at most (never its
+    user information, path, query or fragment, where a secret may be), or what it looks like
+    (a token pasted where the URL goes) when it is not a URL."""
+    if isinstance(value, URL):
+        value = str(value)
+    if not isinstance(value, str):
+        return f"a value of type {type(value).__name__}"
+    text = value.strip()
+    if not text:
+        return "an empty string"
+    if looks_like_token(text):
+        return f"what looks like a token ({len(text)} characters), not a URL"
+    if "://" not in text:
+        host, _, rest = text.partition("/")
+        if _HOST.fullmatch(host):
+            more = "/…" if rest else ""
+            return f"'{host}{more}', which has no scheme (such as https://)"
+        return f"{len(text)} characters that are not a URL"
+    scheme, _, after = text.partition("://")
+    host = after.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
+    if not scheme.isascii() or not scheme.isalnum() or (host and not _HOST.fullmatch(host)):
+        return f"a {len(text)}-character URL whose scheme or host is not usable"
+    rest = after.removeprefix(after.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0])
+    return f"'{scheme.lower()}://{host}{'/…' if rest.strip('/') else ''}'"

@@ -27,8 +27,9 @@ from ._errors import ConfigurationError, check_count
 from ._paging._paginators._auto import AutoPaginator
 from ._paging._paginators._convention import as_paginator
 from ._paging._protocol import Convention, Paginator
+from ._redact import described_url, looks_like_token
 from ._sending._budget import RateLimit
-from ._sending._credential import TokenProvider
+from ._sending._credential import TokenFrom, TokenProvider
 from ._sending._events import Telemetry as EventsTelemetry
 from ._sending._headers import check_headers
 from ._sending._proxies import ProxyRoutes
@@ -45,6 +46,8 @@ BASE_URL_ENV = "REMEDY_BASE_URL"
 TOKEN_ENV = "REMEDY_API_TOKEN"
 AUTH_HEADER = "Authorization"
 AUTH_SCHEME = "Bearer"
+API_VERSION = "/v1"
+"""The path prefix every request's path starts with (a base URL ending in it is taken without)."""
 HEALTH_PATH = "/v1/health"
 AGENT_CONFIGURATION_PATH = "/v1/agent-configuration"
 """The client's defaults for where the token goes and the two paths outside the collections."""
@@ -62,63 +65,96 @@ def is_loopback(host: str) -> bool:
 
 def base_url(value: str | URL | None, *, allow_insecure_http: bool) -> URL:
     """Return the base URL from the argument, REMEDY_BASE_URL or the service's own
-    (`DEFAULT_BASE_URL`), checked and without a trailing /.
+    (`DEFAULT_BASE_URL`), checked, without a trailing `/` or `/v1`.
 
+    A trailing `/v1` is dropped, since every path the client asks for starts with it
+    (`https://api.furl.ai/v1`, as OpenAI's base URLs are written, is the service's root).
     Plain http is refused for any host but loopback unless allow_insecure_http is set, since
-    the token would cross the network in clear text.
+    the token would cross the network in clear text. No message repeats the value given,
+    which may be a token pasted in its place: it says what the value looks like instead.
     """
+    from_env = value is None and bool(os.environ.get(BASE_URL_ENV))
     raw = value if value is not None else os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+    name = BASE_URL_ENV if from_env else "base_url"
     if not raw:
         raise ConfigurationError(
             f"empty base URL: pass one, e.g. RemedyClient('{DEFAULT_BASE_URL}'), or leave it "
             f"out for the service's own"
         )
-    url = URL(raw)
-    if url.scheme not in {"http", "https"} or not url.host:
-        raise ConfigurationError(f"base URL must be an absolute http(s) URL, got {str(url)!r}")
+    if isinstance(raw, str) and looks_like_token(raw):
+        fix = (
+            f"set {TOKEN_ENV} to it instead"
+            if from_env
+            else "pass it as token= (RemedyClient(token=...)), and a base URL, if any, first"
+        )
+        raise ConfigurationError(f"{name} looks like a token, not a URL: {fix}")
+    try:
+        url = URL(raw)
+        usable = url.scheme in {"http", "https"} and bool(url.host)
+    except (ValueError, TypeError, UnicodeError):
+        usable = False
+    if not usable:
+        raise ConfigurationError(
+            f"{name} must be an absolute http(s) URL such as {DEFAULT_BASE_URL}, got "
+            f"{described_url(raw)}"
+        )
     if url.user is not None or url.password is not None:
-        raise ConfigurationError("base URL must not contain credentials; pass token= instead")
+        raise ConfigurationError(f"{name} must not contain credentials; pass token= instead")
     if url.query_string or url.fragment:
-        raise ConfigurationError("base URL must not have a query or fragment")
-    if url.scheme == "http" and not allow_insecure_http and not is_loopback(url.host):
+        raise ConfigurationError(f"{name} must not have a query or fragment")
+    if url.scheme == "http" and not allow_insecure_http and not is_loopback(url.host or ""):
         raise ConfigurationError(
             f"refusing plain http to {url.host}: the token would travel unencrypted; use https "
             "or pass allow_insecure_http=True"
         )
-    return url.with_path(url.path.rstrip("/"))
+    path = url.path.rstrip("/")
+    return url.with_path(path.removesuffix(API_VERSION))
 
 
-def token(value: str | TokenProvider | None) -> str | TokenProvider | None:
+def token(value: str | TokenProvider | None) -> tuple[str | TokenProvider | None, str]:
     """Return the token from the argument or REMEDY_API_TOKEN (None when neither is set), or
-    the token provider given (an async callable, asked when requests are sent)."""
+    the token provider given (an async callable, asked when requests are sent); and where it
+    came from, as a 401 names it (`REMEDY_API_TOKEN`, or a `TokenFrom`'s own origin)."""
     if value is not None and not isinstance(value, str):
         if not callable(value):
             raise ConfigurationError(
                 "token must be a str or an async callable returning one (a token provider), "
                 f"not a {type(value).__name__}"
             )
-        return value
+        return value, "the token provider given as token="
     found = value if value is not None else os.environ.get(TOKEN_ENV)
     if not found:
-        return None
+        given = "token= was an empty string" if value == "" else "none was given (token=)"
+        return None, f"{given} and {TOKEN_ENV} is not set"
     if any(char in found for char in "\r\n\0"):
         raise ConfigurationError("the token contains a line break or NUL, which cannot be sent")
-    return found
+    if isinstance(found, TokenFrom):
+        return str(found), found.origin
+    return str(found), "the token= argument" if value is not None else TOKEN_ENV
 
 
 def api_path(path: str, name: str) -> str:
     """Check a path appended to the base URL (health, agent configuration, `get_json`): it
     starts with one `/` and has no query or fragment, so it names a place under the base URL."""
-    if not path.startswith("/") or path[1:2] in ("/", "\\"):
+    if not isinstance(path, str) or not path.startswith("/") or path[1:2] in ("/", "\\"):
         raise ConfigurationError(
             f"{name} must be a path starting with '/' (it is appended to the base URL), not a "
-            f"URL or '//host/...', got {path!r}"
+            f"URL or '//host/...', got {_shown_path(path)}"
         )
     if "?" in path or "#" in path:
+        shown = path.split("?", 1)[0].split("#", 1)[0]
         raise ConfigurationError(
-            f"{name} must be a path without a query or fragment ('?' or '#'), got {path!r}"
+            f"{name} must be a path without a query or fragment ('?' or '#'), got {shown!r} "
+            "followed by one (get_json takes a query as params=)"
         )
     return path
+
+
+def _shown_path(path: object) -> str:
+    """A path setting's value as a message shows it: as given, unless it is a URL or carries a
+    query, where a secret may be (then what it looks like)."""
+    plain = isinstance(path, str) and not any(mark in path for mark in ("://", "?", "#", "@"))
+    return repr(path) if plain and not looks_like_token(str(path)) else described_url(path)
 
 
 def origins(values: Iterable[str], name: str) -> frozenset[str]:
@@ -134,7 +170,9 @@ def origins(values: Iterable[str], name: str) -> frozenset[str]:
         except (ValueError, UnicodeError):
             usable = False
         if not usable:
-            raise ConfigurationError(f"{name} entries are origins like https://host, not {value!r}")
+            raise ConfigurationError(
+                f"{name} entries are origins like https://host, not {described_url(value)}"
+            )
         found.add(str(url.origin()))
     return frozenset(found)
 

@@ -11,6 +11,11 @@ transport's per-mapping header cache keeps serving it). Each token handed out is
 newest first, in the client's `KnownSecrets`, which its errors, events, logs, pages and resume
 tokens read live: an echo of any recent token is redacted as a static token's is. A provider
 that fails, or returns what cannot be sent, is a TokenProviderError showing neither.
+
+Where the credential comes from (`CredentialSource`: the header it goes in, and the argument,
+provider, environment variable or profile it was read from) travels with the client's secrets
+(`StaticSecrets`, `KnownSecrets`), so a 401 can say whether a token was sent and from where,
+never which; a token read from a variable or a file says where in itself (`TokenFrom`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from types import CoroutineType
 from typing import overload
+
+from attrs import frozen
 
 from remedy_async._errors import TokenProviderError
 from remedy_async._redact import scrub_error
@@ -30,17 +37,76 @@ KEPT_TOKENS = 8
 """How many of the most recent tokens a provider handed out are redacted from what is shown."""
 
 
+@frozen
+class CredentialSource:
+    """Which header carries a client's credential and where its token came from: what a 401
+    says besides the service's own words (never the token).
+
+    Args:
+        header: The header the token goes in; None when no token is sent.
+        origin: Where the token came from (`the token= argument`, `REMEDY_API_TOKEN`, ...), or
+            for none, why there is none.
+    """
+
+    header: str | None
+    origin: str
+
+    def said(self) -> str:
+        """The sentence a 401's message carries: whether a token was sent, in which header and
+        from where (`a token was sent in Authorization, from REMEDY_API_TOKEN`)."""
+        if self.header is None:
+            return f"no token was sent: {self.origin}"
+        return f"a token was sent in {self.header}, from {self.origin}"
+
+
+class TokenFrom(str):
+    """A token that says where it was read (an environment variable, a profile's `token_env`,
+    a tenant's token file), so a client given it can tell a 401 where its token came from; it
+    is sent as the str it is, and shows nothing more than one."""
+
+    origin: str
+    """Where the token was read, such as `ACME_TOKEN (token_env of remedy.toml [default])`."""
+
+    def __new__(cls, token: str, origin: str) -> TokenFrom:
+        made = super().__new__(cls, token)
+        made.origin = origin
+        return made
+
+    def __reduce__(self) -> tuple[type[TokenFrom], tuple[str, str]]:
+        return TokenFrom, (str(self), self.origin)
+
+
+class StaticSecrets(tuple[str, ...]):
+    """A client's token given as a string (or none): what its errors, events and logs are
+    scrubbed of, and the `CredentialSource` a 401 names."""
+
+    source: CredentialSource
+
+    def __new__(cls, tokens: tuple[str, ...], source: CredentialSource) -> StaticSecrets:
+        made = super().__new__(cls, tokens)
+        made.source = source
+        return made
+
+    def __repr__(self) -> str:
+        return f"<StaticSecrets {len(self)} tokens>"
+
+    def __reduce__(self) -> tuple[type[StaticSecrets], tuple[tuple[str, ...], CredentialSource]]:
+        return StaticSecrets, (tuple(self), self.source)
+
+
 class KnownSecrets(Sequence[str]):
     """The tokens a client's provider has handed out, newest first (the last `KEPT_TOKENS`):
     what the client scrubs from its errors, events, logs and resume tokens.
 
     Read live by everything holding it, so a value made before a token was handed out is still
-    scrubbed of it when it is shown later. Its repr shows how many, never which."""
+    scrubbed of it when it is shown later. Its repr shows how many, never which. `source` is
+    the provider's `CredentialSource`, which a 401 names."""
 
-    __slots__ = ("_tokens",)
+    __slots__ = ("_tokens", "source")
 
-    def __init__(self) -> None:
+    def __init__(self, source: CredentialSource | None = None) -> None:
         self._tokens: list[str] = []
+        self.source = source
 
     def __repr__(self) -> str:
         return f"<KnownSecrets {len(self._tokens)} tokens>"

@@ -2,7 +2,8 @@
 
 The message comes from the service's explanation when the body carries one; otherwise from
 the status line and a short, redacted excerpt of the body. The error keeps the whole body too,
-redacted and bounded (`kept_body`).
+redacted and bounded (`kept_body`). A 401's message also says whether the client sent a token,
+in which header and from where (the `CredentialSource` its secrets carry), never which.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from remedy_async._redact import body_excerpt, kept_body, redact, redact_headers
 from remedy_async._wire._error_bodies import explain
 from remedy_async._wire._http import Response
 
+from ._credential import KnownSecrets, StaticSecrets
 from ._retry import retry_after_seconds
 
 
@@ -25,8 +27,11 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
     The message, `code` and `detail` come from the body when it explains itself, in any of
     the conventions `explain` reads (on a 401 without one, from `WWW-Authenticate`); otherwise
     the message is the status line. A short, redacted excerpt of the body is always kept, and
-    the whole body (parsed when JSON, bounded at `BODY_LIMIT`), redacted.
+    the whole body (parsed when JSON, bounded at `BODY_LIMIT`), redacted. A 401's message ends
+    with what the client sent: `(a token was sent in Authorization, from REMEDY_API_TOKEN)`,
+    when `secrets` are a client's (which carry its `CredentialSource`).
     """
+    source = secrets.source if isinstance(secrets, StaticSecrets | KnownSecrets) else None
     secrets = tuple(secrets)
     said = explain(response.body, response.content_type)
     code, message = said.code, said.message
@@ -50,6 +55,8 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
         "body_truncated": cut,
     }
     message = redact(message, secrets)
+    if response.status == 401 and source is not None:
+        message = f"{message} ({source.said()})"
     if error_class is RateLimitError:
         return RateLimitError(message, retry_after=retry_after_seconds(response.headers), **fields)
     return error_class(message, **fields)

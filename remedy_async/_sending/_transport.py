@@ -364,8 +364,36 @@ def transport_error(
         return APIConnectionError(
             f"the response body was cut short or malformed: {exc}", method=method, url=url
         )
+    if plain_http_answered(exc):
+        place = f"{url.host}:{url.port}"
+        return APIConnectionError(
+            f"the server at {place} answered plain HTTP to a TLS handshake: is the URL "
+            f"http://{place}? (https:// needs a server speaking TLS there)",
+            method=method,
+            url=url,
+        )
     reason = str(exc) or type(exc).__name__
     return APIConnectionError(f"connection failed: {reason}", method=method, url=url)
+
+
+PLAIN_HTTP_REASONS = frozenset(
+    {"WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"}
+)
+"""What OpenSSL calls a TLS handshake answered by bytes that are no TLS record, such as
+`HTTP/1.1 400` (which reason depends on its version)."""
+
+
+def plain_http_answered(exc: BaseException) -> bool:
+    """Whether a failure is a TLS handshake the server answered in plain HTTP (or another
+    protocol): an https URL pointing at an http port."""
+    seen: BaseException | None = exc
+    for _ in range(4):  # the aiohttp error, its OSError, their causes
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLError) and getattr(seen, "reason", None) in PLAIN_HTTP_REASONS:
+            return True
+        seen = getattr(seen, "os_error", None) or seen.__cause__ or seen.__context__
+    return False
 
 
 async def _read_counted(request: Request, response: aiohttp.ClientResponse, limit: int) -> bytes:

@@ -27,6 +27,7 @@ from remedy_async._models import (
 )
 from remedy_async._paging._pager import Pager
 from remedy_async._sending._budget import RateLimit
+from remedy_async._sending._credential import TokenFrom
 from remedy_async._sending._transport import ConnectionPool
 from remedy_async._settings import closest
 
@@ -146,7 +147,8 @@ class TenantClients:
         if isinstance(settings.get("rate_limit"), RateLimit):  # one value is one budget: each
             settings["rate_limit"] = evolve(settings["rate_limit"])  # key gets its own
         try:
-            return RemedyClient(token=key.token, pool=self._pool, **settings)
+            token = TokenFrom(key.token, f"{tenant.token_source} (tenant {tenant.name!r})")
+            return RemedyClient(token=token, pool=self._pool, **settings)
         except ConfigurationError as error:
             raise ConfigurationError(f"tenant {tenant.name!r}: {error}") from None
 

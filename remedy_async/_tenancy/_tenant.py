@@ -17,6 +17,7 @@ from typing import Final
 from attrs import field, frozen
 
 from remedy_async._errors import ConfigurationError
+from remedy_async._redact import looks_like_token
 from remedy_async._sending._budget import RateLimit, margin
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -100,6 +101,11 @@ class Tenant:
         if self.token_env is not None:
             found = (os.environ if environ is None else environ).get(self.token_env)
             if not found:
+                if not self.token_env.isupper() and looks_like_token(self.token_env):
+                    raise ConfigurationError(
+                        f"tenant {self.name!r}: token_env holds what looks like a token, not "
+                        "the name of the environment variable holding it"
+                    )
                 raise ConfigurationError(
                     f"tenant {self.name!r}: the environment variable {self.token_env} that "
                     "holds its token is not set"

@@ -24,6 +24,7 @@ from typing import Final
 from yarl import URL
 
 from remedy_async._errors import ConfigurationError
+from remedy_async._redact import described_url
 from remedy_async._sending._budget import RateLimit
 from remedy_async._settings import closest
 
@@ -136,7 +137,8 @@ def _tenant(table: object, where: Path, places: _Places, index: int) -> Tenant:
     for key, value in table.items():
         if not isinstance(value, str):
             raise ConfigurationError(
-                f"{where}:{places.key(index, key)}: {key} must be a string, got {value!r}"
+                f"{where}:{places.key(index, key)}: {key} must be a string, got a "
+                f"{type(value).__name__}"
             )
     if "name" not in table:
         raise ConfigurationError(f"{at}: this tenant has no name")
@@ -174,8 +176,8 @@ def _tenant(table: object, where: Path, places: _Places, index: int) -> Tenant:
 
 
 def _check_base_url(value: str, at: str) -> None:
-    """A base URL's shape (the client checks the rest when it is made); the value is not
-    repeated, since a token pasted in its place would be."""
+    """A base URL's shape (the client checks the rest when it is made); the value is only
+    described (`described_url`), since a token pasted in its place would be repeated."""
     try:
         url = URL(value)
         usable = url.scheme in {"http", "https"} and bool(url.host)
@@ -185,7 +187,7 @@ def _check_base_url(value: str, at: str) -> None:
     if not usable:
         raise ConfigurationError(
             f"{at}: base_url must be an absolute http(s) URL without credentials, such as "
-            "https://api.furl.ai"
+            f"https://api.furl.ai, not {described_url(value)}"
         )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import ssl
 import warnings
 from collections.abc import Iterator
 
@@ -415,3 +416,51 @@ def test_get_json_refuses_what_is_not_a_path_under_the_base_url(
     with pytest.raises(ConfigurationError, match="appended to the base URL"):
         runner.run(client.get_json(path))
     assert service.requests == []
+
+
+def test_a_plain_with_over_a_client_says_to_use_async_with() -> None:
+    """`with RemedyClient(...)` raises TypeError naming `async with`, and opens nothing."""
+    client = RemedyClient(BASE_URL, transport=MockTransport(lambda request: None))
+    refusal = r"use 'async with RemedyClient\(\.\.\.\) as client'"
+    with pytest.raises(TypeError, match=refusal), client:
+        pass  # pragma: no cover - never entered
+    assert client._owned_session is None
+
+
+async def _answer_in_plain_http(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Answer whatever arrives (a TLS ClientHello) as a plain HTTP server would: a 400."""
+    await reader.read(512)
+    writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    await writer.drain()
+    writer.close()
+
+
+async def test_https_to_a_plain_http_port_names_plain_http() -> None:
+    """An https URL on a port speaking plain HTTP is an APIConnectionError asking whether the
+    URL is http://, once (it is not retried), not OpenSSL's WRONG_VERSION_NUMBER."""
+    server = await asyncio.start_server(_answer_in_plain_http, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    trusting = ssl.create_default_context()
+    trusting.check_hostname = False
+    trusting.verify_mode = ssl.CERT_NONE  # no certificate could be the problem
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    try:
+        async with RemedyClient(
+            f"https://127.0.0.1:{port}", ssl_context=trusting, sleep=sleep
+        ) as client:
+            with pytest.raises(APIConnectionError) as caught:
+                await client.health()
+    finally:
+        server.close()
+        await server.wait_closed()
+    message = str(caught.value)
+    assert message.startswith(
+        f"the server at 127.0.0.1:{port} answered plain HTTP to a TLS handshake: is the URL "
+        f"http://127.0.0.1:{port}?"
+    )
+    assert "WRONG_VERSION_NUMBER" not in message
+    assert slept == []

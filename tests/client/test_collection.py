@@ -207,7 +207,10 @@ async def test_error_status_maps_to_its_error_class(
             await client.scopes.get("sc-1")
     error = caught.value
     assert type(error) is error_class
-    assert (error.status, error.code, error.message) == (status, None, f"failed with {status}")
+    said = f"failed with {status}"
+    if status == 401:  # a 401 also says what was sent (tests/client/test_credential_source.py)
+        said += " (a token was sent in Authorization, from the token= argument)"
+    assert (error.status, error.code, error.message) == (status, None, said)
     assert error.request_id == "req-1"
     assert error.url == f"{BASE_URL}/v1/scopes/sc-1"
     assert TOKEN not in str(error) + repr(error)
