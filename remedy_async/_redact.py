@@ -337,6 +337,9 @@ _HOST = re.compile(
 an optional port (or a bracketed IPv6 address): what a URL without its scheme starts with
 (`api.furl.ai:443`)."""
 
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?::\d{1,5})?")
+"""A host name of one label (`proxy:3128`), which a URL with a scheme may name."""
+
 _AUTH_WORDS = ("bearer ", "basic ", "token ", "apikey ")
 
 
@@ -373,7 +376,8 @@ def described_url(value: object) -> str:
         return f"{len(text)} characters that are not a URL"
     scheme, _, after = text.partition("://")
     host = after.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
-    if not scheme.isascii() or not scheme.isalnum() or (host and not _HOST.fullmatch(host)):
+    named = _HOST.fullmatch(host) or (_LABEL.fullmatch(host) and not looks_like_token(host))
+    if not scheme.isascii() or not scheme.isalnum() or (host and not named):
         return f"a {len(text)}-character URL whose scheme or host is not usable"
     rest = after.removeprefix(after.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0])
     return f"'{scheme.lower()}://{host}{'/…' if rest.strip('/') else ''}'"

@@ -225,6 +225,11 @@ def proxies(
 
     A token is not sent in clear through a proxy: an http base URL that would be proxied is
     refused unless allow_insecure_http is set."""
+    if isinstance(proxy, str) and looks_like_token(proxy):
+        raise ConfigurationError(
+            "proxy looks like a token, not a proxy URL: the API token goes in token=, a proxy's "
+            "credentials in proxy_auth="
+        )
     try:
         routes = ProxyRoutes.from_settings(proxy, proxy_auth, trust_env, os.environ)
     except ValueError as error:

@@ -29,7 +29,8 @@ def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
                 f"header names and values must be str, got {name!r}: {type(value).__name__}"
             )
         if not name or any(c in name for c in " \t\r\n:") or any(c in value for c in "\r\n\0"):
-            raise ValueError(f"header {name!r} has a name or value that is not allowed")
+            shown = name.split(":", 1)[0].split(" ", 1)[0]  # never a value pasted into a name
+            raise ValueError(f"header {shown!r} has a name or value that is not allowed")
         checked[name] = value
     return checked
 
@@ -46,8 +47,12 @@ def default_headers(
             f"got {auth_header!r}"
         )
     if auth_scheme is not None and not _TOKEN.fullmatch(auth_scheme):
+        shown = auth_scheme.split(" ", 1)[0]  # `Bearer <token>` given whole: the word only
         raise ConfigurationError(
-            f"auth_scheme must be one word such as 'Bearer', or None, got {auth_scheme!r}"
+            f"auth_scheme must be one word such as 'Bearer', or None, got {shown!r} and more "
+            "(the token goes in token=)"
+            if " " in auth_scheme.strip()
+            else f"auth_scheme must be one word such as 'Bearer', or None, got {auth_scheme!r}"
         )
     if secret is not None:
         refuse_credential_header(headers, auth_header)

@@ -24,6 +24,7 @@ from multidict import CIMultiDict
 from yarl import URL
 
 from remedy_async._errors import ProxyError
+from remedy_async._redact import described_url
 from remedy_async._wire._http import Request
 
 PROXY_SCHEMES = frozenset({"http", "https"})
@@ -70,7 +71,9 @@ def proxy_from(value: str | URL, auth: tuple[str, str] | None = None) -> Proxy:
 
 
 def _safe(url: URL) -> str:
-    return repr(str(url.with_user(None)) if url.host else url.scheme + "://")
+    """A proxy URL as a message shows it: scheme and host (`described_url`), never the path or
+    query where a secret may be."""
+    return described_url(url.with_user(None)) if url.host else repr(url.scheme + "://")
 
 
 def _basic(auth: tuple[str, str] | None) -> str | None:

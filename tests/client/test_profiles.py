@@ -179,3 +179,29 @@ def test_a_bad_convention_field_names_the_table_and_the_field(tmp_path: Path) ->
     path.write_text('[default.paginators.scopes]\nfolow = "token"\n', encoding="utf-8")
     with pytest.raises(ConfigurationError, match=r"paginators\.scopes: 'folow' is not a"):
         read_profile(path)
+
+
+PASTED = "furl_sk_live_4f9QpZ7xK2mW8vR3tY6u"
+
+
+def test_a_token_written_as_token_env_is_named_a_token(tmp_path: Path) -> None:
+    """token_env holding a key rather than a variable's name says so, never showing it."""
+    path = write(tmp_path, f'[default]\ntoken_env = "{PASTED}"\n')
+    with pytest.raises(ConfigurationError, match="token_env holds what looks like a token") as e:
+        read_profile(path, env={})
+    assert PASTED not in str(e.value)
+
+
+def test_a_text_of_the_wrong_type_is_named_by_its_type(tmp_path: Path) -> None:
+    """`headers = "Authorization: Bearer ..."` (text where a table goes) is not repeated."""
+    path = write(tmp_path, f'[default]\nheaders = "Authorization: Bearer {PASTED}"\n')
+    with pytest.raises(ConfigurationError, match="headers must be a table, got a string") as e:
+        read_profile(path, env={})
+    assert PASTED not in str(e.value)
+
+
+def test_a_number_of_the_wrong_type_is_shown(tmp_path: Path) -> None:
+    """A number where text goes is shown as it is: no secret is a TOML number."""
+    path = write(tmp_path, "[default]\nbase_url = 8080\n")
+    with pytest.raises(ConfigurationError, match="base_url must be a string, got 8080"):
+        read_profile(path, env={})

@@ -157,3 +157,31 @@ def test_a_token_among_trusted_origins_is_named_a_token() -> None:
     message = refusal(base_url=BASE_URL, trusted_origins=[SECRET])
     assert "what looks like a token" in message
     assert SECRET not in message
+
+
+def test_a_proxy_url_is_shown_without_its_path_or_query() -> None:
+    """A proxy with a path is refused naming its scheme and host only."""
+    message = refusal(base_url=BASE_URL, proxy=f"http://proxy:3128/x?key={SECRET}")
+    assert "got 'http://proxy:3128/…'" in message
+    assert SECRET not in message
+
+
+def test_a_token_given_as_the_proxy_is_named_a_token() -> None:
+    """A key where the proxy goes is refused as a token (it would pass for a host name)."""
+    message = refusal(base_url=BASE_URL, proxy=SECRET)
+    assert message.startswith("proxy looks like a token")
+    assert SECRET not in message
+
+
+def test_a_whole_authorization_value_as_auth_scheme_shows_its_first_word() -> None:
+    """auth_scheme="Bearer <token>" is refused naming 'Bearer' and pointing at token=."""
+    message = refusal(base_url=BASE_URL, auth_scheme=f"Bearer {SECRET}")
+    assert "got 'Bearer' and more (the token goes in token=)" in message
+    assert SECRET not in message
+
+
+def test_a_header_line_given_as_a_header_name_shows_the_name_only() -> None:
+    """`{"Authorization: Bearer <token>": ...}` is refused naming `Authorization` alone."""
+    with pytest.raises(ValueError, match="header 'Authorization' has a name") as caught:
+        RemedyClient(BASE_URL, headers={f"Authorization: Bearer {SECRET}": ""})
+    assert SECRET not in str(caught.value)

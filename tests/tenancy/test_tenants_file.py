@@ -132,3 +132,31 @@ def test_a_missing_token_file_is_named_by_its_line(tmp_path: Path) -> None:
         ConfigurationError, match=r":4: tenant 'a': its token file .* does not exist"
     ):
         load_tenants(path)
+
+
+SECRET = "furl_sk_live_4f9QpZ7xK2mW8vR3tY6u"
+
+
+def test_a_token_pasted_as_a_base_url_is_named_a_token(tmp_path: Path) -> None:
+    """A key where the base URL goes is described as a token, never shown."""
+    path = write(
+        tmp_path, f'[[tenant]]\nname = "a"\ntoken_env = "ACME_TOKEN"\nbase_url = "{SECRET}"\n'
+    )
+    with pytest.raises(ConfigurationError, match="not what looks like a token") as caught:
+        load_tenants(path, environ=ENV)
+    assert SECRET not in str(caught.value)
+
+
+def test_a_token_pasted_as_token_env_is_named_a_token(tmp_path: Path) -> None:
+    """A key written as token_env (not a variable's name) is said to be one, never shown."""
+    path = write(tmp_path, f'[[tenant]]\nname = "a"\ntoken_env = "{SECRET}"\n')
+    with pytest.raises(ConfigurationError, match="token_env holds what looks like a token") as e:
+        load_tenants(path, environ=ENV)
+    assert SECRET not in str(e.value)
+
+
+def test_a_value_of_the_wrong_type_is_named_by_its_type(tmp_path: Path) -> None:
+    """A key that is not a string is named with its type, not its value."""
+    path = write(tmp_path, '[[tenant]]\nname = "a"\ntoken_env = ["A", "B"]\n')
+    with pytest.raises(ConfigurationError, match=r":3: token_env must be a string, got a list"):
+        load_tenants(path, environ=ENV)
