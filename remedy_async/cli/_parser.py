@@ -472,6 +472,15 @@ def build_parser() -> Parser:
     return parser
 
 
+def _value_after(argv: Sequence[str], flag: str) -> list[str]:
+    """The word after an unknown option, when it reads as the option's value (not an option
+    itself): what the user meant to give it, shown with it and used by its hint."""
+    at = list(argv).index(flag) if flag in argv else None
+    if at is None or at + 1 >= len(argv) or argv[at + 1].startswith("-"):
+        return []
+    return [argv[at + 1]]
+
+
 def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
     """Parse a command line into the options its command runs with, defaults filled in.
 
@@ -489,7 +498,7 @@ def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
         if found is None or not takes_positionals(found[0]):
             raise
         where, flag = found
-        where.error(unrecognized(where, [flag]))
+        where.error(unrecognized(where, [flag, *_value_after(argv, flag)]))
     chosen = chosen_parser(options)
     options = settle(options)
     if extras:

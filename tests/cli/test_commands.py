@@ -132,7 +132,7 @@ PYTHON_NAMES = re.compile(r"\b[a-z]+_[a-z_]+=|Traceback|RemedyClient\(")
             "--out /proc/remedy/x:",
         ),
         (("list", "endpoints", "--config", "/nonexistent.toml"), "does not exist"),
-        (("--tok", "X", "health"), "unrecognized arguments: --tok (did you mean --token?)"),
+        (("--tok", "X", "health"), "unrecognized arguments: --tok X (did you mean --token?)"),
         (
             ("list", "endpoints", "--base-url", "http://127.0.0.1:9", "--max-item", "3"),
             "--max-item 3 (did you mean --max-items?)",

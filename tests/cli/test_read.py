@@ -192,3 +192,15 @@ async def test_a_malformed_token_is_a_usage_error(published: Published) -> None:
     assert outcome.code == 2
     assert "--starting-token is not a remedy_async resume token" in outcome.stderr
     assert published.requests == []
+
+
+async def test_a_page_size_past_the_most_is_refused_in_flags(published: Published) -> None:
+    """`--page-size 500` is a usage error naming the flag, never a Python argument to raise."""
+    outcome = await published.run(
+        "list", "endpoints", "--base-url", published.url, "--page-size", "500"
+    )
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert "--page-size must be at most 100, got 500" in outcome.stderr
+    assert "RemedyClient(" not in outcome.stderr
+    assert "page_size" not in outcome.stderr
+    assert published.requests == []

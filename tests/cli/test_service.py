@@ -5,6 +5,7 @@ the published contract in a MockTransport, with a route of its own beside it."""
 from __future__ import annotations
 
 import orjson
+import pytest
 
 from remedy_async import MockRequest, MockResponse
 from remedy_async.cli._service import status_line
@@ -82,4 +83,66 @@ async def test_include_with_paginate_is_a_usage_error(published: Published) -> N
     )
     assert outcome.code == 2
     assert "--include" in outcome.stderr
+    assert published.requests == []
+
+
+async def test_api_takes_a_query_in_the_path(published: Published) -> None:
+    """`api '/v1/scopes?limit=1'` sends that query, as gh api takes it, with -F fields after."""
+    outcome = await published.run(
+        "api", "/v1/scopes?limit=1&offset=2", "-F", "note=x", "--base-url", published.url
+    )
+    assert outcome.code == 0, outcome.stderr
+    (request,) = published.requests
+    assert request.path == "/v1/scopes"
+    assert list(request.query.items()) == [("limit", "1"), ("offset", "2"), ("note", "x")]
+    assert [scope["id"] for scope in orjson.loads(outcome.stdout)["data"]] == published.ids(
+        "scopes"
+    )[2:3]
+
+
+async def test_api_paginate_takes_a_limit_in_the_path_as_its_page_size(
+    published: Published,
+) -> None:
+    """`api '/v1/endpoints?osFamily=linux&limit=7' --paginate` asks pages of 7 with the filter,
+    and prints every matching record."""
+    outcome = await published.run(
+        "api", "/v1/endpoints?osFamily=linux&limit=7", "--paginate", "--base-url", published.url
+    )
+    assert outcome.code == 0, outcome.stderr
+    expected = [
+        r["id"]
+        for r in published.records["endpoints"]
+        if r["operating_system"]["family"] == "linux"
+    ]
+    assert [record["id"] for record in orjson.loads(outcome.stdout)] == expected
+    assert {request.query["limit"] for request in published.requests} == {"7"}
+    assert {request.query["osFamily"] for request in published.requests} == {"linux"}
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("/v1/endpoints?offset=3", "--paginate follows the pages itself: leave them out"),
+        ("/v1/endpoints?limit=500", "limit must be at most 100, got 500"),
+        ("/v1/endpoints?limit=x", "limit is one whole number, got 'x'"),
+    ],
+    ids=["offset", "too-large", "not-a-number"],
+)
+async def test_api_paginate_refuses_paging_of_its_own(
+    published: Published, path: str, said: str
+) -> None:
+    """A paging parameter --paginate sets itself, or a page size it cannot ask, is a usage
+    error in the command's words (no Python argument named), before any request."""
+    outcome = await published.run("api", path, "--paginate", "--base-url", published.url)
+    assert outcome.code == 2
+    assert said in outcome.stderr
+    assert "page_size" not in outcome.stderr
+    assert published.requests == []
+
+
+async def test_api_refuses_a_fragment(published: Published) -> None:
+    """A `#fragment` is never sent to a server: refused rather than sent as part of a value."""
+    outcome = await published.run("api", "/v1/scopes?limit=1#top", "--base-url", published.url)
+    assert outcome.code == 2
+    assert "a fragment (#...) is never sent to a server" in outcome.stderr
     assert published.requests == []

@@ -250,3 +250,12 @@ class _Never(random.Random):
 
     def random(self) -> float:
         return 0.0
+
+
+async def test_watch_help_offers_no_where(capsys: pytest.CaptureFixture[str]) -> None:
+    """`watch --help` no longer offers --where, which watch does not take (it refuses it)."""
+    outcome = await cli_here("watch", "--help")
+    shown = " ".join(capsys.readouterr().out.split())
+    assert outcome.code == 0
+    assert "send a query parameter it has and does not publish as is with --param" in shown
+    assert "--where" not in shown

@@ -8,8 +8,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from remedy_async._models import SCOPES
+from remedy_async._models import VULNERABILITY_FINDINGS as FINDINGS
 from remedy_async.cli._errors import UsageError
-from remedy_async.cli._where import keep, parse_where
+from remedy_async.cli._where import check_conditions, keep, parse_where
 from remedy_async.simulator import Simulator, SimulatorConfig
 
 from .conftest import Published, cli_here
@@ -192,3 +194,95 @@ async def test_the_readmes_null_example_keeps_findings_without_a_target(
     expected = [r["id"] for r in everything.jsonl() if r.get("remediation_target_id") is None]
     assert 0 < len(expected) < len(everything.jsonl())
     assert [record["id"] for record in kept.jsonl()] == expected
+
+
+@pytest.mark.parametrize("spelt", ["MACOS", "macOS", "macos"])
+async def test_a_published_enum_value_matches_in_any_case(published: Published, spelt: str) -> None:
+    """`--where operating_system.family=MACOS` keeps the macOS endpoints, as `macos` does: the
+    value is taken as the published one (it used to keep none and exit 0)."""
+    base = ("list", "endpoints", "--base-url", published.url)
+    everything = await published.run(*base)
+    kept = await published.run(*base, "--where", f"operating_system.family={spelt}")
+    assert everything.code == kept.code == 0, kept.stderr
+    expected = [r["id"] for r in everything.jsonl() if r["operating_system"]["family"] == "macos"]
+    assert expected
+    assert [record["id"] for record in kept.jsonl()] == expected
+
+
+@pytest.mark.parametrize("command", ["list", "export"])
+async def test_a_value_no_published_enum_has_is_a_usage_error_before_any_request(
+    published: Published, command: str, tmp_path: Path
+) -> None:
+    """`--where operating_system.family=mac` exits 2 listing the published values and the
+    closest, asking nothing of the service and writing nothing."""
+    out = tmp_path / "out"
+    args = ("--out", str(out)) if command == "export" else ()
+    outcome = await published.run(
+        command, "endpoints", *args, "--base-url", published.url,
+        "--where", "operating_system.family=mac",
+    )  # fmt: skip
+    assert (outcome.code, outcome.stdout) == (2, b"")
+    assert (
+        "--where operating_system.family=mac: operating_system.family is one of macos, windows, "
+        "linux, other (in any case), not 'mac' (did you mean macos?)" in outcome.stderr
+    )
+    assert published.requests == []
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("condition", "canonical"),
+    [
+        ("status in (Active, PAUSED)", ("active", "paused")),
+        ("finding_filter.min_severity!=HIGH", ("high",)),
+        ("endpoint_filter.os_families=Linux", ("linux",)),
+        ("status=null", ("null",)),
+    ],
+    ids=["in", "nested", "list-items", "null"],
+)
+def test_every_published_enum_is_checked_and_spelt_as_published(
+    condition: str, canonical: tuple[str, ...]
+) -> None:
+    """Scopes' status, a finding filter's severity and the items of a list of families are
+    published enums too; `null` stays null."""
+    (checked,) = check_conditions(SCOPES, [parse_where(condition)])
+    assert checked.values == canonical
+
+
+def test_an_unpublished_field_is_not_checked_for_values() -> None:
+    """A finding's `severity` is not published: any value is taken as given."""
+    (checked,) = check_conditions(FINDINGS, [parse_where("severity=URGENT")])
+    assert checked.values == ("URGENT",)
+
+
+async def test_a_condition_no_first_page_record_meets_is_noted(published: Published) -> None:
+    """`--where operating_system.name=macos` (the name is `macOS`) says on stderr, once, that no
+    record of the first page meets it and which values they hold; the list goes on, exit 0."""
+    outcome = await published.run(
+        "list", "endpoints", "--base-url", published.url, "--page-size", "5",
+        "--where", "operating_system.name=macos", "--where", "hostname!=x",
+    )  # fmt: skip
+    assert (outcome.code, outcome.stdout) == (0, b""), outcome.stderr
+    (line,) = outcome.stderr.splitlines()
+    assert line.startswith(
+        "remedy-async: --where operating_system.name=macos: none of the first 5 endpoints "
+        "records meets it (they hold operating_system.name: "
+    )
+    names = dict.fromkeys(r["operating_system"]["name"] for r in published.records["endpoints"][:5])
+    assert line.split("operating_system.name: ", 1)[1].startswith(", ".join(list(names)[:5]))
+    assert len(published.requests) > 1  # the rest of the list was read
+
+
+async def test_a_condition_the_first_page_meets_is_not_noted(published: Published) -> None:
+    """A condition some record of the first page meets says nothing; `--quiet` silences the
+    note too."""
+    met = await published.run(
+        "list", "vulnerability-findings", "--base-url", published.url, "--where", "severity=high"
+    )
+    quiet = await published.run(
+        "list", "endpoints", "--base-url", published.url, "--quiet",
+        "--where", "operating_system.name=macos",
+    )  # fmt: skip
+    assert (met.code, quiet.code) == (0, 0), met.stderr + quiet.stderr
+    assert met.stdout
+    assert (met.stderr, quiet.stderr) == ("", "")
