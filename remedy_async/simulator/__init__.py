@@ -60,9 +60,10 @@ Modules, from the top down (each imports only modules listed after it):
   bent by a shaping fault), `_openapi` (the run's OpenAPI document);
 - tenants: `_tenants` (the organisations a run serves: `SimulatedTenant`, how `size` is shared
   out, their seeds and tokens, the state each is served from, and the tenants file);
-- lists: `_pages` (the one page server, `ListResponder`: named conventions and composed modes),
+- lists: `_pages` (the one page server, `ListResponder`: every page by its composition),
   `_places` (where a request wants to be: offsets, page numbers, keyset ids, signed cursors),
-  `_layout` (where a page's items and signals go);
+  `_layout` (where a page's items and signals go), `_rows` (a named convention as the
+  composition that serves it, disguised or not);
 - answers: `_agent_configuration` (the agent configuration download), `_injector` (which fault
   hits a request), `_responses` (`Payload`, `ApiError` and the error-body shapes);
 - data: `_dataset` (`Dataset`: records hidden, changed, filtered and encoded), `_churn` (a data

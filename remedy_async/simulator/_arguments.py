@@ -46,132 +46,53 @@ _DEFAULTS = SimulatorConfig()
 _FAULT_DEFAULTS = FaultSpec(FaultKind.LATENCY, 0.0)
 
 
-_PLAIN: Final[tuple[tuple[str, type, str, object], ...]] = (
-    ("--host", str, "address to listen on", _DEFAULTS),
-    ("--port", int, "TCP port; 0 picks a free one", _DEFAULTS),
-    ("--seed", int, "seed of the data set and faults", _DEFAULTS),
-    ("--size", int, "number of endpoints, ~20 findings each", _DEFAULTS),
-    ("--page-size", int, "page size when a list asks for none", _DEFAULTS),
-    ("--max-page-size", int, "largest page size", _DEFAULTS),
-    ("--auth-header", str, "header that carries the token", _DEFAULTS),
-    ("--stall-seconds", float, "how long stall faults stall", _FAULT_DEFAULTS),
-    ("--retry-after", int, "seconds http-429 faults ask to wait", _FAULT_DEFAULTS),
-    ("--cache-bytes", int, "memory for cached encodings (benchmarks: every page)", _DEFAULTS),
-    ("--agent-configuration-size", int, "bytes of the agent configuration", _DEFAULTS),
-    ("--health-path", str, "path of the health check", _DEFAULTS),
-    ("--agent-configuration-path", str, "path of the agent configuration", _DEFAULTS),
-)
-"""Options that set one value of the configuration (or of every fault), and whose."""
+def _plain(add: Callable[..., Any], flag: str, kind: type, text: str, defaults: object) -> None:
+    """An option that sets one value of the configuration (or of every fault, `defaults`
+    saying whose), its default shown."""
+    default = getattr(defaults, flag[2:].replace("-", "_"))
+    add(flag, type=kind, default=default, help=f"{text} (default: %(default)s)")
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the simulator's options to a parser (shared with `remedy-async serve`).
+    """Add the simulator's options to a parser (shared with `remedy-async serve`), in groups:
+    the server, the data, the lists, auth and errors, faults, routes, and tenants.
 
     Args:
         parser: The command line's parser, or one of its subcommands'.
     """
-    add = parser.add_argument
-    for flag, kind, text, defaults in _PLAIN:
-        default = getattr(defaults, flag[2:].replace("-", "_"))
-        add(flag, type=kind, default=default, help=f"{text} (default: %(default)s)")
-    add(
-        "--now",
-        metavar="TIME",
-        help="the simulator's present, an ISO 8601 time such as 2024-06-01T00:00:00Z (UTC "
-        "without an offset): records are dated before it (default: when it starts)",
-    )
-    add(
-        "--paging",
-        type=_paging,
-        default=_DEFAULTS.paging,
-        metavar="CONVENTION",
-        help="paging convention of the lists (default: %(default)s), or a composed mode "
-        f"'compose:KEY=VALUE,...' (see the docs); '{PAGING_LIST}' prints every convention and "
-        "exits",
-    )
-    add(
-        "--disguise-paging",
-        action="store_true",
-        default=_DEFAULTS.disguise_paging,
-        help="rename the paging signals to names no client knows (nxt_tok_x, Nxt-Tok-X), "
-        "to check that clients fail loudly",
-    )
-    add(
-        "--items-key",
-        choices=ITEMS_KEYS,
-        default=_DEFAULTS.items_key,
-        help="envelope key of the items (default: %(default)s)",
-    )
-    add(
-        "--token",
-        default=None,
-        help="require this token; health stays open (default: none, no auth)",
-    )
-    add(
-        "--auth-scheme",
-        default=_DEFAULTS.auth_scheme,
-        help="scheme before the token; 'none' for the bare token (default: %(default)s)",
-    )
-    add(
-        "--errors",
-        "--error-format",
-        dest="error_format",
-        choices=ERROR_FORMATS,
-        default=_DEFAULTS.error_format,
-        metavar="SHAPE",
-        help=f"shape of error bodies, one of {', '.join(ERROR_FORMATS)} (default: %(default)s)",
-    )
-    add(
-        "--echo-token",
-        action="store_true",
-        default=_DEFAULTS.echo_token,
-        help="hostile-server test mode: echo each request's credential into cursors, next "
-        "links, error bodies and a redirect of every get, to check that clients never show it",
-    )
-    add(
-        "--rate-limit",
-        type=float,
-        default=None,
-        help="requests per second, a token bucket (default: no limit)",
-    )
-    add(
-        "--fault",
-        action="append",
-        default=[],
-        metavar="KIND:RATE[:ROUTE]",
-        help=(
-            "inject a fault (repeatable) into a share RATE of the requests, by chance, or for "
-            "certain into the ones counted by nth=N (or nth=1,3), every=N or first=N in place "
-            "of RATE (KIND:first=2 fails the first two requests, then none); "
-            f"kinds: {', '.join(kind.value for kind in FaultKind)}; "
-            f"routes (comma-separated, * allowed): {', '.join(ROUTE_NAMES)} (default: none)"
-        ),
-    )
-    add(
-        "--latency-ms",
-        type=float,
-        metavar="MS",
-        help="delay every request by MS milliseconds; with a latency --fault, that fault's "
-        f"delay instead (default: no delay; a latency fault's is {_FAULT_DEFAULTS.latency_ms:g})",
-    )
-    add(
-        "--jitter-ms",
-        type=float,
-        metavar="MS",
-        help="add up to MS random milliseconds to the delay of --latency-ms or of a latency "
-        f"--fault (default: {_FAULT_DEFAULTS.jitter_ms:g})",
-    )
-    add(
-        "--retry-after-format",
-        choices=RETRY_AFTER_FORMATS,
-        default=_FAULT_DEFAULTS.retry_after_format,
-        help="http-429 faults: Retry-After as seconds or an HTTP date (default: %(default)s)",
-    )
+    for title, add_group in _GROUPS:
+        add_group(parser.add_argument_group(title).add_argument)
+
+
+def _add_server_arguments(add: Callable[..., Any]) -> None:
+    """Where the simulator listens, what it caches, and the document it can print instead."""
+    _plain(add, "--host", str, "address to listen on", _DEFAULTS)
+    _plain(add, "--port", int, "TCP port; 0 picks a free one", _DEFAULTS)
     add(
         "--cache",
         action=argparse.BooleanOptionalAction,
         default=_DEFAULTS.cache,
         help=f"cache encoded records and pages (default: {'on' if _DEFAULTS.cache else 'off'})",
+    )
+    _plain(
+        add, "--cache-bytes", int, "memory for cached encodings (benchmarks: every page)", _DEFAULTS
+    )
+    add(
+        "--print-spec",
+        action="store_true",
+        help="write the OpenAPI document of this run (as served at /openapi.json) and exit",
+    )
+
+
+def _add_data_arguments(add: Callable[..., Any]) -> None:
+    """The seeded records: how many, when, how spelled, and how they change and are ordered."""
+    _plain(add, "--seed", int, "seed of the data set and faults", _DEFAULTS)
+    _plain(add, "--size", int, "number of endpoints, ~20 findings each", _DEFAULTS)
+    add(
+        "--now",
+        metavar="TIME",
+        help="the simulator's present, an ISO 8601 time such as 2024-06-01T00:00:00Z (UTC "
+        "without an offset): records are dated before it (default: when it starts)",
     )
     add(
         "--naming",
@@ -183,12 +104,6 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--id-prefix",
         default=_DEFAULTS.id_prefix,
         help="prefix every id, e.g. 'tenant/a b:' (default: none)",
-    )
-    add(
-        "--base-path",
-        default=_DEFAULTS.base_path,
-        metavar="PATH",
-        help="mount every route under PATH, e.g. /wiki/rest/api (default: none, the root)",
     )
     add(
         "--churn",
@@ -225,6 +140,35 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "change, as a service sorting by updated_at: a modified record moves to the end) "
         "(default: %(default)s)",
     )
+    _plain(add, "--agent-configuration-size", int, "bytes of the agent configuration", _DEFAULTS)
+
+
+def _add_list_arguments(add: Callable[..., Any]) -> None:
+    """How the lists page, where they keep their items, and which parameters they take."""
+    add(
+        "--paging",
+        type=_paging,
+        default=_DEFAULTS.paging,
+        metavar="CONVENTION",
+        help="paging convention of the lists (default: %(default)s), or a composed mode "
+        f"'compose:KEY=VALUE,...' (see the docs); '{PAGING_LIST}' prints every convention and "
+        "exits",
+    )
+    add(
+        "--disguise-paging",
+        action="store_true",
+        default=_DEFAULTS.disguise_paging,
+        help="rename the paging signals to names no client knows (nxt_tok_x, Nxt-Tok-X), "
+        "to check that clients fail loudly",
+    )
+    add(
+        "--items-key",
+        choices=ITEMS_KEYS,
+        default=_DEFAULTS.items_key,
+        help="envelope key of the items (default: %(default)s)",
+    )
+    _plain(add, "--page-size", int, "page size when a list asks for none", _DEFAULTS)
+    _plain(add, "--max-page-size", int, "largest page size", _DEFAULTS)
     add(
         "--range-filters",
         action="store_true",
@@ -239,12 +183,94 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse (422) a list's query parameter that is neither a filter nor a paging "
         "parameter (default: ignore it, as the service does)",
     )
-    _add_tenant_arguments(add)
+
+
+def _add_access_arguments(add: Callable[..., Any]) -> None:
+    """Who may ask (the token and how it is sent), how often, and how errors are written."""
     add(
-        "--print-spec",
-        action="store_true",
-        help="write the OpenAPI document of this run (as served at /openapi.json) and exit",
+        "--token",
+        default=None,
+        help="require this token; health stays open (default: none, no auth)",
     )
+    _plain(add, "--auth-header", str, "header that carries the token", _DEFAULTS)
+    add(
+        "--auth-scheme",
+        default=_DEFAULTS.auth_scheme,
+        help="scheme before the token; 'none' for the bare token (default: %(default)s)",
+    )
+    add(
+        "--rate-limit",
+        type=float,
+        default=None,
+        help="requests per second, a token bucket (default: no limit)",
+    )
+    add(
+        "--errors",
+        "--error-format",
+        dest="error_format",
+        choices=ERROR_FORMATS,
+        default=_DEFAULTS.error_format,
+        metavar="SHAPE",
+        help=f"shape of error bodies, one of {', '.join(ERROR_FORMATS)} (default: %(default)s)",
+    )
+    add(
+        "--echo-token",
+        action="store_true",
+        default=_DEFAULTS.echo_token,
+        help="hostile-server test mode: echo each request's credential into cursors, next "
+        "links, error bodies and a redirect of every get, to check that clients never show it",
+    )
+
+
+def _add_fault_arguments(add: Callable[..., Any]) -> None:
+    """The faults injected, and the delays, stalls and waits they bring."""
+    add(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND:RATE[:ROUTE]",
+        help=(
+            "inject a fault (repeatable) into a share RATE of the requests, by chance, or for "
+            "certain into the ones counted by nth=N (or nth=1,3), every=N or first=N in place "
+            "of RATE (KIND:first=2 fails the first two requests, then none); "
+            f"kinds: {', '.join(kind.value for kind in FaultKind)}; "
+            f"routes (comma-separated, * allowed): {', '.join(ROUTE_NAMES)} (default: none)"
+        ),
+    )
+    add(
+        "--latency-ms",
+        type=float,
+        metavar="MS",
+        help="delay every request by MS milliseconds; with a latency --fault, that fault's "
+        f"delay instead (default: no delay; a latency fault's is {_FAULT_DEFAULTS.latency_ms:g})",
+    )
+    add(
+        "--jitter-ms",
+        type=float,
+        metavar="MS",
+        help="add up to MS random milliseconds to the delay of --latency-ms or of a latency "
+        f"--fault (default: {_FAULT_DEFAULTS.jitter_ms:g})",
+    )
+    _plain(add, "--stall-seconds", float, "how long stall faults stall", _FAULT_DEFAULTS)
+    _plain(add, "--retry-after", int, "seconds http-429 faults ask to wait", _FAULT_DEFAULTS)
+    add(
+        "--retry-after-format",
+        choices=RETRY_AFTER_FORMATS,
+        default=_FAULT_DEFAULTS.retry_after_format,
+        help="http-429 faults: Retry-After as seconds or an HTTP date (default: %(default)s)",
+    )
+
+
+def _add_route_arguments(add: Callable[..., Any]) -> None:
+    """Where the routes are: a base path for all, and the health and agent configuration."""
+    add(
+        "--base-path",
+        default=_DEFAULTS.base_path,
+        metavar="PATH",
+        help="mount every route under PATH, e.g. /wiki/rest/api (default: none, the root)",
+    )
+    _plain(add, "--health-path", str, "path of the health check", _DEFAULTS)
+    _plain(add, "--agent-configuration-path", str, "path of the agent configuration", _DEFAULTS)
 
 
 def _add_tenant_arguments(add: Callable[..., Any]) -> None:
@@ -290,6 +316,18 @@ def _add_tenant_arguments(add: Callable[..., Any]) -> None:
         help=f"with --tenants, write DIR/{TENANTS_FILE} (and each token in DIR/tokens/) once "
         "listening, and print its path (default: none)",
     )
+
+
+_GROUPS: Final[tuple[tuple[str, Callable[[Callable[..., Any]], None]], ...]] = (
+    ("server", _add_server_arguments),
+    ("data", _add_data_arguments),
+    ("lists", _add_list_arguments),
+    ("auth, rate limit and errors", _add_access_arguments),
+    ("faults", _add_fault_arguments),
+    ("routes", _add_route_arguments),
+    ("tenants", _add_tenant_arguments),
+)
+"""Each group of the simulator's options, with what adds them."""
 
 
 def command_line() -> argparse.ArgumentParser:

@@ -13,9 +13,10 @@ together (`check`) and the convention that reads it (`convention_of`), then `Com
 
 A spec is `compose:` followed by comma-separated `KEY=VALUE` parts, each key once, in any order
 (`_KEYS` lists them with the `Composition` field each sets). A body path is its keys joined by
-dots (`meta.pagination.next_cursor`; `-` is the bare body), a place is a body path or
+dots (`meta.pagination.next_cursor`; `-` is the bare body; a dot inside a key, as in
+`@odata.nextLink`, is written `%2E`, and a `%` as `%25`), a place is a body path or
 `header:NAME`, and `-` leaves an optional value out. No part may need a comma, so keys are free
-of `,` `=` `.` and white space, and a spec fits a shell word and an HTTP header unquoted.
+of `,` `=` and white space, and a spec fits a shell word and an HTTP header unquoted.
 
 Only what a service could not do is refused: a continuation kind without its place or
 parameter, an end that its place cannot show (null in a header, `results="false"` outside a
@@ -42,7 +43,8 @@ PREFIX: Final = "compose:"
 NONE: Final = "-"
 """Stands for a value left out (and, for `items`, the bare body)."""
 HEADER: Final = "header:"
-_KEY = re.compile(r"^[^\s,=.]+$")
+_KEY = re.compile(r"^[^\s,=]+$")
+_ESCAPED = re.compile(r"%(2[Ee]|25)")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+^_`|~0-9A-Za-z-]+$")
 
 Kind = Literal["none", "url", "token", "number", "keyset", "offset", "page", "page-token"]
@@ -88,6 +90,7 @@ _KEYS: Final = (
     ("links", "links"),
     ("default", "default_size"),
     ("max", "max_size"),
+    ("start", "start"),
 )
 """Each key of the text form, in printing order, and the field it sets."""
 FIELD_OF: Final = dict(_KEYS)
@@ -97,8 +100,18 @@ KEY_OF: Final = {field: key for key, field in _KEYS}
 def check_key(key: str) -> str:
     """A body key as the text form can write it; ValueError naming it if it cannot."""
     if not isinstance(key, str) or not _KEY.match(key):
-        raise ValueError(f"body key {key!r} must be non-empty, without ',', '=', '.' or spaces")
+        raise ValueError(f"body key {key!r} must be non-empty, without ',', '=' or spaces")
     return key
+
+
+def _unescaped(key: str) -> str:
+    """A key of the dotted form as it is: `%2E` a dot inside the key, `%25` a percent sign."""
+    return _ESCAPED.sub(lambda found: "%" if found[1] == "25" else ".", key)
+
+
+def _escaped(key: str) -> str:
+    """A key as the dotted form writes it (the inverse of `_unescaped`)."""
+    return key.replace("%", "%25").replace(".", "%2E")
 
 
 def check_header(name: str) -> str:
@@ -112,12 +125,12 @@ def parse_path(text: str) -> Path:
     """A dotted body path (`-` or empty: the body itself)."""
     if text in ("", NONE):
         return ()
-    return tuple(check_key(key) for key in text.split("."))
+    return tuple(check_key(_unescaped(key)) for key in text.split("."))
 
 
 def format_path(path: Path) -> str:
     """The dotted form of a body path (`-` for the body itself)."""
-    return ".".join(path) if path else NONE
+    return ".".join(_escaped(key) for key in path) if path else NONE
 
 
 def split_spec(text: str) -> dict[str, str]:
@@ -282,9 +295,22 @@ def _problems(c: Composition) -> Iterator[str]:
     yield from _place_problems(c)
 
 
+_UNPAGED: Final = (
+    "next",
+    "param",
+    "size_param",
+    "prev",
+    "also",
+    "start",
+    "default_size",
+    "max_size",
+)
+"""The fields that say how a list pages, which an unpaged one leaves out."""
+
+
 def _continuation_problems(c: Composition, follow: str) -> Iterator[str]:
     if c.follow == "none":
-        for field in ("next", "param", "size_param", "prev", "also", "default_size", "max_size"):
+        for field in _UNPAGED:
             if getattr(c, field) is not None:
                 yield f"{described(field, getattr(c, field))} does not apply to an unpaged list"
         return
@@ -310,6 +336,8 @@ def _continuation_problems(c: Composition, follow: str) -> Iterator[str]:
             yield f"{described('also', c.also)} is where next already is"
     if c.prev is not None and c.prev.header is not None and not c.prev.link:
         yield f"{described('prev', c.prev)}: a backward continuation is a body path or header:Link"
+    if c.start is not None and c.start.header is not None and not c.start.link:
+        yield f"{described('start', c.start)}: the first page's URL is a body path or header:Link"
 
 
 def _header_param_problems(c: Composition, follow: str) -> Iterator[str]:
@@ -318,9 +346,9 @@ def _header_param_problems(c: Composition, follow: str) -> Iterator[str]:
         yield f"param=header:{c.param} is a header the simulator reads for itself"
     if c.follow == "url":
         yield f"{follow} puts the continuation in the URL, not in param=header:{c.param}"
-    for field in ("also", "prev"):
+    for field in ("also", "prev", "start"):
         slot: Slot | None = getattr(c, field)
-        if slot is not None and (slot.link or (field == "also" and slot.header is None)):
+        if slot is not None and (slot.link or (field != "prev" and slot.header is None)):
             yield f"{described(field, slot)} is a URL, which cannot carry param=header:{c.param}"
 
 
@@ -367,7 +395,7 @@ def _place_problems(c: Composition) -> Iterator[str]:
             lower = header.lower()
             if lower in RESERVED_HEADERS:
                 yield f"{described(field, slot_or_path)}: the simulator sends {header} itself"
-            shared = {"next", "prev"} == {field, headers.get(lower)} and lower == "link"
+            shared = lower == "link" and _share_link(field, headers.get(lower))
             if lower in headers and not shared:
                 yield f"{described(field, slot_or_path)}: {headers[lower]} is there already"
             headers.setdefault(lower, field)
@@ -381,13 +409,19 @@ def _place_problems(c: Composition) -> Iterator[str]:
                 )
 
 
+def _share_link(field: str, there: str | None) -> bool:
+    """Whether `field` may write its link into a Link header that `there` writes already: the
+    forward and backward links, and the first page's beside either."""
+    return there is not None and ({field, there} == {"next", "prev"} or "start" in (field, there))
+
+
 def _signals(c: Composition) -> Iterator[tuple[str, Slot | Path]]:
     """Every signal field that is set, with its slot or body path."""
     for field in ("next", "more_at", "last_at", "total", "pages", "position_at", "size_at"):
         value = getattr(c, field)
         if value:
             yield field, value
-    for field in ("prev", "also"):
+    for field in ("prev", "also", "start"):
         value = getattr(c, field)
         if value is not None:
             yield field, value
@@ -397,7 +431,7 @@ def convention_of(c: Composition) -> Convention:
     """The Convention a client pins to read `c` exactly (see `Composition.convention`)."""
     ignore: list[Path] = []
     ignore_headers: list[str] = []
-    for slot in (c.also, c.prev):
+    for slot in (c.also, c.prev, c.start):
         if slot is None:
             continue
         if slot.header is None:
@@ -535,6 +569,8 @@ class Composition:
     """The page size when a request asks for none, instead of the run's."""
     max_size: int | None = attrs.field(default=None, converter=_size)
     """The largest page size, instead of the run's (a silent cap)."""
+    start: Slot | None = attrs.field(default=None, converter=_slot)
+    """The URL of the list's first page, on every page: a body path, or `Link` rel="first"."""
     _convention: Convention = attrs.field(init=False, eq=False, repr=False, hash=False)
 
     def __attrs_post_init__(self) -> None:

@@ -17,14 +17,12 @@ from one place:
   (`_responses.SHAPES`): every object's keys are required, every value typed as the sample's (a
   text or HTML body is a string); the published shape is `PUBLISHED_ERROR_FORMAT`;
 - the document of a run (`openapi_document`, `openapi_json`, `describe_run`);
-- the lists of a named convention: the row (`param`, `size_param`, `first_page`), how `_places`
-  reads them, and the `_layout.PageLayout` the page server writes (items path, each signal's
-  path, the continuation header);
-- the lists of a composed mode, read from the `Composition` and its layout. Two things OpenAPI
-  cannot say exactly are said loosely: a member or header present on some pages only (a
-  continuation that is absent at the end, a backward one from page two) is documented as
-  optional, and the end that keeps the continuation on the last page (`flag`, `link-false`,
-  `empty`) is said in the descriptions only.
+- the lists, read from the `Composition` the page server serves (a named convention's is the
+  one `_rows` makes of its row, disguised if the run is) and the items path its layout writes:
+  one writer for every paging. Two things OpenAPI cannot say exactly are said loosely: a member
+  or header present on some pages only (a continuation that is absent at the end, a backward
+  one from page two) is documented as optional, and the end that keeps the continuation on the
+  last page (`flag`, `link-false`, `empty`) is said in the descriptions only.
 """
 
 from __future__ import annotations
@@ -38,15 +36,16 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from remedy_async import CONVENTIONS, Convention
+from remedy_async import CONVENTIONS
 
 from ._churn import RANGE_SUFFIX
 from ._composition import Composition, Path, Slot
-from ._layout import PageLayout, composed_items_path
+from ._layout import items_path
 from ._matching import PAGING_PARAMETERS, UPDATED_AT
-from ._pages import ECHO_PARAMETER, composition_of, max_size, page_layout
-from ._places import CONTINUING, MAX_POSITION, reading
+from ._pages import ECHO_PARAMETER, composition_of, max_size
+from ._places import CONTINUING, MAX_POSITION
 from ._responses import JSON, SHAPES, ApiError
+from ._rows import Served, served
 from ._run_config import RESOURCES, SimulatorConfig
 
 # Error bodies: a media type and a JSON Schema read off an error rendered by its shape.
@@ -216,18 +215,16 @@ def _write_lists(
     """The run's paging parameters, page bodies and headers, and its 410 if it hands out
     continuations (the published lists have none)."""
     components = document["components"]
-    composition = composition_of(config.paging)
-    convention = CONVENTIONS[config.paging] if composition is None else composition.convention
+    how, name = _served(config)
+    composition = how.composition
+    row = CONVENTIONS.get(config.paging)
+    convention = row if row is not None else composition.convention
     stale = {
         key for key, value in components["parameters"].items() if value["name"] in PAGING_PARAMETERS
     }
     for key in stale:
         del components["parameters"][key]
-    sizes = (config.page_size, config.max_page_size)
-    if composition is None:
-        parameters = paging_parameters(convention, *sizes)
-    else:
-        parameters = composed_parameters(composition, *sizes)
+    parameters = paging_parameters(composition, config.page_size, config.max_page_size)
     said = f"this run's `{config.paging}` paging (page size {config.page_size}, at most " + (
         f"{config.max_page_size}), not the published `offset`/`limit`"
     )
@@ -246,16 +243,9 @@ def _write_lists(
             operation["responses"]["410"] = {"$ref": f"#/components/responses/{CURSOR_EXPIRED}"}
             operation["responses"] = dict(sorted(operation["responses"].items()))
         response = components["responses"][found.page_response]
-        if composition is None:
-            layout = page_layout(
-                convention, resource, config.items_key, disguise=config.disguise_paging
-            )
-            response["headers"].update(page_headers(layout, convention))
-            schema = page_schema(convention, layout, found.record)
-        else:
-            items = composed_items_path(composition, resource)
-            response["headers"].update(composed_headers(composition))
-            schema = composed_schema(composition, items, found.record)
+        response["headers"].update(page_headers(how))
+        items = items_path(composition, resource)
+        schema = page_schema(composition, items, found.record, name)
         response.update(simulated(said))
         response.pop("x-reference", None)
         components["schemas"][found.page_schema] = {**schema, **simulated(said)}
@@ -270,13 +260,18 @@ def _cursor_expired(said: str) -> dict[str, Any]:
     }
 
 
-def _items_of(config: SimulatorConfig, resource: str) -> tuple[str, ...]:
+def _served(config: SimulatorConfig) -> tuple[Served, str]:
+    """How the run's lists are served (the composition of its named convention, disguised if
+    the run is, or its composed mode), and how a page's description names that paging."""
     composition = composition_of(config.paging)
     if composition is not None:
-        return composed_items_path(composition, resource)
-    convention = CONVENTIONS[config.paging]
-    layout = page_layout(convention, resource, config.items_key, disguise=config.disguise_paging)
-    return layout.items
+        return Served(composition), f"composed paging `{composition}`"
+    row = CONVENTIONS[config.paging]
+    return served(row, config.items_key, disguise=config.disguise_paging), f"`{row.name}` paging"
+
+
+def _items_of(config: SimulatorConfig, resource: str) -> tuple[str, ...]:
+    return items_path(_served(config)[0].composition, resource)
 
 
 def _write_links(
@@ -464,13 +459,11 @@ def _prune(document: dict[str, Any]) -> None:
         del responses[key]
 
 
-# The lists of a named paging convention: parameters, page body, headers, link.
+# The lists: parameters, page body, headers, link.
 
 JSON_POINTER_ESCAPES: Final = (("~", "~0"), ("/", "~1"))
 LINK_DESCRIPTION: Final = "The first listed record, fetched back by its id."
 _WORD = re.compile(r"[A-Za-z0-9]+")
-_TOKENS: Final = frozenset({"cursor", "url", "keyset", "page-token"})
-"""Readings whose next-page value is a string (a token, URL or id) rather than a number."""
 
 
 def simulated(what: str) -> dict[str, str]:
@@ -496,83 +489,7 @@ def component_name(parameter: str) -> str:
     return "".join(word[:1].upper() + word[1:] for word in _WORD.findall(parameter))
 
 
-def paging_parameters(
-    convention: Convention, page_size: int, max_page_size: int
-) -> dict[str, dict[str, Any]]:
-    """The convention's query parameters by component key: where the page starts, its size."""
-    parameters: dict[str, dict[str, Any]] = {}
-    if convention.param is not None:
-        description, schema = _place(convention)
-        parameters[component_name(convention.param)] = {
-            "name": convention.param,
-            "in": "query",
-            "description": description,
-            "schema": schema,
-        }
-    if convention.size_param is not None:
-        parameters[component_name(convention.size_param)] = {
-            "name": convention.size_param,
-            "in": "query",
-            "description": f"Page size (default {page_size}, maximum {max_page_size}).",
-            "schema": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": max_page_size,
-                "default": page_size,
-            },
-        }
-    return parameters
-
-
-def _place(convention: Convention) -> tuple[str, dict[str, Any]]:
-    how = reading(convention)
-    first = "; absent or empty for the first page."
-    if how == "offset":
-        return "Records to skip (default 0).", _position(0)
-    if how in ("page", "page-token"):
-        start = convention.first_page
-        return f"The page number, from {start} (default {start}).", _position(start)
-    if how == "keyset":
-        text = f"The id of the last record of the previous page{first}"
-        return f"{text} An id that is not in this list is a 422.", _STRING
-    if how == "url":
-        text = f"The opaque token of the previous page's next URL (follow it as given){first}"
-    else:
-        where = (
-            f"`{'.'.join(convention.next_at)}`"
-            if convention.next_at
-            else f"its `{convention.next_header}` header"
-        )
-        text = f"The token the previous page gave at {where}{first}"
-    return f"{text} One this server did not issue for this list is a 400.", _STRING
-
-
 _STRING: Final = {"type": "string"}
-_FLAGS: Final = {"more": "Whether more records follow.", "last": "Whether this page is the last."}
-_COUNTS: Final = {
-    "total": (0, "Records that match the filters."),
-    "pages": (0, "Pages of matching records."),
-    "size": (1, "The page size served."),
-}
-"""The integer signals but the position: their minimum and what they say."""
-
-
-def _position(start: int) -> dict[str, Any]:
-    return {"type": "integer", "minimum": start, "maximum": MAX_POSITION, "default": start}
-
-
-def page_schema(convention: Convention, layout: PageLayout, record: str) -> dict[str, Any]:
-    """The JSON Schema of a page: the record array at the layout's items path, each signal
-    where the layout writes it (every member required, as every page writes them all)."""
-    items = {"type": "array", "items": {"$ref": f"#/components/schemas/{record}"}}
-    description = f"A page (`{convention.name}` paging)."
-    if not layout.items:
-        return {**items, "description": description}
-    schema: dict[str, Any] = {"type": "object", "description": description}
-    put(schema, layout.items, items)
-    for path, attribute in layout.fields:
-        put(schema, path, _signal(convention, attribute))
-    return schema
 
 
 def put(
@@ -596,41 +513,6 @@ def _member(
     return member
 
 
-def _signal(convention: Convention, attribute: str) -> dict[str, Any]:
-    how = reading(convention)
-    if attribute == "next":
-        if how in _TOKENS:
-            what = "URL" if how == "url" else "cursor"
-            said = f"The {what} of the next page; null on the last page."
-            return {"type": ["string", "null"], "description": said}
-        said = "What the next page is asked by; null on the last page."
-        return {"type": ["integer", "null"], "description": said}
-    if attribute in _FLAGS:
-        return {"type": "boolean", "description": _FLAGS[attribute]}
-    if attribute == "position":
-        first = 0 if how == "offset" else convention.first_page
-        said = "The offset served." if how == "offset" else "The page number served."
-    else:
-        first, said = _COUNTS[attribute]
-    return {"type": "integer", "minimum": first, "description": said}
-
-
-def page_headers(layout: PageLayout, convention: Convention) -> dict[str, dict[str, Any]]:
-    """The response header that carries the continuation, if the convention has one."""
-    if layout.header is None:
-        return {}
-    if layout.link:
-        described = (
-            'RFC 8288 links: `<url>; rel="next"` (not on the last page), `<url>; rel="first"`.'
-        )
-        return {layout.header: {"description": described, "required": True, "schema": _STRING}}
-    what = "page number" if reading(convention) == "page-token" else "token"
-    end = "empty" if layout.blank_at_end else "absent"
-    described = f"The {what} of the next page; {end} on the last page."
-    header = {"description": described, "required": layout.blank_at_end, "schema": _STRING}
-    return {layout.header: header}
-
-
 def first_record_link(
     items: tuple[str, ...], naming: str, operation_id: str, parameter: str
 ) -> dict[str, Any]:
@@ -651,8 +533,6 @@ def _escaped(key: str) -> str:
     return key
 
 
-# The lists of a composed mode (a `Composition`): parameters, page body and headers.
-
 _PAGES: Final = ("page", "page-token")
 _VALUES: Final = {
     "url": "cursor",
@@ -670,10 +550,11 @@ _ENDS: Final = {
 }
 
 
-def composed_parameters(
+def paging_parameters(
     composition: Composition, page_size: int, max_page_size: int
 ) -> dict[str, dict[str, Any]]:
-    """The composition's request parameters by component key: the place and the page size."""
+    """The request parameters of a list served by `composition`, by component key: the place
+    and the page size."""
     c = composition
     parameters: dict[str, dict[str, Any]] = {}
     if c.param is not None:
@@ -705,7 +586,8 @@ def _composed_place(c: Composition) -> tuple[str, dict[str, Any]]:
         text = f"The page number, from {c.first_page} (default {c.first_page})."
         return text, _integer(c.first_page)
     if c.follow == "keyset":
-        return f"The id of the last record of the previous page{first}", _STRING
+        text = f"The id of the last record of the previous page{first}"
+        return f"{text} An id that is not in this list is a 422.", _STRING
     what = "the token in the URL the previous page gave" if c.follow == "url" else "the token"
     text = f"The opaque cursor: {what} at {_where(c.next)}{first}"
     return f"{text} One this server did not issue for this list is a 400.", _STRING
@@ -721,10 +603,10 @@ def _where(slot: Slot | None) -> str:
     return f"its `{slot.header}` header" if slot.header is not None else f"`{'.'.join(slot.path)}`"
 
 
-def composed_headers(composition: Composition) -> dict[str, dict[str, Any]]:
-    """The response headers the composition sends: continuation, redundant and backward
-    links, total and page count."""
-    c = composition
+def page_headers(how: Served) -> dict[str, dict[str, Any]]:
+    """The response headers a list served `how` sends: continuation, redundant, first-page and
+    backward links, total and page count (under the names a disguised run sends them)."""
+    c = how.composition
     headers: dict[str, dict[str, Any]] = {}
     link: list[str] = []
     for role, slot in (("next", c.next), ("also", c.also)):
@@ -738,12 +620,15 @@ def composed_headers(composition: Composition) -> dict[str, dict[str, Any]]:
         said = f"The {value} of the next page; {_ENDS[c.ending]}."
         required = c.ending in ("blank", "flag", "empty")
         headers[slot.header] = {"description": said, "required": required, "schema": _STRING}
+    first = c.start is not None and c.start.link
+    if first:
+        link.append('`<url>; rel="first"` on every page')
     if c.prev is not None and c.prev.link:
         link.append('`<url>; rel="prev"` from the second page on')
     if link:
         ends = f" The next link is {_ENDS[c.ending]}." if c.next is not None and c.next.link else ""
         said = f"RFC 8288 links: {', '.join(link)}.{ends}"
-        headers["Link"] = {"description": said, "required": False, "schema": _STRING}
+        headers["Link"] = {"description": said, "required": first, "schema": _STRING}
     for slot, what in ((c.total, "Records that match the filters."), (c.pages, "Pages.")):
         if slot is not None and slot.header is not None:
             headers[slot.header] = {
@@ -751,15 +636,16 @@ def composed_headers(composition: Composition) -> dict[str, dict[str, Any]]:
                 "required": True,
                 "schema": {"type": "string", "pattern": "^[0-9]+$"},
             }
-    return headers
+    sent = dict(how.renamed_headers)
+    return {sent.get(name, name): header for name, header in headers.items()}
 
 
-def composed_schema(composition: Composition, items: Path, record: str) -> dict[str, Any]:
+def page_schema(composition: Composition, items: Path, record: str, paging: str) -> dict[str, Any]:
     """The JSON Schema of a page: the record array at `items`, every body signal where the
-    composition writes it (required where every page writes it)."""
+    composition writes it (required where every page writes it); `paging` names it."""
     c = composition
     array = {"type": "array", "items": {"$ref": f"#/components/schemas/{record}"}}
-    description = f"A page (composed paging `{c}`)."
+    description = f"A page ({paging})."
     if not items:
         return {**array, "description": description}
     schema: dict[str, Any] = {"type": "object", "description": description}
@@ -783,6 +669,9 @@ def _members(c: Composition) -> list[tuple[Path, dict[str, Any], bool]]:
             kinds.append("null")
         said = f"The {'URL' if url else 'continuation'} of the next page; {_ENDS[end]}."
         members.append((slot.path, {"type": kinds, "description": said}, end != "absent"))
+    if c.start is not None and not c.start.link:
+        said = "The URL of the list's first page."
+        members.append((c.start.path, {"type": "string", "description": said}, True))
     if c.prev is not None and not c.prev.link:
         kind = "string" if c.follow in ("url", "token", "keyset") else "integer"
         said = "Where the previous page is; null on the first page."

@@ -1,29 +1,14 @@
-"""Serves list pages: a list request in, its page out, by a paging convention or a composed mode.
+"""Serves list pages: a list request in, its page out, by its paging's composition.
 
 `ListResponder` is the simulator's one page server. A request names its paging (the run's, or
-the `X-Simulator-Paging` header's): a row of `remedy_async.CONVENTIONS` (`list_paging`), or a
-composed mode `compose:...` (a `Composition`). Both read where the request wants to be the same
-way (`_places`: an offset, a page number, a signed cursor or the last id received, and the page
-size), cut the page from the visible records, and leave the writing to a layout (`_layout`).
+the `X-Simulator-Paging` header's): a row of `remedy_async.CONVENTIONS` (`list_paging`), which is
+a name for the composition that serves it (`_rows`: the row's items, signals and continuation
+as composition axes, disguised if the run says so), or a composed mode `compose:...` (a
+`Composition`). Every page is cut and written one way: the place the request wants (`_places`:
+an offset, a page number, a signed cursor or the last id received, and the page size), the page
+cut from the visible records, and the writing left to the composition's layout (`_layout`).
 
-A named convention's `follow` kind reads its place from the row's `param` and page size from
-`size_param`:
-
-    none    the whole filtered list (streamed when long); no parameters
-    offset  `param` is the offset from 0
-    page    `param` is the page number, counted from the row's `first_page`
-    url     `param` is an opaque cursor; the next page's absolute URL (the request's filters,
-            the size and the cursor) goes at `next_at` or in `next_header` (for `Link`:
-            rel="next", and rel="first" on every page)
-    token   `param` is an opaque cursor, given at `next_at` or in `next_header`; a row whose
-            `param` is `page` hands out page numbers instead, its header empty on the last page
-    keyset  `param` is the id of the last record received; `more_at` says whether more follow
-
-Every page also writes what the row reads: the filtered total, the page count, the position and
-size served, `more_at` (false on the last page) and `last_at` (true on it). On the last page
-`next_at` is null and a next header is left out.
-
-A composed mode reads its place from `param` (a query parameter, or a request header with
+A list reads its place from `param` (a query parameter, or a request header with
 `param=header:NAME`) and the page size from `size_param` (the composition's or the run's default
 and maximum):
 
@@ -65,22 +50,20 @@ from remedy_async import CONVENTIONS, Convention
 
 from ._composition import COMPUTED, KEPT, PREFIX, Composition
 from ._dataset import Dataset
-from ._layout import ComposedLayout, PageLayout, PageValues, Signals
+from ._layout import PageLayout, PageValues
 from ._matching import PAGING_PARAMETERS, Filters
 from ._places import (
     CursorCodec,
     Place,
-    Reading,
     check_contract_parameters,
-    counts_pages,
     cursor_place,
     integer,
     keyset_place,
     offset_place,
     page_place,
-    reading,
 )
 from ._responses import Payload
+from ._rows import served
 
 STREAM_BATCH: Final = 1000
 """Records per chunk when a whole list is streamed; shorter lists are sent in one piece."""
@@ -94,9 +77,9 @@ END_INDEX: Final = 2**64 - 1
 KEPT_LAYOUTS: Final = 4096
 """Layouts kept at most (a test run names a new composition per request, by header)."""
 _PAGES: Final = frozenset({"page", "page-token"})
-"""Places read as page numbers (a composition's kinds, and a named row's readings)."""
+"""Continuation kinds read as page numbers."""
 _OFFSETS: Final = frozenset({"offset", "number"})
-"""Places read as offsets (a composition's kinds, and a named row's reading)."""
+"""Continuation kinds read as offsets."""
 
 
 @attrs.frozen
@@ -162,16 +145,6 @@ def max_size(composition: Composition, run_maximum: int) -> int:
     """The largest page size a composed list serves: its own maximum, else the run's (or its
     own default, if that is larger)."""
     return composition.max_size or max(run_maximum, composition.default_size or 0)
-
-
-def page_layout(
-    convention: Convention, resource: str, items_key: str, *, disguise: bool = False
-) -> PageLayout:
-    """How the pages of `resource` are laid out by `convention` (what the responder writes,
-    and what the run's OpenAPI document describes)."""
-    return PageLayout.of(
-        convention, resource, items_key, disguise=disguise, blank_at_end=counts_pages(convention)
-    )
 
 
 def page_url(
@@ -243,8 +216,8 @@ def record_run(dataset: Dataset, request: ListRequest, start: int, stop: int) ->
 
 @attrs.frozen
 class ListResponder:
-    """Turns list requests into pages, by their convention or their composition, with the
-    run's page sizes, items key and disguise."""
+    """Turns list requests into pages, by the composition of their paging, with the run's page
+    sizes, items key and disguise."""
 
     dataset: Dataset = attrs.field(repr=False)
     cursors: CursorCodec = attrs.field(repr=False)
@@ -253,37 +226,70 @@ class ListResponder:
     max_page_size: int = 100
     disguise: bool = False
     base_path: str = ""
-    _plans: dict[tuple[str, str], tuple[PageLayout, Reading]] = attrs.field(
+    _rows: dict[tuple[str, str], PageLayout] = attrs.field(
         factory=dict, init=False, repr=False, eq=False
     )
-    _layouts: dict[tuple[Composition, str], ComposedLayout] = attrs.field(
+    _layouts: dict[tuple[Composition, str], PageLayout] = attrs.field(
         factory=dict, init=False, repr=False, eq=False
     )
 
     def page(self, request: ListRequest) -> Payload:
-        """The answer to `request` by its convention, or by its composition."""
-        if request.composition is not None:
-            return self._composed_page(request, request.composition)
-        convention = request.convention
-        plan = self._plans.get((convention.name, request.filters.resource))
-        layout, how = plan if plan is not None else self._plan(request)
-        if how == "whole":
-            check_contract_parameters(convention, request.query, self.max_page_size)
-            return self._everything(request, layout)
-        size = self._size(request, self.page_size, self.max_page_size)
-        start, position = self._place(request, how, size)
-        check_contract_parameters(convention, request.query, self.max_page_size)
-        total = len(request.view)
+        """The answer to `request`, laid out by its paging's composition."""
+        layout = self._layout(request)
+        composition = layout.composition
+        query, total = request.query, len(request.view)
+        maximum = max_size(composition, self.max_page_size)
+        if composition.follow == "none":
+            check_contract_parameters(request.convention, query, self.max_page_size)
+            whole = PageValues(None, None, False, total, 1 if total else 0, 0, total)
+            prefix, suffix, headers = layout.render(whole)
+            return whole_list(self.dataset, request, (prefix, suffix), headers)
+        size = self._size(
+            request, composition.default_size or min(self.page_size, maximum), maximum
+        )
+        start, position = self._place(request, composition.follow, size)
+        check_contract_parameters(request.convention, query, self.max_page_size)
         stop = min(start + size, total)
         more = start + size < total
-        after = self._after(request, how, position, size, stop) if more else None
-        signals = Signals(after, more, total, -(-total // size), position, size)
-        prefix, suffix = layout.wrap(signals)
+        reached = max(start, stop)
+        token = None
+        if composition.follow not in COMPUTED and (more or composition.ending in KEPT):
+            token = self._token(request, composition, stop, reached, position)
+        url = None
+        if token is not None and layout.wants_url:
+            url = self._url(request, size, str(token), composition.links)
+        shown = position
+        if composition.position_shows == "next":
+            shown = position + 1 if composition.follow in _PAGES else reached
+        values = PageValues(token, url, more, total, -(-total // size), shown, size)
+        if layout.wants_start_url:
+            values = values._replace(start_url=self._url(request, size, None, composition.links))
+        if composition.prev is not None and start > 0:
+            values = self._with_prev(request, composition, layout, values, start, position)
+        prefix, suffix, headers = layout.render(values)
         body = b"".join((prefix, record_run(self.dataset, request, start, stop), suffix))
-        if layout.header is None:
-            return Payload(200, body)
-        first = self._url(request, size, None) if layout.link else None
-        return Payload(200, body, headers=layout.headers(signals, first))
+        return Payload(200, body, headers=headers)
+
+    def _layout(self, request: ListRequest) -> PageLayout:
+        """How the request's paging lays out pages of its resource (kept): a composed mode's
+        composition, or the one a named convention stands for."""
+        resource = request.filters.resource
+        composition = request.composition
+        if composition is not None:
+            key = (composition, resource)
+            layout = self._layouts.get(key)
+            if layout is None:
+                if len(self._layouts) >= KEPT_LAYOUTS:
+                    self._layouts.clear()
+                layout = self._layouts[key] = PageLayout.of(composition, resource)
+            return layout
+        convention = request.convention
+        layout = self._rows.get((convention.name, resource))
+        if layout is None:
+            how = served(convention, self.items_key, disguise=self.disguise)
+            layout = PageLayout.of(how.composition, resource, how.renamed_headers)
+            self._rows[convention.name, resource] = layout
+        return layout
 
     def _size(self, request: ListRequest, default: int, maximum: int) -> int:
         """The page size the request asks for in its `size_param`, within 1 to `maximum`."""
@@ -293,7 +299,7 @@ class ListResponder:
         return integer(request.query, size_param, default, minimum=1, maximum=maximum)
 
     def _place(self, request: ListRequest, kind: str, size: int) -> Place:
-        """Where the page starts, read as `kind` says (a row's reading, a composition's kind):
+        """Where the page starts, read as the continuation `kind` says:
         an offset, a page number, the last id received, or else a cursor."""
         convention, query = request.convention, request.query
         if kind in _OFFSETS:
@@ -331,83 +337,6 @@ class ListResponder:
             base_path=self.base_path,
         )
 
-    # A named convention's pages.
-
-    def _plan(self, request: ListRequest) -> tuple[PageLayout, Reading]:
-        """How `request`'s convention lays out and reads pages of its resource (kept)."""
-        convention, resource = request.convention, request.filters.resource
-        layout = page_layout(convention, resource, self.items_key, disguise=self.disguise)
-        plan = self._plans[convention.name, resource] = (layout, reading(convention))
-        return plan
-
-    def _after(
-        self, request: ListRequest, how: Reading, position: int, size: int, stop: int
-    ) -> str | int:
-        """What the page after this one is asked by: a token, URL, offset, page number or id."""
-        if how == "cursor":
-            return self._cursor(request, request.view[stop - 1])
-        if how == "url":
-            cursor = self._cursor(request, request.view[stop - 1])
-            return self._url(request, size, cursor)
-        if how == "offset":
-            return stop
-        if how == "page":
-            return position + 1
-        if how == "page-token":
-            return str(position + 1)
-        return self.dataset.id_of(request.filters.resource, request.view[stop - 1])
-
-    def _everything(self, request: ListRequest, layout: PageLayout) -> Payload:
-        total = len(request.view)
-        signals = Signals(None, False, total, 1 if total else 0, 0, total)
-        return whole_list(self.dataset, request, layout.wrap(signals), layout.headers(signals))
-
-    # A composed mode's pages.
-
-    def _composed_page(self, request: ListRequest, composition: Composition) -> Payload:
-        """The answer to `request` by `composition`."""
-        layout = self._composed_layout(composition, request.filters.resource)
-        query, total = request.query, len(request.view)
-        maximum = max_size(composition, self.max_page_size)
-        if composition.follow == "none":
-            check_contract_parameters(request.convention, query, self.max_page_size)
-            whole = PageValues(None, None, False, total, 1 if total else 0, 0, total)
-            prefix, suffix, headers = layout.render(whole)
-            return whole_list(self.dataset, request, (prefix, suffix), headers)
-        size = self._size(
-            request, composition.default_size or min(self.page_size, maximum), maximum
-        )
-        start, position = self._place(request, composition.follow, size)
-        check_contract_parameters(request.convention, query, self.max_page_size)
-        stop = min(start + size, total)
-        more = start + size < total
-        reached = max(start, stop)
-        token = None
-        if composition.follow not in COMPUTED and (more or composition.ending in KEPT):
-            token = self._token(request, composition, stop, reached, position)
-        url = None
-        if token is not None and layout.wants_url:
-            url = self._url(request, size, str(token), composition.links)
-        shown = position
-        if composition.position_shows == "next":
-            shown = position + 1 if composition.follow in _PAGES else reached
-        values = PageValues(token, url, more, total, -(-total // size), shown, size)
-        if composition.prev is not None and start > 0:
-            values = self._with_prev(request, composition, layout, values, start, position)
-        prefix, suffix, headers = layout.render(values)
-        body = b"".join((prefix, record_run(self.dataset, request, start, stop), suffix))
-        return Payload(200, body, headers=headers)
-
-    def _composed_layout(self, composition: Composition, resource: str) -> ComposedLayout:
-        """How `composition` lays out pages of `resource` (kept)."""
-        key = (composition, resource)
-        layout = self._layouts.get(key)
-        if layout is None:
-            if len(self._layouts) >= KEPT_LAYOUTS:
-                self._layouts.clear()
-            layout = self._layouts[key] = ComposedLayout.of(composition, resource)
-        return layout
-
     def _token(
         self, request: ListRequest, composition: Composition, stop: int, reached: int, page: int
     ) -> str | int:
@@ -423,7 +352,7 @@ class ListResponder:
         self,
         request: ListRequest,
         composition: Composition,
-        layout: ComposedLayout,
+        layout: PageLayout,
         values: PageValues,
         start: int,
         page: int,

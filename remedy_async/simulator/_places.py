@@ -30,7 +30,7 @@ import re
 import struct
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from multidict import MultiMapping
 
@@ -52,10 +52,6 @@ CONTINUING: Final = frozenset({"url", "token", "keyset"})
 """The follow kinds whose `param` carries a continuation handed out by an earlier page."""
 
 
-Reading = Literal["whole", "offset", "page", "page-token", "cursor", "url", "keyset"]
-"""How a row's `param` is read: a row's `follow`, with token rows that count pages apart."""
-
-
 class Place(NamedTuple):
     """Where a page starts in the filtered list, and how the service names that place."""
 
@@ -63,21 +59,6 @@ class Place(NamedTuple):
     """Index into the filtered list of the page's first record."""
     position: int
     """The offset or page number served (what `position_at` echoes)."""
-
-
-def counts_pages(convention: Convention) -> bool:
-    """Whether a token row's token is a page number (its `param` is `page`, as GitLab's)."""
-    return convention.follow == "token" and convention.param == "page"
-
-
-def reading(convention: Convention) -> Reading:
-    """How a row's `param` is read and the next page's is made."""
-    follow = convention.follow
-    if follow == "none":
-        return "whole"
-    if follow == "token":
-        return "page-token" if counts_pages(convention) else "cursor"
-    return follow
 
 
 def carries_continuation(convention: Convention, query: MultiMapping[str]) -> bool:

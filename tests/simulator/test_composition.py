@@ -11,12 +11,11 @@ invalid_parameter within the composition's own bounds, hidden records leave offs
 while cursors and keyset ids resume after their place, expired-cursor faults hit requests that
 carry a continuation, and a seed gives the same pages every time.
 
-The named conventions, written as compositions, serve the same pages: eighteen of the twenty
-rows of `remedy_async.CONVENTIONS` are a composition too; the simulator serves each both ways,
-and every page (body and paging headers) is the same, so the compose mode speaks the rows
-exactly where it can. `odata` keeps its continuation under a key with a dot
-(`@odata.nextLink`), which the text form cannot write, and `link` adds a rel="first" link,
-which no composition sends.
+The named conventions, written as compositions, serve the same pages: every row of
+`remedy_async.CONVENTIONS` is a composition written in the text form (`odata`'s dotted key as
+`@odata%2EnextLink`, `link`'s rel="first" as `start=header:Link`); the simulator serves each both
+ways, and every page (body and paging headers) is the same. The first page's URL (`start`)
+goes in a body or a Link header on every page, and a key with a dot round-trips.
 """
 
 from __future__ import annotations
@@ -241,6 +240,10 @@ BAD_SPECS = [
     ("compose:items=a b", "body key 'a b'"),
     ("compose:items=a.b.c.d", "deeper than 3"),
     ("compose:follow=token,next=n,param=c,prev=header:X-Prev", "body path or header:Link"),
+    ("compose:follow=url,next=n,param=c,start=header:X-First", "first page's URL is a body"),
+    ("compose:start=first", "start=first does not apply to an unpaged list"),
+    ("compose:follow=token,next=n,param=header:X-C,start=first", "cannot carry param=header"),
+    ("compose:follow=url,next=n,param=c,start=n", "overlap"),
 ]
 
 
@@ -454,6 +457,9 @@ async def test_a_seed_gives_the_same_composed_pages(
 # The named conventions, written as compositions, serve the same pages.
 
 AS_COMPOSITIONS = {
+    "link": "follow=url,items=-,next=header:Link,param=cursor,size=limit,start=header:Link",
+    "odata": "follow=url,items=value,next=@odata%2EnextLink,param=$skiptoken,size=$top,"
+    "total=@odata%2Ecount",
     "cursor": "follow=token,next=nextCursor,param=cursor,size=limit",
     "meta-cursor": "follow=token,next=meta.nextCursor,param=cursor,size=limit",
     "continuation-token": "follow=token,next=continuationToken,param=continuationToken,size=limit",
@@ -491,9 +497,9 @@ async def items_sim(serve: StartSimulator) -> Simulator:
     return await serve(items_key="items")
 
 
-def test_every_row_but_two_is_written_as_a_composition() -> None:
-    """Only `odata` and `link` have no composition serving the same pages."""
-    assert set(CONVENTIONS) - set(AS_COMPOSITIONS) == {"odata", "link"}
+def test_every_row_is_written_as_a_composition() -> None:
+    """Every named convention has a composition serving the same pages."""
+    assert set(AS_COMPOSITIONS) == set(CONVENTIONS)
 
 
 async def fetch(
@@ -537,3 +543,54 @@ def _page(body: Any, row: Convention) -> list[Any]:
     page = dig(body, items_path(row, ENDPOINTS, "items"))
     assert isinstance(page, list), body
     return page
+
+
+# The first page's URL, and keys holding a dot.
+
+
+def test_a_key_with_a_dot_round_trips_in_the_text_form() -> None:
+    """`%2E` writes a dot inside a key and `%25` a percent sign; `str()` writes them back."""
+    composition = Composition.parse("compose:follow=url,next=@odata%2EnextLink,param=p%25")
+    assert composition.next is not None
+    assert composition.next.path == ("@odata.nextLink",)
+    assert str(composition) == "compose:follow=url,next=@odata%2EnextLink,param=p%25"
+    nested = Composition(follow="url", next=("a", "b.c%"), param="p")
+    assert Composition.parse(str(nested)) == nested
+
+
+async def test_the_first_pages_url_is_on_every_page(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """`start=links.first`: every page, the last too, holds the URL of the first page (its
+    filters and size kept), and following it serves the first page again."""
+    spec = "compose:follow=token,next=links.next,param=after,size=limit,start=links.first"
+    url, paging = f"{sim.url}/v1/scopes", {"X-Simulator-Paging": spec}
+    limit = str(-(-sim.dataset.count("scopes") // 2))
+    _, first, _ = await get_json(session, url, {"limit": limit}, paging)
+    assert first["links"]["next"] is not None
+    after = {"limit": limit, "after": first["links"]["next"]}
+    _, last, _ = await get_json(session, url, after, paging)
+    assert last["links"]["next"] is None
+    assert last["links"]["first"] == first["links"]["first"]
+    assert URL(first["links"]["first"]).query == {"limit": limit}
+    _, again, _ = await get_json(session, first["links"]["first"], None, paging)
+    assert again == first
+    assert Composition.parse(spec).convention.ignore == (("links", "first"),)
+
+
+async def test_the_first_page_link_shares_the_link_header(
+    sim: Simulator, session: aiohttp.ClientSession
+) -> None:
+    """`start=header:Link` beside `next=header:Link`: rel="next" then rel="first" while records
+    follow, rel="first" alone on the last page."""
+    spec = "compose:follow=url,next=header:Link,param=cursor,size=limit,start=header:Link"
+    url, paging = f"{sim.url}/v1/scopes", {"X-Simulator-Paging": spec}
+    limit = -(-sim.dataset.count("scopes") // 2)
+    _, _, headers = await get_json(session, url, {"limit": str(limit)}, paging)
+    first = f'<{url}?limit={limit}>; rel="first"'
+    forward, backward = headers["Link"].split(", ")
+    assert forward.endswith('; rel="next"')
+    assert backward == first
+    target = forward[1 : forward.index(">")]
+    _, _, last = await get_json(session, target, None, paging)
+    assert last["Link"] == first
