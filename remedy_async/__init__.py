@@ -73,8 +73,14 @@ from ._models import (
 from ._paging._conventions import CONVENTIONS
 from ._paging._pager import Page, Pager
 from ._paging._paginators._auto import AutoPaginator
-from ._paging._protocol import Convention, PageRequest, PageResult, Paginator, PagingFault
-from ._paging._walk._proof import Shifts
+from ._paging._protocol import (
+    Convention,
+    PageRequest,
+    PageResult,
+    Paginator,
+    PagingFault,
+    Shifts,
+)
 from ._raw import RawResponse
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent

@@ -18,12 +18,14 @@ Modules: in layers from the bottom up, each importing only from its own layer an
   amounts to), `_advice` (what to pin for a page a convention cannot follow).
 - `_paginators`, every class a list is paged by: `_convention` (ConventionPaginator, what
   `paginator=<Convention>` pins), `_pinned` (the paginators pinned by hand), `_auto`
-  (AutoPaginator: the published paging at once, else detect, verify guesses, follow).
+  (AutoPaginator: the published paging at once, else detect, verify guesses, follow), and the
+  offset proof: `_proof` (each offset page proven to continue the list, without I/O) and
+  `_proven` (ProvenPaginator, around the list's paginator: the proof's requests, deliveries,
+  resume digests, `on_shift`; its state rides on the requests).
 - `_resume` (resume tokens), then `_call` (the list call as one value).
-- `_walk`, the page loop: `_page_walk` (fetch, read, trim and check each page), `_ahead` (pages
-  fetched ahead: prefetch and planned pages), `_dedupe` (repeated ids), `_overlap` (each offset
-  page proven to continue the list, without I/O), `_proof` (the proof the walk holds for one
-  list: its requests, resume marks, `on_shift`, `Shifts`), `_fetching` (a guess or a first
-  request the service refuses).
+- `_walk`, the page loop, one path for every paginator (it forms no request): `_page_walk`
+  (fetch, read, trim and check each page), `_ahead` (pages fetched ahead: prefetch and planned
+  pages), `_dedupe` (the items a page delivers: the ones its paginator chose, or repeated ids
+  skipped), `_fetching` (a guess or a first request the service refuses).
 - `_pager` (what the caller iterates).
 """

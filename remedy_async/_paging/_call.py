@@ -9,7 +9,7 @@ differs in one respect is the same value with that field replaced (`ListCall.rea
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
-from typing import Any, Final, Generic, Literal, Protocol, TypeVar, get_args
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 from attrs import frozen
@@ -18,6 +18,7 @@ from yarl import URL
 from remedy_async._errors import check_count
 from remedy_async._wire._types import WireFault, json_type_name
 
+from ._paginators._proven import SHIFT_POLICIES, ShiftPolicy
 from ._protocol import Convention, FetchPage, PageRequest, Paginator
 from ._resume import ResumePoint
 
@@ -84,12 +85,6 @@ def _at_least(minimum: int) -> Callable[[object, attrs.Attribute[Any], int | Non
     return check
 
 
-ShiftPolicy = Literal["raise", "restart"]
-"""What an offset list does when the data moved under it so that no page can be proven to
-continue it: raise `PaginationError` (with a resume token), or restart from its first page."""
-SHIFT_POLICIES: Final = get_args(ShiftPolicy)
-
-
 def _check_policy(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if value not in SHIFT_POLICIES:
         raise ValueError(f"{attribute.name} must be one of {SHIFT_POLICIES}, not {value!r}")
@@ -134,7 +129,7 @@ class ListCall(Generic[T]):
     def from_start(self) -> bool:
         """Whether the call begins at the list's first page (not from a resume token)."""
         start = self.start
-        return start.skip == 0 and start.marks is None and start.request == self.first
+        return start.skip == 0 and start.request.proof is None and start.request == self.first
 
     def reading(self, reader: ItemReader[U]) -> ListCall[U]:
         """The same call, its items built by `reader` instead."""

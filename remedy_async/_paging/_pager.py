@@ -21,10 +21,9 @@ from remedy_async._redact import redact, redact_headers, scrub_error, shown_url
 from remedy_async._wire._decode import wire_fault_error
 
 from ._call import WIRE_OBJECTS, ListCall, wire_object
-from ._protocol import Convention, PageRequest
+from ._protocol import NO_SHIFTS, Convention, PageRequest, Shifts
 from ._resume import ResumePoint, encode_token
 from ._walk._page_walk import PagePlace, PageWalk, PreparedPage
-from ._walk._proof import NO_SHIFTS, Shifts
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -380,30 +379,15 @@ class Pager(Generic[T]):
         return self._point_after(self._at_page, self._at_count)
 
     def _point_after(self, page: PagePlace | None, count: int) -> ResumePoint | None:
+        start = self._call.start
         if page is None:
-            return self._call.start
-        if page.proven is not None:
-            if count >= len(page.positions) and page.whole:
-                if page.next is None:
-                    return None
-                consumed = len(page.proven.keys)
-            elif count >= len(page.positions):
-                consumed = page.end
-            else:
-                consumed = page.positions[count - 1] if count else page.proven.first
-            request, marks = page.proven.continuation(consumed)
-            start = self._call.start
-            if not marks.ids:  # nothing delivered yet: the list's own start continues it
-                return start
-            return ResumePoint(
-                start.collection, start.filters, start.paginator, request, marks=marks
-            )
-        if count < len(page.positions):
-            consumed = page.start if count == 0 else page.positions[count - 1]
-            return self._point(page.request, consumed)
-        if not page.whole:
-            return self._point(page.request, page.end)
-        return None if page.next is None else self._point(page.next, 0)
+            return start
+        if count >= len(page.positions) and page.last:
+            return None
+        after = page.after(count)
+        if after is None:  # nothing delivered yet: where the list call began continues it
+            return start
+        return self._point(*after)
 
     def _point(self, request: PageRequest, skip: int) -> ResumePoint:
         start = self._call.start

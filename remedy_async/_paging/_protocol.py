@@ -12,14 +12,16 @@ refuses the first; `PredictingPaginator` guesses the next request (for prefetch)
 `PlanningPaginator` plans later pages from a list's announced size (for concurrency).
 
 A paginator reports a body of the wrong shape with `WireFault` (a JSON path and a reason) and a
-page sequence it cannot follow safely with `PagingFault`; the pager adds the HTTP context.
+page sequence it cannot follow safely with `PagingFault`; the pager adds the HTTP context. What a
+paginator keeps from page to page rides on the requests it forms (`PageRequest.convention`,
+`probe`, `proof`), never on the paginator: one paginator serves any number of lists at once.
 Paginators (`_paginators`) follow a `Convention`, given or detected from a first page (`_detect`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
+from collections.abc import Callable, Coroutine, Hashable, Sequence
+from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 import attrs
 from attrs import frozen
@@ -194,11 +196,72 @@ class PagingFault(Exception):
     """The convention the advice names, when it names one (`PaginationError.suggestion`)."""
 
 
+class Proof:
+    """What a list proven page by page carries from one request to the next (the proof's state,
+    or what a resume token kept of it): never sent, and no part of the request's identity.
+    `ProvenPaginator` (`_paginators._proven`) makes and reads it."""
+
+    __slots__ = ()
+
+
+@frozen
+class Shifts:
+    """What proving an offset list's pages cost: how often the data moved under it.
+
+    A list whose pages overlap (offset paging with a total) checks that each page continues
+    the one before. All zero when the data did not change while the list was read.
+
+    Args:
+        realignments: Pages that did not start where expected but showed where the list
+            stood (records were added or removed before them).
+        rereads: Pages that did not, so the list read again from further back.
+        restarts: Restarts from the first page (`on_shift="restart"`).
+    """
+
+    realignments: int = 0
+    """Pages that did not start where expected but showed where the list stood."""
+    rereads: int = 0
+    """Pages that showed no record delivered before, so the list read again from further back."""
+    restarts: int = 0
+    """Restarts from the first page (`on_shift="restart"`)."""
+
+    def __add__(self, other: Shifts) -> Shifts:
+        return Shifts(
+            self.realignments + other.realignments,
+            self.rereads + other.rereads,
+            self.restarts + other.restarts,
+        )
+
+    def __sub__(self, other: Shifts) -> Shifts:
+        return Shifts(
+            self.realignments - other.realignments,
+            self.rereads - other.rereads,
+            self.restarts - other.restarts,
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.realignments or self.rereads or self.restarts)
+
+    def __str__(self) -> str:
+        parts = [
+            (self.realignments, "realigned"),
+            (self.rereads, "re-read"),
+            (self.restarts, "restarted"),
+        ]
+        shown = [f"{count} {what}" for count, what in parts if count]
+        return ", ".join(shown) or "no shift"
+
+
+NO_SHIFTS: Final = Shifts()
+"""The data did not move under the list (or it is not proven)."""
+
+
 @frozen
 class PageRequest:
     """One page request: query parameters added to the list call's, or a URL to follow instead.
 
-    `url` serves conventions whose responses carry the next page's URL.
+    `url` serves conventions whose responses carry the next page's URL. `proof` is no part of
+    a request's equality: it changes how its page is read, not what is sent.
     """
 
     params: tuple[tuple[str, str], ...] = ()
@@ -211,15 +274,22 @@ class PageRequest:
     """Request headers carrying the continuation (a convention with `param_in="header"`)."""
     probe: Probe | None = None
     """Set when this request tries a guess that the page it brings must confirm."""
+    proof: Proof | None = attrs.field(default=None, eq=False, repr=False)
+    """Set on the requests of a list proven page by page: where the proof stands."""
+
+
+def request_key(request: PageRequest) -> Hashable:
+    """A page request as the server sees it: fragment dropped, query order ignored."""
+    url = request.url
+    if url is None:
+        return (request.convention, tuple(sorted(request.params)), request.headers)
+    query = tuple(sorted(url.query.items()))
+    return (url.scheme, url.host, url.port, url.path, query)
 
 
 def request_identity(request: PageRequest) -> int:
-    """A hash of a page request as the server sees it: fragment dropped, query order ignored."""
-    url = request.url
-    if url is None:
-        return hash((request.convention, tuple(sorted(request.params)), request.headers))
-    query = tuple(sorted(url.query.items()))
-    return hash((url.scheme, url.host, url.port, url.path, query))
+    """A hash of a page request as the server sees it (`request_key`)."""
+    return hash(request_key(request))
 
 
 FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
@@ -303,6 +373,25 @@ class PageResult:
     is refused)."""
     notice: str | None = None
     """Something the client found out about the service's paging, told once as a warning."""
+    deliver: Sequence[int] | None = None
+    """Positions in `items` of the records the caller is owed, in order, when the paginator
+    chose them (a proven page: the records that continue the list); None: every item, repeats
+    of the ids of the page before skipped."""
+    again: bool = False
+    """The page shows nothing to deliver and the list reads `next` instead (a proven page read
+    again from further back): nothing of it is handed over."""
+    checked: bool = False
+    """The paginator checked the page against the list itself and formed `next` from where the
+    list stands (a proven page): `next` is not compared with the requests followed, nor the
+    list's end with its total."""
+    resume: Callable[[int], tuple[PageRequest, int] | None] | None = attrs.field(
+        default=None, eq=False, repr=False
+    )
+    """Where the list continues after the page's first `consumed` raw items (from 0 to all),
+    as a request and the items of its page to skip; None returned: where the list call began.
+    None: at this page's request, those items skipped (at `next` once all are consumed)."""
+    shifts: Shifts = NO_SHIFTS
+    """What proving the page cost since the page before (a proven list)."""
 
 
 @frozen
@@ -325,8 +414,9 @@ class PagePlan:
 
     requests: tuple[PageRequest, ...]
     """Up to the number asked, in list order; empty when the page is the last."""
-    size: ListSize
-    """The size the page announced: every later page must announce the same."""
+    size: ListSize | None
+    """The size the page announced: every later page must announce the same (None: the
+    paginator proves each page continues the list itself, whatever its size)."""
 
 
 @runtime_checkable

@@ -3,8 +3,8 @@
 A token records the collection, a fingerprint of the filters, the paginator, the request of
 the page to continue from and how many of that page's items were already delivered, or, for an
 offset list proven page by page, digests of the last ids it delivered (so the page it resumes
-at is proven too). It is
-versioned (`r1.` prefix) and checked against the list call it is given to.
+at is proven too). It is versioned (`r1.` prefix) and checked against the list call it is
+given to.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any, cast
 
+import attrs
 import orjson
 from attrs import frozen
 from yarl import URL
@@ -23,27 +24,16 @@ from remedy_async._redact import conceal, reveal
 
 from ._conventions import convention_document, convention_from
 from ._paginators._convention import paginator_name
+from ._paginators._proven import ResumedProof
 from ._protocol import NamingPaginator, PageRequest, Paginator, Probe
 
 TOKEN_PREFIX = "r1."
 
 
 @frozen
-class Marks:
-    """What a resumed offset list proves its first page with: the marks of the last ids it
-    delivered (digests, oldest first) and the size of its pages."""
-
-    ids: tuple[int, ...]
-    page_size: int
-    whole: bool = False
-    """True when the marks are of every id the list delivered (it stopped within its first
-    few records): then the list's start may anchor its first page."""
-
-
-@frozen
 class ResumePoint:
-    """Where a list continues: the page request to send and how many of its items to skip, or
-    (a proven offset list) the marks of the ids it delivered last."""
+    """Where a list continues: the page request to send and how many of its items to skip (a
+    proven offset list's request carries what the token keeps of its proof)."""
 
     collection: str
     filters: str
@@ -51,7 +41,6 @@ class ResumePoint:
     """The name of the paginator the list was made with (a token resumes only under it)."""
     request: PageRequest
     skip: int = 0
-    marks: Marks | None = None
 
 
 def filters_fingerprint(params: tuple[tuple[str, str], ...]) -> str:
@@ -102,9 +91,9 @@ def encode_token(point: ResumePoint, secrets: Sequence[str] = ()) -> str:
         "k": point.skip,
         **_request_document(point.request, secrets),
     }
-    if point.marks is not None:
-        marks = point.marks
-        document["a"] = {"i": list(marks.ids), "z": marks.page_size, "w": marks.whole}
+    proof = point.request.proof
+    if isinstance(proof, ResumedProof):
+        document["a"] = {"i": list(proof.digests), "z": proof.page_size, "w": proof.whole}
     return TOKEN_PREFIX + base64.urlsafe_b64encode(orjson.dumps(document)).decode().rstrip("=")
 
 
@@ -145,13 +134,15 @@ def decode_token(
         if not isinstance(document, dict):
             raise TypeError("expected an object")
         request = _request_from(document, secrets)
+        proof = _proof(document.get("a"))
+        if proof is not None:
+            request = attrs.evolve(request, proof=proof)
         point = ResumePoint(
             collection=_text(document["c"]),
             filters=_text(document["f"]),
             paginator=_text(document["s"]),
             request=request,
             skip=_count(document["k"]),
-            marks=_marks(document.get("a")),
         )
     except _Unusable as error:
         raise ValueError(f"resume_token cannot be used: {error}") from None
@@ -204,20 +195,24 @@ def _request_from(document: dict[str, Any], secrets: Sequence[str]) -> PageReque
     return PageRequest(params=params, url=url, convention=convention, headers=headers, probe=probe)
 
 
-def _marks(value: object) -> Marks | None:
+def _proof(value: object) -> ResumedProof | None:
+    """What a token kept of a proven list's proof (key `a`: digests `i`, page size `z`, `w`
+    whether they are of every id delivered)."""
     if value is None:
         return None
     found = _object(value)
-    ids = _list(found["i"])
-    if len(ids) > 64 or not all(
-        isinstance(mark, int) and not isinstance(mark, bool) and -(2**63) <= mark < 2**63
-        for mark in ids
+    digests = _list(found["i"])
+    if len(digests) > 64 or not all(
+        isinstance(digest, int) and not isinstance(digest, bool) and -(2**63) <= digest < 2**63
+        for digest in digests
     ):
-        raise TypeError("expected id marks")
+        raise TypeError("expected id digests")
     whole = found.get("w", False)
     if not isinstance(whole, bool):
         raise TypeError("expected a flag")
-    return Marks(ids=tuple(cast(list[int], ids)), page_size=_count(found["z"]), whole=whole)
+    return ResumedProof(
+        digests=tuple(cast(list[int], digests)), page_size=_count(found["z"]), whole=whole
+    )
 
 
 def _object(value: object) -> dict[str, Any]:

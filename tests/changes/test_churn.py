@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
 from remedy_async import ChangeKind, PaginationError, RemedyClient
-from remedy_async._paging._walk._overlap import OVERLAP
+from remedy_async._paging._paginators._proof import OVERLAP
 from remedy_async.simulator import Simulator, SimulatorConfig
 from remedy_async.simulator._churn import ChurnStep
 from remedy_async.simulator._run_config import ListOrder

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from yarl import URL
 
 from remedy_async._paging._conventions import CONVENTIONS, convention_document, convention_from
+from remedy_async._paging._paginators._proven import ResumedProof
 from remedy_async._paging._protocol import Convention, PageRequest, Probe
 from remedy_async._paging._resume import (
     TOKEN_PREFIX,
-    Marks,
     ResumePoint,
     decode_token,
     encode_token,
@@ -109,6 +109,13 @@ _REQUESTS = st.builds(
     convention=st.none() | CONVENTION_VALUES,
     headers=st.lists(st.tuples(st.text(), st.text()), max_size=2).map(tuple),
     probe=st.none() | _PROBES,
+    proof=st.none()
+    | st.builds(
+        ResumedProof,
+        digests=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=8).map(tuple),
+        page_size=st.integers(0, 10**6),
+        whole=st.booleans(),
+    ),
 )
 _POINTS = st.builds(
     ResumePoint,
@@ -117,21 +124,17 @@ _POINTS = st.builds(
     paginator=st.text(),
     request=_REQUESTS,
     skip=st.integers(min_value=0, max_value=2**63 - 1),
-    marks=st.none()
-    | st.builds(
-        Marks,
-        ids=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=8).map(tuple),
-        page_size=st.integers(0, 10**6),
-        whole=st.booleans(),
-    ),
 )
 
 
 @settings(max_examples=examples(300))
 @given(_POINTS)
 def test_round_trip(point: ResumePoint) -> None:
-    """A token decodes to its point: composed convention, headers and probe included."""
-    assert decode(encode_token(point), point) == point
+    """A token decodes to its point: composed convention, headers, probe and what it keeps of
+    a proof (which is no part of a request's equality) included."""
+    decoded = decode(encode_token(point), point)
+    assert decoded == point
+    assert decoded.request.proof == point.request.proof
 
 
 @settings(max_examples=examples(300))
@@ -528,13 +531,24 @@ def test_an_echoed_secret_in_a_header_or_a_guess_is_never_stored() -> None:
     assert decode_echoing(token, (SECRET,)) == point
 
 
-def test_a_token_without_marks_reads_as_one_without_them() -> None:
-    """Tokens made before marks existed (no `a` key) still decode: the list resumes unproven."""
-    assert decode(raw_token(good_document())).marks is None
+def test_a_token_without_digests_reads_as_one_without_a_proof() -> None:
+    """Tokens made before proofs were kept (no `a` key) still decode: the list resumes
+    unproven."""
+    assert decode(raw_token(good_document())).request.proof is None
+
+
+def test_a_token_keeps_a_proof_under_its_published_key() -> None:
+    """What a token keeps of a proof is stored as tokens already issued store it (`a`: digests
+    `i`, page size `z`, whole `w`), so those resume proven as before."""
+    kept = ResumedProof(digests=(5, -7), page_size=100, whole=True)
+    point = ResumePoint("endpoints", "f", "AutoPaginator", PageRequest(proof=kept))
+    assert document_of(encode_token(point))["a"] == {"i": [5, -7], "z": 100, "w": True}
+    issued = good_document(a={"i": [5, -7], "z": 100})
+    assert decode(raw_token(issued)).request.proof == attrs.evolve(kept, whole=False)
 
 
 @pytest.mark.parametrize(
-    "marks",
+    "digests",
     [
         {"i": ["1"], "z": 10},
         {"i": [2**63], "z": 10},
@@ -545,6 +559,6 @@ def test_a_token_without_marks_reads_as_one_without_them() -> None:
         [1, 2],
     ],
 )
-def test_malformed_marks_are_refused(marks: Any) -> None:
+def test_malformed_digests_are_refused(digests: Any) -> None:
     with pytest.raises(ValueError, match="malformed"):
-        decode(raw_token(good_document(a=marks)))
+        decode(raw_token(good_document(a=digests)))

@@ -11,6 +11,7 @@ so do resume tokens. A later page that contradicts it is refused, never re-detec
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import attrs
@@ -125,13 +126,14 @@ class AutoPaginator:
                 if ignored is not None:
                     return ignored
             result = read_page(request.convention, request, response, READER)
-            if probe is None or probe.confirming or not result.items:
+            if probe is None or not result.items:
                 return result
-            if request.convention.follow in ("offset", "page"):
-                result = _to_confirm(result, probe, request.convention, response)
-            if probe.unannounced:
-                return attrs.evolve(result, notice=_notice(request.convention))
-            return result
+            if not probe.confirming:
+                if request.convention.follow in ("offset", "page"):
+                    result = _to_confirm(result, probe, request.convention, response)
+                if probe.unannounced:
+                    result = attrs.evolve(result, notice=_notice(request.convention))
+            return _resumed_plainly(result, request)
         except PagingFault as fault:
             from remedy_async._paging._detect._advice import advised  # noqa: PLC0415 - only a refused page needs advice
 
@@ -268,6 +270,22 @@ def _ignored(probe: Probe, request: PageRequest, response: JSONResponse) -> Page
     if probe.refusal is None:
         return PageResult(items=(), next=None, items_path=shown)
     raise refusal(probe.refusal)
+
+
+def _resumed_plainly(result: PageResult, request: PageRequest) -> PageResult:
+    """A page a guess brought, kept: the guess is confirmed, so a list resumed within the page
+    sends its request plainly (a resumed guess would be verified, and told, again)."""
+    plain = attrs.evolve(request, probe=None)
+    return attrs.evolve(result, resume=partial(_plain_point, plain, result.next, len(result.items)))
+
+
+def _plain_point(
+    request: PageRequest, following: PageRequest | None, count: int, consumed: int
+) -> tuple[PageRequest, int]:
+    """Where a list resumes after `consumed` of the `count` items of a page a guess brought."""
+    if consumed >= count and following is not None:
+        return following, 0
+    return request, consumed
 
 
 def _misread(convention: Convention) -> str:

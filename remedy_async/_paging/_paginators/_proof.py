@@ -1,4 +1,4 @@
-"""Proves each offset page continues the list where the last one ended (an `OffsetAlignment`).
+"""Proves, without I/O, that each offset page continues the list where the last one ended.
 
 Offset paging skips a record silently when records before the current offset are removed
 between two page requests (the record that slides across the boundary is never served), and
@@ -9,7 +9,7 @@ decides, page by page and without any I/O, what gives that promise:
 
 - Each page after the first is asked from `overlap` records before where the list stands, so
   it should start with the ids last delivered.
-- The page is aligned on its *anchor*: the newest delivered id it still shows. Under a stable
+- The page is placed by its *anchor*: the newest delivered id it still shows. Under a stable
   order (survivors never change their relative order), every record after the anchor that was
   not delivered is new to the caller, and every survivor delivered after the anchor is either
   still in the page or was removed.
@@ -18,7 +18,7 @@ decides, page by page and without any I/O, what gives that promise:
   boundary, never a loop. At the list's start, with nothing delivered forgotten, the start
   itself is the anchor.
 - When delivered ids show out of their delivered order (the order moved: a service sorting by
-  `updated_at`, say) or no alignment can be proven, `Unproven` is raised: never a guess.
+  `updated_at`, say) or no page can be proven to continue it, `Unproven` is raised: never a guess.
 
 Memory stays flat: only the last `memory` delivered ids, and at most a page more, are kept
 (forgotten oldest first, a page's worth at a time, and only between pages), plus *suspects*:
@@ -72,7 +72,7 @@ class Unproven(Exception):
 
 
 @frozen
-class AlignmentCounts:
+class ProofCounts:
     """How much proving the boundaries cost a list: pages realigned, re-read, presumed."""
 
     realigned: int = 0
@@ -84,10 +84,10 @@ class AlignmentCounts:
 
 
 @frozen
-class OffsetAlignment:
+class OffsetProof:
     """Where an offset list stands and what it remembers of its delivered ids (immutable).
 
-    Start one with `begin`, then feed every page read to `align`.
+    Start one with `begin`, then feed every page read to `prove`.
     """
 
     page_size: int
@@ -108,7 +108,7 @@ class OffsetAlignment:
     """Re-reads at the current boundary."""
     barren: int = 0
     """Pages in a row that delivered nothing."""
-    counts: AlignmentCounts = field(factory=AlignmentCounts)
+    counts: ProofCounts = field(factory=ProofCounts)
 
     @property
     def seen(self) -> dict[Hashable, None]:
@@ -125,10 +125,10 @@ class OffsetAlignment:
 
 
 @frozen
-class Aligned:
+class Proven:
     """What one page gives the caller, and where the list stands after it."""
 
-    state: OffsetAlignment
+    state: OffsetProof
     deliver: Sequence[int]
     """Positions in the page of the records to deliver, in page order (a `range` when they
     are the page from a position on)."""
@@ -137,10 +137,10 @@ class Aligned:
     reread: bool = False
     """True when the page proved nothing and the list reads again from further back."""
     first: int = 0
-    """The page's first position aligned: records from it on are delivered or were already."""
+    """The page's first position proven: records from it on are delivered or were already."""
     checked: bool = False
     """True when the page continued the list as it stood and `deliver` (a range to the page's
-    end) was checked against every id delivered the caller gave (`align(delivered=...)`)."""
+    end) was checked against every id delivered the caller gave (`prove(delivered=...)`)."""
     before: Chunks = field(default=(), repr=False)
     """The delivered ids remembered before the page, oldest first."""
 
@@ -150,7 +150,7 @@ class Aligned:
         return self.state.next_offset
 
 
-def begin(page_size: int, overlap: int = OVERLAP, memory: int | None = None) -> OffsetAlignment:
+def begin(page_size: int, overlap: int = OVERLAP, memory: int | None = None) -> OffsetProof:
     """Start proving an offset list read in pages of `page_size` records from offset 0."""
     if page_size < 2:  # a page of one cannot both repeat a delivered record and move on
         raise ValueError(f"an offset list is proven in pages of 2 or more, not {page_size}")
@@ -160,48 +160,48 @@ def begin(page_size: int, overlap: int = OVERLAP, memory: int | None = None) -> 
     memory = MEMORY_PAGES * page_size if memory is None else memory
     if memory < page_size:
         raise ValueError(f"memory ({memory}) must hold at least one page ({page_size})")
-    return OffsetAlignment(page_size=page_size, overlap=overlap, memory=memory)
+    return OffsetProof(page_size=page_size, overlap=overlap, memory=memory)
 
 
 def resumed(
-    page_size: int, marks: Sequence[int], offset: int, *, whole: bool = False
-) -> OffsetAlignment:
-    """Continue proving an offset list from a resume token: `marks` are the `id_mark`s of the
+    page_size: int, digests: Sequence[int], offset: int, *, whole: bool = False
+) -> OffsetProof:
+    """Continue proving an offset list from a resume token: `digests` are the `id_digest`s of the
     last ids it delivered (oldest first), `offset` where it reads next. The page read there
-    must show one of them (or the list is re-read from further back). Unless the marks are
+    must show one of them (or the list is re-read from further back). Unless the digests are
     of every id delivered (`whole`), the list's start no longer anchors a page: what was
-    delivered before the marks is not known."""
-    state = begin(page_size, memory=max(MEMORY_PAGES * page_size, len(marks)))
+    delivered before them is not known."""
+    state = begin(page_size, memory=max(MEMORY_PAGES * page_size, len(digests)))
     return evolve(
         state,
-        chunks=(dict.fromkeys(marks),),
+        chunks=(dict.fromkeys(digests),),
         next_offset=offset,
         started=True,
         forgotten=not whole,
     )
 
 
-def id_mark(key: Hashable) -> int:
+def id_digest(key: Hashable) -> int:
     """A record id as a resume token keeps it: a signed 64-bit digest, the same in every
     process (unlike `hash`), so a resumed list recognises the ids it delivered."""
     digest = hashlib.blake2b(repr(key).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
-def align(
-    state: OffsetAlignment,
+def prove(
+    state: OffsetProof,
     offset: int,
     ids: Sequence[Hashable],
     total: int | None,
     *,
     last: bool = False,
     delivered: AbstractSet[Hashable] | None = None,
-) -> Aligned:
+) -> Proven:
     """Decide which records of the page read at `offset` to deliver, and where to read next.
 
     `ids` are the page's record ids in page order, `total` the list's size the page announced
     (None when it announced none); `last` says the service names no page after this one (it
-    ends the list too). Raises `Unproven` when the order moved or no alignment can be proven.
+    ends the list too). Raises `Unproven` when the order moved or the page cannot be proven.
 
     `delivered`, every id the caller delivered (or the latest of them, more than `memory`),
     lets a page that continues the list as it stood skip comparing its ids with the window:
@@ -282,10 +282,10 @@ def align(
         back = max(0, min(back, total - size))
     counts = evolve(counts, rereads=counts.rereads + 1)
     state = evolve(state, next_offset=back, rereads=state.rereads + 1, counts=counts)
-    return Aligned(state, (), done=False, reread=True)
+    return Proven(state, (), done=False, reread=True)
 
 
-def _suspected(state: OffsetAlignment, suspects: frozenset[Hashable]) -> frozenset[Hashable]:
+def _suspected(state: OffsetProof, suspects: frozenset[Hashable]) -> frozenset[Hashable]:
     """The suspects, refused past what the list may hold (a page's worth and `MAX_SUSPECTS`
     beyond its memory)."""
     if len(suspects) > MAX_SUSPECTS + state.memory + state.page_size:
@@ -297,14 +297,14 @@ def _suspected(state: OffsetAlignment, suspects: frozenset[Hashable]) -> frozens
 
 
 def _deliver(
-    state: OffsetAlignment,
+    state: OffsetProof,
     offset: int,
     ids: Sequence[Hashable],
     first: int,
     at_end: bool,
     *,
-    counts: AlignmentCounts,
-) -> Aligned:
+    counts: ProofCounts,
+) -> Proven:
     """Deliver the page's records from `first` on that were not delivered before; the others
     (delivered or suspected) move to the end of the delivered order, where the page shows
     them."""
@@ -337,16 +337,16 @@ def _deliver(
         barren=barren,
         counts=counts,
     )
-    return Aligned(state, tuple(deliver), done=at_end, first=first, before=before)
+    return Proven(state, tuple(deliver), done=at_end, first=first, before=before)
 
 
 def _steady(
-    state: OffsetAlignment,
+    state: OffsetProof,
     offset: int,
     ids: Sequence[Hashable],
     at_end: bool,
     delivered: AbstractSet[Hashable] | None,
-) -> Aligned | None:
+) -> Proven | None:
     """The page when the data did not move (the common case, kept cheap): it starts with the
     last `overlap` ids delivered, and none of the rest was delivered (as `delivered` says, else
     as the window does) or suspected; else None."""
@@ -367,7 +367,7 @@ def _steady(
     while size - len(kept[0]) >= state.memory:  # forget whole chunks, oldest first
         size -= len(kept.pop(0))
         forgotten = True
-    moved = OffsetAlignment(
+    moved = OffsetProof(
         page_size=state.page_size,
         overlap=overlap,
         memory=state.memory,
@@ -379,7 +379,7 @@ def _steady(
         counts=state.counts,
     )
     checked = delivered is not None
-    return Aligned(
+    return Proven(
         moved, range(overlap, len(ids)), done=at_end, first=0, before=chunks, checked=checked
     )
 

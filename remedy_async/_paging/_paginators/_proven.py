@@ -1,57 +1,81 @@
-"""Proves an offset list page by page as the walk reads it (`OffsetProof`), around `_overlap`.
+"""Proves an offset list page by page: `ProvenPaginator` wraps the list's own paginator.
 
-`_overlap` decides, without I/O, which records of a page continue the list. This module is
-what the walk holds for one list: when a list is proven at all (an offset list followed as
-known, with a total and an id on every record), the requests its pages are asked by (from the
-overlap, for the next page, for prefetch and for planned parallel pages), what a resume token
-keeps (`ProvenPlace`: the marks of the last ids delivered), the ids delivered (`Delivered`, so
-a record moved from further back than the alignment's window is recognised when it shows
-again), the `on_shift` policy (raise, or restart from the first page skipping every id
-delivered), and the counts of what proving cost (`Shifts`).
+`_proof` decides, without I/O, which records of a page continue the list. This module is the
+paginator around the list's own one that applies it: when a list is proven at all (an offset
+list followed as known, with a total and an id on every record, read from its start or from a
+token of a proven list), the requests its pages are asked by (from the overlap: the next page,
+predicted pages for prefetch, planned pages for parallel fetches), the records each page
+delivers, what a resume token keeps of the proof (`ResumedProof`: digests of the last ids
+delivered), the ids delivered (`Delivered`, so a record moved from further back than the
+proof's window is recognised when it shows again), the `on_shift` policy (raise, or restart
+from the first page skipping every id delivered) and what proving cost (`Shifts`).
+
+The proof's state rides on the requests it forms (`PageRequest.proof`, a `ListProof`), as a
+detected convention does on `AutoPaginator`'s; a page it cannot prove raises `PagingFault`.
+A list that does not qualify is read by the wrapped paginator alone.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
-from typing import Final, cast
+from collections.abc import Hashable, Sequence
+from typing import Final, Literal, cast, get_args
 
 import attrs
-from attrs import frozen
+from attrs import field, frozen
 
-from remedy_async._errors import PaginationError
-from remedy_async._paging._call import ShiftPolicy
-from remedy_async._paging._protocol import Convention, PageRequest, PageResult
+from remedy_async._paging._protocol import (
+    NO_SHIFTS,
+    Convention,
+    FallingBackPaginator,
+    PagePlan,
+    PageRequest,
+    PageResult,
+    Paginator,
+    PagingFault,
+    PlanningPaginator,
+    PredictingPaginator,
+    Proof,
+    Shifts,
+    request_key,
+)
 from remedy_async._paging._read._positions import int_param, with_position
-from remedy_async._paging._resume import Marks
+from remedy_async._wire._http import JSONResponse
 
-from ._overlap import (
-    Aligned,
-    AlignmentCounts,
+from ._proof import (
     Chunks,
-    OffsetAlignment,
+    OffsetProof,
+    ProofCounts,
+    Proven,
     Unproven,
-    align,
     begin,
-    id_mark,
+    id_digest,
+    prove,
     record_ids,
     resumed,
     tail,
 )
 
-MARKS: Final = 8
-"""Ids a resume token keeps: enough to find the last delivered one after a few removals."""
+ShiftPolicy = Literal["raise", "restart"]
+"""What an offset list does when the data moved under it so that no page can be proven to
+continue it: raise `PaginationError` (with a resume token), or restart from its first page."""
+SHIFT_POLICIES: Final = get_args(ShiftPolicy)
+
+DIGESTS: Final = 8
+"""Ids a resume token keeps digests of: enough to find the last delivered one after a few
+removals."""
 MAX_RESTARTS: Final = 3
 """Restarts one list may take with `on_shift="restart"` before it raises."""
 RECALLED: Final = 150_000
 """Ids delivered a list keeps to recognise one delivered again (a record moved from further
-back than the alignment's window, as under a sort by `updated_at`): about 140 bytes each for
+back than the proof's window, as under a sort by `updated_at`): about 140 bytes each for
 UUID ids, so a long list's memory stays flat at about 20 MB more than a short one's."""
 
 
 class Delivered:
     """The last `cap` ids a list delivered (every one, with no cap): which of a page's records
-    were delivered before, however far back (within `cap`)."""
+    were delivered before, however far back (within `cap`). One per list, shared by the
+    states of its proof (it only grows as the list is read)."""
 
     def __init__(self, cap: int | None) -> None:
         self.cap = cap
@@ -77,48 +101,52 @@ class Delivered:
 
 
 @frozen
-class Shifts:
-    """What proving an offset list's pages cost: how often the data moved under it.
+class ResumedProof(Proof):
+    """What a resume token keeps of a proven list, on the request it resumes at: digests
+    (`id_digest`) of the last ids it delivered, oldest first, and the size of its pages."""
 
-    A list whose pages overlap (offset paging with a total) checks that each page continues
-    the one before. All zero when the data did not change while the list was read.
+    digests: tuple[int, ...]
+    page_size: int
+    whole: bool = False
+    """True when the digests are of every id the list delivered (it stopped within its first
+    few records): then the list's start may anchor its first page."""
 
-    Args:
-        realignments: Pages that did not start where expected but showed where the list
-            stood (records were added or removed before them).
-        rereads: Pages that did not, so the list read again from further back.
-        restarts: Restarts from the first page (`on_shift="restart"`).
-    """
 
-    realignments: int = 0
-    """Pages that did not start where expected but showed where the list stood."""
-    rereads: int = 0
-    """Pages that showed no record delivered before, so the list read again from further back."""
+PageMark = tuple[int, Sequence[Hashable], int | None]
+"""A page proven: its offset, its record ids (or their digests) and the total it announced."""
+
+
+@frozen
+class ListProof(Proof):
+    """Where the proof of one list stands after a page, on the request of the page after it."""
+
+    state: OffsetProof
+    convention: Convention
+    delivered: Delivered = field(eq=False)
+    """Every id delivered (within `RECALLED`, every one with `on_shift="restart"`)."""
+    hashed: bool = False
+    """The ids are kept as digests (a list resumed from a token)."""
+    can_restart: bool = False
+    """Whether a restart may skip every id delivered (a list read from its start)."""
     restarts: int = 0
-    """Restarts from the first page (`on_shift="restart"`)."""
+    before: ProofCounts = field(factory=ProofCounts)
+    """The counts of the states restarts replaced."""
+    first: PageMark | None = None
+    """The first page proven since the list began or restarted."""
+    total: int | None = None
+    """The total the latest page announced."""
+    reported: Shifts = NO_SHIFTS
+    """What proving had cost when the latest page was handed over."""
 
-    def __add__(self, other: Shifts) -> Shifts:
+    @property
+    def shifts(self) -> Shifts:
+        """What proving has cost the list so far."""
+        counts = self.state.counts
         return Shifts(
-            self.realignments + other.realignments,
-            self.rereads + other.rereads,
-            self.restarts + other.restarts,
+            realignments=self.before.realigned + counts.realigned,
+            rereads=self.before.rereads + counts.rereads,
+            restarts=self.restarts,
         )
-
-    def __bool__(self) -> bool:
-        return bool(self.realignments or self.rereads or self.restarts)
-
-    def __str__(self) -> str:
-        parts = [
-            (self.realignments, "realigned"),
-            (self.rereads, "re-read"),
-            (self.restarts, "restarted"),
-        ]
-        shown = [f"{count} {what}" for count, what in parts if count]
-        return ", ".join(shown) or "no shift"
-
-
-NO_SHIFTS: Final = Shifts()
-"""The data did not move under the list (or it is not proven)."""
 
 
 @frozen
@@ -129,9 +157,9 @@ class ProvenPlace:
     convention: Convention
     offset: int
     keys: Sequence[Hashable]
-    """The page's record ids (or their marks, in a resumed list), in page order."""
+    """The page's record ids (or their digests, in a resumed list), in page order."""
     first: int
-    """The page's first position aligned: records from it on were delivered (or were already)."""
+    """The page's first position proven: records from it on were delivered (or were already)."""
     before: Chunks
     """The ids delivered before the page that the proof remembers, oldest first."""
     hashed: bool
@@ -140,267 +168,299 @@ class ProvenPlace:
     remembered: bool
     """True when `before` holds every id the list delivered before the page."""
 
-    def continuation(self, consumed: int) -> tuple[PageRequest, Marks]:
-        """The request and marks that continue the list after the page's first `consumed`
-        records: a page starting `overlap` records before the next one, so it shows them."""
-        recent = dict.fromkeys(tail(self.before, MARKS))
+    def continuation(self, consumed: int) -> tuple[PageRequest, int] | None:
+        """The request continuing the list after the page's first `consumed` records, with
+        what it must prove: a page starting `overlap` records before the next one, so it shows
+        them. None when nothing was delivered yet: the list's own start continues it."""
+        recent = dict.fromkeys(tail(self.before, DIGESTS))
         for key in self.keys[self.first : consumed]:
             recent.pop(key, None)
             recent[key] = None
-        whole = self.remembered and len(recent) <= MARKS
-        keys = tuple(recent)[-MARKS:]
-        marks = tuple(cast(int, key) if self.hashed else id_mark(key) for key in keys)
+        if not recent:
+            return None
+        whole = self.remembered and len(recent) <= DIGESTS
+        keys = tuple(recent)[-DIGESTS:]
+        digests = tuple(cast(int, key) if self.hashed else id_digest(key) for key in keys)
         offset = self.offset
         if consumed > self.first:
             offset = max(0, self.offset + consumed - self.overlap)
+        seed = ResumedProof(digests=digests, page_size=self.page_size, whole=whole)
         request = with_position(self.convention, self.request, offset)
-        return request, Marks(ids=marks, page_size=self.page_size, whole=whole)
+        return attrs.evolve(request, proof=seed), 0
 
 
-class OffsetProof:
-    """The proof of one list's pages as the walk reads them (inactive until `begin`).
+@frozen
+class ProvenPaginator:
+    """Reads an offset list by `inner`, proving each page continues the list where it stands.
 
-    `on_shift` says what a page that cannot be proven does: `raise` a `PaginationError`, or
-    `restart` the list from its first page, delivering only the ids not delivered yet (every
-    delivered id is then kept, so memory grows with the list).
+    Made once per list walk (`around`): a list read from its start is proven from its first
+    page when that page qualifies; a list resumed from a token is proven when the token kept
+    the proof (`ResumedProof`). `on_shift` says what a page that cannot be proven does:
+    `raise` (a `PagingFault`), or `restart` the list from its first page, delivering only the
+    ids not delivered yet (every delivered id is then kept, so memory grows with the list).
     """
 
-    def __init__(self, on_shift: ShiftPolicy = "raise") -> None:
-        self.on_shift = on_shift
-        self.convention: Convention | None = None
-        self.state: OffsetAlignment | None = None
-        self.hashed = False
-        self.total: int | None = None
-        self.restarts = 0
-        self._delivered = Delivered(None if on_shift == "restart" else RECALLED)
-        """The ids delivered (every one, with `on_shift="restart"`)."""
-        self._can_restart = False
-        """Whether a restart may skip every id delivered (a list read from its start)."""
-        self._before: AlignmentCounts = AlignmentCounts()
-        """The counts of the alignments restarts replaced."""
-        self._reported = Shifts()
-        self._counted: AlignmentCounts | None = None
-        self._page: tuple[int, Sequence[Hashable], int | None] | None = None
-        """The page aligned last: its offset, ids and total."""
-        self._first: tuple[int, Sequence[Hashable], int | None] | None = None
-        """The first page aligned (since the list began or restarted)."""
-        self._remembered = False
-        """Whether every id delivered before the page last aligned is still remembered."""
+    inner: Paginator
+    on_shift: ShiftPolicy = "raise"
+    starts: frozenset[Hashable] = frozenset()
+    """The keys (`request_key`) of the list's first requests (its own and its fallbacks) when
+    it is read from its start: a page read for one of them may begin the proof."""
 
-    @property
-    def active(self) -> bool:
-        """Whether the list is being proven (its first page qualified)."""
-        return self.state is not None
+    @classmethod
+    def around(
+        cls, inner: Paginator, first: PageRequest, on_shift: ShiftPolicy, *, from_start: bool
+    ) -> ProvenPaginator:
+        """The paginator proving a list read by `inner` from `first` (its own first request),
+        from its start or not."""
+        starts: frozenset[Hashable] = frozenset()
+        if from_start:
+            fallbacks = inner.fallbacks(first) if isinstance(inner, FallingBackPaginator) else ()
+            starts = frozenset(map(request_key, (first, *fallbacks)))
+        return cls(inner, on_shift, starts)
 
-    def begin(self, request: PageRequest, result: PageResult, marks: Marks | None) -> None:
-        """Prove the list from the page read for `request` when it qualifies: an offset list
-        followed as known (not a guess still to verify) that announces a total, with an id on
-        every record and pages of 2 or more. `marks` are a resume token's; without them the
-        page must be the list's first, at offset 0."""
-        convention = result.convention or request.convention
-        if (
-            convention is None
-            or convention.follow != "offset"
-            or not convention.param
-            or request.url is not None
-            or (result.next is not None and result.next.probe is not None)  # a guess to verify
-            or result.total is None  # no total: only an empty page ends it; unproven
-            or record_ids(result.items) is None
-        ):
-            return
+    def first(self, page_size: int | None) -> PageRequest:
+        """As the wrapped paginator asks for a list's first page."""
+        return self.inner.first(page_size)
+
+    def fallbacks(self, request: PageRequest) -> tuple[PageRequest, ...]:
+        """As the wrapped paginator falls back from a refused first request (none if it
+        does not)."""
+        inner = self.inner
+        return inner.fallbacks(request) if isinstance(inner, FallingBackPaginator) else ()
+
+    def read(self, request: PageRequest, response: JSONResponse) -> PageResult:
+        """Read the page by the wrapped paginator and, on a proven list, deliver only the
+        records that continue it, asking the next page from its overlap."""
+        result = self.inner.read(request, response)
+        proof = request.proof
+        if isinstance(proof, ListProof):
+            return self._proved(proof, request, result)
+        if isinstance(proof, ResumedProof):
+            begun = self._resumed(proof, request, result)
+            if begun is None:
+                raise PagingFault(
+                    "the resume token continues an offset list proven page by page, but the "
+                    "service's page no longer is one (no total, an offset not echoed, a record "
+                    "without an id): list again from the start"
+                )
+            return self._proved(begun, request, result)
+        if self.starts and request.probe is None and request_key(request) in self.starts:
+            begun = self._begun(request, result)
+            if begun is not None:
+                return self._proved(begun, request, result)
+        return result
+
+    def predict_next(self, request: PageRequest) -> PageRequest | None:
+        """The page after `request`'s, overlapping it, assuming it comes full and the data
+        stays still (for prefetch); None past the total. On a list not proven, the wrapped
+        paginator's guess."""
+        proof = request.proof
+        if not isinstance(proof, ListProof):
+            inner = self.inner
+            return inner.predict_next(request) if isinstance(inner, PredictingPaginator) else None
+        state = proof.state
+        following = (_offset(proof.convention, request) or 0) + state.page_size - state.overlap
+        if proof.total is not None and following >= proof.total:
+            return None
+        return attrs.evolve(with_position(proof.convention, request, following), proof=proof)
+
+    def plan(
+        self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
+    ) -> PagePlan | None:
+        """The next `count` pages (or fewer, up to the total) to fetch at once, each
+        overlapping the one before, from where the list stands after the page; on a list not
+        proven, the wrapped paginator's plan."""
+        if not result.checked:
+            inner = self.inner
+            if isinstance(inner, PlanningPaginator):
+                return inner.plan(request, response, result, count)
+            return None
+        following = result.next
+        if following is None or not isinstance(following.proof, ListProof):
+            return PagePlan((), None)
+        proof = following.proof
+        state = proof.state
+        step = state.page_size - state.overlap
+        offsets = range(state.next_offset, state.next_offset + count * step, step)
+        requests = tuple(
+            attrs.evolve(with_position(proof.convention, request, offset), proof=proof)
+            for offset in offsets
+            if proof.total is None or offset < proof.total
+        )
+        return PagePlan(requests, None)
+
+    def _begun(self, request: PageRequest, result: PageResult) -> ListProof | None:
+        """The proof of a list from its first page when it qualifies: an offset list followed
+        as known (not a guess still to verify) that announces a total, with an id on every
+        record and pages of 2 or more."""
+        convention = _qualifying(request, result)
+        if convention is None:
+            return None
         offset = _offset(convention, request)
-        if marks is None:
-            if offset not in (None, 0) or len(result.items) < 2 or result.next is None:
-                return
-            self.state = begin(len(result.items))
-            self._can_restart = True
-        else:
-            if marks.page_size < 2 or not marks.ids:
-                return
-            self.state = resumed(marks.page_size, marks.ids, offset or 0, whole=marks.whole)
-            self.hashed = True
-        self.convention = convention
+        if offset not in (None, 0) or len(result.items) < 2 or result.next is None:
+            return None
+        delivered = Delivered(None if self.on_shift == "restart" else RECALLED)
+        return ListProof(begin(len(result.items)), convention, delivered, can_restart=True)
 
-    def align(self, request: PageRequest, result: PageResult, url: Callable[[], str]) -> Aligned:
-        """What the page read for `request` delivers, and where the list reads next; raises
-        `PaginationError` when it cannot be proven (or restarts, with `on_shift="restart"`);
-        `url` gives the page's URL as errors show it."""
-        assert self.state is not None
-        assert self.convention is not None
-        keys = self._keys(result, url)
-        offset = _offset(self.convention, request) or 0
-        self._check_moves_on(offset, keys, result.total, url)
-        self.total = result.total
-        self._remembered = not self.state.forgotten and self.restarts == 0
-        delivered = self._delivered
+    def _resumed(
+        self, seed: ResumedProof, request: PageRequest, result: PageResult
+    ) -> ListProof | None:
+        """The proof of a list resumed from a token that kept it, when its page qualifies."""
+        convention = _qualifying(request, result)
+        if convention is None or seed.page_size < 2 or not seed.digests:
+            return None
+        offset = _offset(convention, request) or 0
+        state = resumed(seed.page_size, seed.digests, offset, whole=seed.whole)
+        delivered = Delivered(None if self.on_shift == "restart" else RECALLED)
+        return ListProof(state, convention, delivered, hashed=True)
+
+    def _proved(self, proof: ListProof, request: PageRequest, result: PageResult) -> PageResult:
+        """The page read for `request` as the proof delivers it: the records that continue the
+        list, and the request of the page after (or of the page to read again instead)."""
+        convention = proof.convention
+        keys = record_ids(result.items)
+        if keys is None:
+            raise PagingFault(
+                "a record without an id came in an offset list proven so far: its pages "
+                "overlap, and which records they repeat cannot be told"
+            )
+        if proof.hashed:
+            keys = [id_digest(key) for key in keys]
+        offset = _offset(convention, request) or 0
+        page: PageMark = (offset, keys, result.total)
+        first = _moved_on(proof.first, page)
+        remembered = not proof.state.forgotten and proof.restarts == 0
         try:
-            aligned = align(
-                self.state,
+            proven = prove(
+                proof.state,
                 offset,
                 keys,
                 result.total,
                 last=result.next is None,
-                delivered=delivered.keys,
+                delivered=proof.delivered.keys,
             )
         except Unproven as refusal:
-            aligned = self._restarted(refusal, url)
-        self.state = aligned.state
-        if aligned.checked:  # the page continued the list as it stood: none delivered before
-            delivered.add(keys[aligned.state.overlap :])
-        elif aligned.deliver:
-            aligned = self._first_deliveries(aligned, keys, url)
-        return aligned
+            proof = attrs.evolve(self._restarted(proof, refusal), total=result.total)
+            following = with_position(convention, request, 0)
+            return attrs.evolve(result, next=attrs.evolve(following, proof=proof), again=True)
+        after = attrs.evolve(proof, state=proven.state, first=first, total=result.total)
+        if proven.reread:
+            following = with_position(convention, request, proven.next_offset)
+            return attrs.evolve(result, next=attrs.evolve(following, proof=after), again=True)
+        if proven.checked:  # the page continued the list as it stood: none delivered before
+            proof.delivered.add(keys[proven.state.overlap :])
+        elif proven.deliver:
+            proven = self._first_deliveries(proof, proven, keys)
+        shifts = after.shifts
+        after = attrs.evolve(after, reported=shifts)
+        place = ProvenPlace(
+            request=request,
+            convention=convention,
+            offset=offset,
+            keys=keys,
+            first=proven.first,
+            before=proven.before,
+            remembered=remembered
+            and len(proven.before) <= DIGESTS
+            and sum(map(len, proven.before)) <= DIGESTS,
+            hashed=proof.hashed,
+            page_size=proven.state.page_size,
+            overlap=proven.state.overlap,
+        )
+        following = with_position(convention, request, proven.next_offset)
+        return attrs.evolve(
+            result,
+            next=None if proven.done else attrs.evolve(following, proof=after),
+            deliver=proven.deliver,
+            checked=True,
+            resume=place.continuation,
+            shifts=NO_SHIFTS if shifts == proof.reported else shifts - proof.reported,
+        )
 
     def _first_deliveries(
-        self, aligned: Aligned, keys: Sequence[Hashable], url: Callable[[], str]
-    ) -> Aligned:
+        self, proof: ListProof, proven: Proven, keys: Sequence[Hashable]
+    ) -> Proven:
         """The page's deliveries, none of which was delivered before. One that was (a record
-        moved from further back than the alignment's window) means the order moved: refused,
-        or skipped once restarting is allowed."""
-        deliver = aligned.deliver
+        moved from further back than the proof's window) means the order moved: refused, or
+        skipped once restarting is allowed."""
+        deliver = proven.deliver
         chosen = (
             keys[deliver.start : deliver.stop]
             if isinstance(deliver, range)
             else [keys[position] for position in deliver]
         )
-        if self._delivered.again(chosen):
+        delivered = proof.delivered
+        if delivered.again(chosen):
             if self.on_shift != "restart":
-                raise PaginationError(
+                raise PagingFault(
                     "a record delivered earlier shows again after where the list stands: the "
                     "list's order moved while it was read (a service sorting by a field that "
                     "changes), so no page can be proven to continue it (on_shift='restart' "
-                    "restarts a list from its start)",
-                    method="GET",
-                    url=url(),
+                    "restarts a list from its start)"
                 )
-            known = self._delivered.keys
+            known = delivered.keys
             kept = tuple(position for position in deliver if keys[position] not in known)
-            aligned = attrs.evolve(aligned, deliver=kept)
+            proven = attrs.evolve(proven, deliver=kept)
             chosen = [keys[position] for position in kept]
-        self._delivered.add(chosen)
-        return aligned
+        delivered.add(chosen)
+        return proven
 
-    def place(self, request: PageRequest, aligned: Aligned) -> ProvenPlace:
-        """Where the page just aligned for `request` sits, for resume tokens."""
-        assert self.convention is not None
-        assert self._page is not None
-        offset, keys, _ = self._page
-        return ProvenPlace(
-            request=request,
-            convention=self.convention,
-            offset=offset,
-            keys=keys,
-            first=aligned.first,
-            before=aligned.before,
-            remembered=self._remembered
-            and len(aligned.before) <= MARKS
-            and sum(map(len, aligned.before)) <= MARKS,
-            hashed=self.hashed,
-            page_size=aligned.state.page_size,
-            overlap=aligned.state.overlap,
-        )
-
-    def shifts(self) -> Shifts:
-        """The shifts since the last call (each page reports its own)."""
-        assert self.state is not None
-        counts = self.state.counts
-        if counts is self._counted and self.restarts == self._reported.restarts:
-            return NO_SHIFTS
-        self._counted = counts
-        total = Shifts(
-            realignments=self._before.realigned + counts.realigned,
-            rereads=self._before.rereads + counts.rereads,
-            restarts=self.restarts,
-        )
-        reported, self._reported = self._reported, total
-        return Shifts(
-            total.realignments - reported.realignments,
-            total.rereads - reported.rereads,
-            total.restarts - reported.restarts,
-        )
-
-    def request(self, request: PageRequest, offset: int) -> PageRequest:
-        """The request of the page at `offset`, the page size kept."""
-        assert self.convention is not None
-        return with_position(self.convention, request, offset)
-
-    def predict(self, request: PageRequest) -> PageRequest | None:
-        """The page after `request`'s, overlapping it, assuming it comes full and the data
-        stays still (for prefetch); None past the total."""
-        assert self.convention is not None
-        assert self.state is not None
-        following = (_offset(self.convention, request) or 0) + self.state.page_size
-        following -= self.state.overlap
-        if self.total is not None and following >= self.total:
-            return None
-        return self.request(request, following)
-
-    def plan(self, request: PageRequest, count: int) -> list[PageRequest]:
-        """The next `count` pages (or fewer, up to the total) to fetch at once, each
-        overlapping the one before, from where the list stands after `request`'s page."""
-        assert self.state is not None
-        step = self.state.page_size - self.state.overlap
-        offsets = range(self.state.next_offset, self.state.next_offset + count * step, step)
-        return [
-            self.request(request, offset)
-            for offset in offsets
-            if self.total is None or offset < self.total
-        ]
-
-    def _keys(self, result: PageResult, url: Callable[[], str]) -> Sequence[Hashable]:
-        keys = record_ids(result.items)
-        if keys is None:
-            raise PaginationError(
-                "a record without an id came in an offset list proven so far: its pages "
-                "overlap, and which records they repeat cannot be told",
-                method="GET",
-                url=url(),
-            )
-        if self.hashed:
-            return [id_mark(key) for key in keys]
-        return keys
-
-    def _check_moves_on(
-        self, offset: int, keys: Sequence[Hashable], total: int | None, url: Callable[[], str]
-    ) -> None:
-        """Refuse a page after the first that repeats the list's first page (same ids, same
-        total): the service ignores the offset."""
-        page = (offset, keys, total)
-        self._page = page
-        if self._first is None:
-            self._first = page
-        elif offset != self._first[0] and page[1:] == self._first[1:] and total is not None:
-            raise PaginationError(
-                f"every item of the page at {url()} repeats the list's first page at another "
-                "offset: the service seems to ignore this list's paging parameters; the "
-                "paginator does not match its convention",
-                method="GET",
-                url=url(),
-            )
-
-    def _restarted(self, refusal: Unproven, url: Callable[[], str]) -> Aligned:
-        """A restart from the first page, when allowed; else the refusal as a PaginationError."""
-        assert self.state is not None
+    def _restarted(self, proof: ListProof, refusal: Unproven) -> ListProof:
+        """The proof restarted from the list's first page, when allowed; else the refusal."""
         if (
             self.on_shift != "restart"
             or not refusal.restartable
-            or not self._can_restart
-            or self.restarts >= MAX_RESTARTS
+            or not proof.can_restart
+            or proof.restarts >= MAX_RESTARTS
         ):
             advice = " (on_shift='restart' restarts a list from its start)"
             if self.on_shift == "restart" or not refusal.restartable:
-                advice = _why_no_restart(refusal, not self._can_restart, self.restarts)
-            raise PaginationError(f"{refusal}{advice}", method="GET", url=url()) from None
-        counts = self.state.counts
-        self._before = AlignmentCounts(
-            realigned=self._before.realigned + counts.realigned,
-            rereads=self._before.rereads + counts.rereads,
-            presumed=self._before.presumed + counts.presumed,
+                advice = _why_no_restart(refusal, not proof.can_restart, proof.restarts)
+            raise PagingFault(f"{refusal}{advice}") from None
+        counts, before = proof.state.counts, proof.before
+        return attrs.evolve(
+            proof,
+            state=begin(proof.state.page_size, proof.state.overlap),
+            restarts=proof.restarts + 1,
+            before=ProofCounts(
+                realigned=before.realigned + counts.realigned,
+                rereads=before.rereads + counts.rereads,
+                presumed=before.presumed + counts.presumed,
+            ),
+            first=None,
         )
-        self.restarts += 1
-        self._page = self._first = None
-        fresh = begin(self.state.page_size, self.state.overlap)
-        return Aligned(fresh, (), done=False, reread=True)
+
+
+def _qualifying(request: PageRequest, result: PageResult) -> Convention | None:
+    """The convention of a page that may be proven: an offset list followed as known (not a
+    guess to verify) that announces a total, with an id on every record; else None."""
+    convention = result.convention or request.convention
+    if (
+        convention is None
+        or convention.follow != "offset"
+        or not convention.param
+        or request.url is not None
+        or (result.next is not None and result.next.probe is not None)  # a guess to verify
+        or result.total is None  # no total: only an empty page ends it; unproven
+        or record_ids(result.items) is None
+    ):
+        return None
+    return convention
+
+
+def _moved_on(first: PageMark | None, page: PageMark) -> PageMark:
+    """The list's first page proven, refusing a later page that repeats it (same ids, same
+    total) at another offset: the service ignores the offset."""
+    if first is None:
+        return page
+    offset, keys, total = page
+    if offset != first[0] and (keys, total) == first[1:] and total is not None:
+        raise PagingFault(
+            f"every item of the page at offset {offset} repeats the list's first page: the "
+            "service seems to ignore this list's paging parameters; the paginator does not "
+            "match its convention"
+        )
+    return first
 
 
 def _why_no_restart(refusal: Unproven, resumed: bool, restarts: int) -> str:
@@ -416,3 +476,6 @@ def _offset(convention: Convention, request: PageRequest) -> int | None:
     assert convention.param is not None
     source = request.headers if convention.param_in == "header" else request.params
     return int_param(dict(source), convention.param)
+
+
+__all__ = ["SHIFT_POLICIES", "ListProof", "ProvenPaginator", "ResumedProof", "ShiftPolicy"]

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from remedy_async._paging._read._links import parse_link_header
-
 MISSING = object()
 """What `dig` returns for a path the body does not have (null is a value: None)."""
 
@@ -43,10 +41,3 @@ def link_values(headers: Mapping[str, str]) -> list[str]:
         return list(getall("Link", []))
     value = headers.get("Link")
     return [value] if value is not None else []
-
-
-def has_link_next(headers: Mapping[str, str]) -> bool:
-    """Whether a Link header advertises a next page (rel="next" among its relations)."""
-    return any(
-        "next" in link.rels for value in link_values(headers) for link in parse_link_header(value)
-    )

@@ -9,11 +9,9 @@ request but never an item.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Hashable
 
-import attrs
-
-from remedy_async._paging._protocol import FetchPage, PageRequest
+from remedy_async._paging._protocol import FetchPage, PageRequest, request_key
 from remedy_async._wire._http import JSONResponse
 
 PAGE_TASK = "remedy-page"
@@ -21,7 +19,8 @@ PAGE_TASK = "remedy-page"
 
 
 class PagesAhead:
-    """The page fetches started ahead of the walk, by request.
+    """The page fetches started ahead of the walk, by request as the service sees it
+    (`request_key`: what a request carries to read its page by is no part of it).
 
     `fetch` hands over the one for the request asked (fetching it on the spot, and cancelling
     every other, when it was not started ahead); `want` keeps exactly the fetches of the given
@@ -30,7 +29,7 @@ class PagesAhead:
 
     def __init__(self, fetch: FetchPage) -> None:
         self._fetch = fetch
-        self._ahead: dict[PageRequest, asyncio.Task[JSONResponse]] = {}
+        self._ahead: dict[Hashable, asyncio.Task[JSONResponse]] = {}
 
     def __len__(self) -> int:
         return len(self._ahead)
@@ -41,9 +40,7 @@ class PagesAhead:
 
     def take(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
         """The fetch of `request`, started now (and every other dropped) if not started ahead."""
-        # A probe changes how the page is read, not what is sent: a fetch ahead serves it.
-        sent = request if request.probe is None else attrs.evolve(request, probe=None)
-        task = self._ahead.pop(sent, None)
+        task = self._ahead.pop(request_key(request), None)
         if task is None:
             self.want(())
             task = self._start(request)
@@ -51,13 +48,14 @@ class PagesAhead:
 
     def want(self, requests: Collection[PageRequest]) -> None:
         """Keep exactly these requests' fetches running: start the missing, cancel the others."""
-        for unwanted in [request for request in self._ahead if request not in requests]:
+        wanted = {request_key(request): request for request in requests}
+        for unwanted in [key for key in self._ahead if key not in wanted]:
             task = self._ahead.pop(unwanted)
             task.cancel()
             task.add_done_callback(_discard_outcome)
-        for request in requests:
-            if request not in self._ahead:
-                self._ahead[request] = self._start(request)
+        for key, request in wanted.items():
+            if key not in self._ahead:
+                self._ahead[key] = self._start(request)
 
     def _start(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
         return asyncio.create_task(self._fetch(request), name=PAGE_TASK)

@@ -1,7 +1,8 @@
 """Decides which raw items of a fetched page go to the caller: new ones, up to the cap.
 
-Repeats of the previous page's ids (a list shifting under offset paging) are skipped and counted,
-so the pager can warn; nothing else is dropped.
+The ones the paginator chose, when it chose them (a proven offset page). Otherwise repeats of
+the previous page's ids (a list shifting under offset paging) are skipped and counted, so the
+pager can warn; nothing else is dropped.
 """
 
 from __future__ import annotations
@@ -39,8 +40,17 @@ class RecentIds:
         self._previous: frozenset[object] | set[object] = frozenset()
         self._previous_typed: set[tuple[type, object]] | None = None
 
-    def deliver(self, items: Sequence[Any], skip: int, remaining: int | None) -> Delivery:
-        """Cut a page's raw items to what is new and wanted, skipping repeated ids."""
+    def deliver(
+        self,
+        items: Sequence[Any],
+        skip: int,
+        remaining: int | None,
+        chosen: Sequence[int] | None = None,
+    ) -> Delivery:
+        """Cut a page's raw items to what is new and wanted: the positions `chosen` by the
+        paginator when it chose them, else the items from `skip` on, repeated ids skipped."""
+        if chosen is not None:
+            return _chosen(items, chosen, remaining)
         candidates = items[skip:] if skip else items
         stopped_early = remaining is not None and len(candidates) > remaining
         if stopped_early:
@@ -81,3 +91,16 @@ class RecentIds:
             positions.append(index + 1)
         self._previous, self._previous_typed = {raw for _, raw in seen}, seen
         return Delivery(delivered, positions, repeats, stopped_early)
+
+
+def _chosen(items: Sequence[Any], chosen: Sequence[int], remaining: int | None) -> Delivery:
+    """The items at the positions the paginator chose (objects with ids), up to `remaining`."""
+    stopped_early = remaining is not None and len(chosen) > remaining
+    if stopped_early:
+        chosen = chosen[:remaining]
+    if isinstance(chosen, range):  # the page from a position on: sliced, not picked
+        picked = items[chosen.start : chosen.stop]
+        return Delivery(picked, range(chosen.start + 1, chosen.stop + 1), 0, stopped_early, True)
+    positions = [position + 1 for position in chosen]
+    picked = [items[position] for position in chosen]
+    return Delivery(picked, positions, 0, stopped_early, all_objects=True)

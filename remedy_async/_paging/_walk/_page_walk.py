@@ -1,15 +1,14 @@
 """Walks the pages of one list: checks each next request, fetches, reads and trims each page.
 
-Given where to start, it yields each page cut to the items the caller is owed (repeats of ids
-just delivered skipped, `max_items` applied) with its place in the list, fetched in step with
-the caller, `prefetch` pages ahead, or `concurrency` planned pages at once. It refuses a next
-page that leaves the API or repeats a request already followed, so a broken page sequence never
-loops or leaks credentials. An offset list that announces its total is proven page by page
-(`_proof`, `_overlap`), in step, prefetched or in parallel: each page after the first is asked
-from 2 records before where the list stands, so a record that exists throughout is delivered
-exactly once even when records are added or removed between pages. Any other list whose
-announced size changes while its planned pages are fetched is refused, so parallel pages never
-skip or repeat an item.
+Given where to start, it yields each page cut to the items the caller is owed (the records the
+paginator chose, or repeats of ids just delivered skipped; `max_items` applied) with its place
+in the list, fetched in step with the caller, `prefetch` pages ahead, or `concurrency` planned
+pages at once. It refuses a next page that leaves the API or repeats a request already
+followed, so a broken page sequence never loops or leaks credentials. The list's paginator is
+wrapped once per walk in the offset proof (`ProvenPaginator`), which decides every page of an
+offset list that announces its total: one path for every list. A list whose announced size
+changes while its planned pages are fetched is refused (a proven one proves each page
+instead), so parallel pages never skip or repeat an item.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ import asyncio
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager, suppress
-from functools import partial
 from typing import Any, TypeVar
 
 import attrs
@@ -27,7 +25,9 @@ from yarl import URL
 
 from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
 from remedy_async._paging._call import ListCall
+from remedy_async._paging._paginators._proven import ProvenPaginator
 from remedy_async._paging._protocol import (
+    NO_SHIFTS,
     Convention,
     FallingBackPaginator,
     FetchPage,
@@ -35,18 +35,16 @@ from remedy_async._paging._protocol import (
     PagePlan,
     PageRequest,
     PageResult,
-    Paginator,
     PagingFault,
     PlanningPaginator,
     PredictingPaginator,
+    Shifts,
     request_identity,
 )
 from remedy_async._paging._read._page import announced_total
 from remedy_async._paging._walk._ahead import PagesAhead, Prefetch
 from remedy_async._paging._walk._dedupe import RecentIds
 from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
-from remedy_async._paging._walk._overlap import Aligned
-from remedy_async._paging._walk._proof import NO_SHIFTS, OffsetProof, ProvenPlace, Shifts
 from remedy_async._redact import redact, scrub_error, shown_url
 from remedy_async._wire._decode import wire_fault_error
 from remedy_async._wire._http import JSONResponse
@@ -72,8 +70,31 @@ class PagePlace:
     end: int
     whole: bool
     next: PageRequest | None
-    proven: ProvenPlace | None = None
-    """For a page of a proven offset list: what a resume token continues it with."""
+    resume: Callable[[int], tuple[PageRequest, int] | None] | None = attrs.field(
+        default=None, eq=False
+    )
+    """Where the list continues after some of the page's raw items, when its paginator says
+    (`PageResult.resume`)."""
+
+    def after(self, count: int) -> tuple[PageRequest, int] | None:
+        """The request and the items of its page to skip that continue the list after the
+        page's first `count` delivered items (at least one is left, or a next page); None:
+        where the list call began."""
+        if count < len(self.positions):
+            consumed = self.start if count == 0 else self.positions[count - 1]
+        elif not self.whole or self.resume is not None:
+            consumed = self.end
+        else:
+            assert self.next is not None
+            return self.next, 0
+        if self.resume is None:
+            return self.request, consumed
+        return self.resume(consumed)
+
+    @property
+    def last(self) -> bool:
+        """Whether the page, delivered whole, ends the list."""
+        return self.whole and self.next is None
 
 
 @frozen
@@ -99,10 +120,15 @@ class PageWalk:
     """One pass over a list call's pages from its start; `pages()` provides them in order."""
 
     call: ListCall[Any]
+    paginator: ProvenPaginator = attrs.field(init=False)
+    """The list's paginator, in the offset proof (which passes any other list through)."""
 
-    @property
-    def paginator(self) -> Paginator:
-        return self.call.paginator
+    @paginator.default
+    def _proven(self) -> ProvenPaginator:
+        call = self.call
+        return ProvenPaginator.around(
+            call.paginator, call.first, call.limits.on_shift, from_start=call.from_start
+        )
 
     @property
     def fetch(self) -> FetchPage:
@@ -135,19 +161,18 @@ class PageWalk:
         the free part of that allowance is fetched in parallel.
         """
         planned = None
-        if self.concurrency > 1 and isinstance(self.paginator, PlanningPaginator):
+        if self.concurrency > 1 and isinstance(self.call.paginator, PlanningPaginator):
             planned = _Planned(PagesAhead(self.fetch), self.paginator.plan)
-        proof = OffsetProof(self.call.limits.on_shift)
         try:
             if self.prefetch == 0:
                 fetch = planned.ahead.fetch if planned else self.fetch
-                pages = self._pages_from(fetch, proof, planned)
+                pages = self._pages_from(fetch, planned)
                 try:
                     yield pages
                 finally:
                     await pages.aclose()
             else:
-                async with self._prefetched(proof, planned) as ahead:
+                async with self._prefetched(planned) as ahead:
                     yield ahead
         finally:
             if planned is not None:
@@ -155,31 +180,27 @@ class PageWalk:
 
     @asynccontextmanager
     async def _prefetched(
-        self, proof: OffsetProof, planned: _Planned | None
+        self, planned: _Planned | None
     ) -> AsyncIterator[AsyncIterator[PreparedPage]]:
         queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
         slots = asyncio.Semaphore(self.prefetch)
-        paginator = self.paginator
         prefetching = None
         if (
             planned is None
-            and isinstance(paginator, PredictingPaginator)
+            and isinstance(self.call.paginator, PredictingPaginator)
             and self.max_items is None
         ):
-            predict_next = paginator.predict_next
-
-            def predict(request: PageRequest) -> PageRequest | None:
-                return proof.predict(request) if proof.active else predict_next(request)
-
             prefetching = Prefetch(
-                self.fetch, predict, lambda: max(0, self.prefetch - queue.qsize() - 1)
+                self.fetch,
+                self.paginator.predict_next,
+                lambda: max(0, self.prefetch - queue.qsize() - 1),
             )
         fetch = self.fetch
         if planned is not None:
             fetch = planned.ahead.fetch
         elif prefetching is not None:
             fetch = prefetching.fetch
-        pages = self._pages_from(fetch, proof, planned)
+        pages = self._pages_from(fetch, planned)
 
         async def produce() -> None:
             try:
@@ -216,7 +237,7 @@ class PageWalk:
                 await prefetching.close()
 
     async def _pages_from(
-        self, fetch: FetchPage, proof: OffsetProof, planned: _Planned | None = None
+        self, fetch: FetchPage, planned: _Planned | None = None
     ) -> AsyncGenerator[PreparedPage, None]:
         remaining = self.max_items
         if remaining == 0:
@@ -227,7 +248,6 @@ class PageWalk:
         seen = {request_identity(request)}
         read = empty = 0
         recent = RecentIds()
-        fetched = False
         while True:
             self._check_target(request)
             request, response = await self._fetched(fetch, request)
@@ -244,35 +264,16 @@ class PageWalk:
                     method="GET",
                     url=self._shown(response.url),
                 )
-            if not fetched:
-                fetched = True
-                self._begin_proof(proof, request, result, response)
-            aligned = None
-            if proof.active:
-                aligned = proof.align(request, result, partial(self._shown, response.url))
-                if aligned.reread:
-                    request = proof.request(request, aligned.next_offset)
-                    continue
-                prepared = self._proven(request, response, result, aligned, remaining, proof)
-            else:
-                prepared = self._prepare(request, response, result, skip, remaining, recent)
+            if result.again and result.next is not None:  # nothing here: read `next` instead
+                request = result.next
+                continue
+            prepared = self._prepare(request, response, result, skip, remaining, recent)
             if planned is not None:
                 left = None if remaining is None else remaining - len(prepared.items)
-                if aligned is not None:
-                    planned.ahead.want(
-                        () if aligned.done else proof.plan(request, self._plan_count(left, result))
-                    )
-                else:
-                    self._plan_after(planned, request, response, result, left)
+                self._plan_after(planned, request, response, result, left)
             read += prepared.raw_count
-            # A proven list checks its end against its total itself (`_overlap`); what it
-            # delivered may differ from it by the records created or removed meanwhile.
-            if (
-                aligned is None
-                and prepared.place.next is None
-                and prepared.place.whole
-                and self.call.from_start
-            ):
+            checked = result.checked  # a checked page's end meets its total, as its paginator says
+            if not checked and prepared.place.last and self.call.from_start:
                 self._check_complete(prepared.response, result.total, read)
             yield prepared
             following, url = prepared.place.next, prepared.response.url
@@ -281,7 +282,7 @@ class PageWalk:
             del prepared, response, result  # not kept alive while the next page is fetched
             if following is None or remaining == 0:
                 return
-            if aligned is None:  # a proven page's own alignment refuses a repeat
+            if not checked:  # a checked page's `next` is formed from where the list stands
                 identity = request_identity(following)
                 if identity in seen:
                     raise PaginationError(
@@ -293,29 +294,6 @@ class PageWalk:
                 seen.add(identity)
             request, skip = following, 0
 
-    def _begin_proof(
-        self,
-        proof: OffsetProof,
-        request: PageRequest,
-        result: PageResult,
-        response: JSONResponse,
-    ) -> None:
-        """Prove the list from its first page read when it qualifies (`_proof`). A list resumed
-        from a token that carries marks must be proven: its page starts before where it
-        stopped, so read unproven it would repeat records."""
-        marks = self.call.start.marks
-        if marks is None and not (self.call.from_start and request.probe is None):
-            return
-        proof.begin(request, result, marks)
-        if marks is not None and not proof.active:
-            raise PaginationError(
-                "the resume token continues an offset list proven page by page, but the "
-                "service's page no longer is one (no total, an offset not echoed, a record "
-                "without an id): list again from the start",
-                method="GET",
-                url=self._shown(response.url),
-            )
-
     def _prepare(
         self,
         request: PageRequest,
@@ -326,7 +304,7 @@ class PageWalk:
         recent: RecentIds,
     ) -> PreparedPage:
         """Cut a page read from a response to the new items the caller is owed."""
-        delivery = recent.deliver(result.items, skip, remaining)
+        delivery = recent.deliver(result.items, skip, remaining, result.deliver)
         if delivery.repeats and not delivery.items and not delivery.stopped_early:
             raise PaginationError(
                 f"every item of the page at {self._shown(response.url)} repeats an id "
@@ -346,8 +324,6 @@ class PageWalk:
             )
         positions = delivery.positions
         stopped_early = delivery.stopped_early
-        if request.probe is not None and result.items:
-            request = attrs.evolve(request, probe=None)  # its guess is confirmed: resume plainly
         place = PagePlace(
             request=request,
             start=skip,
@@ -355,6 +331,7 @@ class PageWalk:
             end=positions[-1] if stopped_early and positions else len(result.items),
             whole=not stopped_early,
             next=None if stopped_early else result.next,
+            resume=result.resume,
         )
         return PreparedPage(
             items=delivery.items,
@@ -365,52 +342,7 @@ class PageWalk:
             raw_count=len(result.items) - skip,
             convention=result.convention,
             total=result.total,
-        )
-
-    def _proven(
-        self,
-        request: PageRequest,
-        response: JSONResponse,
-        result: PageResult,
-        aligned: Aligned,
-        remaining: int | None,
-        proof: OffsetProof,
-    ) -> PreparedPage:
-        """The records of a proven offset page the alignment delivers (`_overlap`), cut to
-        `max_items`; its `next` asks the page after it from its overlap."""
-        deliver = aligned.deliver
-        stopped_early = remaining is not None and len(deliver) > remaining
-        if stopped_early:
-            deliver = deliver[:remaining]
-        positions: Sequence[int]
-        if isinstance(deliver, range):  # the page from a position on: sliced, not picked
-            positions = range(deliver.start + 1, deliver.stop + 1)
-            items = result.items[deliver.start : deliver.stop]
-        else:
-            positions = [position + 1 for position in deliver]
-            items = [result.items[position] for position in deliver]
-        following = None
-        if not stopped_early and not aligned.done:
-            following = proof.request(request, aligned.next_offset)
-        place = PagePlace(
-            request=request,
-            start=0,
-            positions=positions,
-            end=positions[-1] if stopped_early and positions else len(result.items),
-            whole=not stopped_early,
-            next=following,
-            proven=proof.place(request, aligned),
-        )
-        return PreparedPage(
-            items=items,
-            response=response,
-            items_path=result.items_path,
-            all_objects=True,
-            place=place,
-            raw_count=len(deliver),
-            convention=result.convention,
-            total=result.total,
-            shifts=proof.shifts(),
+            shifts=result.shifts,
         )
 
     def _check_target(self, request: PageRequest) -> None:
@@ -429,14 +361,13 @@ class PageWalk:
         refused guess or first request (`_fetching`); None when every guess was refused."""
         if request.probe is not None:
             return await fetch_guess(fetch, request, self.call.secrets)
-        paginator = self.paginator
         if (
             not self.call.from_start
             or request != self.call.first
-            or not isinstance(paginator, FallingBackPaginator)
+            or not isinstance(self.call.paginator, FallingBackPaginator)
         ):
             return request, await fetch(request)
-        return await fetch_first(fetch, request, paginator.fallbacks(request))
+        return await fetch_first(fetch, request, self.paginator.fallbacks(request))
 
     def _check_complete(self, response: JSONResponse, total: int | None, read: int) -> None:
         """Refuse an end of list that comes before the total the service announced."""
@@ -467,6 +398,9 @@ class PageWalk:
         plan = self._checked(response, lambda: planned.plan(request, response, result, count))
         if plan is None:
             planned.ahead.want(())
+            return
+        if plan.size is None:  # the paginator proves each page itself, whatever the size
+            planned.ahead.want(plan.requests)
             return
         if planned.size is not None and plan.size != planned.size:
             raise PaginationError(

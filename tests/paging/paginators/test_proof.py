@@ -1,5 +1,5 @@
 """Offset pages proven at every boundary, without I/O: a list served from memory, changed by a
-script (or by Hypothesis) between requests, read through `begin`/`align`. The guarantee: every
+script (or by Hypothesis) between requests, read through `begin`/`prove`. The guarantee: every
 record present throughout is delivered exactly once, in list order; nothing that never existed
 is delivered; a moved order raises `Unproven` rather than guess.
 """
@@ -12,15 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remedy_async._paging._walk._overlap import (
+from remedy_async._paging._paginators._proof import (
     MAX_REREADS,
     OVERLAP,
-    Aligned,
-    OffsetAlignment,
+    OffsetProof,
+    Proven,
     Unproven,
-    align,
     begin,
-    id_mark,
+    id_digest,
+    prove,
     record_ids,
     resumed,
 )
@@ -77,16 +77,16 @@ class Churning:
 def read(
     serve: Callable[[int, int], tuple[list[str], int]],
     page_size: int,
-    states: list[OffsetAlignment] | None = None,
+    states: list[OffsetProof] | None = None,
     **options: int,
-) -> tuple[list[str], OffsetAlignment]:
+) -> tuple[list[str], OffsetProof]:
     """Read a whole list through the alignment, as the page walk does."""
     state = begin(page_size, **options)
     delivered: list[str] = []
     offset = 0
     for _ in range(10_000):
         ids, total = serve(offset, page_size)
-        step: Aligned = align(state, offset, ids, total)
+        step: Proven = prove(state, offset, ids, total)
         delivered.extend(ids[position] for position in step.deliver)
         state = step.state
         if states is not None:
@@ -97,7 +97,7 @@ def read(
     raise AssertionError("the list never ended")
 
 
-def check(size: int, page_size: int, script: Mapping[int, Sequence[Op]]) -> OffsetAlignment:
+def check(size: int, page_size: int, script: Mapping[int, Sequence[Op]]) -> OffsetProof:
     """Read `size` records in pages of `page_size` under `script`; the guarantee must hold."""
     service = Churning(size, script)
     delivered, state = read(service.serve, page_size)
@@ -132,7 +132,7 @@ def test_a_list_that_fits_one_page_is_one_request() -> None:
 
 
 def test_an_empty_list_delivers_nothing() -> None:
-    step = align(begin(10), 0, [], 0)
+    step = prove(begin(10), 0, [], 0)
     assert step.done
     assert tuple(step.deliver) == ()
 
@@ -145,7 +145,7 @@ def test_a_full_last_page_ends_the_list_by_its_total() -> None:
 
 
 def test_a_page_is_read_from_the_overlap_before_the_frontier() -> None:
-    step = align(begin(10), 0, [f"r{index}" for index in range(10)], 30)
+    step = prove(begin(10), 0, [f"r{index}" for index in range(10)], 30)
     assert step.next_offset == 10 - OVERLAP
     assert not step.done
 
@@ -202,26 +202,26 @@ def test_a_suspect_pushed_past_the_page_is_not_delivered_again() -> None:
 
 def test_a_suspect_shown_again_later_is_recognised() -> None:
     state = begin(4)
-    step = align(state, 0, ["a", "b", "c", "d"], 20)
+    step = prove(state, 0, ["a", "b", "c", "d"], 20)
     # b and c shown, d not: d is suspected; the page is not at the end.
-    step = align(step.state, 2, ["b", "c", "x", "y"], 20)
+    step = prove(step.state, 2, ["b", "c", "x", "y"], 20)
     assert tuple(step.deliver) == (2, 3)
     assert "d" in step.state.suspects
-    step = align(step.state, 4, ["x", "y", "d", "e"], 20)
+    step = prove(step.state, 4, ["x", "y", "d", "e"], 20)
     assert tuple(step.deliver) == (3,)
     assert "d" not in step.state.suspects
 
 
 def test_records_created_between_delivered_ones_are_delivered_in_page_order() -> None:
-    step = align(begin(4), 0, ["a", "b", "c", "d"], 20)
-    step = align(step.state, 2, ["c", "new", "d", "e"], 20)
+    step = prove(begin(4), 0, ["a", "b", "c", "d"], 20)
+    step = prove(step.state, 2, ["c", "new", "d", "e"], 20)
     assert tuple(step.deliver) == (1, 3)
     assert step.state.window[-3:] == ("new", "d", "e")
 
 
 def test_a_page_with_no_delivered_id_is_re_read_one_page_minus_the_overlap_back() -> None:
-    step = align(begin(10), 0, [f"r{index}" for index in range(10)], 100)
-    step = align(step.state, 8, [f"r{index}" for index in range(12, 22)], 96)
+    step = prove(begin(10), 0, [f"r{index}" for index in range(10)], 100)
+    step = prove(step.state, 8, [f"r{index}" for index in range(12, 22)], 96)
     assert step.reread
     assert tuple(step.deliver) == ()
     assert step.next_offset == 8 - (10 - OVERLAP)
@@ -229,22 +229,22 @@ def test_a_page_with_no_delivered_id_is_re_read_one_page_minus_the_overlap_back(
 
 
 def test_an_undelivered_record_before_every_delivered_one_is_re_read_from_further_back() -> None:
-    step = align(begin(4), 0, ["a", "b", "c", "d"], 20)
-    step = align(step.state, 2, ["x", "d", "e", "f"], 20)
+    step = prove(begin(4), 0, ["a", "b", "c", "d"], 20)
+    step = prove(step.state, 2, ["x", "d", "e", "f"], 20)
     assert step.reread
     assert step.next_offset == 0
 
 
 def test_at_the_start_an_undelivered_record_before_the_delivered_ones_is_new() -> None:
-    step = align(begin(4), 0, ["a", "b", "c", "d"], 20)
-    step = align(step.state, 2, ["x", "y", "z", "w"], 20)
-    step = align(step.state, 0, ["new", "a", "b", "c"], 21)
+    step = prove(begin(4), 0, ["a", "b", "c", "d"], 20)
+    step = prove(step.state, 2, ["x", "y", "z", "w"], 20)
+    step = prove(step.state, 0, ["new", "a", "b", "c"], 21)
     assert tuple(step.deliver) == (0,)
 
 
 def test_a_list_that_shrank_past_the_offset_re_reads_its_last_page() -> None:
-    step = align(begin(10), 0, [f"r{index}" for index in range(10)], 100)
-    step = align(step.state, 8, [], 5)
+    step = prove(begin(10), 0, [f"r{index}" for index in range(10)], 100)
+    step = prove(step.state, 8, [], 5)
     assert step.reread
     assert step.next_offset == 0
 
@@ -255,9 +255,9 @@ def test_a_list_that_shrank_past_the_offset_re_reads_its_last_page() -> None:
 )
 def test_a_page_ending_the_list_short_of_its_total_is_refused(ids: list[str], last: bool) -> None:
     """Empty, shorter than the page size, or the last the service names, before the total."""
-    step = align(begin(10), 0, [f"r{index}" for index in range(10)], 100)
+    step = prove(begin(10), 0, [f"r{index}" for index in range(10)], 100)
     with pytest.raises(Unproven, match="does not page by this offset"):
-        align(step.state, 8, ids, 100, last=last)
+        prove(step.state, 8, ids, 100, last=last)
 
 
 def test_the_re_reads_of_one_boundary_are_bounded() -> None:
@@ -272,38 +272,38 @@ def test_the_re_reads_of_one_boundary_are_bounded() -> None:
 def test_a_first_page_without_a_delivered_id_anchors_on_the_start() -> None:
     """Everything delivered was removed or pushed past the first page (records created before
     it): the page is new, and a delivered id that shows again later is skipped."""
-    step = align(begin(2), 0, ["a", "b"], 5)
-    step = align(step.state, 1, ["x", "y"], 5)
+    step = prove(begin(2), 0, ["a", "b"], 5)
+    step = prove(step.state, 1, ["x", "y"], 5)
     assert step.reread
-    step = align(step.state, 0, ["x", "y"], 5)
+    step = prove(step.state, 0, ["x", "y"], 5)
     assert tuple(step.deliver) == (0, 1)
     assert step.state.suspects == {"a", "b"}
-    step = align(step.state, 1, ["y", "a"], 5)
+    step = prove(step.state, 1, ["y", "a"], 5)
     assert tuple(step.deliver) == ()
-    step = align(step.state, 2, ["a", "b"], 5)
+    step = prove(step.state, 2, ["a", "b"], 5)
     assert tuple(step.deliver) == ()
 
 
 def test_no_delivered_id_at_the_start_is_refused_once_one_was_forgotten() -> None:
-    step = align(begin(2, memory=2), 0, ["a", "b"], 9)
-    step = align(step.state, 1, ["b", "c"], 9)
-    step = align(step.state, 2, ["c", "d"], 9)
+    step = prove(begin(2, memory=2), 0, ["a", "b"], 9)
+    step = prove(step.state, 1, ["b", "c"], 9)
+    step = prove(step.state, 2, ["c", "d"], 9)
     assert step.state.forgotten
-    step = align(step.state, 3, ["x", "y"], 9)
-    step = align(step.state, 1, ["x", "y"], 9)
+    step = prove(step.state, 3, ["x", "y"], 9)
+    step = prove(step.state, 1, ["x", "y"], 9)
     with pytest.raises(Unproven, match="even from the list's start"):
-        align(step.state, 0, ["x", "y"], 9)
+        prove(step.state, 0, ["x", "y"], 9)
 
 
 def test_the_start_cannot_anchor_once_a_delivered_id_was_forgotten() -> None:
     state = begin(2, memory=2)
-    step = align(state, 0, ["a", "b"], 9)
-    step = align(step.state, 1, ["b", "c"], 9)
+    step = prove(state, 0, ["a", "b"], 9)
+    step = prove(step.state, 1, ["b", "c"], 9)
     assert not step.state.forgotten  # up to a page more than `memory` is kept
-    step = align(step.state, 2, ["c", "d"], 9)
+    step = prove(step.state, 2, ["c", "d"], 9)
     assert step.state.forgotten
     with pytest.raises(Unproven, match="found again"):
-        align(step.state, 0, ["x"], 1)
+        prove(step.state, 0, ["x"], 1)
 
 
 def test_records_created_before_the_frontier_faster_than_it_moves_are_refused() -> None:
@@ -323,14 +323,14 @@ def test_delivered_records_out_of_their_delivered_order_raise() -> None:
 
 
 def test_a_record_moved_before_the_frontier_raises_rather_than_guess() -> None:
-    step = align(begin(4), 0, ["a", "b", "c", "d"], 20)
+    step = prove(begin(4), 0, ["a", "b", "c", "d"], 20)
     with pytest.raises(Unproven, match="order moved") as raised:
-        align(step.state, 2, ["d", "c", "e", "f"], 20)
+        prove(step.state, 2, ["d", "c", "e", "f"], 20)
     assert raised.value.restartable
 
 
 def test_memory_stays_within_its_window() -> None:
-    states: list[OffsetAlignment] = []
+    states: list[OffsetProof] = []
     script = {request: [("insert", request * 7), ("remove", request * 3)] for request in range(90)}
     service = Churning(2000, script)
     delivered, _ = read(service.serve, 25, states)
@@ -340,7 +340,7 @@ def test_memory_stays_within_its_window() -> None:
 
 
 def test_a_duplicate_id_within_one_page_is_delivered_once() -> None:
-    step = align(begin(4), 0, ["a", "b", "a", "c"], 4)
+    step = prove(begin(4), 0, ["a", "b", "a", "c"], 4)
     assert tuple(step.deliver) == (0, 1, 3)
 
 
@@ -357,7 +357,7 @@ def test_the_overlap_is_at_most_the_page_size_less_one() -> None:
 
 def test_a_list_is_proven_from_offset_zero() -> None:
     with pytest.raises(ValueError, match="offset 0"):
-        align(begin(4), 4, ["a"], 5)
+        prove(begin(4), 4, ["a"], 5)
 
 
 # --- properties -----------------------------------------------------------------------------
@@ -449,36 +449,36 @@ def test_record_ids_tell_types_apart_and_need_every_id() -> None:
 
 
 def test_a_page_the_service_names_no_next_for_ends_the_list() -> None:
-    step = align(begin(4), 0, ["a", "b", "c", "d"], None)
+    step = prove(begin(4), 0, ["a", "b", "c", "d"], None)
     assert not step.done
-    step = align(step.state, 2, ["c", "d", "e", "f"], None, last=True)
+    step = prove(step.state, 2, ["c", "d", "e", "f"], None, last=True)
     assert step.done
     assert tuple(step.deliver) == (2, 3)
 
 
 def test_a_larger_overlap_asks_from_further_back() -> None:
-    step = align(begin(4, overlap=3), 0, ["a", "b", "c", "d"], None)
+    step = prove(begin(4, overlap=3), 0, ["a", "b", "c", "d"], None)
     assert step.next_offset == 1
 
 
 def test_the_mark_of_an_id_is_the_same_in_every_process() -> None:
     # blake2b of the typed id's repr: a fixed value, unlike `hash`, which is salted per process.
-    assert id_mark("r1") == id_mark("r1")
-    assert id_mark("1") != id_mark(1)
-    assert id_mark("r1") == -4028058061153571898  # blake2b of "'r1'"
+    assert id_digest("r1") == id_digest("r1")
+    assert id_digest("1") != id_digest(1)
+    assert id_digest("r1") == -4028058061153571898  # blake2b of "'r1'"
 
 
 def test_a_resumed_list_continues_after_its_marked_ids() -> None:
     ids = [f"r{index}" for index in range(10)]
-    marks = [id_mark(key) for key in ids[:4]]
+    marks = [id_digest(key) for key in ids[:4]]
     state = resumed(4, marks, 2)
-    step = align(state, 2, [id_mark(key) for key in ids[2:6]], 10)
+    step = prove(state, 2, [id_digest(key) for key in ids[2:6]], 10)
     assert tuple(step.deliver) == (2, 3)
     assert step.next_offset == 4
 
 
 def test_a_resumed_list_does_not_anchor_on_the_start() -> None:
     # What was delivered before the marks is unknown: a first page without them is not new.
-    state = resumed(4, [id_mark("gone")], 0)
+    state = resumed(4, [id_digest("gone")], 0)
     with pytest.raises(Unproven, match="found again"):
-        align(state, 0, [1, 2, 3, 4], 10)
+        prove(state, 0, [1, 2, 3, 4], 10)

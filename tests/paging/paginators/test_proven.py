@@ -10,8 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from remedy_async import ClientEvent, MockRequest, MockResponse, PaginationError, Shifts
+from remedy_async._paging._paginators._proven import Delivered
 from remedy_async._paging._resume import TOKEN_PREFIX
-from remedy_async._paging._walk._proof import Delivered
 from tests.mock_service import mock_client
 from tests.published import TOKEN, PublishedService, Record, dataset, endpoint
 

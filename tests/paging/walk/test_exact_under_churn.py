@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, Phase, example, given, note, settings
 from hypothesis import strategies as st
 
 from remedy_async import PaginationError, RemedyClient
-from remedy_async._paging._walk._overlap import OVERLAP
+from remedy_async._paging._paginators._proof import OVERLAP
 from tests.loopback import serve_app
 from tests.paging.walk.diagnosis import FALSE_REFUSALS as DIAGNOSIS
 from tests.published import TOKEN, Churn, ChurnOp, PublishedService, dataset
