@@ -381,3 +381,17 @@ def described_url(value: object) -> str:
         return f"a {len(text)}-character URL whose scheme or host is not usable"
     rest = after.removeprefix(after.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0])
     return f"'{scheme.lower()}://{host}{'/…' if rest.strip('/') else ''}'"
+
+
+def shown_value(value: object) -> str:
+    """A setting's value as a message may show it: as it is when it cannot hold a secret (a
+    number, a boolean, None, a short word), else by its type or as `described_url` does."""
+    if value is None or isinstance(value, int | float):  # bool too
+        return repr(value)
+    if isinstance(value, str):
+        if looks_like_token(value):
+            return f"what looks like a token ({len(value.strip())} characters)"
+        if "://" in value:
+            return described_url(value)
+        return repr(value) if len(value) <= 40 else f"a text of {len(value)} characters"
+    return f"a value of type {type(value).__name__}"

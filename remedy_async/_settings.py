@@ -27,7 +27,7 @@ from ._errors import ConfigurationError, check_count
 from ._paging._paginators._auto import AutoPaginator
 from ._paging._paginators._convention import as_paginator
 from ._paging._protocol import Convention, Paginator
-from ._redact import described_url, looks_like_token
+from ._redact import described_url, looks_like_token, shown_value
 from ._sending._budget import RateLimit
 from ._sending._credential import TokenFrom, TokenProvider
 from ._sending._events import Telemetry as EventsTelemetry
@@ -180,14 +180,16 @@ def origins(values: Iterable[str], name: str) -> frozenset[str]:
 def one_of(value: str, choices: tuple[str, ...], name: str) -> Any:
     """Check a setting that must be one of a few names."""
     if value not in choices:
-        raise ConfigurationError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+        raise ConfigurationError(
+            f"{name} must be one of {', '.join(choices)}, got {shown_value(value)}"
+        )
     return value
 
 
 def positive_count(value: int, name: str) -> int:
     """Check a setting that must be an int >= 1."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"{name} must be an int >= 1, got {value!r}")
+        raise ConfigurationError(f"{name} must be an int >= 1, got {shown_value(value)}")
     return value
 
 
@@ -202,7 +204,7 @@ def rate_limit(limit: RateLimit | str | None) -> RateLimit | None:
         except ValueError as error:
             raise ConfigurationError(f"rate_limit: {error}") from None
     if not isinstance(limit, RateLimit):
-        raise ConfigurationError(f"rate_limit must be a RateLimit, got {limit!r}")
+        raise ConfigurationError(f"rate_limit must be a RateLimit, got {shown_value(limit)}")
     return limit
 
 
@@ -292,7 +294,7 @@ def per_collection(
 def parameter_name(value: object, name: str) -> str:
     """Check a query parameter's name (a since filter's, `updatedAt[gte]`): a non-blank string."""
     if not isinstance(value, str) or not value.strip() or any(c in value for c in "&=#\r\n"):
-        raise ConfigurationError(f"{name} must be a query parameter name, got {value!r}")
+        raise ConfigurationError(f"{name} must be a query parameter name, got {shown_value(value)}")
     return value
 
 
@@ -460,7 +462,9 @@ def telemetry_for(setting: bool | Telemetry, clock: Callable[[], float]) -> Even
     if setting is False:
         return None
     if setting is not True and not isinstance(setting, Telemetry):
-        raise ConfigurationError(f"telemetry must be True, False or a Telemetry, got {setting!r}")
+        raise ConfigurationError(
+            f"telemetry must be True, False or a Telemetry, got {shown_value(setting)}"
+        )
     module = _bridge_module()
     if module is None:
         if isinstance(setting, Telemetry):

@@ -17,7 +17,7 @@ from typing import Final
 from attrs import field, frozen
 
 from remedy_async._errors import ConfigurationError
-from remedy_async._redact import looks_like_token
+from remedy_async._redact import looks_like_token, shown_value
 from remedy_async._sending._budget import RateLimit, margin
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -174,7 +174,7 @@ def read_keys(
         elif isinstance(given, Tenant):
             tenant = given
         else:
-            raise ConfigurationError(f"tenants must be Tenant values, got {given!r}")
+            raise ConfigurationError(f"tenants must be Tenant values, got {shown_value(given)}")
         folded = tenant.name.casefold()
         if folded in names:
             raise ConfigurationError(

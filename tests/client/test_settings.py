@@ -185,3 +185,22 @@ def test_a_header_line_given_as_a_header_name_shows_the_name_only() -> None:
     with pytest.raises(ValueError, match="header 'Authorization' has a name") as caught:
         RemedyClient(BASE_URL, headers={f"Authorization: Bearer {SECRET}": ""})
     assert SECRET not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("setting", "given", "shown"),
+    [
+        ("naming", SECRET, "got what looks like a token (33 characters)"),
+        ("naming", "kebab-case", "got 'kebab-case'"),
+        ("max_in_flight", 0, "got 0"),
+        ("rate_limit", 10, "got 10"),
+        ("telemetry", ["on"], "got a value of type list"),
+    ],
+)
+def test_other_settings_show_a_value_only_when_it_cannot_be_a_secret(
+    setting: str, given: object, shown: str
+) -> None:
+    """A number or short word is repeated; a token-like or unknown value is described."""
+    message = refusal(base_url=BASE_URL, **{setting: given})
+    assert shown in message
+    assert SECRET not in message
