@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import os
+import pydoc
 import re
 import shlex
 import subprocess
@@ -285,3 +287,15 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     for html in site.rglob("*.html"):  # nothing is loaded from elsewhere when a page is read
         text = html.read_text(encoding="utf-8")
         assert not re.search(r"""<(script|link|img)[^>]+(src|href)=["']?(https?:)?//""", text)
+
+
+def test_the_reference_says_how_to_read_it_without_the_site() -> None:
+    """reference.md's source is directives; the command it gives to read a name's reference
+    without the site resolves that name and shows its docstring."""
+    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    targets = re.findall(r"`python -m pydoc (remedy_async[\w.]+)`", text)
+    assert targets
+    for target in targets:
+        shown = pydoc.render_doc(target, renderer=pydoc.plaintext)
+        obj, _ = pydoc.resolve(target)
+        assert inspect.getdoc(obj).splitlines()[0] in shown
