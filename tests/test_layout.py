@@ -476,6 +476,75 @@ def test_a_planted_import_across_the_paging_layers_is_caught(
     ]
 
 
+WALK = f"{PAGING}._walk"
+REQUEST_MAKERS = frozenset({"PageRequest", "evolve", "with_position", "first_request"})
+"""What forms a page request: the class itself, `attrs.evolve` (a request changed is a request
+made) and the helpers of `_read._positions` that set a position or a first page."""
+REQUEST_MAKING_MODULES = (f"{PAGING}._read._positions",)
+"""Modules whose business is forming requests."""
+
+
+def request_making_in_walk(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
+    """Where a module of `_walk` forms a page request, as `module:line: what`: a call of
+    `REQUEST_MAKERS` (by name or attribute) or an import of them or of `REQUEST_MAKING_MODULES`.
+    The walk follows the requests its paginator forms; naming `PageRequest` in a type is fine."""
+    found: list[str] = []
+    for name, (source, is_package) in sources.items():
+        if not _within(name, WALK):
+            continue
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                called = node.func
+                label = (
+                    called.id
+                    if isinstance(called, ast.Name)
+                    else called.attr
+                    if isinstance(called, ast.Attribute)
+                    else None
+                )
+                if label in REQUEST_MAKERS:
+                    found.append(f"{name}:{node.lineno}: calls {label}")
+            elif isinstance(node, ast.ImportFrom):
+                named = {alias.name for alias in node.names} & (REQUEST_MAKERS - {"PageRequest"})
+                found += [f"{name}:{node.lineno}: imports {each}" for each in sorted(named)]
+        for target in set(imports_of(name, source, is_package=is_package)):
+            if any(_within(target, module) for module in REQUEST_MAKING_MODULES):
+                found.append(f"{name}: imports {target}")
+    return sorted(set(found))
+
+
+def test_the_walk_forms_no_request() -> None:
+    """The page loop follows the requests its paginator forms (the offset proof's included) and
+    forms none itself: one authority for the next page."""
+    assert request_making_in_walk(package_sources()) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("x = PageRequest(params=())\n", ["calls PageRequest"]),
+        ("import attrs\ndef f(r):\n    return attrs.evolve(r, probe=None)\n", ["calls evolve"]),
+        ("from attrs import evolve\n", ["imports evolve"]),
+        (
+            "from .._read._positions import with_position\n",
+            [
+                "imports remedy_async._paging._read._positions",
+                "imports remedy_async._paging._read._positions.with_position",
+                "imports with_position",
+            ],
+        ),
+        ("from .._protocol import PageRequest\ndef f(r: PageRequest) -> None: ...\n", []),
+    ],
+)
+def test_a_request_formed_in_the_walk_is_caught(source: str, expected: list[str]) -> None:
+    """A request built, changed or positioned in `_walk` is named; naming its type is not."""
+    name = f"{WALK}._planted"
+    found = request_making_in_walk({**package_sources(), name: (source, False)})
+    planted = [line.split(": ", 1)[1] for line in found if line.startswith(name)]
+    assert sorted(planted) == sorted(expected)
+
+
 SOFT_CEILING = 1_000
 """Lines a module may reach. A module is cut by the concept it is named for, not by a count:
 this only catches one that has grown into several concepts."""
