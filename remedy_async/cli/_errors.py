@@ -44,9 +44,26 @@ ARGUMENT_FLAGS: Final = {
     "use page_size instead": "use --page-size instead",
     "page_size must": "--page-size must",
     " (for a service that allows more, raise RemedyClient(max_page_size=...))": "",
+    "pass it as token= (RemedyClient(token=...)), and a base URL, if any, first": (
+        "set REMEDY_API_TOKEN to it (or pass --token)"
+    ),
+    "base_url looks like": "--base-url (or REMEDY_BASE_URL) looks like",
+    "base_url must": "--base-url (or REMEDY_BASE_URL) must",
+    "proxy looks like": "--proxy looks like",
+    "the API token goes in token=, a proxy's credentials in proxy_auth=": (
+        "the API token goes in REMEDY_API_TOKEN (or --token), a proxy's credentials in its URL "
+        "(http://user:password@host:port)"
+    ),
     "pass token=": "pass it with --token or REMEDY_API_TOKEN",
+    "from the token= argument": "from --token or REMEDY_API_TOKEN",
+    "none was given (token=) and REMEDY_API_TOKEN is not set": (
+        "neither --token nor REMEDY_API_TOKEN was given"
+    ),
+    "token= was an empty string": "--token was empty",
 }
-"""The library's words for its arguments, and the flags a command-line user typed instead."""
+"""The library's words for its arguments, and the flags a command-line user typed instead:
+every piece of Python advice an error the command line reports may carry (`pass token=`,
+`page_size must`), so that its advice is the command line's."""
 
 
 def in_flags(text: str) -> str:
@@ -95,7 +112,7 @@ def describe(error: BaseException, *, token_sent: bool | None = None) -> str:
     )
 
     text = " ".join(str(error).split()) or "no details"
-    if isinstance(error, ConfigurationError):
+    if isinstance(error, ConfigurationError | AuthenticationError):
         text = in_flags(text)
     line = f"{type(error).__name__}: {text}"
     attempts = error.attempts if isinstance(error, RemedyError) else None
