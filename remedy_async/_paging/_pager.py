@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Mapping, Sequence
 from functools import partial
-from typing import Any, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar, cast
 
 import attrs
 from attrs import field, frozen
@@ -207,6 +207,17 @@ class Pager(Generic[T]):
 
     def __aiter__(self) -> AsyncIterator[T]:
         return self._iterated(self._iterate_items())
+
+    if not TYPE_CHECKING:  # a type checker keeps refusing `for` over a pager as it is
+
+        def __iter__(self) -> NoReturn:
+            """TypeError saying to use `async for`: a pager fetches its pages with asyncio, and
+            has no blocking form. Raised before any request."""
+            raise TypeError(
+                f"a Pager of {self._call.description} is asynchronous: iterate it with 'async "
+                "for item in pager' inside an async function run by asyncio.run() (or take "
+                "every item with 'await pager.collect()'), not 'for'"
+            )
 
     def __await__(self) -> Generator[Any, None, Page[T]]:
         """Fetch exactly one page, the list's first or the one `resume_token` continues, and

@@ -119,6 +119,22 @@ async def test_max_items_zero_sends_nothing(scopes: tuple[RemedyClient, Scopes])
     assert handler.pages_served == 0
 
 
+async def test_a_plain_for_over_a_pager_says_to_use_async_for(
+    scopes: tuple[RemedyClient, Scopes],
+) -> None:
+    """`for e in client.scopes.list()` raises a TypeError naming `async for`, before any
+    request; the pager can still be iterated as it should be afterwards."""
+    client, handler = scopes
+    async with client:
+        pager = client.scopes.list(max_items=3)
+        with pytest.raises(TypeError, match=r"asynchronous: iterate it with 'async for") as raised:
+            for _ in pager:  # type: ignore[attr-defined]  # what the error is for
+                pass
+        assert "scopes" in str(raised.value)
+        assert handler.pages_served == 0
+        assert [item.id async for item in pager] == ALL_IDS[:3]
+
+
 async def test_max_items_cuts_the_last_page(scopes: tuple[RemedyClient, Scopes]) -> None:
     """With max_items inside a page, pages() yields that page cut to the cap."""
     client, _ = scopes

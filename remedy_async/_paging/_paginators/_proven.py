@@ -138,15 +138,13 @@ class ListProof(Proof):
     reported: Shifts = NO_SHIFTS
     """What proving had cost when the latest page was handed over."""
 
-    @property
-    def shifts(self) -> Shifts:
-        """What proving has cost the list so far."""
-        counts = self.state.counts
-        return Shifts(
-            realignments=self.before.realigned + counts.realigned,
-            rereads=self.before.rereads + counts.rereads,
-            restarts=self.restarts,
-        )
+    def shifts_at(self, state: OffsetProof) -> Shifts:
+        """What proving has cost the list once it stands at `state`."""
+        realignments = self.before.realigned + state.counts.realigned
+        rereads = self.before.rereads + state.counts.rereads
+        if not (realignments or rereads or self.restarts):
+            return NO_SHIFTS
+        return Shifts(realignments, rereads, self.restarts)
 
 
 @frozen
@@ -343,16 +341,27 @@ class ProvenPaginator:
             proof = attrs.evolve(self._restarted(proof, refusal), total=result.total)
             following = with_position(convention, request, 0)
             return attrs.evolve(result, next=attrs.evolve(following, proof=proof), again=True)
-        after = attrs.evolve(proof, state=proven.state, first=first, total=result.total)
         if proven.reread:
+            after = attrs.evolve(proof, state=proven.state, first=first, total=result.total)
             following = with_position(convention, request, proven.next_offset)
             return attrs.evolve(result, next=attrs.evolve(following, proof=after), again=True)
         if proven.checked:  # the page continued the list as it stood: none delivered before
             proof.delivered.add(keys[proven.state.overlap :])
         elif proven.deliver:
             proven = self._first_deliveries(proof, proven, keys)
-        shifts = after.shifts
-        after = attrs.evolve(after, reported=shifts)
+        shifts = proof.shifts_at(proven.state)
+        after = ListProof(
+            proven.state,
+            convention,
+            proof.delivered,
+            proof.hashed,
+            proof.can_restart,
+            proof.restarts,
+            proof.before,
+            first,
+            result.total,
+            shifts,
+        )
         place = ProvenPlace(
             request=request,
             convention=convention,
