@@ -1,6 +1,7 @@
-"""An offset list proven as the walk reads it (`_walk/_proof`): what proving cost (`Shifts`, the
-`shift` event), resume tokens that carry the marks of the last ids delivered, and `on_shift`.
-The service answers as the published reference does, its data changed between pages."""
+"""An offset list proven page by page (`ProvenPaginator`): what proving cost (`Shifts`, the
+`shift` event), resume tokens that carry digests of the last ids delivered, and `on_shift`, the
+service answering as the published reference does, its data changed between pages; then the
+paginator itself, without I/O."""
 
 from __future__ import annotations
 
@@ -10,9 +11,20 @@ from collections.abc import Callable
 import pytest
 
 from remedy_async import ClientEvent, MockRequest, MockResponse, PaginationError, Shifts
-from remedy_async._paging._paginators._proven import Delivered
+from remedy_async._paging._conventions import CONVENTIONS
+from remedy_async._paging._paginators._convention import ConventionPaginator
+from remedy_async._paging._paginators._proof import OVERLAP
+from remedy_async._paging._paginators._proven import (
+    Delivered,
+    ListProof,
+    ProvenPaginator,
+    ShiftPolicy,
+)
+from remedy_async._paging._protocol import PageRequest, PagingFault
 from remedy_async._paging._resume import TOKEN_PREFIX
+from remedy_async._wire._http import JSONResponse
 from tests.mock_service import mock_client
+from tests.paging.responses import page as response_page
 from tests.published import TOKEN, PublishedService, Record, dataset, endpoint
 
 Change = Callable[[list[Record]], None]
@@ -229,7 +241,7 @@ def test_an_unknown_shift_policy_is_refused_before_any_request() -> None:
     moving = Moving(3)
     client = mock_client(moving.service.handler, token=TOKEN)
     with pytest.raises(ValueError, match="on_shift must be one of"):
-        client.endpoints.list(on_shift="ignore")  # type: ignore[arg-type]
+        client.endpoints.list(on_shift="ignore")  # type: ignore[call-overload]
     assert moving.service.requests == []
 
 
@@ -294,3 +306,98 @@ async def test_a_page_ending_the_list_short_of_its_total_raises_without_restart_
         with pytest.raises(PaginationError, match="does not page by this offset") as caught:
             await client.endpoints.list(page_size=10).as_dicts().collect()
     assert "on_shift" not in str(caught.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# the paginator itself, without I/O: pages read in turn, the proof's state on each request
+
+PAGE = 4
+PUBLISHED = ConventionPaginator(CONVENTIONS["offset"])
+FIRST = PUBLISHED.first(PAGE)
+
+
+def published_page(request: PageRequest, ids: list[str], total: int | None = 10) -> JSONResponse:
+    """The published page answering `request` over the records `ids` (a total or none)."""
+    offset = int(dict(request.params).get("offset", "0"))
+    body: dict[str, object] = {
+        "data": [{"id": key} for key in ids[offset : offset + PAGE]],
+        "limit": PAGE,
+        "offset": offset,
+    }
+    if total is not None:
+        body["total"] = total
+    return response_page(body)
+
+
+def proving(*, from_start: bool = True, on_shift: ShiftPolicy = "raise") -> ProvenPaginator:
+    return ProvenPaginator.around(PUBLISHED, FIRST, on_shift, from_start=from_start)
+
+
+IDS = [f"ep-{n}" for n in range(10)]
+
+
+def test_the_proofs_state_rides_on_the_requests_it_forms() -> None:
+    """A qualifying first page is proven: its records are chosen, and the page after is asked
+    from the overlap, carrying where the proof stands; the paginator keeps nothing itself."""
+    paginator = proving()
+    result = paginator.read(FIRST, published_page(FIRST, IDS))
+    assert (list(result.deliver or ()), result.checked, result.again) == ([0, 1, 2, 3], True, False)
+    following = result.next
+    assert following is not None
+    assert dict(following.params)["offset"] == str(PAGE - OVERLAP)
+    assert isinstance(following.proof, ListProof)
+    assert paginator.read(FIRST, published_page(FIRST, IDS)) == result  # no state kept
+    second = paginator.read(following, published_page(following, IDS))
+    assert list(second.deliver or ()) == [2, 3]  # the overlap's two records were delivered
+    assert second.next is not None
+    assert dict(second.next.params)["offset"] == str(2 * (PAGE - OVERLAP))
+
+
+def test_prediction_and_plan_follow_the_overlap_up_to_the_total() -> None:
+    """Prefetch guesses and parallel plans step by a page less the overlap, stopping at the
+    total, and plan no size to hold the list to (each page is proven instead)."""
+    paginator = proving()
+    response = published_page(FIRST, IDS)
+    result = paginator.read(FIRST, response)
+    following = result.next
+    assert following is not None
+    guess = paginator.predict_next(following)
+    assert guess is not None
+    assert dict(guess.params)["offset"] == "4"
+    plan = paginator.plan(FIRST, response, result, 5)
+    assert plan is not None
+    assert plan.size is None
+    assert [dict(request.params)["offset"] for request in plan.requests] == ["2", "4", "6", "8"]
+
+
+def test_a_list_that_does_not_qualify_is_the_wrapped_paginators_alone() -> None:
+    """No total (or a list resumed without a proof): the wrapped paginator's result, as is."""
+    response = published_page(FIRST, IDS, total=None)
+    assert proving().read(FIRST, response) == PUBLISHED.read(FIRST, response)
+    response = published_page(FIRST, IDS)
+    assert proving(from_start=False).read(FIRST, response) == PUBLISHED.read(FIRST, response)
+
+
+def test_a_page_that_cannot_be_proven_is_a_paging_fault() -> None:
+    """The proof refuses as every paginator does, with a `PagingFault` (the walk adds the
+    page's URL): here a record without an id on a later page."""
+    paginator = proving()
+    following = paginator.read(FIRST, published_page(FIRST, IDS)).next
+    assert following is not None
+    broken = published_page(following, IDS)
+    del broken.body["data"][1]["id"]
+    with pytest.raises(PagingFault, match="a record without an id"):
+        paginator.read(following, broken)
+
+
+def test_a_page_showing_nothing_delivered_is_read_again_from_further_back() -> None:
+    """More removals before the frontier than the overlap: nothing of the page is handed over,
+    and the list reads the page a page less the overlap further back (`again`)."""
+    paginator = proving()
+    following = paginator.read(FIRST, published_page(FIRST, IDS)).next
+    assert following is not None
+    moved = published_page(following, IDS[4:])  # ep-0 to ep-3 removed
+    result = paginator.read(following, moved)
+    assert result.again
+    assert result.next is not None
+    assert dict(result.next.params)["offset"] == "0"
