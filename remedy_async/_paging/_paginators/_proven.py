@@ -112,7 +112,7 @@ class ResumedProof(Proof):
     few records): then the list's start may anchor its first page."""
 
 
-PageMark = tuple[int, Sequence[Hashable], int | None]
+PageIds = tuple[int, Sequence[Hashable], int | None]
 """A page proven: its offset, its record ids (or their digests) and the total it announced."""
 
 
@@ -131,7 +131,7 @@ class ListProof(Proof):
     restarts: int = 0
     before: ProofCounts = field(factory=ProofCounts)
     """The counts of the states restarts replaced."""
-    first: PageMark | None = None
+    first: PageIds | None = None
     """The first page proven since the list began or restarted."""
     total: int | None = None
     """The total the latest page announced."""
@@ -325,7 +325,7 @@ class ProvenPaginator:
         if proof.hashed:
             keys = [id_digest(key) for key in keys]
         offset = _offset(convention, request) or 0
-        page: PageMark = (offset, keys, result.total)
+        page: PageIds = (offset, keys, result.total)
         first = _moved_on(proof.first, page)
         remembered = not proof.state.forgotten and proof.restarts == 0
         try:
@@ -457,7 +457,7 @@ def _qualifying(request: PageRequest, result: PageResult) -> Convention | None:
     return convention
 
 
-def _moved_on(first: PageMark | None, page: PageMark) -> PageMark:
+def _moved_on(first: PageIds | None, page: PageIds) -> PageIds:
     """The list's first page proven, refusing a later page that repeats it (same ids, same
     total) at another offset: the service ignores the offset."""
     if first is None:

@@ -1,7 +1,7 @@
 """The first overlap's seven smallest false refusals (issue 33's diagnosis, table of section 1),
 each a list's size, its page size and the changes before its n-th request (counted from 0, re-reads
 included): `("remove", i)` removes the i-th original record, `("insert", at)` creates one at
-position `at` of the list as it stands. Tests of the pure alignment and of the client over
+position `at` of the list as it stands. Tests of the pure proof and of the client over
 loopback both replay them."""
 
 from __future__ import annotations

@@ -174,7 +174,7 @@ FALSE_REFUSALS = tuple(Case(*case) for case in DIAGNOSIS.values())
 """The first overlap's seven smallest false refusals (issue 33's diagnosis)."""
 FORGOTTEN: Final = Case(40, 2, {1: [("move", 0)]})
 """The first record moved to the end after page 1, and shown again 38 records later: beyond
-the alignment's window, so only the hashes of every id delivered recognise it."""
+the proof's window, so only the hashes of every id delivered recognise it."""
 
 
 Test = TypeVar("Test", bound=Callable[..., None])
