@@ -7,7 +7,7 @@ much parallel pages still speed a proven list up at 50 ms a request.
     python benchmarks/overlap.py --quick                # a seconds-long smoke run (CI, via run.py)
 
 Offset pages after the first are asked from 2 records before where the list stands
-(`remedy_async/_paging/_walk/_overlap.py`), so a quiet list reads about 2% more records in about
+(`remedy_async/_paging/_paginators/_proof.py`), so a quiet list reads about 2% more records in about
 2.5% more requests. Every part lists endpoints in the published shape, offset pages of 100, no
 churn, the whole collection (the simulator holds exactly the records listed; no `max_items`),
 each measurement in a fresh process:
