@@ -80,7 +80,7 @@ HABITS: Final[dict[str, tuple[Habit, ...]]] = {
         Habit(
             "--state",
             "watch takes no --where: it writes the changes of every record the filters "
-            "select; keep some with jq, e.g. | jq -c 'select(.record.severity == \"high\")'",
+            "select; keep some with jq, e.g. | jq -c 'select(.record.status == \"active\")'",
             question=False,
         ),
     ),
