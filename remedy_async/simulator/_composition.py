@@ -203,10 +203,12 @@ class Slot:
     """A body path, outermost key first."""
     header: str | None = attrs.field(default=None, validator=_header)
     """A response header's name instead."""
+    _link: bool = attrs.field(init=False, default=False, eq=False, repr=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
         if bool(self.path) == (self.header is not None):
             raise ValueError("a slot is either a body path or a header")
+        object.__setattr__(self, "_link", self.header is not None and self.header.lower() == LINK)
 
     def __str__(self) -> str:
         return f"{HEADER}{self.header}" if self.header is not None else format_path(self.path)
@@ -228,7 +230,7 @@ class Slot:
     @property
     def link(self) -> bool:
         """Whether this is the RFC 8288 `Link` header."""
-        return self.header is not None and self.header.lower() == LINK
+        return self._link
 
 
 # What a composition must hold together, and the Convention that reads it.
@@ -509,7 +511,7 @@ def _first(value: object) -> int:
     raise ValueError(f"first must be 0 or 1, got {value!r}")
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Composition:
     """How a composed list pages, one independent choice per axis; the simulator serves it.
 

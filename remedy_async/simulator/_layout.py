@@ -29,10 +29,16 @@ from typing import Any, Final, NamedTuple
 import attrs
 import orjson
 
-from ._composition import RESOURCE_SPELLINGS, Composition, Path, Slot
+from ._composition import KEPT, PLACED, RESOURCE_SPELLINGS, Composition, Path, Slot
 from ._records import spelled
 
 LINK_HEADER: Final = "Link"
+
+
+_TOKEN, _URL, _MORE, _TOTAL, _PAGES, _POSITION, _SIZE = 0, 1, 2, 3, 4, 5, 6
+"""The indices in `PageValues` of the continuation, the flag, the counts and the echoes."""
+LAST: Final = -1
+"""Stands for the last-page flag among those indices (the negation of `more`)."""
 
 
 class PageValues(NamedTuple):
@@ -85,6 +91,23 @@ class PageLayout:
     prefix: bytes = b"["
     """The bytes before the item run: the objects that hold it, opened (the same on every
     page, as the other members are written after the items)."""
+    counts: tuple[tuple[Path, int], ...] = ()
+    """Each body path of a flag, count or echo, in writing order, with the index in
+    `PageValues` of its value (`LAST`: the last-page flag, not `more`)."""
+    header_counts: tuple[tuple[str, int], ...] = ()
+    """Each header of a count (total, pages), with the index of its value."""
+    default_size: int = 50
+    """The page size served when a request asks for none."""
+    max_size: int = 100
+    """The largest page size served."""
+    hands_out: bool = False
+    """Whether the service hands out the next page's value (the client computes none)."""
+    keeps_end: bool = False
+    """Whether the continuation is still handed out on the last page (and after it)."""
+    flat: tuple[tuple[str, int], ...] | None = None
+    """For a flat page (the items and every value at the top of the body, no header, a
+    continuation null at the end): each key, in writing order, with the index of its value.
+    The common case, written without building a tree."""
 
     @classmethod
     def of(
@@ -92,34 +115,64 @@ class PageLayout:
         composition: Composition,
         resource: str,
         renamed_headers: tuple[tuple[str, str], ...] = (),
+        *,
+        sizes: tuple[int, int] = (50, 100),
     ) -> PageLayout:
-        """The layout of `composition` for `resource`, sending `renamed_headers` as renamed."""
+        """The layout of `composition` for `resource`, sending `renamed_headers` as renamed,
+        with the default and largest page `sizes`."""
         c = composition
         also = c.also
         wants_url = c.follow == "url" or (also is not None and (also.link or also.header is None))
         prev = c.prev
         wants_prev_url = prev is not None and (prev.link or c.follow == "url")
         items = items_path(c, resource)
-        prefix = items_prefix(items)
-        return cls(c, items, wants_url, wants_prev_url, renamed_headers, prefix)
-
-    @property
-    def wants_start_url(self) -> bool:
-        """Whether a slot holds the first page's URL (so the responder makes it)."""
-        return self.composition.start is not None
+        counts: list[tuple[Path, int]] = []
+        headers: list[tuple[str, int]] = []
+        for place, index in (
+            (c.more_at, _MORE),
+            (c.last_at, LAST),
+            (c.total, _TOTAL),
+            (c.pages, _PAGES),
+            (c.position_at, _POSITION),
+            (c.size_at, _SIZE),
+        ):
+            if isinstance(place, Slot) and place.header is not None:
+                headers.append((place.header, index))
+            elif isinstance(place, Slot):
+                counts.append((place.path, index))
+            elif place:
+                counts.append((place, index))
+        return cls(
+            c,
+            items,
+            wants_url,
+            wants_prev_url,
+            renamed_headers,
+            items_prefix(items),
+            tuple(counts),
+            tuple(headers),
+            *sizes,
+            c.follow in PLACED,
+            c.ending in KEPT,
+            _flat(c, items, counts, headers or renamed_headers),
+        )
 
     def render(self, values: PageValues) -> tuple[bytes, bytes, dict[str, str]]:
         """The bytes before and after the page's item run, and its response headers."""
+        if self.flat is not None:
+            if not self.flat:
+                return self.prefix, b"]}", {}
+            top = {key: not values[_MORE] if at == LAST else values[at] for key, at in self.flat}
+            return self.prefix, b"]," + orjson.dumps(top)[1:], {}
         c = self.composition
         body: dict[str, Any] = {}
         headers: dict[str, str] = {}
         links: list[str] = []
-        end = c.ending
-        primary = values.url if c.follow == "url" else values.token
         if c.next is not None:
+            primary = values.url if c.follow == "url" else values.token
             self._continuation(c.next, primary, values, body, headers, links, results=True)
         if c.also is not None:
-            shown = values.token is not None and (values.more or end != "link-false")
+            shown = values.token is not None and (values.more or c.ending != "link-false")
             value = values.url if c.also.link or c.also.header is None else values.token
             self._continuation(c.also, value if shown else None, values, body, headers, links)
         if c.start is not None:
@@ -134,24 +187,21 @@ class PageLayout:
             else:
                 prev = values.prev_url if c.follow == "url" else values.prev_token
                 _put(body, c.prev.path, prev)
-        if c.more_at:
-            _put(body, c.more_at, values.more)
-        if c.last_at:
-            _put(body, c.last_at, not values.more)
-        for slot, count in ((c.total, values.total), (c.pages, values.pages)):
-            if slot is not None and slot.header is not None:
-                headers[slot.header] = str(count)
-            elif slot is not None:
-                _put(body, slot.path, count)
-        if c.position_at:
-            _put(body, c.position_at, values.position)
-        if c.size_at:
-            _put(body, c.size_at, values.size)
+        for path, index in self.counts:
+            value = not values[_MORE] if index == LAST else values[index]
+            if len(path) == 1:
+                body[path[0]] = value
+            else:
+                _put(body, path, value)
+        for header, index in self.header_counts:
+            headers[header] = str(values[index])
         if links:
             headers[LINK_HEADER] = ", ".join(links)
         for written, sent in self.renamed_headers:
             if written in headers:
                 headers[sent] = headers.pop(written)
+        if len(self.items) == 1:  # the common case: no object between the body and the items
+            return self.prefix, b"]," + orjson.dumps(body)[1:] if body else b"]}", headers
         return self.prefix, items_suffix(body, self.items), headers
 
     def _continuation(
@@ -166,20 +216,45 @@ class PageLayout:
         results: bool = False,
     ) -> None:
         """Write a continuation (or its end) into `slot`."""
-        end = self.composition.ending
         if slot.link:
             if value is not None:
-                said = f'; results="{str(values.more).lower()}"' if results else ""
-                links.append(f'<{value}>; rel="next"{said if end == "link-false" else ""}')
+                said = ""
+                if results and self.composition.end == "link-false":
+                    said = f'; results="{str(values.more).lower()}"'
+                links.append(f'<{value}>; rel="next"{said}')
             return
         if slot.header is not None:
-            if value is not None or end == "blank":
-                headers[slot.header] = "" if value is None else str(value)
+            if value is not None:
+                headers[slot.header] = str(value)
+            elif self.composition.end == "blank":
+                headers[slot.header] = ""
             return
+        path = slot.path
         if value is not None:
-            _put(body, slot.path, value)
-        elif end in ("null", "blank", "link-false"):
-            _put(body, slot.path, "" if end == "blank" else None)
+            if len(path) == 1:
+                body[path[0]] = value
+            else:
+                _put(body, path, value)
+            return
+        end = self.composition.end
+        if end in ("null", "blank", "link-false"):
+            _put(body, path, "" if end == "blank" else None)
+
+
+def _flat(
+    c: Composition, items: Path, counts: list[tuple[Path, int]], headers: object
+) -> tuple[tuple[str, int], ...] | None:
+    """The keys and value indices of a flat page of `c` (see `PageLayout.flat`), or None."""
+    if len(items) != 1 or headers or c.also or c.start or c.prev:
+        return None
+    keys: list[tuple[str, int]] = []
+    if c.next is not None:
+        if c.next.header is not None or len(c.next.path) != 1 or c.end != "null":
+            return None
+        keys.append((c.next.path[0], _URL if c.follow == "url" else _TOKEN))
+    if any(len(path) != 1 for path, _ in counts):
+        return None
+    return (*keys, *((path[0], index) for path, index in counts))
 
 
 def _put(tree: dict[str, Any], path: Path, value: Any) -> None:

@@ -48,7 +48,7 @@ from yarl import URL
 
 from remedy_async import CONVENTIONS, Convention
 
-from ._composition import COMPUTED, KEPT, PREFIX, Composition
+from ._composition import PREFIX, Composition
 from ._dataset import Dataset
 from ._layout import PageLayout, PageValues
 from ._matching import PAGING_PARAMETERS, Filters
@@ -235,25 +235,24 @@ class ListResponder:
 
     def page(self, request: ListRequest) -> Payload:
         """The answer to `request`, laid out by its paging's composition."""
-        layout = self._layout(request)
+        layout = self._rows.get((request.convention.name, request.filters.resource))
+        if layout is None or request.composition is not None:
+            layout = self._layout(request)
         composition = layout.composition
         query, total = request.query, len(request.view)
-        maximum = max_size(composition, self.max_page_size)
         if composition.follow == "none":
             check_contract_parameters(request.convention, query, self.max_page_size)
             whole = PageValues(None, None, False, total, 1 if total else 0, 0, total)
             prefix, suffix, headers = layout.render(whole)
             return whole_list(self.dataset, request, (prefix, suffix), headers)
-        size = self._size(
-            request, composition.default_size or min(self.page_size, maximum), maximum
-        )
+        size = self._size(request, layout.default_size, layout.max_size)
         start, position = self._place(request, composition.follow, size)
         check_contract_parameters(request.convention, query, self.max_page_size)
         stop = min(start + size, total)
         more = start + size < total
         reached = max(start, stop)
         token = None
-        if composition.follow not in COMPUTED and (more or composition.ending in KEPT):
+        if layout.hands_out and (more or layout.keeps_end):
             token = self._token(request, composition, stop, reached, position)
         url = None
         if token is not None and layout.wants_url:
@@ -261,9 +260,11 @@ class ListResponder:
         shown = position
         if composition.position_shows == "next":
             shown = position + 1 if composition.follow in _PAGES else reached
-        values = PageValues(token, url, more, total, -(-total // size), shown, size)
-        if layout.wants_start_url:
-            values = values._replace(start_url=self._url(request, size, None, composition.links))
+        first = None
+        if composition.start is not None:
+            first = self._url(request, size, None, composition.links)
+        pages = -(-total // size)
+        values = PageValues(token, url, more, total, pages, shown, size, None, None, first)
         if composition.prev is not None and start > 0:
             values = self._with_prev(request, composition, layout, values, start, position)
         prefix, suffix, headers = layout.render(values)
@@ -281,15 +282,26 @@ class ListResponder:
             if layout is None:
                 if len(self._layouts) >= KEPT_LAYOUTS:
                     self._layouts.clear()
-                layout = self._layouts[key] = PageLayout.of(composition, resource)
+                layout = self._layouts[key] = self._laid_out(composition, resource)
             return layout
         convention = request.convention
         layout = self._rows.get((convention.name, resource))
         if layout is None:
             how = served(convention, self.items_key, disguise=self.disguise)
-            layout = PageLayout.of(how.composition, resource, how.renamed_headers)
+            layout = self._laid_out(how.composition, resource, how.renamed_headers)
             self._rows[convention.name, resource] = layout
         return layout
+
+    def _laid_out(
+        self,
+        composition: Composition,
+        resource: str,
+        renamed_headers: tuple[tuple[str, str], ...] = (),
+    ) -> PageLayout:
+        """The layout of `composition` for `resource`, with this run's page sizes."""
+        maximum = max_size(composition, self.max_page_size)
+        default = composition.default_size or min(self.page_size, maximum)
+        return PageLayout.of(composition, resource, renamed_headers, sizes=(default, maximum))
 
     def _size(self, request: ListRequest, default: int, maximum: int) -> int:
         """The page size the request asks for in its `size_param`, within 1 to `maximum`."""
