@@ -1,12 +1,26 @@
-"""Real loopback servers for wire tests: an aiohttp.web app, or raw scripted bytes."""
+"""Real loopback servers, for tests where the socket or the exact bytes are the point.
+
+- `serve_handler(handler)`: a MockTransport handler (`tests.mock_service.Routes`, `Script`,
+  `tests.published.PublishedService(...).handler`) answering over a loopback socket, so the
+  same canned service runs with or without one;
+- `ScriptedServer`: raw response bytes, one connection each (truncated bodies, lying lengths);
+- `serve_app` (and the `serve` fixture): a hand-written aiohttp.web app, only for answers a
+  handler cannot give: a streamed or stalled body, a response held back on a clock.
+
+What the service does (paging, faults, rate limits) is the simulator's job:
+`remedy_async.simulator.Simulator`. See `tests/README.md`.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from aiohttp import web
+
+from remedy_async import MockRequest, MockResponse
 
 CANARY = "canary-token-7f3e9a"
 """The token tests use; the suite fails if it ever shows up in a log record or a report."""
@@ -29,6 +43,31 @@ async def serve_app(app: web.Application) -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         await runner.cleanup()
+
+
+MockHandler = Callable[[MockRequest], MockResponse | Awaitable[MockResponse]]
+"""A MockTransport handler: a function, plain or async, from a MockRequest to a MockResponse."""
+
+
+@asynccontextmanager
+async def serve_handler(handler: MockHandler) -> AsyncIterator[str]:
+    """Answer every request on a free loopback port with what `handler` returns, as a
+    MockTransport would without a socket; yields the base URL.
+
+    The handler sees the request as aiohttp received it (method, URL with its query, headers)
+    and its MockResponse goes out as status, headers and body bytes, Content-Length set by
+    aiohttp. A handler raising is a 500, as an aiohttp app's would be.
+    """
+
+    async def answer(request: web.Request) -> web.Response:
+        returned = handler(MockRequest(request.method, request.url, request.headers))
+        response = await returned if inspect.isawaitable(returned) else returned
+        return web.Response(status=response.status, headers=response.headers, body=response.body)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    async with serve_app(app) as url:
+        yield url
 
 
 class ScriptedServer:

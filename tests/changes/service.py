@@ -1,6 +1,10 @@
 """A small service a test fully controls: one cursor-paged collection of endpoints in the
 published shape (snake_case, UUID ids, `{"error": "..."}` bodies), whose records, key spelling,
-failing pages and page size the test sets between and during passes."""
+failing pages and page size the test sets between and during passes.
+
+It is a MockTransport handler (`tests.mock_service.Routes`), with no socket: the change feed
+sits above the transport, and what it is judged by is what the service lists and finds.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-import orjson
-from aiohttp import web
-
-from remedy_async import RemedyClient, RetryPolicy
-from tests.loopback import serve_app
+from remedy_async import MockRequest, MockResponse, RemedyClient, RetryPolicy
+from tests.mock_service import Routes, mock_client
 
 Record = dict[str, Any]
 
@@ -76,6 +77,16 @@ class Service:
         self.before_page: Callable[[int], None] | None = None
         self.shape: Callable[[Record], Any] = lambda record: record
         self.requests: list[dict[str, str]] = []
+        self._routes = Routes(
+            {
+                "/v1/endpoints": lambda request: self.handle(request),
+                "/v1/endpoints/{id}": lambda request, id: self.get(request, id),
+            }
+        )
+
+    async def __call__(self, request: MockRequest) -> MockResponse:
+        """Answer one request (the MockTransport handler): the list, a get, or a 404."""
+        return await self._routes(request)
 
     def put(self, *records: Record) -> None:
         """Add or replace records."""
@@ -87,14 +98,14 @@ class Service:
         for record_id in ids:
             del self.records[record_id]
 
-    async def handle(self, request: web.Request) -> web.Response:
+    def handle(self, request: MockRequest) -> MockResponse:
+        """Answer a list request: the page at its `cursor`, or the failure set for it."""
         query = dict(request.query)
         self.requests.append(query)
         position = int(query.get("cursor", "0"))
         if position in self.fail_at or (self.refuse_cursors and "cursor" in query):
             status, said = (400, "Invalid cursor.") if self.refuse_cursors else (503, "Busy.")
-            body = orjson.dumps({"error": said})
-            return web.Response(status=status, body=body, content_type="application/json")
+            return MockResponse.json(status, {"error": said})
         if self.before_page is not None:
             self.before_page(position)
         ordered = [
@@ -108,24 +119,21 @@ class Service:
             "items": [self.shape(record) for record in page],
             "nextCursor": str(after) if after < len(ordered) else None,
         }
-        return web.json_response(body, dumps=lambda value: orjson.dumps(value).decode())
+        return MockResponse.json(200, body)
 
-    async def get(self, request: web.Request) -> web.Response:
-        record_id = request.match_info["id"]
+    def get(self, request: MockRequest, record_id: str) -> MockResponse:
+        """Answer a get of `record_id`: the record, a 404, or a 503 under `fail_gets`."""
         self.gets.append(record_id)
         if self.fail_gets:
-            return web.json_response({"error": "Busy."}, status=503)
+            return MockResponse.json(503, {"error": "Busy."})
         record = self.records.get(record_id)
         if record is None:
-            return web.json_response({"error": "Endpoint not found."}, status=404)
-        return web.json_response(self.shape(record))
+            return MockResponse.json(404, {"error": "Endpoint not found."})
+        return MockResponse.json(200, self.shape(record))
 
 
 @asynccontextmanager
 async def running(service: Service) -> AsyncIterator[RemedyClient]:
-    """Serve `service` on loopback and yield a client of it that never retries."""
-    app = web.Application()
-    app.router.add_get("/v1/endpoints", service.handle)
-    app.router.add_get("/v1/endpoints/{id}", service.get)
-    async with serve_app(app) as url, RemedyClient(url, retry=RetryPolicy(attempts=1)) as client:
+    """Yield a client answered by `service` (no socket) that never retries."""
+    async with mock_client(service, retry=RetryPolicy(attempts=1)) as client:
         yield client

@@ -1,5 +1,5 @@
 """The change feed over the published service while its records are inserted, removed and
-updated between list pages (issue 33), over real loopback sockets: no pass reports the removal
+updated between list pages (issue 33), answered in a MockTransport: no pass reports the removal
 of a record that was never removed, a record present all along is never reported removed, and
 a pass is complete only when its list ended. With and without the removal check's gets (without
 them, a record the offset list skipped would be reported removed), as the feed lists by
@@ -25,7 +25,7 @@ from remedy_async._paging._paginators._proof import OVERLAP
 from remedy_async.simulator import Simulator, SimulatorConfig
 from remedy_async.simulator._churn import ChurnStep
 from remedy_async.simulator._run_config import ListOrder
-from tests.loopback import serve_app
+from tests.mock_service import mock_client
 from tests.published import TOKEN, Churn, ChurnOp, PublishedService, dataset
 
 ENDPOINTS: Final = "endpoints"
@@ -180,10 +180,7 @@ class Feed:
     async def run(self) -> list[Pass]:
         """`PASSES` passes under churn, then quiet ones until one completes: it converges."""
         passes: list[Pass] = []
-        async with (
-            serve_app(self.service.app()) as url,
-            RemedyClient(url, token=TOKEN) as client,
-        ):
+        async with mock_client(self.service.handler, token=TOKEN) as client:
             self.present_at_epoch = self.current()
             for _ in range(PASSES):
                 passes.append(await self.one(client))

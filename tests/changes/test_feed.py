@@ -17,6 +17,8 @@ from remedy_async import (
     DecodeError,
     DuplicateItemWarning,
     Endpoint,
+    MockRequest,
+    MockResponse,
     RemedyClient,
     ServerError,
     to_wire,
@@ -197,10 +199,10 @@ async def test_a_page_repeating_an_id_reports_it_once_per_content(
     service.page_size = 10
     original = service.handle
 
-    async def doubled(request: Any) -> Any:
-        response = await original(request)
+    def doubled(request: MockRequest) -> MockResponse:
+        response = original(request)
         body = response.body.replace(b'"items":[', b'"items":[' + orjson.dumps(endpoint(1)) + b",")
-        return type(response)(body=body, status=200, content_type="application/json")
+        return MockResponse(200, response.headers, body)
 
     service.handle = doubled  # type: ignore[method-assign]
     async with running(service) as client:

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
 
-from remedy_async import Change, ChangeState, RemedyClient, ServerError
+from remedy_async import Change, ChangeState, MockRequest, MockResponse, RemedyClient, ServerError
 from tests.changes.service import Service, eid, endpoint, running
 
 
@@ -148,7 +147,7 @@ async def test_a_record_missing_while_another_is_listed_twice_is_still_removed(
         await one_pass(client, tmp_path / "s.db")
     listed = [eid(n) for n in (7, 6, 5, 4, 3, 2, 7)]
 
-    async def scripted(request: web.Request) -> web.Response:
+    def scripted(request: MockRequest) -> MockResponse:
         position = int(request.query.get("cursor", "0"))
         page = listed[position : position + service.page_size]
         after = position + len(page)
@@ -156,7 +155,7 @@ async def test_a_record_missing_while_another_is_listed_twice_is_still_removed(
             "items": [service.records[record_id] for record_id in page],
             "nextCursor": str(after) if after < len(listed) else None,
         }
-        return web.json_response(body)
+        return MockResponse.json(200, body)
 
     service.handle = scripted  # type: ignore[method-assign]
     service.drop(eid(1))
