@@ -77,16 +77,12 @@ class Service:
         self.before_page: Callable[[int], None] | None = None
         self.shape: Callable[[Record], Any] = lambda record: record
         self.requests: list[dict[str, str]] = []
-        self._routes = Routes(
-            {
-                "/v1/endpoints": lambda request: self.handle(request),
-                "/v1/endpoints/{id}": lambda request, id: self.get(request, id),
-            }
-        )
 
     async def __call__(self, request: MockRequest) -> MockResponse:
-        """Answer one request (the MockTransport handler): the list, a get, or a 404."""
-        return await self._routes(request)
+        """Answer one request (the MockTransport handler): the list, a get, or a 404. The
+        routes are read at each request, so a test may replace `handle` or `get` mid-pass."""
+        routes = Routes({"/v1/endpoints": self.handle, "/v1/endpoints/{record_id}": self.get})
+        return await routes(request)
 
     def put(self, *records: Record) -> None:
         """Add or replace records."""
