@@ -9,7 +9,6 @@ from typing import Any
 
 import orjson
 import pytest
-from aiohttp import web
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +18,7 @@ from remedy_async import (
     DecodeError,
     Endpoint,
     MissingDependencyError,
+    MockResponse,
     RemediationTarget,
     RemedyClient,
     Scope,
@@ -35,7 +35,7 @@ from remedy_async.columnar import (
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.columnar.forms import model_of, read_back
 from tests.fakes import scope_record
-from tests.loopback import Serve
+from tests.mock_service import Routes
 
 pa = pytest.importorskip("pyarrow", reason="the arrow extra is not installed")
 
@@ -190,21 +190,18 @@ def test_only_a_typed_pager_is_taken() -> None:
         checked_dicts(client.scopes.list().as_dicts())
 
 
-async def test_a_record_that_does_not_decode_is_a_decode_error(serve: Serve) -> None:
+async def test_a_record_that_does_not_decode_is_a_decode_error() -> None:
     """A record its model refuses is a DecodeError with its path, never written."""
-
-    async def findings(_: web.Request) -> web.Response:
-        return web.json_response([{"id": "vf-1"}, {"id": "vf-2", "created_at": 5}])
-
-    url = await serve({"/v1/vulnerability-findings": findings})
-    async with RemedyClient(url, allow_insecure_http=True) as client:
+    sent = [{"id": "vf-1"}, {"id": "vf-2", "created_at": 5}]
+    service = Routes({"/v1/vulnerability-findings": lambda _: MockResponse.json(200, sent)})
+    async with service.client() as client:
         rows = checked_dicts(client.vulnerability_findings.list())
         with pytest.raises(DecodeError) as raised:
             await rows.collect()
     assert raised.value.path == "$[1].created_at"
 
 
-async def test_camel_case_records_are_checked_and_respelt_in_snake_case(serve: Serve) -> None:
+async def test_camel_case_records_are_checked_and_respelt_in_snake_case() -> None:
     """A service spelling keys in camelCase gives snake_case dicts, as the contract spells."""
 
     def camel(key: str) -> str:
@@ -213,12 +210,9 @@ async def test_camel_case_records_are_checked_and_respelt_in_snake_case(serve: S
 
     served = {camel(key): value for key, value in ENDPOINT.items()}
 
-    async def endpoints(_: web.Request) -> web.Response:
-        page = {"data": [served], "total": 1, "limit": 100, "offset": 0}
-        return web.json_response(page)
-
-    url = await serve({"/v1/endpoints": endpoints})
-    async with RemedyClient(url, allow_insecure_http=True) as client:
+    page = {"data": [served], "total": 1, "limit": 100, "offset": 0}
+    service = Routes({"/v1/endpoints": lambda _: MockResponse.json(200, page)})
+    async with service.client() as client:
         with pytest.warns(ContractDriftWarning, match="camel"):
             rows = await checked_dicts(client.endpoints.list()).collect()
     published = {key: value for key, value in ENDPOINT.items() if key != "risk_score"}

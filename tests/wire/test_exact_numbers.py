@@ -32,9 +32,8 @@ from remedy_async.columnar import records_of
 from tests.cli.conftest import Published
 from tests.columnar.forms import read_back
 from tests.fakes import endpoint_record, scope_record
-from tests.loopback import serve_app
+from tests.loopback import serve_handler
 from tests.mock_service import BASE_URL
-from tests.published import PublishedService
 
 TOKEN = "tok_live_9c41e2b7d5a3"
 
@@ -208,11 +207,11 @@ def test_an_explicit_null_and_an_absent_field_are_told_apart_in_a_nested_object(
     assert "architecture" not in written
 
 
-async def test_over_a_socket_every_number_and_null_arrives_exact() -> None:
-    """Records served over a loopback socket read back exactly, as typed records and dicts."""
-    published = PublishedService(RECORDS, token=None)
+async def test_over_a_socket_every_number_and_null_arrives_exact(service: ExactService) -> None:
+    """The same bytes served over a loopback socket (aiohttp's reading of the body, not the
+    MockTransport's) read back exactly, as typed records and dicts."""
     async with (
-        serve_app(published.app()) as url,
+        serve_handler(service.handler) as url,
         RemedyClient(url, token=TOKEN) as client,
     ):
         for segment, sent in RECORDS.items():

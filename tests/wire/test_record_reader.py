@@ -9,7 +9,6 @@ from typing import Any
 
 import attrs
 import pytest
-from aiohttp import web
 
 from remedy_async import (
     RESOURCES,
@@ -17,6 +16,7 @@ from remedy_async import (
     ContractDriftWarning,
     DecodeError,
     Endpoint,
+    MockResponse,
     RemediationTarget,
     RemedyClient,
     VulnerabilityFinding,
@@ -28,7 +28,7 @@ from remedy_async._wire._naming import _READ_IN, detect_naming, spell
 from remedy_async._wire._record_reader import RecordReader
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.fakes import ENDPOINT_ID, endpoint_record, page
-from tests.loopback import Serve
+from tests.mock_service import Routes
 
 SNAKE = endpoint_record(
     hostname="web-1",
@@ -189,20 +189,18 @@ def test_an_unknown_naming_is_a_configuration_error() -> None:
 
 @pytest.mark.parametrize("naming", DRIFTS)
 async def test_a_service_in_another_naming_lists_and_gets_every_field(
-    serve: Serve, naming: str
+    naming: str,
 ) -> None:
-    """Over loopback, list and get of a respelled service give fully populated records."""
+    """List and get of a respelled service give fully populated records."""
     record = respelled(SNAKE, naming)
     other = record | {spell("id", naming): "ep-2"}  # type: ignore[arg-type]
-
-    async def listing(_: web.Request) -> web.Response:
-        return web.json_response(page([record, other]))
-
-    async def one(_: web.Request) -> web.Response:
-        return web.json_response(record)
-
-    url = await serve({"/v1/endpoints": listing, f"/v1/endpoints/{ENDPOINT_ID}": one})
-    async with RemedyClient(url) as client:
+    service = Routes(
+        {
+            "/v1/endpoints": lambda _: MockResponse.json(200, page([record, other])),
+            f"/v1/endpoints/{ENDPOINT_ID}": lambda _: MockResponse.json(200, record),
+        }
+    )
+    async with service.client() as client:
         with pytest.warns(ContractDriftWarning):
             listed = await client.endpoints.list().collect()
         got = await client.endpoints.get(ENDPOINT_ID)
@@ -211,14 +209,11 @@ async def test_a_service_in_another_naming_lists_and_gets_every_field(
     assert listed[1].operating_system.version == "12"
 
 
-async def test_a_service_of_unknown_records_fails_loudly(serve: Serve) -> None:
+async def test_a_service_of_unknown_records_fails_loudly() -> None:
     """Records with none of the model's fields raise DecodeError, never records of Nones."""
-
-    async def listing(_: web.Request) -> web.Response:
-        return web.json_response(page([{"id": "a", "HOST_NAME": "x", "OS_NAME": "y"}]))
-
-    url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url) as client:
+    unknown = page([{"id": "a", "HOST_NAME": "x", "OS_NAME": "y"}])
+    service = Routes({"/v1/endpoints": lambda _: MockResponse.json(200, unknown)})
+    async with service.client() as client:
         with pytest.raises(DecodeError, match="HOST_NAME"):
             await client.endpoints.list().collect()
 
