@@ -1,4 +1,6 @@
-"""Shared fixtures: a loopback app server factory, and the recorded requests it saw."""
+"""Shared fixtures: a loopback aiohttp app for answers only a socket can give, the guards every
+test runs under (no real sleeps, no proxy from the machine, the canary token never shown), and
+in-memory OpenTelemetry. How a test stands in for the service: `tests/README.md`."""
 
 from __future__ import annotations
 
@@ -25,7 +27,11 @@ CASES_PROPERTY = "schemathesis-cases"
 
 @pytest.fixture
 async def serve() -> AsyncIterator[Serve]:
-    """Start a loopback aiohttp.web app with the given GET routes; returns its base URL."""
+    """Start a loopback aiohttp.web app with the given GET routes; returns its base URL.
+
+    Only for an answer a MockTransport handler cannot give (a body streamed, stalled or held
+    back on a clock); a canned answer is `tests.mock_service.Routes`, served over a socket,
+    where the socket is the point, by `tests.loopback.serve_handler`."""
     async with AsyncExitStack() as stack:
 
         async def start(routes: dict[str, Handler]) -> str:

@@ -4,7 +4,9 @@ a client answered by them, with no socket.
     service = Routes({"/v1/endpoints/{id}": lambda request, id: MockResponse.json(200, ...)})
     async with service.client(token=TOKEN) as client: ...
 
-The published contract itself is `tests.published.PublishedService(...).handler`.
+The published contract itself is `tests.published.PublishedService(...).handler`; any of these
+handlers runs over a loopback socket, where the socket is the point, in
+`tests.loopback.serve_handler(handler)`. Which fake to reach for: `tests/README.md`.
 """
 
 from __future__ import annotations
