@@ -260,7 +260,7 @@ class ProvenPaginator:
         following = (_offset(proof.convention, request) or 0) + state.page_size - state.overlap
         if proof.total is not None and following >= proof.total:
             return None
-        return attrs.evolve(with_position(proof.convention, request, following), proof=proof)
+        return _at(proof.convention, request, following, proof)
 
     def plan(
         self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
@@ -281,7 +281,7 @@ class ProvenPaginator:
         step = state.page_size - state.overlap
         offsets = range(state.next_offset, state.next_offset + count * step, step)
         requests = tuple(
-            attrs.evolve(with_position(proof.convention, request, offset), proof=proof)
+            _at(proof.convention, request, offset, proof)
             for offset in offsets
             if proof.total is None or offset < proof.total
         )
@@ -339,12 +339,11 @@ class ProvenPaginator:
             )
         except Unproven as refusal:
             proof = attrs.evolve(self._restarted(proof, refusal), total=result.total)
-            following = with_position(convention, request, 0)
-            return attrs.evolve(result, next=attrs.evolve(following, proof=proof), again=True)
+            return attrs.evolve(result, next=_at(convention, request, 0, proof), again=True)
         if proven.reread:
             after = attrs.evolve(proof, state=proven.state, first=first, total=result.total)
-            following = with_position(convention, request, proven.next_offset)
-            return attrs.evolve(result, next=attrs.evolve(following, proof=after), again=True)
+            again = _at(convention, request, proven.next_offset, after)
+            return attrs.evolve(result, next=again, again=True)
         if proven.checked:  # the page continued the list as it stood: none delivered before
             proof.delivered.add(keys[proven.state.overlap :])
         elif proven.deliver:
@@ -376,14 +375,20 @@ class ProvenPaginator:
             page_size=proven.state.page_size,
             overlap=proven.state.overlap,
         )
-        following = with_position(convention, request, proven.next_offset)
-        return attrs.evolve(
-            result,
-            next=None if proven.done else attrs.evolve(following, proof=after),
+        following: PageRequest | None = None
+        if not proven.done:
+            following = _at(convention, request, proven.next_offset, after)
+        return PageResult(  # every field of the wrapped paginator's result kept
+            items=result.items,
+            next=following,
+            items_path=result.items_path,
+            convention=result.convention,
+            total=result.total,
+            notice=result.notice,
             deliver=proven.deliver,
             checked=True,
             resume=place.continuation,
-            shifts=NO_SHIFTS if shifts == proof.reported else shifts - proof.reported,
+            shifts=NO_SHIFTS if shifts is proof.reported else shifts - proof.reported,
         )
 
     def _first_deliveries(
@@ -438,6 +443,11 @@ class ProvenPaginator:
             ),
             first=None,
         )
+
+
+def _at(convention: Convention, request: PageRequest, offset: int, proof: Proof) -> PageRequest:
+    """The request of the page at `offset`, the page size kept, carrying `proof`."""
+    return with_position(convention, request, offset, proof=proof)
 
 
 def _qualifying(request: PageRequest, result: PageResult) -> Convention | None:

@@ -20,6 +20,7 @@ from remedy_async._paging._protocol import (
     PageResult,
     PagingFault,
     Path,
+    Proof,
 )
 from remedy_async._wire._http import JSONResponse
 from remedy_async._wire._types import WireFault, json_type_name
@@ -198,10 +199,16 @@ def last_page_number(
 
 
 def with_position(
-    convention: Convention, request: PageRequest, value: object, size: int | None = None
+    convention: Convention,
+    request: PageRequest,
+    value: object,
+    size: int | None = None,
+    *,
+    proof: Proof | None = None,
 ) -> PageRequest:
     """The request with the convention's parameter set to `value`, keeping the page size (or
-    setting `size`); a request header instead where the convention sends it so."""
+    setting `size`); a request header instead where the convention sends it so. It carries
+    `proof` (what a proven list's next request carries), and no probe."""
     assert convention.param is not None
     if size is None:
         size = requested_size(convention, request)
@@ -214,8 +221,11 @@ def with_position(
             params=tuple(sized),
             headers=((convention.param, str(value)),),
             convention=convention,
+            proof=proof,
         )
-    return PageRequest(params=((convention.param, str(value)), *sized), convention=convention)
+    return PageRequest(
+        params=((convention.param, str(value)), *sized), convention=convention, proof=proof
+    )
 
 
 def requested_size(convention: Convention, request: PageRequest) -> int | None:

@@ -248,9 +248,13 @@ class PageWalk:
         seen = {request_identity(request)}
         read = empty = 0
         recent = RecentIds()
+        from_start = self.call.from_start
+        # The list's own first request may fall back to others the service accepts.
+        opening = from_start and isinstance(self.call.paginator, FallingBackPaginator)
         while True:
             self._check_target(request)
-            request, response = await self._fetched(fetch, request)
+            request, response = await self._fetched(fetch, request, opening=opening)
+            opening = False
             if response is None:  # every guess was refused, and nothing announced more
                 return
             result = self._read(request, response)
@@ -273,7 +277,7 @@ class PageWalk:
                 self._plan_after(planned, request, response, result, left)
             read += prepared.raw_count
             checked = result.checked  # a checked page's end meets its total, as its paginator says
-            if not checked and prepared.place.last and self.call.from_start:
+            if not checked and prepared.place.last and from_start:
                 self._check_complete(prepared.response, result.total, read)
             yield prepared
             following, url = prepared.place.next, prepared.response.url
@@ -355,17 +359,14 @@ class PageWalk:
             raise PaginationError(problem, method="GET", url=self._shown(url))
 
     async def _fetched(
-        self, fetch: FetchPage, request: PageRequest
+        self, fetch: FetchPage, request: PageRequest, *, opening: bool
     ) -> tuple[PageRequest, JSONResponse | None]:
         """The response to a page request, the request it answers, with the ways around a
-        refused guess or first request (`_fetching`); None when every guess was refused."""
+        refused guess or (`opening`) the list's own first request (`_fetching`); None when
+        every guess was refused."""
         if request.probe is not None:
             return await fetch_guess(fetch, request, self.call.secrets)
-        if (
-            not self.call.from_start
-            or request != self.call.first
-            or not isinstance(self.call.paginator, FallingBackPaginator)
-        ):
+        if not opening:
             return request, await fetch(request)
         return await fetch_first(fetch, request, self.paginator.fallbacks(request))
 
