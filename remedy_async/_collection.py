@@ -25,8 +25,9 @@ from ._models import (
     VulnerabilityFindingFilters,
     check_filters,
 )
-from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits, ShiftPolicy
+from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits
 from ._paging._pager import Pager
+from ._paging._paginators._proven import ShiftPolicy
 from ._paging._protocol import Convention, PageRequest, Paginator
 from ._paging._resume import ResumePoint, list_start
 from ._raw import RawResponse
