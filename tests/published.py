@@ -1,5 +1,6 @@
-"""A service that answers exactly as the published reference documents: over a loopback socket
-(`PublishedService.app`) or in a `MockTransport` (`PublishedService.handler`).
+"""A service that answers exactly as the published reference documents: a `MockTransport`
+handler (`PublishedService.handler`), served over a loopback socket where the socket is the
+point by `tests.loopback.serve_handler(service.handler)`.
 
 Written from `../shared/REAL-CONTRACT.md` (Furl's public API reference), not from the simulator,
 so that tests of the default client against it judge the library by the published contract
@@ -31,7 +32,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from aiohttp import web
 from yarl import URL
 
 from remedy_async import MockRequest, MockResponse
@@ -196,8 +196,8 @@ def _matches(record: Record, query: Any) -> bool:
 
 
 class PublishedService:
-    """The published contract, served by `app()` or `handler`: records, requests seen, a hook,
-    and the key it wants (`token`; None: none).
+    """The published contract, answered by `handler`: records, requests seen, a hook, and the
+    key it wants (`token`; None: none).
 
     `requests` holds each request's path and query as received (`/v1/endpoints?limit=100`);
     `between_pages(resource, served)` runs before each list page is answered, after `served`
@@ -213,18 +213,6 @@ class PublishedService:
         self.requests: list[str] = []
         self.between_pages: Callable[[str, int], None] | None = None
         self._served: dict[str, int] = dict.fromkeys(COLLECTIONS, 0)
-
-    def app(self) -> web.Application:
-        """The aiohttp application answering every published route, over a loopback socket."""
-
-        async def route(request: web.Request) -> web.Response:
-            status, body = self.answer(request.path_qs, request.query, request.headers)
-            return web.json_response(body, status=status)
-
-        app = web.Application()
-        app.router.add_get("/v1/{collection}", route)
-        app.router.add_get("/v1/{collection}/{record_id}", route)
-        return app
 
     def handler(self, request: MockRequest) -> MockResponse:
         """Answer one request as the published service does: a `MockTransport` handler."""

@@ -36,7 +36,7 @@ from remedy_async import (
     UnprocessableEntityError,
     VulnerabilityFinding,
 )
-from tests.loopback import serve_app
+from tests.loopback import serve_handler
 from tests.mock_service import mock_client
 from tests.published import (
     COLLECTIONS,
@@ -74,7 +74,7 @@ async def test_every_list_is_exact_with_no_configuration(
 
 async def test_a_real_socket_serves_the_same_lists(service: PublishedService) -> None:
     """Over a loopback socket, the published service's lists arrive as they do in a mock."""
-    async with serve_app(service.app()) as url, RemedyClient(url, token=TOKEN) as client:
+    async with serve_handler(service.handler) as url, RemedyClient(url, token=TOKEN) as client:
         endpoints = await client.endpoints.list().collect()
         with pytest.raises(NotFoundError, match="Endpoint not found"):
             await client.endpoints.get("00000000-0000-4000-8000-000000000000")

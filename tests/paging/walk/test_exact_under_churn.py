@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from remedy_async import PaginationError, RemedyClient
 from remedy_async._paging._paginators._proof import OVERLAP
-from tests.loopback import serve_app
+from tests.loopback import serve_handler
 from tests.paging.walk.diagnosis import FALSE_REFUSALS as DIAGNOSIS
 from tests.published import TOKEN, Churn, ChurnOp, PublishedService, dataset
 
@@ -109,7 +109,7 @@ async def listing(case: Case, options: Mapping[str, Any]) -> Listed:
     service.between_pages = churn
     ids: list[str] = []
     error = None
-    async with serve_app(service.app()) as url, RemedyClient(url, token=TOKEN) as client:
+    async with serve_handler(service.handler) as url, RemedyClient(url, token=TOKEN) as client:
         pager = client.endpoints.list(page_size=case.page_size, **options).as_dicts()
         try:
             async for item in pager:
