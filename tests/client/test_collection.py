@@ -12,7 +12,6 @@ from urllib.parse import unquote
 
 import pytest
 from aiohttp import web
-from aioresponses import aioresponses
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -108,11 +107,11 @@ def test_int_id_is_sent_as_its_decimal_string(
 @pytest.mark.parametrize("bad", ["", ".", "..", "a\x00b", "line\nbreak", "x" * (MAX_ID_LENGTH + 1)])
 async def test_invalid_id_raises_value_error_before_any_io(bad: str) -> None:
     """An empty, dot, control-character or over-long id raises ValueError and sends nothing."""
-    async with RemedyClient("https://api.furl.ai") as client:
-        with aioresponses() as mocked:
-            with pytest.raises(ValueError, match="resource id"):
-                await client.endpoints.get(bad)
-            assert not mocked.requests
+    service = Routes({})
+    async with service.client() as client:
+        with pytest.raises(ValueError, match="resource id"):
+            await client.endpoints.get(bad)
+        assert not service.requests
 
 
 async def test_get_structures_the_model() -> None:
@@ -236,12 +235,12 @@ async def test_token_echoed_by_the_server_is_redacted() -> None:
 def test_list_returns_a_pager_at_once_without_io() -> None:
     """list() is a plain call returning a Pager; nothing is sent until it is iterated or
     awaited."""
-    client = RemedyClient("https://api.furl.ai")
-    with aioresponses() as mocked:
-        pager = client.endpoints.list(os_family="macos", has_agent=True)
-        assert isinstance(pager, Pager)
-        assert inspect.isawaitable(pager)  # for its first page, fetched when awaited
-        assert not mocked.requests
+    service = Routes({})
+    client = service.client()
+    pager = client.endpoints.list(os_family="macos", has_agent=True)
+    assert isinstance(pager, Pager)
+    assert inspect.isawaitable(pager)  # for its first page, fetched when awaited
+    assert not service.requests
 
 
 async def test_list_sends_filters_as_query_parameters() -> None:
@@ -292,11 +291,11 @@ def test_bad_list_arguments_raise_before_any_io(
     kwargs: dict[str, object], error: type[Exception]
 ) -> None:
     """A bad filter, page size or cap raises from list() itself."""
-    client = RemedyClient("https://api.furl.ai")
-    with aioresponses() as mocked:
-        with pytest.raises(error):
-            client.endpoints.list(**kwargs)  # type: ignore[arg-type]
-        assert not mocked.requests
+    service = Routes({})
+    client = service.client()
+    with pytest.raises(error):
+        client.endpoints.list(**kwargs)  # type: ignore[arg-type]
+    assert not service.requests
 
 
 class PageNumberPaginator:

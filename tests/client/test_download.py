@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from aioresponses import aioresponses
 
 from remedy_async import (
     APIConnectionError,
@@ -167,11 +166,11 @@ async def test_download_path_is_configurable(tmp_path: Path) -> None:
 
 async def test_destination_in_a_missing_directory_fails_before_any_request(tmp_path: Path) -> None:
     """A path in a directory that does not exist raises FileNotFoundError and sends nothing."""
-    async with RemedyClient("https://api.example.com") as client:
-        with aioresponses() as mocked:
-            with pytest.raises(FileNotFoundError, match="not a directory"):
-                await client.download_agent_configuration(tmp_path / "missing" / "a.conf")
-            assert not mocked.requests
+    service = Routes({})
+    async with service.client() as client:
+        with pytest.raises(FileNotFoundError, match="not a directory"):
+            await client.download_agent_configuration(tmp_path / "missing" / "a.conf")
+        assert not service.requests
 
 
 async def test_cut_download_to_a_path_is_retried_to_a_complete_file(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 import pytest
-from aioresponses import aioresponses
 from mypy import api as mypy_api
 from yarl import URL
 
@@ -18,7 +17,6 @@ from remedy_async import (
     MockRequest,
     MockResponse,
     OsFamily,
-    RemedyClient,
     RequestOptions,
     Resource,
 )
@@ -101,13 +99,13 @@ def test_a_misspelt_filter_is_a_type_error_that_sends_nothing(
     resource: str, typo: str, suggestion: str
 ) -> None:
     """The error names the collection, the closest names and extra_params; no request is made."""
-    client = RemedyClient("https://api.furl.ai")
-    with aioresponses() as mocked:
-        with pytest.raises(
-            TypeError, match=f"unknown filter '{typo}' \\(did you mean {suggestion}.*extra_params"
-        ):
-            getattr(client, resource).list(**{typo: "x"})
-        assert not mocked.requests
+    service = Routes({})
+    client = service.client()
+    with pytest.raises(
+        TypeError, match=f"unknown filter '{typo}' \\(did you mean {suggestion}.*extra_params"
+    ):
+        getattr(client, resource).list(**{typo: "x"})
+    assert not service.requests
 
 
 @pytest.mark.parametrize("resource", ["remediation_targets", "scopes", "vulnerability_findings"])
@@ -115,11 +113,11 @@ def test_a_misspelt_filter_is_a_type_error_that_sends_nothing(
 def test_the_lists_without_published_filters_refuse_any(resource: str, keyword: str) -> None:
     """Targets, scopes and findings publish no filter: any keyword, even one another list
     takes, is a TypeError saying none is published and pointing to extra_params."""
-    client = RemedyClient("https://api.furl.ai")
-    with aioresponses() as mocked:
-        with pytest.raises(TypeError, match=r"publishes no filters.*extra_params") as caught:
-            getattr(client, resource).list(**{keyword: "x"})
-        assert not mocked.requests
+    service = Routes({})
+    client = service.client()
+    with pytest.raises(TypeError, match=r"publishes no filters.*extra_params") as caught:
+        getattr(client, resource).list(**{keyword: "x"})
+    assert not service.requests
     assert f"{resource}.list() got an unknown filter '{keyword}'" in str(caught.value)
 
 
@@ -145,11 +143,11 @@ def test_a_value_the_filter_does_not_take_is_refused_before_any_request(
 ) -> None:
     """os_family takes one of the published values (an OsFamily or its text, never `other`,
     which the filter does not publish), has_agent a bool or 'true'/'false': one value each."""
-    client = RemedyClient("https://api.furl.ai")
-    with aioresponses() as mocked:
-        with pytest.raises(error, match=message):
-            client.endpoints.list(**filters)
-        assert not mocked.requests
+    service = Routes({})
+    client = service.client()
+    with pytest.raises(error, match=message):
+        client.endpoints.list(**filters)
+    assert not service.requests
 
 
 @pytest.mark.parametrize(
