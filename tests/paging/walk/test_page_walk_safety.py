@@ -6,7 +6,6 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 from aiohttp import web
-from aioresponses import aioresponses
 from yarl import URL
 
 from remedy_async import (
@@ -18,6 +17,7 @@ from remedy_async import (
 )
 from remedy_async._paging._walk._page_walk import target_problem
 from tests.loopback import Serve
+from tests.mock_service import Routes
 from tests.paging.published import endpoint, scope
 
 TOKEN = "canary-token-7f3e9a"
@@ -133,11 +133,11 @@ async def test_items_repeated_across_pages_are_skipped_with_a_warning(serve: Ser
 )
 def test_malformed_resume_token_is_a_value_error_before_io(token: str, message: str) -> None:
     """A malformed resume token raises ValueError from list(), sending nothing."""
-    client = RemedyClient("https://api.example.com")
-    with aioresponses() as mocked:
-        with pytest.raises(ValueError, match=message):
-            client.endpoints.list(resume_token=token)
-        assert not mocked.requests
+    service = Routes({})
+    client = service.client()
+    with pytest.raises(ValueError, match=message):
+        client.endpoints.list(resume_token=token)
+    assert not service.requests
 
 
 async def test_resume_token_from_another_list_is_refused(serve: Serve) -> None:
