@@ -68,8 +68,9 @@ MARKER = "remedy_simulator"
 UNFIRED_MARKER = "remedy_unfired_faults"
 """The marker of a test whose configured faults may hit no request."""
 
-_CALL_FAILED = pytest.StashKey[bool]()
-"""On a test item: whether the test's own call failed (then its faults are not checked)."""
+_CALL_PASSED = pytest.StashKey[bool]()
+"""On a test item: whether the test's own call passed (else its faults are not checked: it
+failed, was skipped or xfailed)."""
 
 
 class FakeClock:
@@ -137,11 +138,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Note whether a test's call failed, so a failing test is not also told its faults never
-    fired."""
+    """Note whether a test's call passed: only then are its faults checked, so a failing or
+    skipped test is not also told its faults never fired."""
     report = yield
     if report.when == "call":
-        item.stash[_CALL_FAILED] = report.failed
+        item.stash[_CALL_PASSED] = report.passed
     return report
 
 
@@ -254,7 +255,7 @@ async def remedy_simulator(
     async with simulator:
         yield simulator
     node = request.node
-    if node.stash.get(_CALL_FAILED, True) or node.get_closest_marker(UNFIRED_MARKER):
+    if not node.stash.get(_CALL_PASSED, False) or node.get_closest_marker(UNFIRED_MARKER):
         return
     problem = unfired_faults(simulator)
     if problem is not None:

@@ -321,7 +321,8 @@ async def test_unfired_faults_names_the_faults_that_hit_nothing(
 def test_a_passing_test_whose_fault_never_fired_fails(tmp_path: Path) -> None:
     """In a user's project, a test that passes while its fault hit no request fails at
     teardown naming the fault; the marker `remedy_unfired_faults` allows it, a test failing on
-    its own is reported once, and a test whose faults all fired passes."""
+    its own is reported once, a skipped one is not checked, and a test whose faults all fired
+    passes."""
     write_project(
         tmp_path,
         test_faults="""
@@ -343,6 +344,10 @@ def test_a_passing_test_whose_fault_never_fired_fails(tmp_path: Path) -> None:
             async def test_failing(remedy_client):
                 assert False, "the test's own failure"
 
+            @pytest.mark.remedy_simulator(size=5, faults=[NEVER])
+            async def test_skipped(remedy_client):
+                pytest.skip("not today")
+
             @pytest.mark.remedy_simulator(size=5, faults=[FaultSpec("http-503", first=1)])
             async def test_fired(remedy_client):
                 await remedy_client.endpoints.list().collect()
@@ -350,12 +355,13 @@ def test_a_passing_test_whose_fault_never_fired_fails(tmp_path: Path) -> None:
     )
     result = run_pytest(tmp_path)
     # test_unfired passes its call, then errs at teardown
-    assert "1 failed, 3 passed, 1 error" in result.stdout, result.stdout + result.stderr
+    assert "1 failed, 3 passed, 1 skipped, 1 error" in result.stdout, result.stdout + result.stderr
     assert "ERROR test_faults.py::test_unfired" in result.stdout
     assert "http-503:0.2:list:scopes hit 0 of the 0 requests it applied to" in result.stdout
     assert "@pytest.mark.remedy_unfired_faults" in result.stdout
     assert "FAILED test_faults.py::test_failing" in result.stdout
     assert "ERROR test_faults.py::test_failing" not in result.stdout
+    assert "ERROR test_faults.py::test_skipped" not in result.stdout
 
 
 def write_project(root: Path, **tests: str) -> None:
