@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import logging
-from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
@@ -19,6 +18,8 @@ from remedy_async import (
     ClientEvent,
     ConfigurationError,
     DecodeError,
+    MockRequest,
+    MockResponse,
     NotFoundError,
     RateLimitError,
     RemedyClient,
@@ -30,7 +31,8 @@ from remedy_async import (
 from remedy_async._sending._sender import MAX_REDIRECTS
 from remedy_async._sending._transport import TLS_FAILURES, safe_cause
 from tests.fakes import FakeTime, endpoint_body, endpoint_record
-from tests.loopback import ScriptedServer, Serve, http_response
+from tests.loopback import ScriptedServer, Serve, http_response, serve_handler
+from tests.mock_service import Route, Routes
 
 pytestmark = pytest.mark.usefixtures("library_logging")
 
@@ -179,25 +181,26 @@ async def test_deadline_stops_retries_before_a_wait_would_pass_it() -> None:
     assert caught.value.attempts == 2
 
 
-async def test_a_429_pauses_every_other_request_of_the_client(serve: Serve) -> None:
+def too_many(retry_after: str) -> MockResponse:
+    return MockResponse.json(
+        429, {"error": "Too many requests."}, headers={"Retry-After": retry_after}
+    )
+
+
+async def test_a_429_pauses_every_other_request_of_the_client() -> None:
     """After one request gets 429 with Retry-After, the next request waits the pause first."""
     time = FakeTime()
-    calls = 0
 
-    async def limited(request: web.Request) -> web.Response:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            return web.json_response(
-                {"error": "Too many requests."}, status=429, headers={"Retry-After": "5"}
-            )
-        return web.json_response(endpoint_record(request.match_info["id"]))
+    def limited(request: MockRequest, id: str) -> MockResponse:
+        first = len(service.requests) == 1
+        return too_many("5") if first else MockResponse.json(200, endpoint_record(id))
 
-    url = await serve({"/v1/endpoints/{id}": limited})
+    service = Routes({"/v1/endpoints/{id}": limited})
     events: list[ClientEvent] = []
-    async with client_for(
-        url, time, retry=RetryPolicy(attempts=1), event_hooks=[events.append]
-    ) as client:
+    async with (
+        serve_handler(service) as url,
+        client_for(url, time, retry=RetryPolicy(attempts=1), event_hooks=[events.append]) as client,
+    ):
         with pytest.raises(RateLimitError):
             await client.endpoints.get("a")
         assert (await client.endpoints.get("b")).id == "b"
@@ -205,21 +208,22 @@ async def test_a_429_pauses_every_other_request_of_the_client(serve: Serve) -> N
     assert [e.kind for e in events if e.kind == "wait"] == ["wait"]
 
 
-async def test_exhausted_rate_limit_budget_pauses_until_reset(serve: Serve) -> None:
+async def test_exhausted_rate_limit_budget_pauses_until_reset() -> None:
     """A response with X-RateLimit-Remaining: 0 and a reset in 3 s holds the next request 3 s."""
     time = FakeTime()
-
-    async def budget(request: web.Request) -> web.Response:
-        return web.json_response(
-            endpoint_record(request.match_info["id"]),
-            headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "3"},
-        )
-
-    url = await serve({"/v1/endpoints/{id}": budget})
-    async with client_for(url, time) as client:
+    spent = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "3"}
+    service = Routes(
+        {
+            "/v1/endpoints/{id}": lambda request, id: MockResponse.json(
+                200, endpoint_record(id), headers=spent
+            )
+        }
+    )
+    async with serve_handler(service) as url, client_for(url, time) as client:
         await client.endpoints.get("a")
         await client.endpoints.get("b")
     assert time.waits == [3.0]
+    assert [request.path for request in service.requests] == ["/v1/endpoints/a", "/v1/endpoints/b"]
 
 
 async def test_max_in_flight_caps_concurrent_requests(serve: Serve) -> None:
@@ -229,6 +233,7 @@ async def test_max_in_flight_caps_concurrent_requests(serve: Serve) -> None:
     release = asyncio.Event()
     arrived = asyncio.Condition()
 
+    # An aiohttp handler: each answer is held back until released, the peak counted at the wire.
     async def held(request: web.Request) -> web.Response:
         nonlocal in_flight, peak
         in_flight += 1
@@ -280,66 +285,72 @@ async def test_decompressed_body_over_the_cap_is_refused(serve: Serve) -> None:
             await client.endpoints.get("ep-1")
 
 
-def redirect_to(location: str) -> Callable[[web.Request], Awaitable[web.Response]]:
-    async def handler(request: web.Request) -> web.Response:
-        return web.Response(status=302, headers={"Location": location})
-
-    return handler
+def redirect_to(location: str) -> Route:
+    """A route answering 302 to `location`."""
+    return lambda request, **segments: MockResponse(302, {"Location": location})
 
 
-async def headers_echo(request: web.Request) -> web.Response:
-    return web.json_response(
-        endpoint_record("ep-1", hostname="echo", headers=dict(request.headers))
-    )
+def headers_echo(request: MockRequest, **segments: str) -> MockResponse:
+    """A route answering an endpoint whose `headers` are the ones the request arrived with."""
+    record = endpoint_record("ep-1", hostname="echo", headers=dict(request.headers))
+    return MockResponse.json(200, record)
 
 
-async def test_redirects_are_not_followed_by_default(serve: Serve) -> None:
+async def test_redirects_are_not_followed_by_default() -> None:
     """A 302 raises APIStatusError naming the Location, and nothing else is requested."""
-    url = await serve({"/v1/endpoints/{id}": redirect_to("/elsewhere")})
-    async with RemedyClient(url) as client:
+    service = Routes({"/v1/endpoints/{id}": redirect_to("/elsewhere")})
+    async with serve_handler(service) as url, RemedyClient(url) as client:
         with pytest.raises(APIStatusError, match="redirect to /elsewhere not followed"):
             await client.endpoints.get("ep-1")
+    assert [request.path for request in service.requests] == ["/v1/endpoints/ep-1"]
 
 
-async def test_same_origin_redirect_keeps_credentials(serve: Serve) -> None:
+async def test_same_origin_redirect_keeps_credentials() -> None:
     """With follow_redirects, a same-origin redirect is followed with the token."""
-    url = await serve(
+    service = Routes(
         {"/v1/endpoints/{id}": redirect_to("/moved/ep-1"), "/moved/{id}": headers_echo}
     )
-    async with RemedyClient(url, token=TOKEN, follow_redirects=True) as client:
+    async with (
+        serve_handler(service) as url,
+        RemedyClient(url, token=TOKEN, follow_redirects=True) as client,
+    ):
         headers = (await client.endpoints.get("ep-1")).extra["headers"]
     assert headers["Authorization"] == f"Bearer {TOKEN}"
 
 
-async def test_endless_redirects_stop_at_the_limit_with_a_status_error(serve: Serve) -> None:
+async def test_endless_redirects_stop_at_the_limit_with_a_status_error() -> None:
     """A redirect loop is followed MAX_REDIRECTS times; the last redirect is the answer."""
-    hops = 0
 
-    async def loop(request: web.Request) -> web.Response:
-        nonlocal hops
-        hops += 1
-        return web.Response(status=302, headers={"Location": f"/v1/endpoints/ep-{hops}"})
+    def loop(request: MockRequest, id: str) -> MockResponse:
+        hops = len(service.requests)
+        return MockResponse(302, {"Location": f"/v1/endpoints/ep-{hops}"})
 
-    url = await serve({"/v1/endpoints/{id}": loop})
-    async with RemedyClient(url, follow_redirects=True) as client:
+    service = Routes({"/v1/endpoints/{id}": loop})
+    async with serve_handler(service) as url, RemedyClient(url, follow_redirects=True) as client:
         with pytest.raises(APIStatusError) as caught:
             await client.endpoints.get("ep-0")
     assert caught.value.status == 302
-    assert hops == MAX_REDIRECTS + 1
+    assert len(service.requests) == MAX_REDIRECTS + 1
 
 
 @pytest.mark.parametrize(
     ("auth_header", "auth_scheme"), [("Authorization", "Bearer"), ("X-API-Key", None)]
 )
 async def test_cross_origin_redirect_drops_credentials(
-    serve: Serve, auth_header: str, auth_scheme: str | None
+    auth_header: str, auth_scheme: str | None
 ) -> None:
     """A redirect to another origin is followed without the credential header, whatever its name."""
-    other = await serve({"/landing/{id}": headers_echo})
-    url = await serve({"/v1/endpoints/{id}": redirect_to(f"{other}/landing/ep-1")})
-    async with RemedyClient(
-        url, token=TOKEN, auth_header=auth_header, auth_scheme=auth_scheme, follow_redirects=True
-    ) as client:
+    async with (
+        serve_handler(Routes({"/landing/{id}": headers_echo})) as other,
+        serve_handler(Routes({"/v1/endpoints/{id}": redirect_to(f"{other}/landing/ep-1")})) as url,
+        RemedyClient(
+            url,
+            token=TOKEN,
+            auth_header=auth_header,
+            auth_scheme=auth_scheme,
+            follow_redirects=True,
+        ) as client,
+    ):
         headers = (await client.endpoints.get("ep-1")).extra["headers"]
     assert auth_header not in headers
     assert TOKEN not in str(headers)
@@ -360,12 +371,14 @@ def test_plain_http_to_loopback_is_allowed(url: str) -> None:
 
 
 async def test_debug_log_records_requests_and_redacts_the_token(
-    serve: Serve, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """At DEBUG the client logs request and response events, with the credential redacted."""
-    url = await serve({"/v1/endpoints/{id}": headers_echo})
     with caplog.at_level(logging.DEBUG, logger="remedy_async"):
-        async with RemedyClient(url, token=TOKEN) as client:
+        async with (
+            serve_handler(Routes({"/v1/endpoints/{id}": headers_echo})) as url,
+            RemedyClient(url, token=TOKEN) as client,
+        ):
             await client.endpoints.get("ep-1")
     messages = [record.getMessage() for record in caplog.records if record.name == "remedy_async"]
     assert any(m.startswith("request GET") for m in messages)
@@ -400,9 +413,8 @@ async def test_event_hooks_see_retries_and_a_failing_hook_is_contained(
     assert "event hook" in caplog.text
 
 
-async def test_trace_configs_reach_the_session(serve: Serve) -> None:
+async def test_trace_configs_reach_the_session() -> None:
     """aiohttp trace configs given to the client see its requests."""
-    url = await serve({"/v1/endpoints/{id}": headers_echo})
     started: list[str] = []
 
     async def on_start(
@@ -412,7 +424,10 @@ async def test_trace_configs_reach_the_session(serve: Serve) -> None:
 
     trace = aiohttp.TraceConfig()
     trace.on_request_start.append(on_start)
-    async with RemedyClient(url, trace_configs=[trace]) as client:
+    async with (
+        serve_handler(Routes({"/v1/endpoints/{id}": headers_echo})) as url,
+        RemedyClient(url, trace_configs=[trace]) as client,
+    ):
         await client.endpoints.get("ep-1")
     assert started == [f"{url}/v1/endpoints/ep-1"]
 
@@ -427,33 +442,25 @@ async def test_connection_errors_after_retries_record_attempts() -> None:
     assert isinstance(caught.value.__cause__, aiohttp.ClientError)
 
 
-async def test_not_found_is_final(serve: Serve) -> None:
+async def test_not_found_is_final() -> None:
     """A 404 is raised on the first attempt."""
-
-    async def missing(request: web.Request) -> web.Response:
-        return web.json_response({"error": "Endpoint not found."}, status=404)
-
-    url = await serve({"/v1/endpoints/{id}": missing})
-    async with RemedyClient(url) as client:
+    missing = MockResponse.json(404, {"error": "Endpoint not found."})
+    service = Routes({"/v1/endpoints/{id}": lambda request, id: missing})
+    async with serve_handler(service) as url, RemedyClient(url) as client:
         with pytest.raises(NotFoundError) as caught:
             await client.endpoints.get("x")
     assert caught.value.attempts == 1
+    assert len(service.requests) == 1
 
 
-async def test_a_pause_past_the_deadline_fails_without_sending(serve: Serve) -> None:
+async def test_a_pause_past_the_deadline_fails_without_sending() -> None:
     """When the client-wide pause outlasts a call's deadline, the call fails before sending."""
     time = FakeTime()
-    calls = 0
-
-    async def limited(request: web.Request) -> web.Response:
-        nonlocal calls
-        calls += 1
-        return web.json_response(
-            {"error": "Too many requests."}, status=429, headers={"Retry-After": "30"}
-        )
-
-    url = await serve({"/v1/endpoints/{id}": limited})
-    async with client_for(url, time, retry=RetryPolicy(attempts=1)) as client:
+    service = Routes({"/v1/endpoints/{id}": lambda request, id: too_many("30")})
+    async with (
+        serve_handler(service) as url,
+        client_for(url, time, retry=RetryPolicy(attempts=1)) as client,
+    ):
         with pytest.raises(RateLimitError):
             await client.endpoints.get("a")
         short = RequestOptions(retry=RetryPolicy(deadline=10))
@@ -461,7 +468,7 @@ async def test_a_pause_past_the_deadline_fails_without_sending(serve: Serve) -> 
             RateLimitError, match="longer than this attempt's timeout, the call's deadline"
         ) as caught:
             await client.endpoints.get("b", options=short)
-    assert calls == 1
+    assert len(service.requests) == 1
     assert caught.value.retry_after == 30
     assert caught.value.attempts == 0
     assert time.waits == []
