@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from urllib.parse import unquote
 
 import pytest
-from aiohttp import web
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,30 +40,29 @@ from remedy_async._settings import MAX_PAGE_SIZE, sized_page
 from remedy_async._wire._urls import MAX_ID_LENGTH
 from tests.budget import examples
 from tests.fakes import ENDPOINT_ID, endpoint_record, page
-from tests.loopback import serve_app
+from tests.loopback import serve_handler
 from tests.mock_service import BASE_URL, Routes
 
 TOKEN = "canary-token-7f3e9a"
 PREFIX = "/v1/endpoints/"
 
 
-async def segment_echo(request: web.Request) -> web.Response:
+def segment_echo(request: MockRequest) -> MockResponse:
     """Answer with the raw segments after the collection path and the id they decode to."""
-    raw = request.rel_url.raw_path
+    raw = request.url.raw_path
     assert raw.startswith(PREFIX)
     segments = raw[len(PREFIX) :].split("/")
-    return web.json_response(
-        endpoint_record(unquote(segments[0], errors="strict"), segments=len(segments), raw=raw)
+    return MockResponse.json(
+        200, endpoint_record(unquote(segments[0], errors="strict"), segments=len(segments), raw=raw)
     )
 
 
 @pytest.fixture(scope="module")
 def echo_client() -> Iterator[tuple[asyncio.Runner, RemedyClient]]:
-    """A client connected to a segment-echo server, both living in one module-wide loop."""
+    """A client connected over a loopback socket (the path as it crosses the wire is the point)
+    to the segment echo, both living in one module-wide loop."""
     with asyncio.Runner() as runner:
-        app = web.Application()
-        app.router.add_get(PREFIX + "{tail:.*}", segment_echo)
-        server = serve_app(app)
+        server = serve_handler(segment_echo)
         url = runner.run(server.__aenter__())
         client = RemedyClient(url)
         runner.run(client.__aenter__())
