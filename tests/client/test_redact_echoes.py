@@ -24,14 +24,22 @@ from urllib.parse import quote, quote_plus
 
 import orjson
 import pytest
-from aiohttp import web
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from remedy_async import ClientEvent, Pager, RemedyClient, RemedyError, RequestOptions, RetryPolicy
+from remedy_async import (
+    ClientEvent,
+    MockRequest,
+    MockResponse,
+    Pager,
+    RemedyClient,
+    RemedyError,
+    RequestOptions,
+    RetryPolicy,
+)
 from tests.budget import examples
 from tests.fakes import endpoint_record
-from tests.loopback import serve_app
+from tests.loopback import serve_handler
 
 ONE_TRY = RequestOptions(retry=RetryPolicy(attempts=1))
 B64TOKEN = string.ascii_letters + string.digits + "-._~+/"
@@ -56,7 +64,11 @@ PLACES = (
 
 
 class Hostile:
-    """Echoes the request's credential into the place set for the run."""
+    """A MockTransport handler echoing the request's credential into the place set for the run,
+    served over a loopback socket (links and redirects to its own origin are followed there).
+
+    Paths are matched raw, so a credential quoted into one segment (`%2F`) stays one segment.
+    """
 
     def __init__(self) -> None:
         self.place = PLACES[0]
@@ -77,7 +89,17 @@ class Hostile:
             "undecodable": f"{base}/pages/{quote(credential, safe='')}/2",
         }.get(place, f"{base}/pages/x/2")
 
-    async def first_page(self, request: web.Request) -> web.Response:
+    def __call__(self, request: MockRequest) -> MockResponse:
+        segments = request.url.raw_path.split("/")[1:]
+        if segments == ["v1", "endpoints"]:
+            return self.list_page(request)
+        if len(segments) == 3 and segments[:2] == ["v1", "endpoints"]:
+            return self.get(request, segments[2])
+        if len(segments) == 3 and segments[0] == "pages" and segments[2] == "2":
+            return self.later_page()
+        return MockResponse.json(404, {"error": "Not Found"})
+
+    def first_page(self, request: MockRequest) -> MockResponse:
         credential = request.headers.get("Authorization", "").removeprefix("Bearer ")
         place = self.place
         headers = {"X-Request-Id": credential} if place == "request-id" else {}
@@ -85,54 +107,50 @@ class Hostile:
             headers["X-Echo"] = credential
         if place == "challenge":
             headers["WWW-Authenticate"] = f'Bearer error="{credential}"'
-            return web.Response(status=401, headers=headers)
+            return MockResponse(401, headers)
         if place == "error-body":
             body = {"error": {"code": credential, "message": f"no {credential}"}}
-            return web.json_response(body, status=400, headers=headers)
+            return MockResponse.json(400, body, headers=headers)
         if place == "request-id":
-            return web.json_response(
-                {"error": "Internal server error."}, status=503, headers=headers
-            )
+            return MockResponse.json(503, {"error": "Internal server error."}, headers=headers)
         if place == "cursor":
-            return web.json_response({"items": [endpoint_record("a")], "nextCursor": credential})
+            return MockResponse.json(
+                200, {"items": [endpoint_record("a")], "nextCursor": credential}
+            )
         title = f'; title="{credential}"' if place == "link-title" else ""
         headers["Link"] = f'<{self.link(credential)}>; rel="next"{title}'
-        return web.json_response([endpoint_record("a"), endpoint_record("b")], headers=headers)
+        return MockResponse.json(200, [endpoint_record("a"), endpoint_record("b")], headers=headers)
 
-    async def later_page(self, request: web.Request) -> web.Response:
+    def later_page(self) -> MockResponse:
         if self.place == "repeats":
-            return web.json_response([endpoint_record("b"), endpoint_record("c")])
+            return MockResponse.json(200, [endpoint_record("b"), endpoint_record("c")])
         if self.place == "undecodable":
-            return web.json_response([endpoint_record("c"), 7])
-        return web.json_response([endpoint_record("c")])
+            return MockResponse.json(200, [endpoint_record("c"), 7])
+        return MockResponse.json(200, [endpoint_record("c")])
 
-    async def list_page(self, request: web.Request) -> web.Response:
+    def list_page(self, request: MockRequest) -> MockResponse:
         if request.query.get("cursor"):
-            return web.json_response({"items": [endpoint_record("c")], "nextCursor": None})
-        return await self.first_page(request)
+            return MockResponse.json(200, {"items": [endpoint_record("c")], "nextCursor": None})
+        return self.first_page(request)
 
-    async def get(self, request: web.Request) -> web.Response:
+    def get(self, request: MockRequest, id: str) -> MockResponse:
         credential = request.headers.get("Authorization", "").removeprefix("Bearer ")
-        if request.match_info["id"] != "start":
-            return web.json_response(endpoint_record("moved"))
+        if id != "start":
+            return MockResponse.json(200, endpoint_record("moved"))
         if self.place == "redirect-userinfo":
             host = self.base.removeprefix("http://")
             target = f"http://u:{quote(credential, safe='')}@{host}/v1/endpoints/x"
         else:
             target = f"{self.base}/v1/endpoints/{quote(credential, safe='')}"
-        return web.Response(status=302, headers={"Location": target})
+        return MockResponse(302, {"Location": target})
 
 
 @pytest.fixture(scope="module")
 def hostile() -> Iterator[tuple[asyncio.Runner, Hostile]]:
-    """The hostile server, in an event loop that lives for the module."""
+    """The hostile server, over a loopback socket in an event loop that lives for the module."""
     with asyncio.Runner() as runner:
         server = Hostile()
-        app = web.Application()
-        app.router.add_get("/v1/endpoints", server.list_page)
-        app.router.add_get("/v1/endpoints/{id}", server.get)
-        app.router.add_get("/pages/{token}/2", server.later_page)
-        serving = serve_app(app)
+        serving = serve_handler(server)
         server.base = runner.run(serving.__aenter__())
         yield runner, server
         runner.run(serving.__aexit__(None, None, None))
