@@ -14,7 +14,6 @@ from collections.abc import Iterator
 
 import aiohttp
 import pytest
-from aiohttp import web
 from aioresponses import aioresponses
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,17 +36,12 @@ from remedy_async import (
 )
 from tests.budget import examples
 from tests.fakes import endpoint_record, page
-from tests.loopback import Serve, serve_app
+from tests.loopback import serve_handler
 from tests.mock_service import BASE_URL, Routes, mock_client
 from tests.published import TOKEN as PUBLISHED_TOKEN
 from tests.published import PublishedService
 
 TOKEN = "canary-token-7f3e9a"
-
-
-async def header_echo(request: web.Request) -> web.Response:
-    """Answer a get with a published endpoint carrying the request's headers as an extra."""
-    return web.json_response(endpoint_record("ep-1", headers=dict(request.headers)))
 
 
 def mock_header_echo(request: MockRequest, id: str) -> MockResponse:
@@ -196,21 +190,24 @@ async def test_per_call_headers_are_added_to_that_call_only() -> None:
     assert "X-Trace" not in without
 
 
-async def header_list_echo(request: web.Request) -> web.Response:
-    return web.json_response(
-        endpoint_record("ep-1", headers=[list(item) for item in request.headers.items()])
-    )
+def header_list_echo(request: MockRequest, id: str) -> MockResponse:
+    """Answer a get with a published endpoint carrying every header line as it arrived."""
+    lines = [[str(name), value] for name, value in request.headers.items()]
+    return MockResponse.json(200, endpoint_record(id, headers=lines))
 
 
 @pytest.mark.parametrize("own_session", [True, False], ids=["client's session", "given session"])
-async def test_every_header_is_sent_once_and_per_call_headers_override(
-    serve: Serve, own_session: bool
-) -> None:
-    """Default, credential and per-call headers each reach the wire once; per-call ones win."""
-    url = await serve({"/v1/endpoints/{id}": header_list_echo})
+async def test_every_header_is_sent_once_and_per_call_headers_override(own_session: bool) -> None:
+    """Default, credential and per-call headers each reach the wire once; per-call ones win.
+
+    Over a loopback socket: the header lines aiohttp writes, through either session, are the
+    point."""
     session = None if own_session else aiohttp.ClientSession()
     try:
-        async with RemedyClient(url, token=TOKEN, headers={"X-Team": "sec"}, session=session) as c:
+        async with (
+            serve_handler(Routes({"/v1/endpoints/{id}": header_list_echo})) as url,
+            RemedyClient(url, token=TOKEN, headers={"X-Team": "sec"}, session=session) as c,
+        ):
             options = RequestOptions(headers={"Accept": "application/x-ndjson", "X-Trace": "t"})
             plain = (await c.endpoints.get("ep-1")).extra["headers"]
             overridden = (await c.endpoints.get("ep-1", options=options)).extra["headers"]
@@ -235,14 +232,16 @@ async def test_every_header_is_sent_once_and_per_call_headers_override(
 
 async def test_close_is_idempotent_and_a_closed_client_refuses_work() -> None:
     """close() twice is fine; any call afterwards raises ClientClosedError, before I/O."""
-    client = RemedyClient("https://api.example.com")
+    service = Routes({})
+    client = service.client()
     async with client:
         pass
     await client.close()
-    with aioresponses(), pytest.raises(ClientClosedError, match="closed"):
+    with pytest.raises(ClientClosedError, match="closed"):
         await client.endpoints.get("ep-1")
     with pytest.raises(ClientClosedError):
         await client.__aenter__()
+    assert not service.requests
 
 
 async def test_dropped_unclosed_client_warns() -> None:
@@ -268,10 +267,14 @@ async def test_closed_or_unused_client_does_not_warn() -> None:
     gc.collect()
 
 
-async def test_injected_session_is_used_and_never_closed(serve: Serve) -> None:
-    """An injected aiohttp session carries the requests and stays open after close()."""
-    url = await serve({"/v1/endpoints/{id}": header_echo})
-    async with aiohttp.ClientSession(headers={"X-From-Session": "yes"}) as session:
+async def test_injected_session_is_used_and_never_closed() -> None:
+    """An injected aiohttp session carries the requests and stays open after close().
+
+    Over a loopback socket: only a real connection goes through the given session."""
+    async with (
+        serve_handler(HEADER_ECHO) as url,
+        aiohttp.ClientSession(headers={"X-From-Session": "yes"}) as session,
+    ):
         async with RemedyClient(url, session=session) as client:
             headers = (await client.endpoints.get("ep-1")).extra["headers"]
         assert not session.closed
@@ -323,7 +326,9 @@ async def test_base_url_path_prefix_is_kept() -> None:
 
 
 async def test_refused_connection_is_an_api_connection_error() -> None:
-    """Nothing listening on the port raises APIConnectionError naming the request."""
+    """Nothing listening on the port raises APIConnectionError naming the request.
+
+    A raw server opened and closed at once: a port known to refuse is the point."""
     server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     server.close()
@@ -337,7 +342,8 @@ async def test_refused_connection_is_an_api_connection_error() -> None:
 
 @pytest.mark.parametrize("exception", [TimeoutError(), aiohttp.ServerTimeoutError()])
 async def test_timeouts_are_api_timeout_errors(exception: Exception) -> None:
-    """A request that times out raises APITimeoutError."""
+    """A request that times out raises APITimeoutError (aioresponses: how the aiohttp transport
+    maps aiohttp's own timeout exceptions is the point)."""
     async with RemedyClient("https://api.example.com", retry=RetryPolicy(attempts=1)) as client:
         with aioresponses() as mocked:
             mocked.get("https://api.example.com/v1/endpoints/ep-1", exception=exception)
@@ -364,18 +370,14 @@ async def test_get_json_reads_any_path_under_the_base_url() -> None:
             await client.get_json("https://elsewhere.example.com/v1/scopes")
 
 
-async def record_echo(request: web.Request) -> web.Response:
-    """Answer a get with a record of the id asked."""
-    return web.json_response(endpoint_record(request.match_info["id"]))
-
-
 def test_a_client_used_from_a_second_event_loop_says_why_it_cannot_be() -> None:
     """A client whose connections were opened in one event loop raises ClientClosedError
-    naming the other loop when used from another (a second asyncio.run), before any I/O."""
-    app = web.Application()
-    app.router.add_get("/v1/endpoints/{id}", record_echo)
+    naming the other loop when used from another (a second asyncio.run), before any I/O.
+
+    Over a loopback socket: the connections a loop opened are the point."""
+    service = Routes({"/v1/endpoints/{id}": mock_header_echo})
     with asyncio.Runner() as first, asyncio.Runner() as second:
-        server = serve_app(app)
+        server = serve_handler(service)
         url = first.run(server.__aenter__())
         client = RemedyClient(url)
         assert first.run(client.endpoints.get("ep-1")).id == "ep-1"
@@ -383,6 +385,7 @@ def test_a_client_used_from_a_second_event_loop_says_why_it_cannot_be() -> None:
             second.run(client.endpoints.get("ep-2"))
         first.run(client.close())
         first.run(server.__aexit__(None, None, None))
+    assert [request.path for request in service.requests] == ["/v1/endpoints/ep-1"]
 
 
 @pytest.fixture(scope="module")
@@ -428,7 +431,9 @@ def test_a_plain_with_over_a_client_says_to_use_async_with() -> None:
 
 
 async def _answer_in_plain_http(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Answer whatever arrives (a TLS ClientHello) as a plain HTTP server would: a 400."""
+    """Answer whatever arrives (a TLS ClientHello) as a plain HTTP server would: a 400.
+
+    A raw server: the bytes answering a TLS handshake are the point, below any HTTP handler."""
     await reader.read(512)
     writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
     await writer.drain()
