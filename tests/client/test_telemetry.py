@@ -13,7 +13,6 @@ import sys
 from collections.abc import AsyncIterator
 
 import pytest
-from aiohttp import web
 from opentelemetry.instrumentation.aiohttp_client import create_trace_config
 from opentelemetry.trace import SpanKind, StatusCode
 from yarl import URL
@@ -29,7 +28,7 @@ from remedy_async import (
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.fakes import FakeTime, endpoint_body, endpoint_record, page
-from tests.loopback import Serve
+from tests.loopback import serve_handler
 from tests.mock_service import BASE_URL, Routes, Script, mock_client
 from tests.otel import Otel
 from tests.published import TOKEN, PublishedService, dataset
@@ -271,19 +270,20 @@ async def test_the_request_duration_histogram_follows_the_conventions(otel: Otel
     assert point.attributes["remedy.operation"] == "health"
 
 
-async def test_aiohttp_instrumentation_nests_under_the_attempt(otel: Otel, serve: Serve) -> None:
+async def test_aiohttp_instrumentation_nests_under_the_attempt(otel: Otel) -> None:
     """With aiohttp's own instrumentation in `trace_configs`, its span is a child of the
-    attempt span, and the traceparent it sends names it."""
-    seen: list[str] = []
-
-    async def record(request: web.Request) -> web.Response:
-        seen.append(request.headers.get("traceparent", ""))
-        return web.json_response(endpoint_record("ep-1"))
-
-    url = await serve({"/v1/endpoints/{id}": record})
+    attempt span, and the traceparent it sends names it. Over loopback: aiohttp's session
+    writes that header."""
+    service = Routes(
+        {"/v1/endpoints/{id}": lambda request, id: MockResponse.json(200, endpoint_record(id))}
+    )
     config = create_trace_config(tracer_provider=otel.tracer_provider)
-    async with RemedyClient(url, telemetry=otel.telemetry, trace_configs=[config]) as client:
+    async with (
+        serve_handler(service) as url,
+        RemedyClient(url, telemetry=otel.telemetry, trace_configs=[config]) as client,
+    ):
         await client.endpoints.get("ep-1")
+    seen = [request.headers.get("traceparent", "") for request in service.requests]
     (attempt,) = otel.children(otel.span("endpoints.get"))
     (transport,) = otel.children(attempt)
     assert transport.kind is SpanKind.CLIENT

@@ -29,7 +29,7 @@ from remedy_async import (
 from remedy_async._wire._http import AttemptTimeout, Request, Response
 from remedy_async.simulator import Simulator, SimulatorConfig
 from tests.fakes import ENDPOINT_ID, FakeTime, endpoint_body, endpoint_record
-from tests.loopback import CANARY, Serve
+from tests.loopback import CANARY, Serve, serve_handler
 from tests.mock_service import BASE_URL, Routes, Script
 from tests.sending.parked_time import ParkedTime, most_in_any_window
 
@@ -160,6 +160,7 @@ async def test_a_derived_client_sends_over_the_parent_s_connections(serve: Serve
     the connection the parent's request left open (one peer port at the server)."""
     ports: list[int] = []
 
+    # An aiohttp handler: the peer port of each request's connection is what it reads.
     async def answer(request: web.Request) -> web.Response:
         ports.append(request.transport.get_extra_info("peername")[1])  # type: ignore[union-attr]
         return web.json_response(endpoint_record(request.match_info["id"]))
@@ -187,25 +188,24 @@ async def test_closing_a_derived_client_leaves_its_parent_open() -> None:
         assert "closed, derived" in repr(derived)
 
 
-async def test_closing_the_parent_closes_every_client_derived_from_it(serve: Serve) -> None:
+async def test_closing_the_parent_closes_every_client_derived_from_it() -> None:
     """Once the parent is closed (its session with it), a derived client, and one derived from
-    that, raise ClientClosedError saying so."""
-    url = await serve({"/v1/endpoints/{id}": _json})
-    client = RemedyClient(url)
-    derived = client.with_options(timeout=5)
-    deeper = derived.with_options(timeout=3)
-    await deeper.endpoints.get("ep-1")
-    session = client._owned_session
-    await client.close()
-    assert session is not None
-    assert session.closed
-    for closed in (derived, deeper):
-        with pytest.raises(ClientClosedError, match="derived from a client that is closed"):
-            await closed.endpoints.get("ep-1")
-
-
-async def _json(request: web.Request) -> web.Response:
-    return web.json_response(endpoint_record(request.match_info["id"]))
+    that, raise ClientClosedError saying so. Over loopback: the parent's aiohttp session is
+    the point."""
+    service = Routes({"/v1/endpoints/{id}": endpoint})
+    async with serve_handler(service) as url:
+        client = RemedyClient(url)
+        derived = client.with_options(timeout=5)
+        deeper = derived.with_options(timeout=3)
+        await deeper.endpoints.get("ep-1")
+        session = client._owned_session
+        await client.close()
+        assert session is not None
+        assert session.closed
+        for closed in (derived, deeper):
+            with pytest.raises(ClientClosedError, match="derived from a client that is closed"):
+                await closed.endpoints.get("ep-1")
+    assert len(service.requests) == 1
 
 
 def endpoint(request: MockRequest, id: str) -> MockResponse:
