@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 
@@ -31,16 +32,19 @@ Serve = Callable[[dict[str, Handler]], Awaitable[str]]
 
 
 @asynccontextmanager
-async def serve_app(app: web.Application) -> AsyncIterator[str]:
-    """Run an aiohttp.web app on a free loopback port; yields its base URL."""
+async def serve_app(
+    app: web.Application, ssl_context: ssl.SSLContext | None = None
+) -> AsyncIterator[str]:
+    """Run an aiohttp.web app on a free loopback port (over TLS with `ssl_context`); yields its
+    base URL."""
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ssl_context)
     await site.start()
     assert site._server is not None
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if ssl_context else 'http'}://127.0.0.1:{port}"
     finally:
         await runner.cleanup()
 
@@ -50,9 +54,12 @@ MockHandler = Callable[[MockRequest], MockResponse | Awaitable[MockResponse]]
 
 
 @asynccontextmanager
-async def serve_handler(handler: MockHandler) -> AsyncIterator[str]:
+async def serve_handler(
+    handler: MockHandler, ssl_context: ssl.SSLContext | None = None
+) -> AsyncIterator[str]:
     """Answer every request on a free loopback port with what `handler` returns, as a
-    MockTransport would without a socket; yields the base URL.
+    MockTransport would without a socket; yields the base URL (https with `ssl_context`, the
+    server's certificate).
 
     The handler sees the request as aiohttp received it (method, URL with its query, headers)
     and its MockResponse goes out as status, headers and body bytes, Content-Length set by
@@ -66,7 +73,7 @@ async def serve_handler(handler: MockHandler) -> AsyncIterator[str]:
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", answer)
-    async with serve_app(app) as url:
+    async with serve_app(app, ssl_context) as url:
         yield url
 
 

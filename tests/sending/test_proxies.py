@@ -11,33 +11,33 @@ from urllib.parse import quote
 
 import pytest
 import trustme
-from aiohttp import web
 from hypothesis import given
 from hypothesis import strategies as st
 
-from remedy_async import ConfigurationError, ProxyError, RemedyClient, RetryPolicy
+from remedy_async import (
+    ConfigurationError,
+    MockRequest,
+    MockResponse,
+    ProxyError,
+    RemedyClient,
+    RetryPolicy,
+)
 from remedy_async._sending._proxies import ProxyRoutes, proxy_from
 from tests.fakes import FakeTime, endpoint_record
-from tests.loopback import CANARY, serve_app
+from tests.loopback import CANARY, serve_handler
+from tests.mock_service import Routes
 from tests.proxy import ForwardProxy
 
 USER = "proxy-user"
 
 
-class Origin:
-    """The service behind the proxy: records the headers of every request that reached it."""
+def endpoint(request: MockRequest, id: str) -> MockResponse:
+    return MockResponse.json(200, endpoint_record(id))
 
-    def __init__(self) -> None:
-        self.headers: list[dict[str, str]] = []
 
-    async def handle(self, request: web.Request) -> web.Response:
-        self.headers.append(dict(request.headers))
-        return web.json_response(endpoint_record(request.match_info["id"]))
-
-    def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_get("/v1/endpoints/{id}", self.handle)
-        return app
+def origin_routes() -> Routes:
+    """The service behind the proxy; its `requests` are every request that reached it."""
+    return Routes({"/v1/endpoints/{id}": endpoint})
 
 
 @pytest.fixture(scope="module")
@@ -54,32 +54,25 @@ def trusting(authority: trustme.CA) -> ssl.SSLContext:
 
 
 @pytest.fixture
-async def https_origin(authority: trustme.CA) -> AsyncIterator[tuple[Origin, str]]:
+async def https_origin(authority: trustme.CA) -> AsyncIterator[tuple[Routes, str]]:
     """An https service on loopback with a certificate of the test CA."""
-    origin = Origin()
+    service = origin_routes()
     server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     authority.issue_cert("127.0.0.1").configure_cert(server_context)
-    runner = web.AppRunner(origin.app(), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_context)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        yield origin, f"https://127.0.0.1:{port}"
-    finally:
-        await runner.cleanup()
+    async with serve_handler(service, server_context) as url:
+        yield service, url
 
 
 @pytest.fixture
-async def http_origin() -> AsyncIterator[tuple[Origin, str]]:
+async def http_origin() -> AsyncIterator[tuple[Routes, str]]:
     """A plain http service on loopback."""
-    origin = Origin()
-    async with serve_app(origin.app()) as url:
-        yield origin, url
+    service = origin_routes()
+    async with serve_handler(service) as url:
+        yield service, url
 
 
 async def test_an_https_service_is_reached_through_a_connect_tunnel(
-    https_origin: tuple[Origin, str], trusting: ssl.SSLContext
+    https_origin: tuple[Routes, str], trusting: ssl.SSLContext
 ) -> None:
     """Through the proxy the get succeeds; the proxy saw one CONNECT to the service and then
     only ciphertext: the token's bytes never crossed it in clear."""
@@ -92,11 +85,11 @@ async def test_an_https_service_is_reached_through_a_connect_tunnel(
     assert proxy.connects == [url.removeprefix("https://")]
     assert CANARY.encode() not in proxy.seen
     assert b"Authorization" not in proxy.heads[0]
-    assert origin.headers[0]["Authorization"] == f"Bearer {CANARY}"
+    assert origin.requests[0].headers["Authorization"] == f"Bearer {CANARY}"
 
 
 async def test_proxy_credentials_go_on_the_connect_request_only(
-    https_origin: tuple[Origin, str], trusting: ssl.SSLContext
+    https_origin: tuple[Routes, str], trusting: ssl.SSLContext
 ) -> None:
     """Credentials from the proxy URL authenticate the CONNECT; the service never sees them,
     and the API token never goes in Proxy-Authorization."""
@@ -108,11 +101,11 @@ async def test_proxy_credentials_go_on_the_connect_request_only(
     assert proxy.refused == 0
     assert b"Proxy-Authorization: Basic " in proxy.heads[0]
     assert b"api-token" not in proxy.seen
-    assert "Proxy-Authorization" not in origin.headers[0]
+    assert "Proxy-Authorization" not in origin.requests[0].headers
 
 
 async def test_explicit_proxy_auth_authenticates_too(
-    https_origin: tuple[Origin, str], trusting: ssl.SSLContext
+    https_origin: tuple[Routes, str], trusting: ssl.SSLContext
 ) -> None:
     """`proxy_auth=(user, password)` is the same as credentials in the proxy URL."""
     _, url = https_origin
@@ -123,7 +116,7 @@ async def test_explicit_proxy_auth_authenticates_too(
 
 
 async def test_a_tunnel_without_credentials_is_a_407_proxy_error_not_retried(
-    https_origin: tuple[Origin, str], trusting: ssl.SSLContext
+    https_origin: tuple[Routes, str], trusting: ssl.SSLContext
 ) -> None:
     """An authenticating proxy refuses the CONNECT: ProxyError(status=407) after one attempt,
     naming the proxy."""
@@ -141,7 +134,7 @@ async def test_a_tunnel_without_credentials_is_a_407_proxy_error_not_retried(
 
 
 async def test_plain_http_goes_to_the_proxy_in_absolute_form(
-    http_origin: tuple[Origin, str],
+    http_origin: tuple[Routes, str],
 ) -> None:
     """An http request (no token) goes to the proxy as `GET http://host:port/path`; proxy
     credentials ride on it (the proxy drops them before the service)."""
@@ -153,11 +146,11 @@ async def test_plain_http_goes_to_the_proxy_in_absolute_form(
         await client.endpoints.get("ep-3")
     assert proxy.heads[0].startswith(f"GET {url}/v1/endpoints/ep-3 HTTP/1.1".encode())
     assert b"Proxy-Authorization: Basic " in proxy.heads[0]
-    assert "Proxy-Authorization" not in origin.headers[0]
+    assert "Proxy-Authorization" not in origin.requests[0].headers
 
 
 async def test_plain_http_without_credentials_is_a_407_proxy_error(
-    http_origin: tuple[Origin, str],
+    http_origin: tuple[Routes, str],
 ) -> None:
     """The proxy's 407 to an absolute-form request is a ProxyError too, not a status error."""
     _, url = http_origin
@@ -180,7 +173,7 @@ def test_a_token_over_plain_http_through_a_proxy_is_refused() -> None:
 
 
 async def test_an_unreachable_proxy_is_a_proxy_error_without_its_password(
-    https_origin: tuple[Origin, str],
+    https_origin: tuple[Routes, str],
 ) -> None:
     """A proxy that refuses connections is a ProxyError, retried like any connection failure;
     neither its message nor its repr shows the proxy's password."""
@@ -201,7 +194,7 @@ async def test_an_unreachable_proxy_is_a_proxy_error_without_its_password(
 
 @pytest.mark.parametrize("trust_env", [False, True])
 async def test_https_proxy_is_read_only_when_the_environment_is_trusted(
-    https_origin: tuple[Origin, str],
+    https_origin: tuple[Routes, str],
     trusting: ssl.SSLContext,
     monkeypatch: pytest.MonkeyPatch,
     trust_env: bool,
@@ -217,7 +210,7 @@ async def test_https_proxy_is_read_only_when_the_environment_is_trusted(
 
 
 async def test_no_proxy_bypasses_the_environment_proxy(
-    https_origin: tuple[Origin, str], trusting: ssl.SSLContext, monkeypatch: pytest.MonkeyPatch
+    https_origin: tuple[Routes, str], trusting: ssl.SSLContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A host listed in NO_PROXY is reached directly even though HTTPS_PROXY is set."""
     _, url = https_origin
@@ -230,7 +223,7 @@ async def test_no_proxy_bypasses_the_environment_proxy(
 
 
 async def test_trust_env_never_reads_netrc(
-    https_origin: tuple[Origin, str],
+    https_origin: tuple[Routes, str],
     trusting: ssl.SSLContext,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
@@ -249,11 +242,11 @@ async def test_trust_env_never_reads_netrc(
             await client.endpoints.get("ep-1")
     assert b"netrc-secret" not in proxy.seen
     assert b"Proxy-Authorization" not in proxy.heads[0]
-    assert origin.headers[0]["Authorization"] == "Bearer t"
+    assert origin.requests[0].headers["Authorization"] == "Bearer t"
 
 
 async def test_an_https_proxy_is_reached_over_tls(
-    authority: trustme.CA, https_origin: tuple[Origin, str], trusting: ssl.SSLContext
+    authority: trustme.CA, https_origin: tuple[Routes, str], trusting: ssl.SSLContext
 ) -> None:
     """An https:// proxy is itself reached over TLS, the service's TLS tunnelled inside."""
     _, url = https_origin
