@@ -8,7 +8,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
@@ -26,8 +25,8 @@ from remedy_async._redact import REDACTED
 from remedy_async._sending._status import status_error
 from remedy_async._wire._http import Request, Response
 from tests.fakes import FakeTime
-from tests.loopback import CANARY, Serve
-from tests.mock_service import Script
+from tests.loopback import CANARY, serve_handler
+from tests.mock_service import Routes, Script
 
 URL_ = URL("https://api.furl.ai/v1/endpoints/00000000-0000-4000-8000-000000000009")
 ID = "00000000-0000-4000-8000-000000000009"
@@ -179,17 +178,16 @@ async def test_a_429_that_ends_the_retries_keeps_its_body() -> None:
 
 
 async def test_a_streamed_error_body_over_the_limit_is_read_one_byte_past_it_and_cut(
-    serve: Serve, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     """Over loopback, a download answered 500 with a 100 KiB body: the error keeps the first
     64 KiB, says it was cut, and the file is not written."""
-    big = b"E" * (100 * 1024)
-
-    async def broken(request: web.Request) -> web.Response:
-        return web.Response(status=500, body=big, content_type="text/plain")
-
-    url = await serve({"/v1/agent-configuration": broken})
-    async with RemedyClient(url, token=CANARY, retry=RetryPolicy(attempts=1)) as client:
+    broken = MockResponse(500, {"Content-Type": "text/plain"}, b"E" * (100 * 1024))
+    service = Routes({"/v1/agent-configuration": lambda request: broken})
+    async with (
+        serve_handler(service) as url,
+        RemedyClient(url, token=CANARY, retry=RetryPolicy(attempts=1)) as client,
+    ):
         with pytest.raises(ServerError) as caught:
             await client.download_agent_configuration(tmp_path / "agent.conf")
     assert caught.value.body_truncated is True
@@ -197,16 +195,11 @@ async def test_a_streamed_error_body_over_the_limit_is_read_one_byte_past_it_and
     assert list(tmp_path.iterdir()) == []
 
 
-async def test_a_streamed_error_body_within_the_limit_is_whole(
-    serve: Serve, tmp_path: Path
-) -> None:
+async def test_a_streamed_error_body_within_the_limit_is_whole(tmp_path: Path) -> None:
     """Over loopback, a download answered 403 with a JSON body keeps it whole and parsed."""
-
-    async def refused(request: web.Request) -> web.Response:
-        return web.json_response({"error": "Not allowed.", "scope": "agents"}, status=403)
-
-    url = await serve({"/v1/agent-configuration": refused})
-    async with RemedyClient(url, token=CANARY) as client:
+    refused = MockResponse.json(403, {"error": "Not allowed.", "scope": "agents"})
+    service = Routes({"/v1/agent-configuration": lambda request: refused})
+    async with serve_handler(service) as url, RemedyClient(url, token=CANARY) as client:
         with pytest.raises(PermissionDeniedError) as caught:
             await client.download_agent_configuration(tmp_path / "agent.conf")
     assert caught.value.body == {"error": "Not allowed.", "scope": "agents"}
