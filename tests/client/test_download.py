@@ -32,6 +32,9 @@ PAYLOAD = bytes(range(256)) * 8192  # 2 MiB, many chunks
 def config_handler(
     filename: str = "remedy-agent.conf",
 ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    """An aiohttp handler: the payload is streamed in 100 kB writes (a body in chunks, which a
+    MockResponse's bytes are not)."""
+
     async def handler(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={

@@ -34,7 +34,9 @@ from tests.sending.parked_time import ParkedTime, SlowHandshakes, SlowTunnels, m
 
 class Arrivals:
     """A service stamping each request's arrival on the test's virtual clock; `/v1/endpoints/
-    {id}` answers the record, or (with `redirect`) sends it on once to `{id}-moved`."""
+    {id}` answers the record, or (with `redirect`) sends it on once to `{id}-moved`. An aiohttp
+    app of its own: served over TLS behind relays and tunnels that take virtual time to open,
+    the moment a request arrives at the wire is what it stamps."""
 
     def __init__(self, time: ParkedTime, *, redirect: bool = False) -> None:
         self.time = time

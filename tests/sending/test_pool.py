@@ -21,7 +21,8 @@ from tests.loopback import serve_app
 
 
 class Keys:
-    """A service noting each request's key and the connection it came on."""
+    """A service noting each request's key and the connection it came on (an aiohttp handler:
+    the connection, `request.transport`, is what it counts, and a MockRequest has none)."""
 
     def __init__(self) -> None:
         self.keys: Counter[str] = Counter()

@@ -7,10 +7,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 import trustme
-from aiohttp import web
 
-from remedy_async import APIConnectionError, RemedyClient
+from remedy_async import APIConnectionError, MockRequest, MockResponse, RemedyClient
 from tests.fakes import endpoint_record
+from tests.loopback import serve_handler
+from tests.mock_service import Routes
 
 
 @pytest.fixture(scope="module")
@@ -21,26 +22,14 @@ def authority() -> trustme.CA:
 @pytest.fixture
 async def tls_url(authority: trustme.CA) -> AsyncIterator[str]:
     """An https loopback server whose certificate is signed by a private test CA."""
-    served = 0
 
-    async def endpoint(request: web.Request) -> web.Response:
-        nonlocal served
-        served += 1
-        return web.json_response(endpoint_record(request.match_info["id"], served=served))
+    def endpoint(request: MockRequest, id: str) -> MockResponse:
+        return MockResponse.json(200, endpoint_record(id))
 
     server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     authority.issue_cert("127.0.0.1").configure_cert(server_context)
-    app = web.Application()
-    app.router.add_get("/v1/endpoints/{id}", endpoint)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_context)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        yield f"https://127.0.0.1:{port}"
-    finally:
-        await runner.cleanup()
+    async with serve_handler(Routes({"/v1/endpoints/{id}": endpoint}), server_context) as url:
+        yield url
 
 
 async def test_untrusted_certificate_fails_without_retry(tls_url: str) -> None:
