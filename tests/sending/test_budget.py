@@ -7,16 +7,19 @@ import asyncio
 import copy
 import io
 import pickle
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import pytest
-from aiohttp import web
 from hypothesis import given
 from hypothesis import strategies as st
 
 from remedy_async import (
     APITimeoutError,
     ConfigurationError,
+    MockRequest,
+    MockResponse,
     MockTransport,
     RateLimit,
     RemedyClient,
@@ -27,12 +30,28 @@ from remedy_async import (
 )
 from remedy_async._sending._budget import RequestBudget, margin
 from tests.fakes import endpoint_record, page
-from tests.loopback import Serve
+from tests.loopback import MockHandler, serve_handler
+from tests.mock_service import Routes
 from tests.sending.parked_time import SLACK, ParkedTime, most_in_any_window
+
+ServeHandler = Callable[[MockHandler], Awaitable[str]]
+"""The `served` fixture: serve a MockTransport handler over loopback; returns its base URL."""
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[ServeHandler]:
+    """Serve MockTransport handlers over loopback (serve_handler) until the test ends."""
+    async with AsyncExitStack() as stack:
+
+        async def start(handler: MockHandler) -> str:
+            return await stack.enter_async_context(serve_handler(handler))
+
+        yield start
 
 
 class Stamps:
-    """A loopback service stamping each request's arrival on the virtual clock."""
+    """A service stamping each request's arrival on the virtual clock, served over loopback:
+    when each request reaches the wire is what the budget's tests read."""
 
     def __init__(self, time: ParkedTime, *, limited_first: float | None = None) -> None:
         self.time = time
@@ -40,32 +59,23 @@ class Stamps:
         self.paths: list[str] = []
         self._limited_first = limited_first
 
-    async def handle(self, request: web.Request) -> web.StreamResponse:
+    def answer(self, request: MockRequest, id: str = "x") -> MockResponse:
         self.arrivals.append(self.time.clock())
         self.paths.append(request.path)
         if self._limited_first is not None:
             wait, self._limited_first = self._limited_first, None
-            return web.json_response(
-                {"error": "later"},
-                status=429,
-                headers={"Retry-After": f"{wait:g}"},
-            )
+            return MockResponse.json(429, {"error": "later"}, headers={"Retry-After": f"{wait:g}"})
         if request.path.endswith("agent-configuration"):
-            return web.Response(body=b"agent: {}\n")
+            return MockResponse(200, {"Content-Type": "application/octet-stream"}, b"agent: {}\n")
         if request.path.endswith("/endpoints"):
             offset = int(request.query.get("offset", "0"))
             records = [endpoint_record(f"ep-{n}") for n in range(offset, min(offset + 5, 40))]
-            return web.json_response(page(records, total=40, offset=offset, limit=5))
-        return web.json_response(endpoint_record(request.match_info.get("id", "x")))
+            return MockResponse.json(200, page(records, total=40, offset=offset, limit=5))
+        return MockResponse.json(200, endpoint_record(id))
 
-    async def url(self, serve: Serve) -> str:
-        return await serve(
-            {
-                "/v1/endpoints": self.handle,
-                "/v1/endpoints/{id}": self.handle,
-                "/v1/agent-configuration": self.handle,
-            }
-        )
+    async def url(self, served: ServeHandler) -> str:
+        paths = ("/v1/endpoints", "/v1/endpoints/{id}", "/v1/agent-configuration")
+        return await served(Routes(dict.fromkeys(paths, self.answer)))
 
 
 def virtual_client(url: str, limit: RateLimit | str, **settings: object) -> RemedyClient:
@@ -83,10 +93,10 @@ def virtual_client(url: str, limit: RateLimit | str, **settings: object) -> Reme
     return client
 
 
-async def stamped(serve: Serve, **stamps: float) -> tuple[Stamps, str, ParkedTime]:
+async def stamped(served: ServeHandler, **stamps: float) -> tuple[Stamps, str, ParkedTime]:
     time = ParkedTime()
     service = Stamps(time, **stamps)
-    return service, await service.url(serve), time
+    return service, await service.url(served), time
 
 
 def clocked(service: Stamps, client: RemedyClient) -> None:
@@ -94,10 +104,10 @@ def clocked(service: Stamps, client: RemedyClient) -> None:
     service.time = client.virtual_time  # type: ignore[attr-defined]
 
 
-async def test_a_get_many_never_exceeds_the_budget_and_reaches_it(serve: Serve) -> None:
+async def test_a_get_many_never_exceeds_the_budget_and_reaches_it(served: ServeHandler) -> None:
     """60 gets from 16 tasks under 10/s: never over 10 in any second, all done in 5 windows
     (of 1.05 s: the 5% margin)."""
-    service, url, _ = await stamped(serve)
+    service, url, _ = await stamped(served)
     async with virtual_client(url, RateLimit(10, per=1.0)) as client:
         clocked(service, client)
         ids = [f"ep-{n}" for n in range(60)]
@@ -107,9 +117,9 @@ async def test_a_get_many_never_exceeds_the_budget_and_reaches_it(serve: Serve) 
     assert max(service.arrivals) - min(service.arrivals) == pytest.approx(5.25)
 
 
-async def test_every_kind_of_call_shares_one_budget(serve: Serve) -> None:
+async def test_every_kind_of_call_shares_one_budget(served: ServeHandler) -> None:
     """Parallel list pages, a get_many, gets and downloads at once stay within one budget."""
-    service, url, _ = await stamped(serve)
+    service, url, _ = await stamped(served)
     async with virtual_client(url, RateLimit(4, per=2.0)) as client:
         clocked(service, client)
         await asyncio.gather(
@@ -123,10 +133,10 @@ async def test_every_kind_of_call_shares_one_budget(serve: Serve) -> None:
     assert most_in_any_window(service.arrivals, 2.0) <= 4
 
 
-async def test_a_burst_cap_spaces_requests_within_the_window(serve: Serve) -> None:
+async def test_a_burst_cap_spaces_requests_within_the_window(served: ServeHandler) -> None:
     """With burst=2 under 10/s, never over 2 in any 0.2 s nor over 10 in any second: a pair
     every 0.21 s (the 5% margin)."""
-    service, url, _ = await stamped(serve)
+    service, url, _ = await stamped(served)
     async with virtual_client(url, RateLimit(10, per=1.0, burst=2)) as client:
         clocked(service, client)
         await asyncio.gather(*(client.endpoints.get(f"ep-{n}") for n in range(30)))
@@ -135,10 +145,10 @@ async def test_a_burst_cap_spaces_requests_within_the_window(serve: Serve) -> No
     assert max(service.arrivals) - min(service.arrivals) == pytest.approx(14 * 0.21)
 
 
-async def test_the_budget_composes_with_a_429_pause(serve: Serve) -> None:
+async def test_the_budget_composes_with_a_429_pause(served: ServeHandler) -> None:
     """After a 429 asks every request to wait 3 s, nothing arrives during the pause and the
     requests that follow still keep to the budget."""
-    service, url, _ = await stamped(serve, limited_first=3.0)
+    service, url, _ = await stamped(served, limited_first=3.0)
     async with virtual_client(url, RateLimit(5, per=1.0)) as client:
         clocked(service, client)
         await asyncio.gather(*(client.endpoints.get(f"ep-{n}") for n in range(12)))
@@ -148,10 +158,10 @@ async def test_the_budget_composes_with_a_429_pause(serve: Serve) -> None:
     assert most_in_any_window(service.arrivals, 1.0) <= 5
 
 
-async def test_a_turn_past_the_timeout_fails_unsent(serve: Serve) -> None:
+async def test_a_turn_past_the_timeout_fails_unsent(served: ServeHandler) -> None:
     """A turn that would come after the attempt's timeout fails at once, unsent, as a timeout
     naming the rate limit; the call before it went out."""
-    service, url, _ = await stamped(serve)
+    service, url, _ = await stamped(served)
     async with virtual_client(url, RateLimit(1, per=60.0), timeout=5.0) as client:
         clocked(service, client)
         once = RequestOptions(retry=RetryPolicy(attempts=1))
@@ -162,10 +172,10 @@ async def test_a_turn_past_the_timeout_fails_unsent(serve: Serve) -> None:
     assert len(service.arrivals) == 1
 
 
-async def test_a_turn_is_waited_for_within_the_deadline(serve: Serve) -> None:
+async def test_a_turn_is_waited_for_within_the_deadline(served: ServeHandler) -> None:
     """A turn before the timeout and the deadline is waited for on the injected sleep (a
     minute and the margin's 0.1 s)."""
-    service, url, _ = await stamped(serve)
+    service, url, _ = await stamped(served)
     patient = RetryPolicy(deadline=120.0)
     async with virtual_client(url, "2/min", timeout=90.0, retry=patient) as client:
         clocked(service, client)
@@ -175,9 +185,9 @@ async def test_a_turn_is_waited_for_within_the_deadline(serve: Serve) -> None:
     assert service.arrivals[2] - service.arrivals[0] == pytest.approx(60.1)
 
 
-async def test_cancelling_a_waiting_request_frees_its_slot(serve: Serve) -> None:
+async def test_cancelling_a_waiting_request_frees_its_slot(served: ServeHandler) -> None:
     """A request cancelled while it waits its turn gives its in-flight slot back."""
-    service, url, _ = await stamped(serve)
+    service, url, _ = await stamped(served)
     async with virtual_client(url, RateLimit(1, per=10.0), max_in_flight=1) as client:
         clocked(service, client)
         await client.endpoints.get("ep-1")
