@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC
 from email.utils import format_datetime
 
@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from remedy_async import (
     APITimeoutError,
+    MockRequest,
+    MockResponse,
     RateLimitError,
     RemedyClient,
     RemedyError,
@@ -24,15 +26,17 @@ from remedy_async import (
 )
 from tests.budget import examples
 from tests.fakes import FakeTime, endpoint_record
-from tests.loopback import Serve, serve_app
+from tests.loopback import Serve, serve_handler
+from tests.mock_service import Routes
 
 ONE_TRY = RetryPolicy(attempts=1)
 SLACK = 1e-6
 """Floating-point room when comparing sums of waits with bounds."""
 
 
-class Script:
-    """The first request after `arm` gets a 429 with the armed hint; every other one a record."""
+class Armed:
+    """A MockTransport handler: the first request after `arm` gets a 429 with the armed hint;
+    every other one a record."""
 
     def __init__(self) -> None:
         self.hint = ""
@@ -42,26 +46,26 @@ class Script:
     def arm(self, hint: str) -> None:
         self.hint, self.armed = hint, True
 
-    async def handle(self, request: web.Request) -> web.Response:
+    def answer(self, request: MockRequest, id: str) -> MockResponse:
         self.requests += 1
         if self.armed:
             self.armed = False
-            return web.json_response(
-                {"error": "slow down"},
-                status=429,
-                headers={"Retry-After": self.hint},
+            return MockResponse.json(
+                429, {"error": "slow down"}, headers={"Retry-After": self.hint}
             )
-        return web.json_response(endpoint_record(request.match_info["id"]))
+        return MockResponse.json(200, endpoint_record(id))
+
+    def served(self) -> AbstractAsyncContextManager[str]:
+        """This service over a loopback socket; yields its base URL."""
+        return serve_handler(Routes({"/v1/endpoints/{id}": self.answer}))
 
 
 @pytest.fixture(scope="module")
-def limited() -> Iterator[tuple[asyncio.Runner, Script, str]]:
-    """A loopback server answering by a `Script`, in a loop that lives for the module."""
+def limited() -> Iterator[tuple[asyncio.Runner, Armed, str]]:
+    """A loopback server answering as `Armed`, in a loop that lives for the module."""
     with asyncio.Runner() as runner:
-        script = Script()
-        app = web.Application()
-        app.router.add_get("/v1/endpoints/{id}", script.handle)
-        server = serve_app(app)
+        script = Armed()
+        server = script.served()
         url = runner.run(server.__aenter__())
         yield runner, script, url
         runner.run(server.__aexit__(None, None, None))
@@ -85,7 +89,7 @@ hints = st.one_of(
 @example(hint="1.0", timeout=5.0, attempts=2, deadline=1.0)
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_call_outlives_its_timeout_or_deadline_while_the_client_is_paused(
-    limited: tuple[asyncio.Runner, Script, str],
+    limited: tuple[asyncio.Runner, Armed, str],
     hint: str,
     timeout: float,
     attempts: int,
@@ -124,23 +128,23 @@ def test_no_call_outlives_its_timeout_or_deadline_while_the_client_is_paused(
 
 
 @asynccontextmanager
-async def paused_client(
-    serve: Serve, script: Script, time: FakeTime, hint: str
-) -> AsyncIterator[RemedyClient]:
+async def paused_client(script: Armed, time: FakeTime, hint: str) -> AsyncIterator[RemedyClient]:
     """A client on the injected clock, paused by a 429 with `hint` to its first request."""
-    url = await serve({"/v1/endpoints/{id}": script.handle})
-    async with RemedyClient(url, clock=time.clock, sleep=time.sleep, retry=ONE_TRY) as client:
+    async with (
+        script.served() as url,
+        RemedyClient(url, clock=time.clock, sleep=time.sleep, retry=ONE_TRY) as client,
+    ):
         script.arm(hint)
         with pytest.raises(RateLimitError):
             await client.endpoints.get("first")
         yield client
 
 
-async def test_an_absurd_hint_fails_the_next_one_attempt_call_at_once(serve: Serve) -> None:
+async def test_an_absurd_hint_fails_the_next_one_attempt_call_at_once() -> None:
     """After Retry-After 10^20, a call with timeout 2 and one attempt raises RateLimitError
     carrying the pause without waiting or sending."""
-    script, time = Script(), FakeTime()
-    async with paused_client(serve, script, time, "1" + "0" * 20) as client:
+    script, time = Armed(), FakeTime()
+    async with paused_client(script, time, "1" + "0" * 20) as client:
         with pytest.raises(RateLimitError) as caught:
             await client.endpoints.get("second", options=RequestOptions(timeout=2))
     assert time.waits == []
@@ -149,22 +153,20 @@ async def test_an_absurd_hint_fails_the_next_one_attempt_call_at_once(serve: Ser
     assert caught.value.attempts == 0
 
 
-async def test_a_pause_within_the_timeout_is_waited_out_then_sent(serve: Serve) -> None:
+async def test_a_pause_within_the_timeout_is_waited_out_then_sent() -> None:
     """A pause shorter than the attempt's timeout is waited out and the call succeeds."""
-    script, time = Script(), FakeTime()
-    async with paused_client(serve, script, time, "3") as client:
+    script, time = Armed(), FakeTime()
+    async with paused_client(script, time, "3") as client:
         record = await client.endpoints.get("second", options=RequestOptions(timeout=10))
     assert record.id == "second"
     assert time.waits == [pytest.approx(3.0)]
 
 
-async def test_a_longer_pause_is_retried_after_it_when_attempts_and_deadline_allow(
-    serve: Serve,
-) -> None:
+async def test_a_longer_pause_is_retried_after_it_when_attempts_and_deadline_allow() -> None:
     """A pause longer than one attempt's timeout but within the deadline fails that attempt
     unsent, then the retry waits the pause out and succeeds."""
-    script, time = Script(), FakeTime()
-    async with paused_client(serve, script, time, "20") as client:
+    script, time = Armed(), FakeTime()
+    async with paused_client(script, time, "20") as client:
         options = RequestOptions(timeout=5, retry=RetryPolicy(attempts=2, deadline=60))
         record = await client.endpoints.get("second", options=options)
     assert record.id == "second"
@@ -172,14 +174,12 @@ async def test_a_longer_pause_is_retried_after_it_when_attempts_and_deadline_all
     assert sum(time.waits) >= 20
 
 
-async def test_a_pause_using_up_the_deadline_is_not_waited_for_an_attempt_with_no_time(
-    serve: Serve,
-) -> None:
+async def test_a_pause_using_up_the_deadline_is_not_waited_for_an_attempt_with_no_time() -> None:
     """A pause as long as the call's whole deadline leaves a retry no time: the call raises
     RateLimitError carrying the pause at once, never sending an attempt with nothing left of
     its deadline (whose outcome would depend on how fast the service answers in real time)."""
-    script, time = Script(), FakeTime()
-    async with paused_client(serve, script, time, "1.0") as client:
+    script, time = Armed(), FakeTime()
+    async with paused_client(script, time, "1.0") as client:
         options = RequestOptions(timeout=5, retry=RetryPolicy(attempts=2, deadline=1.0))
         with pytest.raises(RateLimitError) as caught:
             await client.endpoints.get("second", options=options)
@@ -196,6 +196,7 @@ async def test_an_attempt_queued_for_a_slot_past_its_time_fails_unsent(serve: Se
     arrived = asyncio.Event()
     seen: list[str] = []
 
+    # An aiohttp handler: the answer is held back until released, past the queued call's time.
     async def slow(request: web.Request) -> web.Response:
         seen.append(request.match_info["id"])
         arrived.set()
