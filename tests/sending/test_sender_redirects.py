@@ -44,7 +44,8 @@ class LoopbackOnly(AbstractResolver):
 
 class RedirectServer:
     """A raw server: `/v1/endpoints/ep-1` answers 302 to the current Location; any other path
-    answers the record. Keeps each request's head."""
+    answers the record. Keeps each request's head. Raw because a hostile Location goes out
+    byte for byte, as no aiohttp response would write it, and a TLS handshake is cut at once."""
 
     def __init__(self) -> None:
         self.location = b"/"
