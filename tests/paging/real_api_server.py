@@ -1,10 +1,11 @@
-"""A loopback server for one modelled real API, and a measurement of today's client against it.
+"""One modelled real API as a service, and a measurement of today's client against it.
 
-`RealApiServer` serves a `RealApi` at `{base_path}/v1/endpoints` (with the API's extension:
-`/v1/endpoints.json`; and paths below it, where a model's continuation is a locator path) on
-127.0.0.1:0, counts every request, and answers 410
-past its request budget, so a client that loops is detected rather than waited for. `measure`
-lists the served records with the default client, as a new user would, and classifies the run;
+`RealApiService` is a MockTransport handler answering as a `RealApi` at
+`{base_path}/v1/endpoints` (with the API's extension: `/v1/endpoints.json`; and paths below it,
+where a model's continuation is a locator path); it counts every request, and answers 410 past
+its request budget, so a client that loops is detected rather than waited for. `measure` serves
+it on 127.0.0.1:0 (`serve_handler`) and lists the served records with the default client and
+its default transport, as a new user would, and classifies the run;
 for an API whose list paths end in an extension, the client's endpoints collection lives at
 `/v1/endpoints.json` (`client_for`), so every request it sends names that path, as a client of
 such an API sends.
@@ -16,25 +17,25 @@ import asyncio
 import json
 import math
 import warnings
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from typing import Any, Literal
 from unittest import mock
 
 import attrs
-from aiohttp import web
 from attrs import field, frozen
 
 from remedy_async import (
     CONVENTIONS,
     Convention,
+    MockRequest,
+    MockResponse,
     PaginationError,
     RemedyClient,
     RemedyError,
     _client,
 )
 from remedy_async._settings import MAX_PAGE_SIZE
-from tests.loopback import CANARY, Handler, serve_app
+from tests.loopback import CANARY, serve_handler
 from tests.paging.real_apis import RealApi, Request, make_records
 
 Outcome = Literal["exact", "refused", "silent-loss", "duplicates", "misordered", "loop"]
@@ -64,8 +65,11 @@ def request_budget(api: RealApi, records: int, page_size: int | None) -> int:
     return 20 * max(1, pages) + 20
 
 
-class RealApiServer:
-    """Serve one modelled API over a real loopback socket, within a request budget."""
+class RealApiService:
+    """Answer as one modelled API, within a request budget: a MockTransport handler.
+
+    Answers GETs at the API's collection path (and paths below it) with `api.reply()`, any
+    other path with a 404; counts every request, and answers 410 past `budget`."""
 
     def __init__(self, api: RealApi, records: Sequence[dict[str, Any]], budget: int) -> None:
         self.api = api
@@ -73,43 +77,23 @@ class RealApiServer:
         self.budget = budget
         self.requests = 0
         self.exhausted = False
-        self.origin = ""
 
-    @property
-    def base_url(self) -> str:
-        """The client's base URL: the origin plus the API's base path."""
-        return self.origin + self.api.base_path
-
-    @web.middleware
-    async def _count(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        """Count every request, routed or not, and refuse those past the budget."""
+    def __call__(self, request: MockRequest) -> MockResponse:
         self.requests += 1
         if self.requests > self.budget:
             self.exhausted = True
             body = {"error": {"code": "request_budget_exhausted", "message": "loop detected"}}
-            return web.json_response(body, status=410)
-        return await handler(request)
-
-    async def _handle(self, request: web.Request) -> web.Response:
-        reply = self.api.reply(Request(request.url, request.headers), self.records)
-        payload = None if reply.body is None else json.dumps(reply.body).encode()
-        response = web.Response(
-            status=reply.status, body=payload, content_type="application/json" if payload else None
-        )
-        for name, value in reply.headers:
-            response.headers.add(name, value)
-        return response
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[RealApiServer]:
-        """Start the server; yields itself with `origin` set."""
-        app = web.Application(middlewares=[self._count])
+            return MockResponse.json(410, body)
         path = self.api.collection_path
-        app.router.add_get(path, self._handle)
-        app.router.add_get(path + "/{tail:.*}", self._handle)
-        async with serve_app(app) as origin:
-            self.origin = origin
-            yield self
+        if request.path != path and not request.path.startswith(path + "/"):
+            return MockResponse.text(404, "404: Not Found")
+        if request.method != "GET":
+            return MockResponse.text(405, "405: Method Not Allowed")
+        reply = self.api.reply(Request(request.url, request.headers), self.records)
+        if reply.body is None:
+            return MockResponse(reply.status, reply.headers)
+        headers = (("Content-Type", "application/json"), *reply.headers)
+        return MockResponse(reply.status, headers, json.dumps(reply.body).encode())
 
 
 @frozen
@@ -161,13 +145,16 @@ async def measure(
     count = api.sample_size if records is None else records
     served = make_records(count)
     expected = [str(record["id"]) for record in served]
-    server = RealApiServer(api, served, request_budget(api, count, page_size))
+    service = RealApiService(api, served, request_budget(api, count, page_size))
     ids: list[str] = []
     failure: RemedyError | None = None
     timed_out = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        async with server.running(), client_for(api, server.base_url, paginator) as client:
+        async with (
+            serve_handler(service) as origin,
+            client_for(api, origin + api.base_path, paginator) as client,
+        ):
             pager = client.endpoints.list(
                 page_size=page_size, extra_params=dict(api.required_params) or None
             )
@@ -180,7 +167,7 @@ async def measure(
             except TimeoutError:
                 timed_out = True
     outcome = classify(
-        ids, expected, error=failure is not None, looped=server.exhausted or timed_out
+        ids, expected, error=failure is not None, looped=service.exhausted or timed_out
     )
     return Run(
         api=api.name,
@@ -188,7 +175,7 @@ async def measure(
         outcome=outcome,
         delivered=len(ids),
         expected=count,
-        requests=server.requests,
+        requests=service.requests,
         error_type=None if failure is None else type(failure).__name__,
         error=None if failure is None else " ".join(str(failure).split())[:150],
         suggestion=getattr(failure, "suggestion", None),
