@@ -53,6 +53,16 @@ def _to_rate(value: RateLimit | str | None) -> RateLimit | None:
     return value
 
 
+def _pasted_token(name: str) -> bool:
+    """Whether a `token_env` looks like the token itself, pasted where the variable's name goes."""
+    return not name.isupper() and looks_like_token(name)
+
+
+def _shown_env(name: str | None) -> str:
+    """A `token_env` as a repr shows it: the variable's name, never a pasted token."""
+    return "'***'" if name is not None and _pasted_token(name) else repr(name)
+
+
 @frozen
 class Tenant:
     """One organisation's API key: its name, where its token comes from, and optionally its own
@@ -68,7 +78,9 @@ class Tenant:
     name: str = field(validator=_name)
     """Names the tenant in results (`tenant` columns, `TenantRecord.tenant`) and in its files'
     paths: 1 to 100 letters, digits, `.`, `_` or `-`."""
-    token_env: str | None = field(default=None, kw_only=True, validator=_optional_text)
+    token_env: str | None = field(
+        default=None, kw_only=True, validator=_optional_text, repr=_shown_env
+    )
     """The environment variable holding the token."""
     token_file: Path | None = field(default=None, kw_only=True, converter=_to_path)
     """The file holding the token (alone; a trailing line break is ignored)."""
@@ -89,6 +101,8 @@ class Tenant:
     def token_source(self) -> str:
         """Where the token comes from, for messages: `$ACME_TOKEN` or `file secrets/acme`."""
         if self.token_env is not None:
+            if _pasted_token(self.token_env):
+                return "token_env (a token, not a variable's name)"
             return f"${self.token_env}"
         return f"file {self.token_file}"
 
@@ -101,7 +115,7 @@ class Tenant:
         if self.token_env is not None:
             found = (os.environ if environ is None else environ).get(self.token_env)
             if not found:
-                if not self.token_env.isupper() and looks_like_token(self.token_env):
+                if _pasted_token(self.token_env):
                     raise ConfigurationError(
                         f"tenant {self.name!r}: token_env holds what looks like a token, not "
                         "the name of the environment variable holding it"

@@ -81,6 +81,20 @@ def test_a_key_never_shows_its_token() -> None:
     assert "$ACME_TOKEN" in repr(key)
 
 
+def test_a_token_pasted_as_token_env_never_shows() -> None:
+    """A token given where the variable's name goes shows in no repr, no message and no key,
+    while a variable's name does."""
+    pasted = "furl_sk_live_4f9a8b7c6d5e4f3a2b1c"
+    tenant = Tenant("acme", token_env=pasted)
+    key = TenantKey(tenant, "sk-live-123")
+    with pytest.raises(ConfigurationError) as caught:
+        tenant.read_token({})
+    shown = [repr(tenant), str(tenant), tenant.token_source, repr(key), str(caught.value)]
+    assert not [text for text in shown if pasted in text]
+    assert "token_env='***'" in repr(tenant)
+    assert "token_env='ACME_TOKEN'" in repr(Tenant("acme", token_env="ACME_TOKEN"))
+
+
 def test_a_key_survives_pickling_for_a_worker() -> None:
     """A key crosses to another process (an engine's worker) whole."""
     key = pickle.loads(pickle.dumps(TenantKey(Tenant("acme", token_env="A"), "t")))
