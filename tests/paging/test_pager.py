@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
-from aiohttp import web
 
 from remedy_async import (
     ClientEvent,
     DecodeError,
     Endpoint,
     JSONResponse,
+    MockRequest,
+    MockResponse,
     Page,
     PageRequest,
     PageResult,
@@ -23,7 +24,7 @@ from remedy_async import (
     UnpagedPaginator,
 )
 from remedy_async.simulator import Simulator, SimulatorConfig
-from tests.loopback import Serve
+from tests.mock_service import Routes
 from tests.paging.published import endpoint, endpoints, scope
 
 TOTAL = 25
@@ -44,27 +45,25 @@ class PageNumberPaginator:
         return PageResult(items=items, next=PageRequest(params=following), items_path="$.items")
 
 
-class Scopes:
-    """A loopback scopes listing paged by ?page&size, counting the pages it served."""
-
-    def __init__(self) -> None:
-        self.pages_served = 0
-        self.headers_seen: list[str | None] = []
-
-    async def handle(self, request: web.Request) -> web.Response:
-        self.pages_served += 1
-        self.headers_seen.append(request.headers.get("X-Trace"))
-        page, size = int(request.query["page"]), int(request.query["size"])
-        ids = range((page - 1) * size, min(page * size, TOTAL))
-        body = {"items": [scope(f"sc-{i:02d}") for i in ids]}
-        return web.json_response(body, headers={"X-Request-Id": f"req-{page}"})
+def scopes_page(request: MockRequest) -> MockResponse:
+    """A scopes listing of TOTAL paged by ?page&size, each page's request id `req-{page}`."""
+    page, size = int(request.query["page"]), int(request.query["size"])
+    ids = range((page - 1) * size, min(page * size, TOTAL))
+    body = {"items": [scope(f"sc-{i:02d}") for i in ids]}
+    return MockResponse.json(200, body, headers={"X-Request-Id": f"req-{page}"})
 
 
 @pytest.fixture
-async def scopes(serve: Serve) -> tuple[RemedyClient, Scopes]:
-    handler = Scopes()
-    url = await serve({"/v1/scopes": handler.handle})
-    return RemedyClient(url, paginator=PageNumberPaginator()), handler
+async def scopes() -> tuple[RemedyClient, Routes]:
+    """A client paging by page number, and the scopes service whose `requests` are the pages
+    it served."""
+    service = Routes({"/v1/scopes": scopes_page})
+    return service.client(paginator=PageNumberPaginator()), service
+
+
+def answer(body: object) -> Callable[[MockRequest], MockResponse]:
+    """A route answering every request with `body` as JSON."""
+    return lambda request: MockResponse.json(200, body)
 
 
 ALL_IDS = [f"sc-{i:02d}" for i in range(TOTAL)]
@@ -73,17 +72,17 @@ NO_ID = {key: value for key, value in endpoint("x").items() if key != "id"}
 
 
 async def test_a_new_paginator_plugs_in_as_one_class(
-    scopes: tuple[RemedyClient, Scopes],
+    scopes: tuple[RemedyClient, Routes],
 ) -> None:
     """A paginator defined outside the library lists every item across pages, in order."""
-    client, handler = scopes
+    client, service = scopes
     async with client:
         ids = [scope.id async for scope in client.scopes.list(page_size=10)]
     assert ids == ALL_IDS
-    assert handler.pages_served == 3
+    assert len(service.requests) == 3
 
 
-async def test_pages_carry_items_and_response_details(scopes: tuple[RemedyClient, Scopes]) -> None:
+async def test_pages_carry_items_and_response_details(scopes: tuple[RemedyClient, Routes]) -> None:
     """pages() yields Page values with typed items, status, headers and request id."""
     client, _ = scopes
     async with client:
@@ -101,41 +100,41 @@ async def test_pages_carry_items_and_response_details(scopes: tuple[RemedyClient
     ("max_items", "pages_needed"), [(1, 1), (10, 1), (11, 2), (25, 3), (99, 3)]
 )
 async def test_max_items_caps_the_items_and_the_pages_fetched(
-    scopes: tuple[RemedyClient, Scopes], max_items: int, pages_needed: int
+    scopes: tuple[RemedyClient, Routes], max_items: int, pages_needed: int
 ) -> None:
     """max_items yields at most that many items and fetches no page beyond the one reaching it."""
-    client, handler = scopes
+    client, service = scopes
     async with client:
         items = await client.scopes.list(page_size=10, max_items=max_items).collect()
     assert [scope.id for scope in items] == ALL_IDS[:max_items]
-    assert handler.pages_served == pages_needed
+    assert len(service.requests) == pages_needed
 
 
-async def test_max_items_zero_sends_nothing(scopes: tuple[RemedyClient, Scopes]) -> None:
+async def test_max_items_zero_sends_nothing(scopes: tuple[RemedyClient, Routes]) -> None:
     """max_items=0 yields nothing and sends no request."""
-    client, handler = scopes
+    client, service = scopes
     async with client:
         assert await client.scopes.list(max_items=0).collect() == []
-    assert handler.pages_served == 0
+    assert len(service.requests) == 0
 
 
 async def test_a_plain_for_over_a_pager_says_to_use_async_for(
-    scopes: tuple[RemedyClient, Scopes],
+    scopes: tuple[RemedyClient, Routes],
 ) -> None:
     """`for e in client.scopes.list()` raises a TypeError naming `async for`, before any
     request; the pager can still be iterated as it should be afterwards."""
-    client, handler = scopes
+    client, service = scopes
     async with client:
         pager = client.scopes.list(max_items=3)
         with pytest.raises(TypeError, match=r"asynchronous: iterate it with 'async for") as raised:
             for _ in pager:  # type: ignore[attr-defined]  # what the error is for
                 pass
         assert "scopes" in str(raised.value)
-        assert handler.pages_served == 0
+        assert len(service.requests) == 0
         assert [item.id async for item in pager] == ALL_IDS[:3]
 
 
-async def test_max_items_cuts_the_last_page(scopes: tuple[RemedyClient, Scopes]) -> None:
+async def test_max_items_cuts_the_last_page(scopes: tuple[RemedyClient, Routes]) -> None:
     """With max_items inside a page, pages() yields that page cut to the cap."""
     client, _ = scopes
     async with client:
@@ -143,79 +142,67 @@ async def test_max_items_cuts_the_last_page(scopes: tuple[RemedyClient, Scopes])
     assert [len(page.items) for page in pages] == [10, 3]
 
 
-async def test_first_fetches_one_page(scopes: tuple[RemedyClient, Scopes]) -> None:
+async def test_first_fetches_one_page(scopes: tuple[RemedyClient, Routes]) -> None:
     """first() returns the first item after fetching a single page."""
-    client, handler = scopes
+    client, service = scopes
     async with client:
         first = await client.scopes.list(page_size=10).first()
     assert first is not None
     assert first.id == "sc-00"
-    assert handler.pages_served == 1
+    assert len(service.requests) == 1
 
 
-async def test_first_of_an_empty_list_is_none(serve: Serve) -> None:
+async def test_first_of_an_empty_list_is_none() -> None:
     """first() returns None for an empty list."""
-
-    async def empty(request: web.Request) -> web.Response:
-        return web.json_response([])
-
-    url = await serve({"/v1/endpoints": empty})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints": answer([])}).client() as client:
         assert await client.endpoints.list().first() is None
 
 
 async def test_each_iteration_starts_from_the_first_page(
-    scopes: tuple[RemedyClient, Scopes],
+    scopes: tuple[RemedyClient, Routes],
 ) -> None:
     """Iterating the same pager twice lists everything twice."""
-    client, handler = scopes
+    client, service = scopes
     async with client:
         pager = client.scopes.list(page_size=10)
         assert [s.id async for s in pager] == [s.id async for s in pager] == ALL_IDS
-    assert handler.pages_served == 6
+    assert len(service.requests) == 6
 
 
-async def test_per_call_options_apply_to_every_page(scopes: tuple[RemedyClient, Scopes]) -> None:
+async def test_per_call_options_apply_to_every_page(scopes: tuple[RemedyClient, Routes]) -> None:
     """RequestOptions given to list() are sent with every page request, not just the first."""
-    client, handler = scopes
+    client, service = scopes
     async with client:
         await client.scopes.list(
             page_size=10, options=RequestOptions(headers={"X-Trace": "t"})
         ).collect()
-    assert handler.headers_seen == ["t", "t", "t"]
+    assert [r.headers.get("X-Trace") for r in service.requests] == ["t", "t", "t"]
 
 
-async def test_bad_item_is_a_decode_error_with_its_path(serve: Serve) -> None:
+async def test_bad_item_is_a_decode_error_with_its_path() -> None:
     """An item that does not fit the model raises DecodeError naming its index in the page."""
-
-    async def listing(request: web.Request) -> web.Response:
-        return web.json_response({"data": [endpoint("ep-1"), NO_ID]})
-
-    url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url) as client:
+    listing = answer({"data": [endpoint("ep-1"), NO_ID]})
+    async with Routes({"/v1/endpoints": listing}).client() as client:
         with pytest.raises(DecodeError) as caught:
             await client.endpoints.list().collect()
     assert caught.value.path == "$.data[1].id"
 
 
-async def test_records_before_a_bad_item_are_delivered_and_resume_stops_at_it(
-    serve: Serve,
-) -> None:
+async def test_records_before_a_bad_item_are_delivered_and_resume_stops_at_it() -> None:
     """Iterating items hands over the good records before a bad one; the error resumes at it."""
     fixed = False
 
-    async def listing(request: web.Request) -> web.Response:
+    def listing(request: MockRequest) -> MockResponse:
         bad = endpoint("ep-2") if fixed else NO_ID
-        return web.json_response({"items": [*endpoints(2), bad, endpoint("ep-3")]})
+        return MockResponse.json(200, {"items": [*endpoints(2), bad, endpoint("ep-3")]})
 
-    url = await serve({"/v1/endpoints": listing})
     got: list[str] = []
 
     async def take_all(pager: AsyncIterator[Endpoint]) -> None:
         async for record in pager:
             got.append(record.id)
 
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints": listing}).client() as client:
         with pytest.raises(DecodeError) as caught:
             await take_all(aiter(client.endpoints.list()))
         assert got == ["ep-0", "ep-1"]
@@ -226,20 +213,16 @@ async def test_records_before_a_bad_item_are_delivered_and_resume_stops_at_it(
         assert [record.id async for record in rest] == ["ep-2", "ep-3"]
 
 
-async def test_pages_with_a_bad_item_raise_before_the_page_is_yielded(serve: Serve) -> None:
+async def test_pages_with_a_bad_item_raise_before_the_page_is_yielded() -> None:
     """pages() builds a whole page first, so a bad item raises with no part of its page yielded."""
-
-    async def listing(request: web.Request) -> web.Response:
-        return web.json_response({"items": [endpoint("ep-0"), endpoint(7.5)]})
-
-    url = await serve({"/v1/endpoints": listing})
+    listing = answer({"items": [endpoint("ep-0"), endpoint(7.5)]})
     seen: list[Page[Endpoint]] = []
 
     async def take_pages(pages: AsyncIterator[Page[Endpoint]]) -> None:
         async for page in pages:
             seen.append(page)
 
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints": listing}).client() as client:
         with pytest.raises(DecodeError) as caught:
             await take_pages(client.endpoints.list().pages())
     assert seen == []
@@ -247,19 +230,15 @@ async def test_pages_with_a_bad_item_raise_before_the_page_is_yielded(serve: Ser
     assert caught.value.items_yielded == 0
 
 
-async def test_unpaged_list_that_advertises_more_pages_is_a_pagination_error(serve: Serve) -> None:
+async def test_unpaged_list_that_advertises_more_pages_is_a_pagination_error() -> None:
     """An unpaged list whose response says more pages exist raises rather than truncating."""
-
-    async def listing(request: web.Request) -> web.Response:
-        return web.json_response({"items": [{"id": "ep-1"}], "nextCursor": "abc"})
-
-    url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url, paginator=UnpagedPaginator()) as client:
+    service = Routes({"/v1/endpoints": answer({"items": [{"id": "ep-1"}], "nextCursor": "abc"})})
+    async with service.client(paginator=UnpagedPaginator()) as client:
         with pytest.raises(PaginationError, match="nextCursor"):
             await client.endpoints.list().collect()
 
 
-async def test_unpaged_envelope_keys_are_all_understood(serve: Serve) -> None:
+async def test_unpaged_envelope_keys_are_all_understood() -> None:
     """Bare arrays and items/data/results envelopes all list their items."""
     bodies = {
         "/v1/endpoints": [endpoint("a")],
@@ -267,15 +246,7 @@ async def test_unpaged_envelope_keys_are_all_understood(serve: Serve) -> None:
         "/v1/remediation-targets": {"data": [{"id": "c"}]},
         "/v1/vulnerability-findings": {"results": [{"id": "d"}], "nextCursor": None},
     }
-
-    def answer(body: object) -> Callable[[web.Request], Awaitable[web.Response]]:
-        async def handler(request: web.Request) -> web.Response:
-            return web.json_response(body)
-
-        return handler
-
-    url = await serve({path: answer(body) for path, body in bodies.items()})
-    async with RemedyClient(url) as client:
+    async with Routes({path: answer(body) for path, body in bodies.items()}).client() as client:
         firsts = [
             await client.endpoints.list().first(),
             await client.scopes.list().first(),
@@ -296,7 +267,7 @@ def test_pager_repr_describes_the_call() -> None:
 
 
 async def test_as_dicts_yields_wire_records_with_paging_unchanged(
-    scopes: tuple[RemedyClient, Scopes],
+    scopes: tuple[RemedyClient, Routes],
 ) -> None:
     """as_dicts() lists the same records as wire dicts, across pages, with resume tokens."""
     client, _ = scopes
@@ -309,14 +280,10 @@ async def test_as_dicts_yields_wire_records_with_paging_unchanged(
         assert [r["id"] async for r in rest] == ALL_IDS[10:]
 
 
-async def test_as_dicts_still_rejects_items_that_are_not_objects(serve: Serve) -> None:
+async def test_as_dicts_still_rejects_items_that_are_not_objects() -> None:
     """A non-object item in as_dicts() mode raises DecodeError at its path."""
-
-    async def listing(request: web.Request) -> web.Response:
-        return web.json_response({"items": [{"id": "a"}, "b"]})
-
-    url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url) as client:
+    service = Routes({"/v1/endpoints": answer({"items": [{"id": "a"}, "b"]})})
+    async with service.client() as client:
         with pytest.raises(DecodeError) as caught:
             await client.endpoints.list().as_dicts().collect()
     assert caught.value.path == "$.items[1]"
@@ -340,13 +307,12 @@ class RememberingPaginator(PageNumberPaginator):
 
 
 @pytest.mark.parametrize("mode", ["items", "dicts", "pages"])
-async def test_a_page_is_let_go_before_the_next_one_is_read(serve: Serve, mode: str) -> None:
+async def test_a_page_is_let_go_before_the_next_one_is_read(mode: str) -> None:
     """Only one page's response is alive at a time: it is freed before the next page is
     requested, so memory (and the garbage collector's work) holds one page, not two."""
-    handler = Scopes()
-    url = await serve({"/v1/scopes": handler.handle})
     paginator = RememberingPaginator()
-    async with RemedyClient(url, paginator=paginator, event_hooks=[paginator.on_event]) as client:
+    service = Routes({"/v1/scopes": scopes_page})
+    async with service.client(paginator=paginator, event_hooks=[paginator.on_event]) as client:
         pager = client.scopes.list(page_size=10)
         if mode == "pages":
             async for page in pager.pages():
