@@ -35,6 +35,8 @@ from typing import Any
 
 from attrs import field, frozen
 
+from remedy_async._redact import shown_value
+
 UNITS = {
     "s": 1.0,
     "sec": 1.0,
@@ -142,7 +144,8 @@ class RateLimit:
         unit = UNITS.get(match[3].rstrip("s") or "s") if match else None
         if match is None or unit is None:
             raise ValueError(
-                f"a rate is N/s, N/min, N/h or N/Xs (N requests per X seconds), got {text!r}"
+                "a rate is N/s, N/min, N/h or N/Xs (N requests per X seconds), "
+                f"got {shown_value(text)}"
             )
         count = float(match[2]) if match[2] else 1.0
         return cls(int(match[1]), per=count * unit)

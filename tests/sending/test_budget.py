@@ -318,6 +318,15 @@ def test_text_that_is_no_rate_is_refused_saying_what_is(text: str) -> None:
         RateLimit.parse(text)
 
 
+def test_a_token_given_as_a_rate_is_refused_without_showing_it() -> None:
+    """Text that looks like a token, given where a rate goes, is described, never repeated."""
+    pasted = "furl_sk_live_4f9a8b7c6d5e4f3a2b1c"
+    with pytest.raises(ValueError, match="rate is N/s") as caught:
+        RateLimit.parse(pasted)
+    assert pasted not in str(caught.value)
+    assert "looks like a token" in str(caught.value)
+
+
 def test_a_configuration_file_sets_the_rate_limit(tmp_path: Path) -> None:
     """`rate_limit = "600/min"` in a profile is the client's budget."""
     config = tmp_path / "remedy.toml"
