@@ -2,40 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 import pytest
-from aiohttp import web
 from yarl import URL
 
 from remedy_async import (
     CursorPaginator,
     DuplicateItemWarning,
+    MockRequest,
+    MockResponse,
     OffsetPaginator,
     PaginationError,
     RemedyClient,
 )
 from remedy_async._paging._walk._page_walk import target_problem
-from tests.loopback import Serve
-from tests.mock_service import Routes
+from tests.mock_service import BASE_URL, Routes, mock_client
 from tests.paging.published import endpoint, scope
 
 TOKEN = "canary-token-7f3e9a"
 
 
-def cursor_server(
-    next_cursors: list[str | None],
-) -> tuple[list[str | None], Callable[..., Awaitable[web.Response]]]:
+Listing = Callable[[MockRequest], MockResponse]
+"""A route of a Routes service."""
+
+
+def cursor_listing(next_cursors: list[str | None]) -> tuple[list[str | None], Listing]:
     """A cursor listing whose n-th response names next_cursors[n]; records the cursors received."""
     received: list[str | None] = []
 
-    async def handler(request: web.Request) -> web.Response:
+    def listing(request: MockRequest) -> MockResponse:
         number = len(received)
         received.append(request.query.get("cursor"))
         body = {"items": [endpoint(f"ep-{number}")], "nextCursor": next_cursors[number]}
-        return web.json_response(body)
+        return MockResponse.json(200, body)
 
-    return received, handler
+    return received, listing
 
 
 @pytest.mark.parametrize(
@@ -43,12 +45,11 @@ def cursor_server(
     [(["A", "A"], [None, "A"]), (["A", "B", "A"], [None, "A", "B"])],
 )
 async def test_repeating_or_cycling_cursor_stops_before_resending(
-    serve: Serve, next_cursors: list[str | None], sent: list[str | None]
+    next_cursors: list[str | None], sent: list[str | None]
 ) -> None:
     """A next cursor already followed (A, A or A, B, A) raises PaginationError before it is sent."""
-    received, handler = cursor_server(next_cursors)
-    url = await serve({"/v1/endpoints": handler})
-    async with RemedyClient(url) as client:
+    received, listing = cursor_listing(next_cursors)
+    async with Routes({"/v1/endpoints": listing}).client() as client:
         with pytest.raises(PaginationError, match="already followed") as caught:
             await client.endpoints.list().collect()
     assert received == sent
@@ -56,72 +57,74 @@ async def test_repeating_or_cycling_cursor_stops_before_resending(
     assert caught.value.resume_token is not None
 
 
-async def test_an_empty_cursor_ends_the_list(serve: Serve) -> None:
+async def test_an_empty_cursor_ends_the_list() -> None:
     """An empty-string next cursor is an end value (issue 23): the list ends after its page."""
-    received, handler = cursor_server([""])
-    url = await serve({"/v1/endpoints": handler})
-    async with RemedyClient(url) as client:
+    received, listing = cursor_listing([""])
+    async with Routes({"/v1/endpoints": listing}).client() as client:
         records = await client.endpoints.list().collect()
     assert [record.id for record in records] == ["ep-0"]
     assert received == [None]
 
 
-def link_handler(target: str) -> Callable[[web.Request], Awaitable[web.Response]]:
-    async def handler(request: web.Request) -> web.Response:
-        return web.json_response([endpoint("ep-1")], headers={"Link": f'<{target}>; rel="next"'})
+def link_listing(target: str) -> Listing:
+    """A one-item page whose Link header names `target` as the next page."""
+    return lambda request: MockResponse.json(
+        200, [endpoint("ep-1")], headers={"Link": f'<{target}>; rel="next"'}
+    )
 
-    return handler
+
+OTHER_ORIGIN = "https://elsewhere.test"
 
 
-async def test_next_link_to_another_origin_is_never_requested(serve: Serve) -> None:
+async def test_next_link_to_another_origin_is_never_requested() -> None:
     """A Link to another origin raises PaginationError; that origin sees no request, no token."""
-    seen_elsewhere: list[dict[str, str]] = []
+    seen: list[MockRequest] = []
+    link = link_listing(f"{OTHER_ORIGIN}/v1/endpoints?page=2")
 
-    async def elsewhere(request: web.Request) -> web.Response:
-        seen_elsewhere.append(dict(request.headers))
-        return web.json_response([])
+    def by_host(request: MockRequest) -> MockResponse:
+        seen.append(request)
+        if request.url.host == URL(OTHER_ORIGIN).host:
+            return MockResponse.json(200, [])
+        return link(request)
 
-    other = await serve({"/v1/endpoints": elsewhere})
-    url = await serve({"/v1/endpoints": link_handler(f"{other}/v1/endpoints?page=2")})
-    async with RemedyClient(url, token=TOKEN) as client:
+    async with mock_client(by_host, token=TOKEN) as client:
         with pytest.raises(PaginationError, match="another origin") as caught:
             await client.endpoints.list().collect()
-    assert seen_elsewhere == []
+    assert [request.url.host for request in seen] == [URL(BASE_URL).host]
     assert TOKEN not in str(caught.value) + repr(caught.value)
 
 
-async def test_next_link_outside_the_base_path_is_refused(serve: Serve) -> None:
+async def test_next_link_outside_the_base_path_is_refused() -> None:
     """A Link leaving the API's base path raises PaginationError before it is followed."""
-    url = await serve({"/api/v1/endpoints": link_handler("/admin/export?page=2")})
-    async with RemedyClient(url + "/api") as client:
+    service = Routes({"/api/v1/endpoints": link_listing("/admin/export?page=2")})
+    async with service.client(BASE_URL + "/api") as client:
         with pytest.raises(PaginationError, match="base path"):
             await client.endpoints.list().collect()
+    assert [request.path for request in service.requests] == ["/api/v1/endpoints"]
 
 
-async def test_relative_next_link_within_the_api_is_followed(serve: Serve) -> None:
+async def test_relative_next_link_within_the_api_is_followed() -> None:
     """A relative Link inside the API is resolved against the request URL and followed."""
 
-    async def listing(request: web.Request) -> web.Response:
+    def listing(request: MockRequest) -> MockResponse:
         if request.query.get("page") == "2":
-            return web.json_response([endpoint("ep-2")])
-        return web.json_response([endpoint("ep-1")], headers={"Link": '<?page=2>; rel="next"'})
+            return MockResponse.json(200, [endpoint("ep-2")])
+        return MockResponse.json(200, [endpoint("ep-1")], headers={"Link": '<?page=2>; rel="next"'})
 
-    url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints": listing}).client() as client:
         assert [e.id async for e in client.endpoints.list()] == ["ep-1", "ep-2"]
 
 
-async def test_items_repeated_across_pages_are_skipped_with_a_warning(serve: Serve) -> None:
+async def test_items_repeated_across_pages_are_skipped_with_a_warning() -> None:
     """An offset page that repeats the previous page's last id warns and does not yield it twice."""
     pages = {0: ["a", "b", "c"], 3: ["c", "d", "e"], 6: ["f"]}
 
-    async def listing(request: web.Request) -> web.Response:
+    def listing(request: MockRequest) -> MockResponse:
         offset = int(request.query.get("offset", 0))
         items = [endpoint(i) for i in pages.get(offset, [])]
-        return web.json_response({"items": items, "offset": offset})
+        return MockResponse.json(200, {"items": items, "offset": offset})
 
-    url = await serve({"/v1/endpoints": listing})
-    async with RemedyClient(url) as client:
+    async with Routes({"/v1/endpoints": listing}).client() as client:
         with pytest.warns(DuplicateItemWarning, match="1 item"):
             ids = [e.id async for e in client.endpoints.list(page_size=3)]
     assert ids == ["a", "b", "c", "d", "e", "f"]
@@ -140,11 +143,11 @@ def test_malformed_resume_token_is_a_value_error_before_io(token: str, message: 
     assert not service.requests
 
 
-async def test_resume_token_from_another_list_is_refused(serve: Serve) -> None:
+async def test_resume_token_from_another_list_is_refused() -> None:
     """A token from another collection, other filters or another paginator raises ValueError."""
-    _, handler = cursor_server(["A", None])
-    url = await serve({"/v1/endpoints": handler})
-    async with RemedyClient(url) as client:
+    _, listing = cursor_listing(["A", None])
+    service = Routes({"/v1/endpoints": listing})
+    async with service.client() as client:
         pager = client.endpoints.list(os_family="macos")
         await pager.first()
         token = pager.resume_token
@@ -153,23 +156,23 @@ async def test_resume_token_from_another_list_is_refused(serve: Serve) -> None:
             client.scopes.list(resume_token=token)
         with pytest.raises(ValueError, match="other filters"):
             client.endpoints.list(os_family="linux", resume_token=token)
-    async with RemedyClient(url, paginator=OffsetPaginator()) as other:
+    async with service.client(paginator=OffsetPaginator()) as other:
         with pytest.raises(ValueError, match="AutoPaginator"):
             other.endpoints.list(os_family="macos", resume_token=token)
 
 
-async def test_a_paginator_can_be_pinned_per_collection(serve: Serve) -> None:
+async def test_a_paginator_can_be_pinned_per_collection() -> None:
     """paginators={...} pins one collection's paginator and leaves the others on auto-detection."""
-    _, handler = cursor_server(["A", None])
+    _, listing = cursor_listing(["A", None])
 
-    async def scopes(request: web.Request) -> web.Response:
-        return web.json_response(
-            {"data": [scope("sc-1")], "after": None, "seen": request.query_string}
+    def scopes(request: MockRequest) -> MockResponse:
+        return MockResponse.json(
+            200, {"data": [scope("sc-1")], "after": None, "seen": request.url.query_string}
         )
 
-    url = await serve({"/v1/endpoints": handler, "/v1/scopes": scopes})
+    service = Routes({"/v1/endpoints": listing, "/v1/scopes": scopes})
     custom = CursorPaginator(next_field="after", cursor_param="after")
-    async with RemedyClient(url, paginators={"scopes": custom}) as client:
+    async with service.client(paginators={"scopes": custom}) as client:
         assert client.scopes.paginator is custom
         assert [s.id async for s in client.scopes.list(page_size=5)] == ["sc-1"]
         assert len(await client.endpoints.list().collect()) == 2
