@@ -5,40 +5,39 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from aiohttp import web
 
-from remedy_async import RemedyClient
-from tests.loopback import Serve
+from remedy_async import MockRequest, MockResponse, RemedyClient
+from tests.loopback import serve_handler
+from tests.mock_service import Routes
 from tests.paging.published import endpoint
 
 PAGES = 10
+PATH = "/v1/endpoints"
 
 
 class OffsetListing:
-    """A loopback listing of PAGES pages of 5 in the published envelope (`data`, `total`, `limit`,
-    `offset`) that counts requests and can signal on one."""
+    """A MockTransport handler listing PAGES pages of 5 in the published envelope (`data`,
+    `total`, `limit`, `offset`) that counts requests and can signal on one."""
 
     def __init__(self) -> None:
         self.requests = 0
-        self.in_flight = 0
         self.reached: dict[int, asyncio.Event] = {}
 
     def event_at(self, count: int) -> asyncio.Event:
         return self.reached.setdefault(count, asyncio.Event())
 
-    async def handle(self, request: web.Request) -> web.Response:
+    def __call__(self, request: MockRequest) -> MockResponse:
         self.requests += 1
         self.event_at(self.requests).set()
         offset = int(request.query.get("offset", 0))
         items = [endpoint(f"ep-{i:03d}") for i in range(offset, min(offset + 5, PAGES * 5))]
         body = {"data": items, "total": PAGES * 5, "limit": 5, "offset": offset}
-        return web.json_response(body)
+        return MockResponse.json(200, body)
 
 
 @pytest.fixture
-async def listing(serve: Serve) -> tuple[str, OffsetListing]:
-    handler = OffsetListing()
-    return await serve({"/v1/endpoints": handler.handle}), handler
+def listing() -> OffsetListing:
+    return OffsetListing()
 
 
 async def settle() -> None:
@@ -52,20 +51,17 @@ def prefetch_tasks() -> list[asyncio.Task[object]]:
 
 
 @pytest.mark.parametrize("prefetch", [1, 2, 5])
-async def test_prefetch_lists_the_same_items(
-    listing: tuple[str, OffsetListing], prefetch: int
-) -> None:
+async def test_prefetch_lists_the_same_items(listing: OffsetListing, prefetch: int) -> None:
     """With prefetch the items and their order are unchanged."""
-    url, _ = listing
-    async with RemedyClient(url) as client:
+    async with Routes({PATH: listing}).client() as client:
         ids = [e.id async for e in client.endpoints.list(page_size=5, prefetch=prefetch)]
     assert ids == [f"ep-{i:03d}" for i in range(PAGES * 5)]
 
 
-async def test_prefetch_stays_ahead_by_at_most_n_pages(listing: tuple[str, OffsetListing]) -> None:
+async def test_prefetch_stays_ahead_by_at_most_n_pages(listing: OffsetListing) -> None:
     """A paused consumer with prefetch=2 lets exactly two pages beyond its own be fetched."""
-    url, handler = listing
-    async with RemedyClient(url) as client:
+    handler = listing
+    async with Routes({PATH: listing}).client() as client:
         pager = client.endpoints.list(page_size=5, prefetch=2)
         iterator = aiter(pager)
         assert (await anext(iterator)).id == "ep-000"
@@ -75,10 +71,12 @@ async def test_prefetch_stays_ahead_by_at_most_n_pages(listing: tuple[str, Offse
         await iterator.aclose()  # type: ignore[attr-defined]
 
 
-async def test_breaking_out_cancels_the_prefetch(listing: tuple[str, OffsetListing]) -> None:
-    """Leaving the loop early stops the prefetch task; no warning, and the client still works."""
-    url, handler = listing
-    async with RemedyClient(url) as client:
+async def test_breaking_out_cancels_the_prefetch(listing: OffsetListing) -> None:
+    """Leaving the loop early stops the prefetch task; no warning, and the client still works.
+
+    Over a socket: the requests cut short must leave the client's connections usable."""
+    handler = listing
+    async with serve_handler(Routes({PATH: listing})) as url, RemedyClient(url) as client:
         async for endpoint in client.endpoints.list(page_size=5, prefetch=3):
             if endpoint.id == "ep-006":
                 break
@@ -90,14 +88,13 @@ async def test_breaking_out_cancels_the_prefetch(listing: tuple[str, OffsetListi
         assert len(await client.endpoints.list(page_size=50).collect()) == PAGES * 5
 
 
-async def test_cancelling_the_consumer_cancels_the_prefetch(
-    listing: tuple[str, OffsetListing],
-) -> None:
-    """Cancelling a task that is listing with prefetch leaves no prefetch task behind."""
-    url, _ = listing
+async def test_cancelling_the_consumer_cancels_the_prefetch(listing: OffsetListing) -> None:
+    """Cancelling a task that is listing with prefetch leaves no prefetch task behind.
+
+    Over a socket: the requests cut short must leave the client's connections usable."""
     started = asyncio.Event()
 
-    async with RemedyClient(url) as client:
+    async with serve_handler(Routes({PATH: listing})) as url, RemedyClient(url) as client:
 
         async def consume() -> None:
             async for _ in client.endpoints.list(page_size=5, prefetch=2):
@@ -114,12 +111,10 @@ async def test_cancelling_the_consumer_cancels_the_prefetch(
         assert (await client.endpoints.list(max_items=1).first()) is not None
 
 
-async def test_prefetch_with_max_items_fetches_only_needed_pages(
-    listing: tuple[str, OffsetListing],
-) -> None:
+async def test_prefetch_with_max_items_fetches_only_needed_pages(listing: OffsetListing) -> None:
     """Prefetch never fetches beyond the page that reaches max_items."""
-    url, handler = listing
-    async with RemedyClient(url) as client:
+    handler = listing
+    async with Routes({PATH: listing}).client() as client:
         # Offset pages after the first overlap by 2: pages of 5 bring 5, 3 and 3 new records.
         items = await client.endpoints.list(page_size=5, max_items=11, prefetch=4).collect()
     assert len(items) == 11
@@ -133,8 +128,8 @@ def test_negative_prefetch_is_refused() -> None:
 
 
 class GatedOffsetListing:
-    """A listing in the published envelope that holds every request after the first until
-    released, counting them; `served_size` caps the pages it serves."""
+    """A MockTransport handler listing in the published envelope that holds every request after
+    the first until released, counting them; `served_size` caps the pages it serves."""
 
     def __init__(self, served_size: int | None = None) -> None:
         self.served_size = served_size
@@ -144,7 +139,7 @@ class GatedOffsetListing:
         self.release = asyncio.Event()
         self.arrived = asyncio.Condition()
 
-    async def handle(self, request: web.Request) -> web.Response:
+    async def __call__(self, request: MockRequest) -> MockResponse:
         offset = int(request.query.get("offset", 0))
         limit = int(request.query.get("limit", 5))
         size = min(limit, self.served_size or limit)
@@ -158,16 +153,17 @@ class GatedOffsetListing:
                 await asyncio.wait_for(self.release.wait(), timeout=10)
             items = [endpoint(f"ep-{i:03d}") for i in range(offset, min(offset + size, 40))]
             body = {"data": items, "total": 40, "limit": size, "offset": offset}
-            return web.json_response(body)
+            return MockResponse.json(200, body)
         finally:
             self.in_flight -= 1
 
 
-async def test_predictable_pages_are_fetched_in_parallel(serve: Serve) -> None:
-    """With offset paging and prefetch=3, three page requests are in flight at once."""
+async def test_predictable_pages_are_fetched_in_parallel() -> None:
+    """With offset paging and prefetch=3, three page requests are in flight at once.
+
+    Over a socket: the three are at the service together, on connections of their own."""
     handler = GatedOffsetListing()
-    url = await serve({"/v1/endpoints": handler.handle})
-    async with RemedyClient(url) as client:
+    async with serve_handler(Routes({PATH: handler})) as url, RemedyClient(url) as client:
         pager = client.endpoints.list(page_size=5, prefetch=3)
         listing = asyncio.create_task(pager.collect())
         try:
@@ -180,24 +176,22 @@ async def test_predictable_pages_are_fetched_in_parallel(serve: Serve) -> None:
     assert handler.max_in_flight == 3
 
 
-async def test_wrong_guesses_are_discarded_and_nothing_is_skipped(serve: Serve) -> None:
+async def test_wrong_guesses_are_discarded_and_nothing_is_skipped() -> None:
     """A server serving 3 items when 5 are asked: the list is proven in pages of 3 (each
     overlapping the one before by 2), and each item comes once."""
     handler = GatedOffsetListing(served_size=3)
     handler.release.set()
-    url = await serve({"/v1/endpoints": handler.handle})
-    async with RemedyClient(url) as client:
+    async with Routes({PATH: handler}).client() as client:
         items = await client.endpoints.list(page_size=5, prefetch=2).collect()
     assert [e.id for e in items] == [f"ep-{i:03d}" for i in range(40)]
     assert set(range(38)) <= set(handler.offsets) <= set(range(40))  # a guess ahead may be lost
 
 
-async def test_no_guessing_ahead_with_max_items(serve: Serve) -> None:
+async def test_no_guessing_ahead_with_max_items() -> None:
     """With max_items set, prefetch requests only the pages needed, one at a time."""
     handler = GatedOffsetListing()
     handler.release.set()
-    url = await serve({"/v1/endpoints": handler.handle})
-    async with RemedyClient(url) as client:
+    async with Routes({PATH: handler}).client() as client:
         items = await client.endpoints.list(page_size=5, prefetch=3, max_items=11).collect()
     assert len(items) == 11
     assert handler.offsets == [0, 3, 6]
