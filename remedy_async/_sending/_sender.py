@@ -553,10 +553,7 @@ class TurnFirst:
         max_body: int,
     ) -> Response:
         """Wait for the request's turn, then send it through the transport."""
-        turn = request.turn
-        if turn is not None:
-            await turn(request.url)
-            request = Request(request.method, request.url)
+        request = await _turn_taken(request)
         return await self.transport.send(request, headers, timeout, max_body)
 
     @asynccontextmanager
@@ -564,12 +561,18 @@ class TurnFirst:
         self, request: Request, headers: Mapping[str, str], timeout: AttemptTimeout
     ) -> AsyncIterator[StreamedResponse]:
         """Wait for the request's turn, then open its response through the transport."""
-        turn = request.turn
-        if turn is not None:
-            await turn(request.url)
-            request = Request(request.method, request.url)
+        request = await _turn_taken(request)
         async with self.transport.stream(request, headers, timeout) as response:
             yield response
+
+
+async def _turn_taken(request: Request) -> Request:
+    """Wait for the request's turn, if it carries one, and return it without the turn."""
+    turn = request.turn
+    if turn is None:
+        return request
+    await turn(request.url)
+    return evolve(request, turn=None)
 
 
 def _hint(error: RemedyError, wall: Callable[[], float]) -> float | None:

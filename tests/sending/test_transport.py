@@ -129,17 +129,22 @@ def paced(transport: Connections, limit: RateLimit, **settings: object) -> Remed
     )
 
 
-async def test_a_transport_that_takes_turns_books_each_with_its_connection_in_hand() -> None:
-    """25 ids at concurrency 25 under 10/s, through a transport of one's own whose new
-    connections take 0.2-0.8 s to open: every request it is given carries its turn, and taking
-    it once the connection is in hand keeps what goes out within 10 in any second (and at 10)."""
-    transport = Connections(ParkedTime(), takes_turns=True, opening=(0.5, 0.2, 0.8))
+async def two_gets_then_25_at_once(transport: Connections) -> None:
+    """Two gets (warming a connection), then 25 ids at concurrency 25, all under 10/s."""
     async with paced(transport, RateLimit(10, per=1.0)) as client:
         await client.endpoints.get("warm-1")
         await client.endpoints.get("warm-2")
         ids = [f"ep-{n}" for n in range(25)]
         results = [result async for result in client.endpoints.get_many(ids, concurrency=25)]
     assert all(result.ok for result in results)
+
+
+async def test_a_transport_that_takes_turns_books_each_with_its_connection_in_hand() -> None:
+    """25 ids at concurrency 25 under 10/s, through a transport of one's own whose new
+    connections take 0.2-0.8 s to open: every request it is given carries its turn, and taking
+    it once the connection is in hand keeps what goes out within 10 in any second (and at 10)."""
+    transport = Connections(ParkedTime(), takes_turns=True, opening=(0.5, 0.2, 0.8))
+    await two_gets_then_25_at_once(transport)
     assert transport.turns == [True] * 27
     assert 2 < transport.opened < 27, "new connections and warm ones, mixed"
     assert most_in_any_window(transport.stamps, 1.0) == 10
@@ -150,12 +155,7 @@ async def test_a_transport_that_ignores_turns_has_the_client_take_them_before_ea
     turn, and the client takes each one just before calling it, so the calls keep within 10 in
     any second (and reach 10)."""
     transport = Connections(ParkedTime(), takes_turns=False, opening=(0.5, 0.2, 0.8))
-    async with paced(transport, RateLimit(10, per=1.0)) as client:
-        await client.endpoints.get("warm-1")
-        await client.endpoints.get("warm-2")
-        ids = [f"ep-{n}" for n in range(25)]
-        results = [result async for result in client.endpoints.get_many(ids, concurrency=25)]
-    assert all(result.ok for result in results)
+    await two_gets_then_25_at_once(transport)
     assert transport.turns == [False] * 27
     assert most_in_any_window(transport.called, 1.0) == 10
 

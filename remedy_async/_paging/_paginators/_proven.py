@@ -378,13 +378,9 @@ class ProvenPaginator:
         following: PageRequest | None = None
         if not proven.done:
             following = _at(convention, request, proven.next_offset, after)
-        return PageResult(  # every field of the wrapped paginator's result kept
-            items=result.items,
+        return attrs.evolve(
+            result,
             next=following,
-            items_path=result.items_path,
-            convention=result.convention,
-            total=result.total,
-            notice=result.notice,
             deliver=proven.deliver,
             checked=True,
             resume=place.continuation,
