@@ -34,6 +34,28 @@ def open_enum_of(type_: Any) -> type[enum.Enum] | None:
     return None
 
 
+class TypedItem:
+    """A list item the decode engine read straight into its record's typed view, in C (a page
+    whose records carry exactly the model's fields), instead of a JSON object: the paging
+    layer reads its id as `item.id` where it reads `item["id"]` of a JSON object. It is turned
+    into the record (`Endpoint`, ...) by the resource's reader when it is handed over; nothing
+    outside the library sees one."""
+
+    __slots__ = ()
+
+    id: str
+
+
+def item_id(item: object) -> object:
+    """The id a list item carries: `item["id"]` of a JSON object, `item.id` of a TypedItem;
+    None for an item with none (a JSON object without `id`, or any other JSON value)."""
+    if item.__class__ is dict:
+        return item.get("id")  # type: ignore[attr-defined]
+    if isinstance(item, TypedItem):
+        return item.id
+    return None
+
+
 class WireFault(ValueError):
     """A wire value that does not fit the model; `path` is its JSON path, e.g. `$.os.family`."""
 
