@@ -124,6 +124,10 @@ class ListCall(Generic[T]):
     observe: Observe | None = attrs.field(default=None, repr=False)
     """Wraps each iteration (items or pages) of the call, from its first step to its end: the
     hook the client's events (and so its telemetry) see a whole list through; None: none."""
+    fetch_records: FetchPage | None = attrs.field(default=None, repr=False)
+    """As `fetch`, for a call whose reader builds records: a page shaped exactly as an earlier
+    one is read straight into typed views (its items TypedItems, which the reader turns into
+    records). None: every page is read as JSON. `reading` another reader drops it."""
 
     @property
     def from_start(self) -> bool:
@@ -133,4 +137,4 @@ class ListCall(Generic[T]):
 
     def reading(self, reader: ItemReader[U]) -> ListCall[U]:
         """The same call, its items built by `reader` instead."""
-        return attrs.evolve(self, reader=reader)  # type: ignore[arg-type,return-value]
+        return attrs.evolve(self, reader=reader, fetch_records=None)  # type: ignore[arg-type,return-value]

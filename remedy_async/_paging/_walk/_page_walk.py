@@ -132,7 +132,8 @@ class PageWalk:
 
     @property
     def fetch(self) -> FetchPage:
-        return self.call.fetch
+        call = self.call
+        return call.fetch if call.fetch_records is None else call.fetch_records
 
     @property
     def prefetch(self) -> int:
