@@ -28,14 +28,14 @@ from ._models import (
 from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits
 from ._paging._pager import Pager
 from ._paging._paginators._proven import ShiftPolicy
-from ._paging._protocol import Convention, PageRequest, Paginator
+from ._paging._protocol import Convention, FetchPage, PageRequest, Paginator
 from ._paging._resume import ResumePoint, list_start
 from ._raw import RawResponse
 from ._redact import shown_url
 from ._sending._events import ClientEvent, Events
 from ._sending._sender import Answer
 from ._settings import MAX_PAGE_SIZE, RequestOptions, sized_page, with_headers
-from ._wire._decode import decode_json, record_from
+from ._wire._decode import decode_json
 from ._wire._http import JSONResponse, Request, Response
 from ._wire._naming import Naming
 from ._wire._query import (
@@ -158,9 +158,7 @@ class ResourceCollection(Generic[T]):
 
     def _decode(self, response: Response) -> T:
         """A get's record of its response: the plain get's and the raw one's."""
-        return record_from(
-            self.resource.model, response, secrets=self._secrets, read=self._reader.read
-        )
+        return self._reader.record(response, secrets=self._secrets)
 
     def _record_url(self, resource_id: str | int, options: RequestOptions | None) -> URL:
         """Where a record is fetched by id: one path segment, and the options' extra params."""
@@ -396,24 +394,30 @@ class ResourceCollection(Generic[T]):
         """The list call of checked arguments: its pages fetched through the client."""
         options, filter_params = query.options, query.params
 
-        async def read(url: URL, sent: RequestOptions | None) -> JSONResponse:
-            response = await self._send(Request("GET", url), sent)
-            return decode_json(response, secrets=self._secrets)
+        secrets = self._secrets
 
-        async def fetch(page: PageRequest) -> JSONResponse:
-            if page.url is not None:
-                url = page.url
-            else:
-                url = self.url.with_query(filter_params + page.params)
-            sent = options if not page.headers else with_headers(options, page.headers)
-            events = self._events
-            if events is not None and events.active:
-                return await events.call(self._page_name, "GET", self._shown(url), read(url, sent))
-            response = await self._send(Request("GET", url), sent)  # as read, one frame less
-            return decode_json(response, secrets=self._secrets)
+        def fetcher(decode: Callable[[Response], JSONResponse]) -> FetchPage:
+            async def read(url: URL, sent: RequestOptions | None) -> JSONResponse:
+                return decode(await self._send(Request("GET", url), sent))
 
+            async def fetch(page: PageRequest) -> JSONResponse:
+                if page.url is not None:
+                    url = page.url
+                else:
+                    url = self.url.with_query(filter_params + page.params)
+                sent = options if not page.headers else with_headers(options, page.headers)
+                events = self._events
+                if events is not None and events.active:
+                    shown = self._shown(url)
+                    return await events.call(self._page_name, "GET", shown, read(url, sent))
+                return decode(await self._send(Request("GET", url), sent))  # as read
+
+            return fetch
+
+        reader = self._reader
         return ListCall(
-            fetch=fetch,
+            fetch=fetcher(partial(decode_json, secrets=secrets)),
+            fetch_records=fetcher(partial(reader.page, secrets=secrets)),
             paginator=self.paginator,
             reader=self._reader,
             start=query.start,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import attrs
 
@@ -165,6 +165,78 @@ class _Generator:
             return [*lines, f"    {var} = tuple({var})"]
         self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
         return [*lines, f"    {var} = tuple([_members{index}[_item] for _item in {var}])"]
+
+    def convert_typed(self, var: str, type_: Any, index: int) -> list[str]:
+        """Lines turning a typed view's value in `var` into the attribute value: the view's
+        decoder checked its JSON type already (`_views`), so only what the wire's text becomes
+        is left (an enum member, a timestamp, a nested record, an exact float)."""
+        nullable = type(None) in union_members(type_)
+        guard = f"if {var} is not None: " if nullable else ""
+        enum_type = open_enum_of(type_)
+        if enum_type is not None:
+            self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
+            return [f"{guard}{var} = _members{index}[{var}]"]
+        inner = _optional_member(type_)
+        if inner in (str, bool, int) or inner is Any:
+            return []
+        if inner is float:
+            return [f"if {var}.__class__ is int: {var} = _number({var})"]
+        if inner is datetime:
+            parse = [
+                f"{var} = _fromisoformat({var})",
+                f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
+            ]
+            return (
+                [f"if {var} is not None:", *(f"    {line}" for line in parse)]
+                if nullable
+                else parse
+            )
+        if isinstance(inner, type) and attrs.has(inner):
+            self.names[f"_nested{index}"] = self._fast_for(inner)
+            return [f"{guard}{var} = _nested{index}({var})"]
+        if typing.get_origin(inner) is tuple:
+            element_enum = open_enum_of(typing.get_args(inner)[0])
+            if element_enum is None:
+                return []
+            self.names[f"_members{index}"] = _OpenMembers(element_enum._value2member_map_)
+            return [f"{guard}{var} = tuple([_members{index}[_item] for _item in {var}])"]
+        raise TypeError(f"no typed conversion for {type_!r}")
+
+    def view_source(self, model: type[Any], *, guarded: bool) -> str:
+        """The source of `view_<Model>(view)`: the record of a typed view (`_views`), whose
+        fields are exactly the model's, with nothing unknown (`extra` is empty) and nothing
+        missing (no optional field was read without). `guarded`: a view whose text does not
+        read (`STEP_ASIDE_ERRORS`) goes to `_fallback` whole, else the error propagates (to
+        the record holding it)."""
+        hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
+        fields = [f for f in attrs.fields(model) if f.name != "extra"]
+        self.names.update(_model=model, _builder=_builder_of(model))
+        converted: list[str] = []
+        for index, field in enumerate(fields):
+            lines = self.convert_typed(f"v{index}", hints[field.name], index)
+            if lines:
+                converted += [f"v{index} = view.{field.name}", *lines]
+        body = [*converted, "record = _new(_builder)"]
+        body += [
+            f"record.{field.name} = v{index}"
+            if f"v{index} = view.{field.name}" in converted
+            else f"record.{field.name} = view.{field.name}"
+            for index, field in enumerate(fields)
+        ]
+        body.append("record.extra = {}")
+        if optional_fields(model, self._naming):
+            body.append(f"record.{NOTE} = ()")
+        body += ["record.__class__ = _model", "return record"]
+        if guarded:
+            self.names["_STEP_ASIDE_ERRORS"] = STEP_ASIDE_ERRORS
+            body = [
+                "try:",
+                *(f"    {line}" for line in body),
+                "except _STEP_ASIDE_ERRORS:",
+                "    return _fallback(view)",
+            ]
+        lines = [f"def view_{model.__name__}(view, _=None):", *(f"    {line}" for line in body)]
+        return "\n".join(lines) + "\n"
 
     def source(self, model: type[Any]) -> str:
         """The source of `fast_<Model>(data)`.
@@ -340,6 +412,40 @@ def _lazy_cattrs(model: type[T], naming: Naming) -> Callable[[object, object], T
         return generated[0](data, model)
 
     return structure
+
+
+_FROM_VIEW: dict[tuple[type[Any], Naming], Structure] = {}
+
+
+def _from_view_for(model: type[Any], naming: Naming) -> Structure:
+    """The unguarded function of a nested model's view (its errors go to the record's)."""
+    convert = _FROM_VIEW.get((model, naming))
+    if convert is None:
+        convert = _FROM_VIEW[model, naming] = _compile_view(model, naming, None)
+    return convert
+
+
+def _compile_view(model: type[Any], naming: Naming, fallback: Structure | None) -> Structure:
+    generator = _Generator(lambda nested: _from_view_for(nested, naming), naming)
+    source = generator.view_source(model, guarded=fallback is not None)
+    namespace = dict(generator.names, _fallback=fallback)
+    exec(compile(source, f"<remedy_async view {model.__name__}>", "exec"), namespace)
+    convert: Structure = namespace[f"view_{model.__name__}"]
+    convert.__source__ = source  # type: ignore[attr-defined]
+    return convert
+
+
+def view_hook(
+    model: type[T], fallback: Callable[[object], T], naming: Naming = CONTRACT_NAMING
+) -> Callable[[object, object], T]:
+    """Return the function turning a typed view of a model (`_views`) into its record: it
+    assigns what the view's decoder checked and reads the text (enum members, timestamps,
+    exact floats); a view whose text does not read goes to `fallback` whole (the general way,
+    which gives the same record or names the fault). Generated on each call: keep it."""
+    hook = cast(Callable[[object, object], T], _compile_view(model, naming, fallback))
+    if naming != CONTRACT_NAMING:
+        hook = _remembering(hook, naming)
+    return hook
 
 
 _CHECKS: dict[type[Any], Structure] = {}

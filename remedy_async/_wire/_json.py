@@ -26,7 +26,7 @@ _SORTED = orjson.OPT_SORT_KEYS
 
 
 @functools.cache
-def _msgspec() -> ModuleType:
+def msgspec_module() -> ModuleType:
     """msgspec, imported with the first body parsed (`import remedy_async` does not pay)."""
     import msgspec  # noqa: PLC0415
 
@@ -51,7 +51,7 @@ def loads(data: bytes | str) -> Any:
     Raises NotJSON for an empty text, text that is not JSON, a number out of range, or
     nesting deeper than the interpreter's recursion limit lets a parser build.
     """
-    msgspec = _msgspec()
+    msgspec = msgspec_module()
     try:
         return msgspec.json.decode(data)
     except RecursionError:
@@ -81,7 +81,7 @@ def _float_or_mark(text: str) -> object:
 def _out_of_range(data: bytes | str, detail: str) -> NotJSON:
     """The NotJSON of a document holding a number out of range, naming the first one's path
     (found by parsing again with every float literal seen; only a refused body pays for it)."""
-    msgspec = _msgspec()
+    msgspec = msgspec_module()
     try:
         document = msgspec.json.Decoder(float_hook=_float_or_mark).decode(data)
     except msgspec.DecodeError:  # an integer too long to read: where it is stays unknown
@@ -121,7 +121,7 @@ def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
     try:
         return _dumps(value, option=_SORTED) if sort_keys else _dumps(value)
     except TypeError as refused:
-        msgspec = _msgspec()
+        msgspec = msgspec_module()
         try:
             return msgspec.json.encode(value, order="sorted" if sort_keys else None)  # type: ignore[no-any-return]
         except (TypeError, ValueError, msgspec.EncodeError):

@@ -9,15 +9,18 @@ page, never per record, so the fast structure functions run unchanged.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, TypeVar
 
 from remedy_async._errors import ContractDriftWarning
 
 from ._codec import fault_from
+from ._decode import decode_json, record_from
 from ._fastpath import structure_hook
+from ._http import JSONResponse, Response
 from ._naming import CONTRACT_NAMING, NAMINGS, Naming, detect_naming
-from ._types import WireFault
+from ._types import TypedItem, WireFault
+from ._views import TypedDecoder, typed_decoder
 
 T = TypeVar("T")
 
@@ -36,13 +39,49 @@ class RecordReader(Generic[T]):
         self._detect = naming == "auto"
         self.naming: Naming = CONTRACT_NAMING if naming == "auto" else naming
         self.hook: Callable[[object, object], T] = structure_hook(model, self.naming)
+        self._typed: TypedDecoder | None = None
+        """Reads bodies straight into typed views once the naming is settled (`_views`)."""
+        if not self._detect:
+            self._typed = typed_decoder(model, self.naming)
 
     def __repr__(self) -> str:
         how = "detecting" if self._detect else "pinned"
         return f"<RecordReader {self.resource} {self.naming} ({how})>"
 
+    def record(self, response: Response, *, secrets: Iterable[str] = ()) -> T:
+        """The record a successful response's body holds: read straight into its typed view
+        when it fits one exactly, else parsed and structured; DecodeError says what did not
+        fit."""
+        typed = self._typed
+        if typed is not None:
+            record = typed.record(response.body)
+            if record is not None:
+                return record  # type: ignore[no-any-return]
+        return record_from(self.model, response, secrets=secrets, read=self.read)
+
+    def page(self, response: Response, *, secrets: Iterable[str] = ()) -> JSONResponse:
+        """A successful list response's JSON, its items as typed views when the page fits the
+        shape of an earlier one exactly (TypedItems, which `hook_for` turns into records),
+        else as parsed; DecodeError says what arrived when it is no JSON."""
+        typed = self._typed
+        if typed is not None:
+            body = typed.page(response.body)
+            if body is not None:
+                return JSONResponse(
+                    url=response.request.url,
+                    status=response.status,
+                    headers=response.headers,
+                    body=body,
+                )
+        decoded = decode_json(response, secrets=secrets)
+        if typed is not None:
+            typed.learn(decoded.body)
+        return decoded
+
     def hook_for(self, items: Sequence[Any]) -> Callable[[object, object], T]:
         """The structure function for a page's items, deciding the naming on the first one."""
+        if items and isinstance(items[0], TypedItem) and self._typed is not None:
+            return self._typed.structure
         if self._detect:
             first = next((item for item in items if isinstance(item, dict) and item), None)
             if first is not None:
@@ -66,6 +105,7 @@ class RecordReader(Generic[T]):
         if naming is None or not certain:
             return  # nothing decisive yet: read by the contract, decide on a later record
         self._detect = False
+        self._typed = typed_decoder(self.model, naming)
         if naming != self.naming:
             self.naming = naming
             self.hook = structure_hook(self.model, naming)

@@ -50,7 +50,7 @@ def item_id(item: object) -> object:
     """The id a list item carries: `item["id"]` of a JSON object, `item.id` of a TypedItem;
     None for an item with none (a JSON object without `id`, or any other JSON value)."""
     if item.__class__ is dict:
-        return item.get("id")  # type: ignore[attr-defined]
+        return item.get("id")
     if isinstance(item, TypedItem):
         return item.id
     return None

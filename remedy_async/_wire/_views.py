@@ -1,0 +1,239 @@
+"""Reads records straight from JSON bytes in C, when they carry exactly their model's fields.
+
+For each model (and naming) a typed view is generated: a msgspec Struct with one field per model
+field, every one required, nothing else allowed, each typed as its JSON value must be (text for
+a timestamp or an enum, `int | float` for a float, the nested model's view). msgspec decodes a
+record, or a whole page of them, into views in one C pass, checking every key and JSON type on
+the way; `_fastpath.from_view_for` then turns a view into its record, doing only what the text
+becomes (enum members, timestamps, exact floats). A record that does not fit its view exactly
+(a key the model does not know, which belongs in `extra`; a field left out; another JSON type)
+is refused by msgspec, and its body is read the way any other is: parsed to JSON, then
+structured (`_fastpath`, `_codec`), which keeps `extra`, notes absent fields and names faults.
+Both ways give the same record; a view whose text does not read (a bad timestamp) is handed to
+that way too, as the JSON it was, so the same DecodeError names the same path.
+
+A page is read this way once an earlier page of the list showed its envelope: its items under
+one top-level key, beside other keys read as they are. Items decoded into views are TypedItems
+in the page's JSON (the paging layer reads their ids as `item.id`) until the resource's reader
+turns each into its record as it is handed over.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+import attrs
+
+from ._fastpath import structure_hook, view_hook
+from ._json import msgspec_module
+from ._naming import CONTRACT_NAMING, Naming, wire_names
+from ._types import TypedItem, open_enum_of, union_members
+
+T = TypeVar("T")
+
+_MISSES_BEFORE_RESTING = 16
+"""Bodies refused in a row after which a decoder tries only one body in `_RESTING_EVERY` (a
+resource whose records always carry unpublished fields then costs almost nothing)."""
+_RESTING_EVERY = 64
+
+
+def _view_field_type(type_: Any, naming: Naming) -> Any:
+    """The JSON type a view decodes a field as; None when no view can read it exactly."""
+    members = union_members(type_)
+    nullable = type(None) in members
+    inner = type_
+    if open_enum_of(type_) is not None:
+        inner = str
+    elif members:
+        rest = [member for member in members if member is not type(None)]
+        if len(rest) != 1:
+            return None
+        inner = rest[0]
+    if inner in (str, bool, int) or inner is Any:
+        view: Any = inner
+    elif inner is float:
+        view = int | float  # an integer stays one until `_number` checks it fits exactly
+    elif inner is datetime:
+        view = str  # parsed as the fast path parses it, so both ways read the same instant
+    elif isinstance(inner, type) and attrs.has(inner):
+        view = view_type(inner, naming)
+        if view is None:
+            return None
+    elif typing.get_origin(inner) is tuple:
+        element, *more = typing.get_args(inner)
+        if more != [Ellipsis] or not (element is str or open_enum_of(element) is not None):
+            return None
+        view = tuple[str, ...]
+    else:
+        return None
+    return view | None if nullable else view
+
+
+_VIEWS: dict[tuple[type[Any], Naming], type[Any] | None] = {}
+
+
+def view_type(model: type[Any], naming: Naming = CONTRACT_NAMING) -> type[Any] | None:
+    """The typed view of a model's records in a naming, or None when a field's type has none."""
+    key = (model, naming)
+    if key not in _VIEWS:
+        _VIEWS[key] = _make_view(model, naming)
+    return _VIEWS[key]
+
+
+def _make_view(model: type[Any], naming: Naming) -> type[Any] | None:
+    msgspec = msgspec_module()
+    hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
+    names = wire_names(model, naming)
+    fields: list[tuple[str, Any]] = []
+    for field in attrs.fields(model):
+        if field.name == "extra":
+            continue
+        view = _view_field_type(hints[field.name], naming)
+        if view is None:
+            return None
+        fields.append((field.name, view))
+    renamed = {name: names[name] for name, _ in fields if names[name] != name}
+    return msgspec.defstruct(  # type: ignore[no-any-return]
+        f"{model.__name__}View",
+        fields,
+        bases=(msgspec.Struct, TypedItem),
+        module=__name__,
+        rename=renamed or None,
+        forbid_unknown_fields=True,
+        gc=False,
+    )
+
+
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class TypedDecoder:
+    """Reads one resource's records, and pages of them, straight into typed views.
+
+    `record` and `page` return None when a body does not fit (any key unknown to the model,
+    any field missing, any other JSON type, or not JSON at all): the caller reads it the
+    general way. After `_MISSES_BEFORE_RESTING` refusals in a row it tries only one body in
+    `_RESTING_EVERY`, until one fits again.
+    """
+
+    def __init__(self, model: type[Any], view: type[Any], naming: Naming) -> None:
+        msgspec = msgspec_module()
+        self.model = model
+        self.view = view
+        self.naming = naming
+        self._record = msgspec.json.Decoder(view)
+        self._refused = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
+        full = structure_hook(model, naming)
+        to_builtins = msgspec.to_builtins
+        self.structure: Callable[[object, object], Any] = view_hook(
+            model, lambda view: full(to_builtins(view), model), naming
+        )
+        """Turns a view into its record (`_fastpath.view_hook`); a view whose text does not
+        read goes the general way as the JSON it was (the same record, or the same fault)."""
+        self._envelopes: dict[tuple[str, frozenset[str]], _Envelope] = {}
+        self._envelope: _Envelope | None = None
+        self._misses = 0
+
+    def __repr__(self) -> str:
+        return f"<TypedDecoder {self.view.__name__}>"
+
+    def _resting(self) -> bool:
+        misses = self._misses
+        if misses < _MISSES_BEFORE_RESTING:
+            return False
+        self._misses = misses + 1
+        return misses % _RESTING_EVERY != 0
+
+    def _missed(self) -> None:
+        self._misses += 1
+
+    def record(self, body: bytes) -> Any | None:
+        """The record of a body that is exactly one record's view; None otherwise."""
+        if self._misses and self._resting():
+            return None
+        try:
+            view = self._record.decode(body)
+        except self._refused:
+            self._missed()
+            return None
+        self._misses = 0
+        return self.structure(view, self.model)
+
+    def learn(self, body: object) -> None:
+        """Arm `page` for pages shaped like this decoded one: its records in a list under one
+        top-level key (the only one holding objects), the other keys read as they come."""
+        if body.__class__ is not dict:
+            return
+        assert isinstance(body, dict)
+        lists = [
+            key
+            for key, value in body.items()
+            if value.__class__ is list and value and value[0].__class__ is dict
+        ]
+        if len(lists) != 1:
+            self._envelope = None
+            return
+        shape = (lists[0], frozenset(key for key in body if key != lists[0]))
+        envelope = self._envelopes.get(shape)
+        if envelope is None:
+            envelope = self._envelopes[shape] = _Envelope(self.view, *shape)
+        self._envelope = envelope
+
+    def page(self, body: bytes) -> dict[str, Any] | None:
+        """The JSON of a page in the shape learned, its items as views; None when it does not
+        fit (or no shape was learned yet)."""
+        envelope = self._envelope
+        if envelope is None or (self._misses and self._resting()):
+            return None
+        try:
+            decoded = envelope.decoder.decode(body)
+        except self._refused:
+            self._missed()
+            return None
+        self._misses = 0
+        return envelope.json(decoded)
+
+
+class _Envelope:
+    """A page's shape: records under `items`, and `others` (any JSON, each may be absent)."""
+
+    def __init__(self, view: type[Any], items: str, others: frozenset[str]) -> None:
+        msgspec = msgspec_module()
+        keys = sorted(others)
+        # Field names of the Struct: the keys themselves where they can be, else positional.
+        attributes = [
+            key if _FIELD_NAME.match(key) and key != items else f"k{i}"
+            for i, key in enumerate(keys)
+        ]
+        item_attribute = items if _FIELD_NAME.match(items) and items not in attributes else "items_"
+        fields: list[tuple[str, Any, Any] | tuple[str, Any]] = [(item_attribute, list[view])]  # type: ignore[valid-type]
+        fields += [(attribute, Any, msgspec.UNSET) for attribute in attributes]
+        rename = {item_attribute: items, **dict(zip(attributes, keys, strict=True))}
+        self.decoder = msgspec.json.Decoder(
+            msgspec.defstruct(
+                "PageEnvelope", fields, rename=rename, forbid_unknown_fields=True, module=__name__
+            )
+        )
+        self._pairs: Sequence[tuple[str, str]] = [
+            (item_attribute, items),
+            *zip(attributes, keys, strict=True),
+        ]
+        self._unset = msgspec.UNSET
+
+    def json(self, decoded: Any) -> dict[str, Any]:
+        unset = self._unset
+        return {
+            key: value
+            for attribute, key in self._pairs
+            if (value := getattr(decoded, attribute)) is not unset
+        }
+
+
+def typed_decoder(model: type[Any], naming: Naming) -> TypedDecoder | None:
+    """The typed decoder of a model's records in a naming; None when the model has no view."""
+    view = view_type(model, naming)
+    return None if view is None else TypedDecoder(model, view, naming)
