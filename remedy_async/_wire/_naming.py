@@ -102,7 +102,25 @@ def detect_naming(record: Mapping[str, Any], model: type[Any]) -> tuple[Naming |
     The naming under which most of the model's fields are present wins, the contract's on a
     tie; it is
     certain when no other naming matches as many. None when no field is present in any naming.
+    The answer for a record's keys (in their order) is remembered, so records of one shape
+    that decide nothing cost a lookup each.
     """
+    shape = (model, tuple(record))
+    known = _DETECTED.get(shape)
+    if known is None:
+        if len(_DETECTED) >= MAX_SHAPES:
+            _DETECTED.clear()
+        known = _DETECTED[shape] = _detected(record, model)
+    return known
+
+
+MAX_SHAPES = 256
+"""How many record shapes (a model and its keys in order) `detect_naming` remembers at most."""
+_DETECTED: dict[tuple[type[Any], tuple[str, ...]], tuple[Naming | None, bool]] = {}
+
+
+def _detected(record: Mapping[str, Any], model: type[Any]) -> tuple[Naming | None, bool]:
+    """`detect_naming`, worked out."""
     namings_of = _namings_of(model)
     found = dict.fromkeys(NAMINGS, 0)
     for key in record.keys() & namings_of.keys():

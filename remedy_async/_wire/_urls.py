@@ -20,6 +20,9 @@ from yarl import URL
 MAX_HOST_LENGTH = 253
 MAX_LABEL_LENGTH = 63
 _LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?$")
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]+").fullmatch
+"""Whether a text holds only the characters percent-encoding leaves as they are (RFC 3986's
+unreserved): such an id is its own path segment."""
 
 
 def url_problem(url: URL) -> str | None:
@@ -75,7 +78,9 @@ def id_segment(resource_id: str | int) -> str:
         raise ValueError(
             f"a resource id must be at most {MAX_ID_LENGTH} characters, got {len(text)}"
         )
-    if text.isprintable():  # the common case, checked in C: no control characters
+    if _UNRESERVED(text):  # the common case, checked in C: nothing to encode
+        return text
+    if text.isprintable():  # no control characters
         return quote(text, safe="")
     for position, char in enumerate(text):
         if unicodedata.category(char) == "Cc":

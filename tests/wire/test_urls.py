@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from urllib.parse import unquote
+import string
+from urllib.parse import quote, unquote
 
 import pytest
 from hypothesis import given
@@ -98,3 +99,15 @@ def test_valid_id_round_trips_as_one_segment(value: str | int) -> None:
     assert unquote(segment, errors="strict") == str(value)
     assert not set(segment) & {"/", "?", "#"}
     assert segment.isascii()
+
+
+unreserved_ids = st.text(
+    alphabet=string.ascii_letters + string.digits + "-._~", min_size=1, max_size=40
+).filter(lambda text: text not in {".", ".."})
+
+
+@given(valid_text_ids | unreserved_ids)
+def test_a_text_id_is_percent_encoded_as_quote_does(value: str) -> None:
+    """Every valid text id is encoded exactly as urllib's quote with nothing safe encodes it,
+    those of unreserved characters alone (returned as they are) included."""
+    assert id_segment(value) == quote(value, safe="")
