@@ -301,19 +301,20 @@ class Pager(Generic[T]):
                     structure = reader.hook_for(prepared.items)
                     delivered += self._at_count
                     self._at_page, self._at_count = prepared.place, 0
-                    ready = structure is wire_object and prepared.all_objects
-                    for count, raw in enumerate(prepared.items, 1):
-                        if ready:
-                            item = raw
-                        else:
+                    if structure is wire_object and _json_objects(prepared):
+                        for count, item in enumerate(prepared.items, 1):
+                            # The position moves before the hand-over: a caller that stops
+                            # after this item resumes after it.
+                            self._at_count = count
+                            yield item
+                    else:
+                        for count, raw in enumerate(prepared.items, 1):
                             try:
                                 item = structure(raw, model)
                             except Exception as exc:
                                 raise self._decode_error(prepared, count - 1, exc) from exc
-                        # The position moves before the hand-over: a caller that stops after
-                        # this item resumes after it.
-                        self._at_count = count
-                        yield item
+                            self._at_count = count
+                            yield item
                     del prepared  # not kept alive while the next page is fetched and decoded
         except RemedyError as error:
             self._mark(error, delivered + self._at_count)
@@ -407,7 +408,7 @@ class Pager(Generic[T]):
     def _structure_items(self, prepared: PreparedPage) -> tuple[T, ...]:
         reader = self._call.reader
         structure, model = reader.hook_for(prepared.items), reader.model
-        if structure is wire_object and prepared.all_objects:
+        if structure is wire_object and _json_objects(prepared):
             return tuple(prepared.items)
         try:
             return tuple([structure(raw, model) for raw in prepared.items])
@@ -428,6 +429,14 @@ class Pager(Generic[T]):
         secrets = self._call.secrets
         shown = shown_url(prepared.response.url, secrets)
         return wire_fault_error(fault, prepared.response, url=shown, secrets=secrets)
+
+
+def _json_objects(prepared: PreparedPage) -> bool:
+    """Whether every item of a page is known to be a JSON object, so `as_dicts()` hands them
+    over unchecked: records with ids, not typed views (a page is decoded whole, one way or
+    the other, so its first item says which)."""
+    items = prepared.items
+    return prepared.all_objects and (not items or items[0].__class__ is dict)
 
 
 def _redacted(text: str | None, secrets: Sequence[str]) -> str | None:

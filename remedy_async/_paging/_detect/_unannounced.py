@@ -24,6 +24,7 @@ from remedy_async._paging._read._positions import (
     int_param,
 )
 from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import item_id
 
 ROUND_SIZES = frozenset({25, 50, 200, 250, *range(100, 10_001, 100)})
 """Page sizes services cap lists at by default (with the size asked for, what makes a first
@@ -48,7 +49,7 @@ def unannounced(
         if not total and reads_alike_whole(response, found.path):
             return Detection(CONVENTIONS["none"])
         return Detection(attrs.evolve(convention, name="none" if not total else "detected"))
-    last = items[-1].get("id") if isinstance(items[-1], dict) else None
+    last = item_id(items[-1])
     guesses = (
         Convention(**_axes(convention), follow="offset", param="offset"),
         Convention(**_axes(convention), follow="offset", param="skip"),

@@ -40,6 +40,7 @@ from remedy_async._paging._read._positions import (
     with_position,
 )
 from remedy_async._wire._http import JSONResponse
+from remedy_async._wire._types import item_id
 
 READER = "auto-detection"
 PUBLISHED = CONVENTIONS["offset"]
@@ -237,7 +238,7 @@ def _tries(
         elif guess.follow == "page":
             at = guess.first_page + 1
         else:
-            at = last.get("id") if isinstance(last, dict) else None
+            at = item_id(last)
         tries.append(with_position(guess, request, at))
     return tuple(tries)
 
@@ -362,7 +363,8 @@ def _notice(convention: Convention) -> str:
 
 def _id_of(item: Any) -> str | None:
     if not isinstance(item, dict):
-        return None
+        value = item_id(item)  # a typed view's id; None for any other JSON value
+        return None if value is None else str(value)
     for key in ID_KEYS:
         value = item.get(key)
         if isinstance(value, str | int) and not isinstance(value, bool):

@@ -43,6 +43,8 @@ from typing import Final
 
 from attrs import evolve, field, frozen
 
+from remedy_async._paging._read._ids import page_ids
+
 Chunks = tuple[dict[Hashable, None], ...]
 """Delivered ids in delivered order, in dicts, each id in one of them."""
 
@@ -406,12 +408,10 @@ _ID_TYPES: Final = frozenset({str, int})
 
 
 def record_ids(items: Sequence[object]) -> list[Hashable] | None:
-    """The ids of a page's records (`1` and `"1"` differ, as dict keys do); None when a record
-    has no id (a string or an integer), so the page cannot be proven."""
-    try:
-        ids: list[Hashable] = [item["id"] for item in items]  # type: ignore[index]
-    except (KeyError, TypeError, IndexError):
+    """The ids of a page's records, JSON objects or typed views (`1` and `"1"` differ, as dict
+    keys do); None when a record has no id (a string or an integer), so the page cannot be
+    proven."""
+    ids = page_ids(items)
+    if ids is None or not _ID_TYPES.issuperset(map(type, ids)):  # a bool, a float, null...
         return None
-    if not _ID_TYPES.issuperset(map(type, ids)):  # a bool, a float, null, an object...
-        return None
-    return ids
+    return ids  # str and int ids only: hashable

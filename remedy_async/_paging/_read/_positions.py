@@ -23,7 +23,7 @@ from remedy_async._paging._protocol import (
     Proof,
 )
 from remedy_async._wire._http import JSONResponse
-from remedy_async._wire._types import WireFault, json_type_name
+from remedy_async._wire._types import WireFault, item_id, json_type_name
 
 from ._envelope import MISSING, dig
 
@@ -107,8 +107,7 @@ def check_echo(convention: Convention, body: Any, requested: int) -> None:
 
 def keyset_next(convention: Convention, request: PageRequest, items: Sequence[Any]) -> PageRequest:
     """The request after a page of a keyset list: its last item's id in `param`."""
-    last = items[-1]
-    key = last.get("id") if isinstance(last, dict) else None
+    key = item_id(items[-1])
     if not isinstance(key, str | int) or isinstance(key, bool):
         raise PagingFault("the list goes on after its last item, which has no id to continue after")
     return with_position(convention, request, str(key))

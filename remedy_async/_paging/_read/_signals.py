@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -80,38 +81,55 @@ def looks_like_url(text: str) -> bool:
     return text.startswith(("/", "?")) or _SCHEME.match(text) is not None
 
 
-def body_signals(body: Any, items: Path) -> list[Signal]:
-    """Every signal of a body outside its item array, outermost first."""
+MORE_ROLES: frozenset[str] = frozenset({"forward", UNKNOWN, "more", "last"})
+"""The roles of the signals that can say a list goes on (`_says_more`): the only ones a page
+read by a known convention is checked for, so the others are not even gathered."""
+
+
+def body_signals(body: Any, items: Path, roles: AbstractSet[str] | None = None) -> list[Signal]:
+    """Every signal of a body outside its item array, outermost first (only those of `roles`,
+    when given)."""
     if not isinstance(body, dict):
         return []
-    return list(_walk(body, (), items, None))
+    return list(_walk(body, (), items, None, roles))
 
 
-def _walk(node: dict[str, Any], at: Path, items: Path, parent: str | None) -> Iterator[Signal]:
+def _walk(
+    node: dict[str, Any],
+    at: Path,
+    items: Path,
+    parent: str | None,
+    roles: AbstractSet[str] | None,
+) -> Iterator[Signal]:
     for key, value in node.items():
         path = (*at, key)
         if path == items:
             continue
         if isinstance(value, dict):
             if len(path) < MAX_SIGNAL_DEPTH:
-                yield from _walk(value, path, items, key)
+                yield from _walk(value, path, items, key, roles)
             continue
         if isinstance(value, list):
-            yield from _relation_links(value, path)
+            yield from _relation_links(value, path, roles)
             continue
         role = role_of(key, parent)
+        if role is None:
+            continue
         kind = kind_of(value)
-        if role is None or kind is None:
+        if kind is None:
             continue
+        held = value
         if role in ("more", "last") and value in (0, 1) and kind == "number":
-            yield Signal(path, None, role, "flag", bool(value), parent)  # `hasMore: 1` (Qualys)
-            continue
-        if role == "pages" and kind == "flag":
+            kind, held = "flag", bool(value)  # `hasMore: 1` (Qualys)
+        elif role == "pages" and kind == "flag":
             role = "last"  # `lastPage: true` says the end; `last_page: 9` counts the pages
-        yield Signal(path, None, role, kind, value, parent)
+        if roles is None or role in roles:
+            yield Signal(path, None, role, kind, held, parent)
 
 
-def _relation_links(value: list[Any], path: Path) -> Iterator[Signal]:
+def _relation_links(
+    value: list[Any], path: Path, roles: AbstractSet[str] | None
+) -> Iterator[Signal]:
     """Links given as `[{"rel": "next", "href": ...}]` (Rapid7, Atom-style envelopes)."""
     for entry in value:
         if not isinstance(entry, dict) or not isinstance(entry.get("rel"), str):
@@ -119,12 +137,17 @@ def _relation_links(value: list[Any], path: Path) -> Iterator[Signal]:
         href = entry.get("href", entry.get("url"))
         role = role_of(entry["rel"])
         if isinstance(href, str) and role in ("forward", "backward"):
+            if roles is not None and role not in roles:
+                continue
             place = (*path, f"[rel={entry['rel']}]", "href" if "href" in entry else "url")
             yield Signal(place, None, role, "url", href, entry["rel"])
 
 
-def header_signals(headers: Mapping[str, str]) -> list[Signal]:
-    """Every paging signal of the response headers (`Link` relations read one by one)."""
+def header_signals(
+    headers: Mapping[str, str], roles: AbstractSet[str] | None = None
+) -> list[Signal]:
+    """Every paging signal of the response headers (`Link` relations read one by one; only
+    those of `roles`, when given)."""
     found: list[Signal] = []
     seen: set[str] = set()
     for name in headers:
@@ -133,10 +156,12 @@ def header_signals(headers: Mapping[str, str]) -> list[Signal]:
             continue
         seen.add(lowered)
         if lowered == "link":
-            found += _link_signals(headers)
+            found += [
+                signal for signal in _link_signals(headers) if roles is None or signal.role in roles
+            ]
             continue
         role = role_of(name)
-        if role is None:
+        if role is None or (roles is not None and role not in roles):
             continue
         value = headers.get(name, "").strip()
         if role in ("total", "pages", "offset", "page", "size"):
@@ -222,9 +247,12 @@ def refuse_unread_signals(
     """Raise UnreadSignal for the first signal of the page the convention does not account for."""
     read_paths, read_headers = _accounted_for(convention)
     followed = "" if following is None or following.url is None else str(following.url)
-    signals = [*body_signals(response.body, items_path), *header_signals(response.headers)]
+    signals = [
+        *body_signals(response.body, items_path, MORE_ROLES),
+        *header_signals(response.headers, MORE_ROLES),
+    ]
     for signal in signals:
-        if signal.role == "backward" or not _says_more(signal, following is not None):
+        if not _says_more(signal, following is not None):
             continue
         if signal.header is not None:
             if signal.header.lower() in read_headers:

@@ -12,6 +12,9 @@ from typing import Any
 
 from attrs import frozen
 
+from remedy_async._paging._read._ids import page_ids
+from remedy_async._wire._types import item_id
+
 
 @frozen
 class Delivery:
@@ -22,7 +25,8 @@ class Delivery:
     repeats: int
     stopped_early: bool
     all_objects: bool = False
-    """True when every item is known to be a JSON object with an id (it was indexed by id)."""
+    """True when every item is known to be a record with an id (it was indexed by id): a JSON
+    object, or a typed view (`TypedItem`)."""
 
 
 class RecentIds:
@@ -55,9 +59,10 @@ class RecentIds:
         stopped_early = remaining is not None and len(candidates) > remaining
         if stopped_early:
             candidates = candidates[:remaining]
+        found = page_ids(candidates)
         try:
-            ids = {item["id"] for item in candidates}
-        except (TypeError, KeyError, IndexError):
+            ids = None if found is None else set(found)
+        except TypeError:  # an id that is an object or an array
             ids = None
         if ids is not None and len(ids) == len(candidates) and ids.isdisjoint(self._previous):
             self._previous, self._previous_typed = ids, None
@@ -79,7 +84,7 @@ class RecentIds:
                 stopped_early = True
                 break
             item = items[index]
-            raw = item.get("id") if isinstance(item, dict) else None
+            raw = item_id(item)
             # Typed keys: `1` and `true` (equal in Python) are different ids on the wire.
             key = None if raw is None or isinstance(raw, dict | list) else (raw.__class__, raw)
             if key is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from remedy_async._paging._paginators._proof import (
     record_ids,
     resumed,
 )
+from remedy_async._wire._types import TypedItem
 from tests.paging.walk.diagnosis import FALSE_REFUSALS
 
 Op = tuple[str, int]
@@ -446,6 +448,18 @@ def test_record_ids_tell_types_apart_and_need_every_id() -> None:
     assert record_ids([{"id": 1}, {"id": True}]) is None
     assert record_ids([{"id": "a"}, {"name": "b"}]) is None
     assert record_ids(["a"]) is None
+
+
+def test_record_ids_read_typed_views_as_json_objects() -> None:
+    assert record_ids([Row("a"), Row("b")]) == ["a", "b"]
+    assert record_ids([Row("a"), {"id": "b"}]) == ["a", "b"]
+    assert record_ids([Row("a"), "b"]) is None
+
+
+class Row(msgspec.Struct, TypedItem, frozen=True):
+    """A typed view of a record, as the decode engine hands one over."""
+
+    id: str
 
 
 def test_a_page_the_service_names_no_next_for_ends_the_list() -> None:

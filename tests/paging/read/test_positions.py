@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -42,7 +43,7 @@ from remedy_async._paging._read._positions import (
     with_position,
 )
 from remedy_async._wire._http import JSONResponse
-from remedy_async._wire._types import WireFault
+from remedy_async._wire._types import TypedItem, WireFault
 from tests.paging.responses import page
 
 OFFSET = CONVENTIONS["offset"]
@@ -197,6 +198,19 @@ def test_a_keyset_request_carries_the_last_id() -> None:
     convention = Convention(name="k", follow="keyset", param="after", size_param="limit")
     following = keyset_next(convention, asked(("limit", "2")), [{"id": "a"}, {"id": 7}])
     assert following.params == (("after", "7"), ("limit", "2"))
+
+
+def test_a_keyset_page_of_typed_views_continues_after_its_last_id() -> None:
+    """A page the decode engine read into typed views continues after its last view's id."""
+    convention = Convention(name="k", follow="keyset", param="after")
+    following = keyset_next(convention, asked(("limit", "2")), [Row("a"), Row("b")])
+    assert following.params == (("after", "b"), ("limit", "2"))
+
+
+class Row(msgspec.Struct, TypedItem, frozen=True):
+    """A typed view of a record, as the decode engine hands one over."""
+
+    id: str
 
 
 @pytest.mark.parametrize("last", [{"id": None}, {"id": True}, {"name": "x"}, "a"])
