@@ -197,7 +197,7 @@ class _Generator:
         if typing.get_origin(inner) is tuple:
             element_enum = open_enum_of(typing.get_args(inner)[0])
             if element_enum is None:
-                return []
+                return [f"{guard}{var} = tuple({var})"]
             self.names[f"_members{index}"] = _OpenMembers(element_enum._value2member_map_)
             return [f"{guard}{var} = tuple([_members{index}[_item] for _item in {var}])"]
         raise TypeError(f"no typed conversion for {type_!r}")

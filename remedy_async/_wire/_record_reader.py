@@ -15,12 +15,12 @@ from typing import Any, Generic, Literal, TypeVar
 from remedy_async._errors import ContractDriftWarning
 
 from ._codec import fault_from
-from ._decode import decode_json, record_from
+from ._decode import decode_json, record_from, wire_fault_error
 from ._fastpath import structure_hook
 from ._http import JSONResponse, Response
 from ._naming import CONTRACT_NAMING, NAMINGS, Naming, detect_naming
 from ._types import TypedItem, WireFault
-from ._views import TypedDecoder, typed_decoder
+from ._views import PageShape, TypedDecoder, page_shape, typed_decoder
 
 T = TypeVar("T")
 
@@ -39,6 +39,8 @@ class RecordReader(Generic[T]):
         self._detect = naming == "auto"
         self.naming: Naming = CONTRACT_NAMING if naming == "auto" else naming
         self.hook: Callable[[object, object], T] = structure_hook(model, self.naming)
+        self._shape: PageShape | None = None
+        """The last page's shape, while the naming is undecided (`page`)."""
         self._typed: TypedDecoder | None = None
         """Reads bodies straight into typed views once the naming is settled (`_views`)."""
         if not self._detect:
@@ -54,7 +56,10 @@ class RecordReader(Generic[T]):
         fit."""
         typed = self._typed
         if typed is not None:
-            record = typed.record(response.body)
+            try:
+                record = typed.record(response.body)
+            except Exception as exc:  # a view whose text does not read: the general way's fault
+                raise wire_fault_error(self.fault(exc, "$"), response, secrets=secrets) from exc
             if record is not None:
                 return record  # type: ignore[no-any-return]
         return record_from(self.model, response, secrets=secrets, read=self.read)
@@ -75,7 +80,9 @@ class RecordReader(Generic[T]):
                 )
         decoded = decode_json(response, secrets=secrets)
         if typed is not None:
-            typed.learn(decoded.body)
+            typed.learn(page_shape(decoded.body))
+        elif self._detect:
+            self._shape = page_shape(decoded.body)  # learned once the naming is decided
         return decoded
 
     def hook_for(self, items: Sequence[Any]) -> Callable[[object, object], T]:
@@ -106,6 +113,8 @@ class RecordReader(Generic[T]):
             return  # nothing decisive yet: read by the contract, decide on a later record
         self._detect = False
         self._typed = typed_decoder(self.model, naming)
+        if self._typed is not None:
+            self._typed.learn(self._shape)
         if naming != self.naming:
             self.naming = naming
             self.hook = structure_hook(self.model, naming)

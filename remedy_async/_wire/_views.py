@@ -67,7 +67,7 @@ def _view_field_type(type_: Any, naming: Naming) -> Any:
         element, *more = typing.get_args(inner)
         if more != [Ellipsis] or not (element is str or open_enum_of(element) is not None):
             return None
-        view = tuple[str, ...]
+        view = list[str]  # made a tuple as the fast path makes it (`convert_typed`)
     else:
         return None
     return view | None if nullable else view
@@ -109,6 +109,26 @@ def _make_view(model: type[Any], naming: Naming) -> type[Any] | None:
 
 
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+PageShape = tuple[str, frozenset[str]]
+"""Where a page's records are (one top-level key) and its other top-level keys."""
+
+
+def page_shape(body: object) -> PageShape | None:
+    """The shape of a decoded page whose records are a list of objects under one top-level
+    key, the only one holding objects; None for any other body."""
+    if body.__class__ is not dict:
+        return None
+    assert isinstance(body, dict)
+    lists = [
+        key
+        for key, value in body.items()
+        if value.__class__ is list and value and value[0].__class__ is dict
+    ]
+    if len(lists) != 1:
+        return None
+    return lists[0], frozenset(key for key in body if key != lists[0])
 
 
 class TypedDecoder:
@@ -163,21 +183,11 @@ class TypedDecoder:
         self._misses = 0
         return self.structure(view, self.model)
 
-    def learn(self, body: object) -> None:
-        """Arm `page` for pages shaped like this decoded one: its records in a list under one
-        top-level key (the only one holding objects), the other keys read as they come."""
-        if body.__class__ is not dict:
-            return
-        assert isinstance(body, dict)
-        lists = [
-            key
-            for key, value in body.items()
-            if value.__class__ is list and value and value[0].__class__ is dict
-        ]
-        if len(lists) != 1:
+    def learn(self, shape: PageShape | None) -> None:
+        """Arm `page` for pages of this shape (`page_shape`); None disarms it."""
+        if shape is None:
             self._envelope = None
             return
-        shape = (lists[0], frozenset(key for key in body if key != lists[0]))
         envelope = self._envelopes.get(shape)
         if envelope is None:
             envelope = self._envelopes[shape] = _Envelope(self.view, *shape)
