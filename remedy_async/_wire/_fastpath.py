@@ -166,67 +166,71 @@ class _Generator:
         self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
         return [*lines, f"    {var} = tuple([_members{index}[_item] for _item in {var}])"]
 
-    def convert_typed(self, var: str, type_: Any, index: int) -> list[str]:
+    def convert_typed(self, var: str, type_: Any) -> list[str]:
         """Lines turning a typed view's value in `var` into the attribute value: the view's
         decoder checked its JSON type already (`_views`), so only what the wire's text becomes
-        is left (an enum member, a timestamp, a nested record, an exact float)."""
+        is left (an enum member, a timestamp, a nested record, built in line, an exact
+        float)."""
         nullable = type(None) in union_members(type_)
-        guard = f"if {var} is not None: " if nullable else ""
         enum_type = open_enum_of(type_)
-        if enum_type is not None:
-            self.names[f"_members{index}"] = _OpenMembers(enum_type._value2member_map_)
-            return [f"{guard}{var} = _members{index}[{var}]"]
         inner = _optional_member(type_)
         if inner in (str, bool, int) or inner is Any:
             return []
-        if inner is float:
+        if enum_type is not None:
+            self.names[f"_members_{var}"] = _OpenMembers(enum_type._value2member_map_)
+            lines = [f"{var} = _members_{var}[{var}]"]
+        elif inner is float:
             return [f"if {var}.__class__ is int: {var} = _number({var})"]
-        if inner is datetime:
-            parse = [
+        elif inner is datetime:
+            lines = [
                 f"{var} = _fromisoformat({var})",
                 f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
             ]
-            return (
-                [f"if {var} is not None:", *(f"    {line}" for line in parse)]
-                if nullable
-                else parse
-            )
-        if isinstance(inner, type) and attrs.has(inner):
-            self.names[f"_nested{index}"] = self._fast_for(inner)
-            return [f"{guard}{var} = _nested{index}({var})"]
-        if typing.get_origin(inner) is tuple:
+        elif isinstance(inner, type) and attrs.has(inner):
+            lines = self.build_from_view(inner, var, var)
+        elif typing.get_origin(inner) is tuple:
             element_enum = open_enum_of(typing.get_args(inner)[0])
             if element_enum is None:
-                return [f"{guard}{var} = tuple({var})"]
-            self.names[f"_members{index}"] = _OpenMembers(element_enum._value2member_map_)
-            return [f"{guard}{var} = tuple([_members{index}[_item] for _item in {var}])"]
-        raise TypeError(f"no typed conversion for {type_!r}")
+                lines = [f"{var} = tuple({var})"]
+            else:
+                self.names[f"_members_{var}"] = _OpenMembers(element_enum._value2member_map_)
+                lines = [f"{var} = tuple([_members_{var}[_item] for _item in {var}])"]
+        else:
+            raise TypeError(f"no typed conversion for {type_!r}")
+        return [f"if {var} is not None:", *(f"    {line}" for line in lines)] if nullable else lines
+
+    def build_from_view(self, model: type[Any], view: str, target: str) -> list[str]:
+        """Lines building in `target` the record of the typed view in `view` (variables and
+        names of a nested record are prefixed by its place, so it is built in line)."""
+        hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
+        fields = [f for f in attrs.fields(model) if f.name != "extra"]
+        prefix = "r" if view == "view" else view
+        self.names.update({f"_model_{prefix}": model, f"_builder_{prefix}": _builder_of(model)})
+        lines: list[str] = []
+        values: list[str] = []
+        for field in fields:
+            var = f"{prefix}_{field.name}"
+            converted = self.convert_typed(var, hints[field.name])
+            if converted:
+                lines += [f"{var} = {view}.{field.name}", *converted]
+                values.append(var)
+            else:
+                values.append(f"{view}.{field.name}")
+        record = f"{prefix}_record"
+        lines.append(f"{record} = _new(_builder_{prefix})")
+        lines += [f"{record}.{f.name} = {value}" for f, value in zip(fields, values, strict=True)]
+        lines.append(f"{record}.extra = {{}}")
+        if optional_fields(model, self._naming):
+            lines.append(f"{record}.{NOTE} = ()")
+        lines += [f"{record}.__class__ = _model_{prefix}", f"{target} = {record}"]
+        return lines
 
     def view_source(self, model: type[Any], *, guarded: bool) -> str:
         """The source of `view_<Model>(view)`: the record of a typed view (`_views`), whose
         fields are exactly the model's, with nothing unknown (`extra` is empty) and nothing
         missing (no optional field was read without). `guarded`: a view whose text does not
-        read (`STEP_ASIDE_ERRORS`) goes to `_fallback` whole, else the error propagates (to
-        the record holding it)."""
-        hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
-        fields = [f for f in attrs.fields(model) if f.name != "extra"]
-        self.names.update(_model=model, _builder=_builder_of(model))
-        converted: list[str] = []
-        for index, field in enumerate(fields):
-            lines = self.convert_typed(f"v{index}", hints[field.name], index)
-            if lines:
-                converted += [f"v{index} = view.{field.name}", *lines]
-        body = [*converted, "record = _new(_builder)"]
-        body += [
-            f"record.{field.name} = v{index}"
-            if f"v{index} = view.{field.name}" in converted
-            else f"record.{field.name} = view.{field.name}"
-            for index, field in enumerate(fields)
-        ]
-        body.append("record.extra = {}")
-        if optional_fields(model, self._naming):
-            body.append(f"record.{NOTE} = ()")
-        body += ["record.__class__ = _model", "return record"]
+        read (`STEP_ASIDE_ERRORS`) goes to `_fallback` whole, else the error propagates."""
+        body = [*self.build_from_view(model, "view", "record"), "return record"]
         if guarded:
             self.names["_STEP_ASIDE_ERRORS"] = STEP_ASIDE_ERRORS
             body = [
@@ -414,19 +418,8 @@ def _lazy_cattrs(model: type[T], naming: Naming) -> Callable[[object, object], T
     return structure
 
 
-_FROM_VIEW: dict[tuple[type[Any], Naming], Structure] = {}
-
-
-def _from_view_for(model: type[Any], naming: Naming) -> Structure:
-    """The unguarded function of a nested model's view (its errors go to the record's)."""
-    convert = _FROM_VIEW.get((model, naming))
-    if convert is None:
-        convert = _FROM_VIEW[model, naming] = _compile_view(model, naming, None)
-    return convert
-
-
 def _compile_view(model: type[Any], naming: Naming, fallback: Structure | None) -> Structure:
-    generator = _Generator(lambda nested: _from_view_for(nested, naming), naming)
+    generator = _Generator(lambda nested: _fast_for(nested, naming), naming)
     source = generator.view_source(model, guarded=fallback is not None)
     namespace = dict(generator.names, _fallback=fallback)
     exec(compile(source, f"<remedy_async view {model.__name__}>", "exec"), namespace)
