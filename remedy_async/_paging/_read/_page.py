@@ -14,6 +14,7 @@ it, or, with none, where services commonly state it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from yarl import URL
@@ -72,10 +73,20 @@ def read_page(
     from ._signals import refuse_unread_signals  # noqa: PLC0415 - loaded by a first page
 
     refuse_unread_signals(convention, response, items_path, following, reader)
-    path = "$" + "".join(f".{key}" for key in items_path)
     return PageResult(
-        items=items, next=following, items_path=path, convention=convention, total=total
+        items=items,
+        next=following,
+        items_path=json_path(items_path),
+        convention=convention,
+        total=total,
     )
+
+
+@lru_cache(maxsize=256)
+def json_path(path: Path) -> str:
+    """A body path as a JSON path (`$.data`, `$` for the body itself), worked out once per
+    path rather than once a page."""
+    return "$" + "".join(f".{key}" for key in path)
 
 
 def announced_total(convention: Convention | None, response: JSONResponse) -> int | None:
