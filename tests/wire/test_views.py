@@ -286,3 +286,31 @@ def test_a_body_that_is_not_json_is_the_same_decode_error_through_the_reader() -
         reader.record(response(b"<html>"))
     with pytest.raises(DecodeError, match="expected JSON"):
         reader.page(response(b"<html>"))
+
+
+async def test_a_typed_list_over_the_wire_is_the_general_ways_records_page_after_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over loopback, the simulator's endpoints, read typed (every page after the first in C)
+    and as JSON then structured the general way, are the same records in the same order, and
+    the later pages did come as typed views."""
+    from remedy_async import RemedyClient  # noqa: PLC0415
+    from remedy_async.simulator import Simulator  # noqa: PLC0415
+
+    typed_pages = 0
+    page = TypedDecoder.page
+
+    def counting(self: TypedDecoder, body: bytes) -> dict[str, Any] | None:
+        nonlocal typed_pages
+        read = page(self, body)
+        typed_pages += read is not None
+        return read
+
+    monkeypatch.setattr(TypedDecoder, "page", counting)
+    async with Simulator() as service, RemedyClient(service.url) as client:
+        typed = await client.endpoints.list(page_size=20).collect()
+        wire = await client.endpoints.list(page_size=20).as_dicts().collect()
+    assert typed_pages >= 4
+    hook = structure_hook(Endpoint)
+    assert typed == [hook(record, Endpoint) for record in wire]
+    assert [to_wire(record) for record in typed] == wire
