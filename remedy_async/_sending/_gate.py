@@ -138,6 +138,8 @@ class RequestGate:
 
     def observe(self, status: int, headers: Mapping[str, str]) -> float | None:
         """Pause as a response asks (429 hint, or no requests remaining); return the pause."""
+        if status != 429 and "X-RateLimit-Remaining" not in headers:
+            return None  # asks nothing: the common answer, told without parsing anything
         pause = pause_asked(status, headers, self.wall)
         if pause:
             pause = min(pause, self.max_pause)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
@@ -282,16 +282,26 @@ class PacedConnector(aiohttp.TCPConnector):
     hands over with the request's timeout (`TimeoutWithTurn`, aiohttp's one value that reaches
     `connect` from each request)."""
 
-    async def connect(
+    def connect(
         self, req: aiohttp.ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
+    ) -> Coroutine[Any, Any, aiohttp.connector.Connection]:
+        """aiohttp's connect; for a request with a turn, waiting for it once connected.
+
+        A plain function handing back aiohttp's own coroutine when there is no turn: no frame
+        of its own on a request's way."""
+        if isinstance(timeout, TimeoutWithTurn):
+            return self._connect_in_turn(req, traces, timeout)
+        return super().connect(req, traces, timeout)
+
+    async def _connect_in_turn(
+        self, req: aiohttp.ClientRequest, traces: list[Any], timeout: TimeoutWithTurn
     ) -> aiohttp.connector.Connection:
         connection = await super().connect(req, traces, timeout)
-        if isinstance(timeout, TimeoutWithTurn):
-            try:
-                await timeout.turn(req.url)
-            except BaseException:
-                connection.release()
-                raise
+        try:
+            await timeout.turn(req.url)
+        except BaseException:
+            connection.release()
+            raise
         return connection
 
 
@@ -501,7 +511,9 @@ class AiohttpTransport:
         if self.proxies is not None:
             own_headers, proxy, through = self._route(request, own_headers)
         try:
-            async with self.session.request(
+            # Awaited, not entered: aiohttp's context managers would add four coroutines to
+            # every request; the `finally` below does what their exit does.
+            response = await self.session.request(
                 request.method,
                 request.url,
                 headers=own_headers,
@@ -512,7 +524,8 @@ class AiohttpTransport:
                 ),
                 allow_redirects=False,
                 **through,
-            ) as response:
+            )
+            try:
                 if proxy is not None and response.status == PROXY_AUTHENTICATION_REQUIRED:
                     raise proxy_refused(request, proxy)
                 length = response.content_length
@@ -527,6 +540,9 @@ class AiohttpTransport:
                 return Response(
                     request=request, status=response.status, headers=response.headers, body=body
                 )
+            finally:
+                response.release()
+                await response.wait_for_close()
         except TRANSPORT_FAILURES as exc:
             raise transport_error(request, exc, proxy) from safe_cause(exc)
 

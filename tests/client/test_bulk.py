@@ -17,6 +17,7 @@ from remedy_async import (
     NotFoundError,
     RemedyClient,
 )
+from remedy_async._bulk import get_many
 from tests.fakes import endpoint_record
 from tests.mock_service import Routes, mock_client
 from tests.published import TOKEN, PublishedService
@@ -204,7 +205,7 @@ async def _collect(results: AsyncIterator[GetResult[object]]) -> list[GetResult[
 
 
 def bulk_tasks() -> list[asyncio.Task[object]]:
-    return [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == "BulkGet._fetch"]
+    return [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == "BulkGet._work"]
 
 
 async def test_cancelling_get_many_cancels_fetches_in_flight() -> None:
@@ -252,3 +253,58 @@ def test_bad_settings_are_refused(name: str, value: int) -> None:
     client = RemedyClient("https://api.example.com")
     with pytest.raises(ValueError, match=name):
         client.endpoints.get_many(["a"], **{name: value})  # type: ignore[arg-type]
+
+
+async def test_fetches_run_in_at_most_concurrency_tasks() -> None:
+    """The gets run in at most `concurrency` worker tasks, each taking the next id waiting."""
+    seen: set[asyncio.Task[object] | None] = set()
+
+    def answer(request: MockRequest, id: str) -> MockResponse:
+        seen.add(asyncio.current_task())
+        return MockResponse.json(200, endpoint_record(id))
+
+    async with Routes({"/v1/endpoints/{id}": answer}).client() as client:
+        ids = [f"e{i}" for i in range(40)]
+        for ordered in (True, False):
+            seen.clear()
+            results = client.endpoints.get_many(ids, concurrency=4, ordered=ordered)
+            assert len([result async for result in results]) == 40
+            assert 1 <= len(seen) <= 4
+            assert bulk_tasks() == []
+
+
+async def test_unordered_yields_a_result_as_soon_as_its_fetch_finishes() -> None:
+    """With ordered=False a quick answer comes before a slow one asked for earlier."""
+    slow_may_answer = asyncio.Event()
+
+    async def answer(request: MockRequest, id: str) -> MockResponse:
+        if id == "slow":
+            await slow_may_answer.wait()
+        return MockResponse.json(200, endpoint_record(id))
+
+    async with Routes({"/v1/endpoints/{id}": answer}).client() as client:
+        order = []
+        async with asyncio.timeout(10):
+            async for result in client.endpoints.get_many(["slow", "quick"], ordered=False):
+                order.append(result.id)
+                slow_may_answer.set()
+    assert order == ["quick", "slow"]
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+async def test_an_error_that_is_no_answer_for_an_id_ends_the_iteration(ordered: bool) -> None:
+    """An error other than the API's, ValueError or TypeError is no result: the iteration
+    raises it, and the fetches still in flight are cancelled."""
+
+    async def get(resource_id: str | int) -> object:
+        if resource_id == "bad":
+            raise RuntimeError("a bug in the get")
+        await asyncio.sleep(0)
+        return resource_id
+
+    ids = ["a", "bad", *(f"id-{i}" for i in range(20))]
+    results = get_many(get, ids, 4, ordered=ordered, dedupe_window=10)
+    with pytest.raises(RuntimeError, match="a bug in the get"):
+        async for _ in results:
+            pass
+    assert bulk_tasks() == []

@@ -493,3 +493,17 @@ def test_an_absurd_pause_is_capped_for_everyone() -> None:
     year = str(365 * 24 * 3600)
     assert requests.observe(429, CIMultiDictProxy(CIMultiDict({"Retry-After": year}))) == 60.0
     assert requests.pause_left() == 60.0
+
+
+def test_an_exhausted_budget_in_lower_case_headers_pauses_everyone() -> None:
+    """The headers of an exhausted budget are found whatever their case, as HTTP has it."""
+    requests, _ = gate()
+    pairs = (("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "7"))
+    assert requests.observe(200, headers(*pairs)) == 7.0
+
+
+def test_a_response_without_rate_limit_headers_asks_nothing() -> None:
+    """A 200 with no rate-limit headers neither pauses nor returns a pause."""
+    requests, _ = gate()
+    assert requests.observe(200, headers(("Content-Type", "application/json"))) is None
+    assert requests.pause_left() == 0.0

@@ -7,6 +7,7 @@ opens take the virtual seconds the test asks for."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,10 +16,21 @@ import orjson
 import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from remedy_async import APITimeoutError, RateLimit, RemedyClient, RequestOptions, RetryPolicy
+from remedy_async import (
+    APITimeoutError,
+    MockRequest,
+    MockResponse,
+    RateLimit,
+    RemedyClient,
+    RequestOptions,
+    ResponseTooLargeError,
+    RetryPolicy,
+)
 from remedy_async._sending._transport import StreamedResponse
 from remedy_async._wire._http import AttemptTimeout, Request, Response
 from tests.fakes import endpoint_record
+from tests.loopback import serve_handler
+from tests.mock_service import Routes
 from tests.sending.parked_time import ParkedTime, most_in_any_window
 
 BASE = "https://api.test"
@@ -211,3 +223,32 @@ async def test_a_turn_past_the_timeout_fails_in_the_transport_and_nothing_goes_o
     assert [stamp - start for stamp in transport.stamps] == pytest.approx([4.0, 4.0])
     assert transport.turns == [True] * 3
     assert transport.idle == 2, "the connection went back"
+
+
+# The aiohttp transport gives every connection back ----------------------------------------
+
+
+async def test_a_refused_body_gives_its_connection_back_for_the_next_request() -> None:
+    """A body refused as too large (from Content-Length, or counted while it inflates) frees
+    its connection: with one connection in all, the gets after it are answered."""
+    big = MockResponse(200, {"Content-Type": "application/json"}, b"x" * 5_000_000)
+    bomb = MockResponse(
+        200,
+        {"Content-Encoding": "gzip", "Content-Type": "application/json"},
+        gzip.compress(b'{"id": "' + b"a" * 200_000 + b'"}'),
+    )
+    answers = {"big": big, "bomb": bomb}
+
+    def answer(request: MockRequest, id: str) -> MockResponse:
+        return answers.get(id) or MockResponse.json(200, endpoint_record(id))
+
+    service = Routes({"/v1/endpoints/{id}": answer})
+    async with (
+        serve_handler(service) as url,
+        RemedyClient(url, max_in_flight=1, max_response_bytes=1000) as client,
+    ):
+        async with asyncio.timeout(10):
+            for refused in ("big", "bomb"):
+                with pytest.raises(ResponseTooLargeError):
+                    await client.endpoints.get(refused)
+                assert (await client.endpoints.get("ep-1")).id == "ep-1"
