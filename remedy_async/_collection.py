@@ -220,7 +220,7 @@ class ResourceCollection(Generic[T]):
         """
         from ._bulk import get_many  # noqa: PLC0415 - loaded by the first get_many
 
-        get = partial(self.get, options=options)
+        get = self.get if options is None else partial(self.get, options=options)
         results = get_many(get, ids, concurrency, ordered=ordered, dedupe_window=dedupe_window)
         events = self._events
         if events is not None and events.active:
