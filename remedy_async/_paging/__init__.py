@@ -11,8 +11,9 @@ Modules: in layers from the bottom up, each importing only from its own layer an
 - `_read`, reading one page response: `_items` (where the item array is, by structure or by a
   convention), `_signals` (every paging signal of a page; refusing one the convention does not
   read), `_vocabulary` (what paging words mean, in any spelling), `_envelope` and `_links` (body
-  paths, Link headers), `_positions` (offsets, page numbers, last ids, page sizes), `_page` (a
-  page read by a convention: its items, its announced total, its next request).
+  paths, Link headers), `_positions` (offsets, page numbers, last ids, page sizes), `_ids` (an
+  item's id, from a JSON object or a typed view alike), `_page` (a page read by a convention:
+  its items, its announced total, its next request).
 - `_detect`, a convention from a first page: `_compose` (compose it, axis by axis),
   `_unannounced` (first pages that announce nothing), `_preset` (the preset a composition
   amounts to), `_advice` (what to pin for a page a convention cannot follow).
