@@ -118,15 +118,15 @@ class BulkGet(Generic[T]):
                     result = GetResult(key, value=await self._get(resource_id))
                 except (RemedyError, ValueError, TypeError) as error:
                     result = GetResult(key, error=error)
-            except asyncio.CancelledError:
-                del self._in_flight[key]
-                future.cancel()
-                raise
-            except BaseException as error:  # not an answer for the id: the iteration raises it
+            except Exception as error:  # not an answer for the id: the iteration raises it
                 del self._in_flight[key]
                 future.set_exception(error)
                 self._done(future)
                 continue
+            except BaseException:  # cancelled (the iteration ended), or the process stops
+                del self._in_flight[key]
+                future.cancel()
+                raise
             del self._in_flight[key]
             if self._dedupe_window:
                 self._recent[key] = result
