@@ -1,6 +1,6 @@
 """The OpenTelemetry bridge: turns the client's events into spans and metrics, in one place.
 
-Imported only when a client is built with OpenTelemetry installed (`_settings.telemetry_for`).
+Imported only once a client's application has imported OpenTelemetry (`_settings.telemetry_for`).
 It consumes `ClientEvent`s (already scrubbed of the client's secrets) and makes:
 
 - a span per logical call (`endpoints.get`, `scopes.list` over the whole iteration, each

@@ -12,9 +12,11 @@ the attempt is remembered and costs nothing more, and the client builds no event
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import math
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType, ModuleType
 from typing import Any, TypedDict, TypeVar
@@ -30,6 +32,7 @@ from ._paging._protocol import Convention, Paginator
 from ._redact import described_url, looks_like_token, shown_value
 from ._sending._budget import RateLimit
 from ._sending._credential import TokenFrom, TokenProvider
+from ._sending._events import ClientEvent
 from ._sending._events import Telemetry as EventsTelemetry
 from ._sending._headers import check_headers
 from ._sending._proxies import ProxyRoutes
@@ -465,6 +468,8 @@ def telemetry_for(setting: bool | Telemetry, clock: Callable[[], float]) -> Even
         raise ConfigurationError(
             f"telemetry must be True, False or a Telemetry, got {shown_value(setting)}"
         )
+    if setting is True and _OPENTELEMETRY not in sys.modules:
+        return _UntilImported(clock) if _installed("opentelemetry") else None
     module = _bridge_module()
     if module is None:
         if isinstance(setting, Telemetry):
@@ -477,3 +482,53 @@ def telemetry_for(setting: bool | Telemetry, clock: Callable[[], float]) -> Even
         chosen.tracer_provider, chosen.meter_provider, clock
     )
     return bridge
+
+
+def _installed(package: str) -> bool:
+    """Whether a package can be imported, found without importing it."""
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+_OPENTELEMETRY = "opentelemetry.trace"
+"""What an application (or its SDK) has imported once it can have set a global provider."""
+
+
+class _UntilImported:
+    """The global providers' bridge, made once the application has imported OpenTelemetry.
+
+    Until then no SDK can have set a provider, so nothing listens, and a client built in a
+    process that never uses OpenTelemetry does not import it (about 10 ms). Asked at most once
+    a second on the client's clock, as the bridge itself asks whether an SDK has been set up
+    since.
+    """
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._bridge: EventsTelemetry | None = None
+        self._ask_again_at = 0.0
+
+    def __repr__(self) -> str:
+        return f"<telemetry {'bridged' if self._bridge else 'until OpenTelemetry is imported'}>"
+
+    @property
+    def listening(self) -> bool:
+        """Whether the bridge, once made, has anyone to send to."""
+        bridge = self._bridge
+        if bridge is not None:
+            return bridge.listening
+        now = self._clock()
+        if now < self._ask_again_at:
+            return False
+        self._ask_again_at = now + 1.0
+        module = _bridge_module() if _OPENTELEMETRY in sys.modules else None
+        if module is None:
+            return False
+        self._bridge = bridge = module.OpenTelemetryBridge(None, None, self._clock)
+        return bool(bridge.listening)
+
+    def __call__(self, event: ClientEvent) -> None:
+        if self._bridge is not None:
+            self._bridge(event)

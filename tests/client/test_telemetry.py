@@ -308,10 +308,12 @@ def test_a_telemetry_setting_of_the_wrong_type_is_refused() -> None:
 _IMPORTS = """
 import json, sys
 import remedy_async
-before = sorted(m for m in sys.modules if m.startswith("opentelemetry"))
 client = remedy_async.RemedyClient("http://127.0.0.1:9")
-after = sorted(m for m in sys.modules if m.startswith("opentelemetry"))
-print(json.dumps({"before": before, "after": bool(after), "active": client._events.active}))
+before = sorted(m for m in sys.modules if m.startswith("opentelemetry"))
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+trace.set_tracer_provider(TracerProvider())
+print(json.dumps({"before": before, "active": client._events.active}))
 """
 
 _WITHOUT = """
@@ -344,11 +346,11 @@ def _run(program: str) -> dict[str, object]:
     return result
 
 
-def test_import_never_loads_opentelemetry_the_first_client_does() -> None:
-    """`import remedy_async` imports no OpenTelemetry even when it is installed; the first
-    client does, and with no SDK configured builds no events for it."""
+def test_neither_import_nor_a_client_loads_opentelemetry_until_the_application_does() -> None:
+    """`import remedy_async` and a client import no OpenTelemetry even when it is installed;
+    once the application imports it and sets an SDK up, that client's events reach it."""
     result = _run(_IMPORTS)
-    assert result == {"before": [], "after": True, "active": False}
+    assert result == {"before": [], "active": True}
 
 
 def test_without_opentelemetry_clients_carry_no_bridge() -> None:
@@ -361,3 +363,26 @@ def test_without_opentelemetry_clients_carry_no_bridge() -> None:
 def test_telemetry_names_the_providers() -> None:
     """A Telemetry value holds the providers it was given (None: the global ones)."""
     assert Telemetry() == Telemetry(None, None)
+
+
+def test_a_client_made_before_opentelemetry_was_imported_asks_again_once_a_second(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Built while the application had not imported OpenTelemetry, a client's telemetry listens
+    to nothing, and looks again at most once a second of the client's clock."""
+    from remedy_async._settings import telemetry_for  # noqa: PLC0415
+
+    now = [100.0]
+    imported = sys.modules["opentelemetry.trace"]
+    monkeypatch.delitem(sys.modules, "opentelemetry.trace")
+    telemetry = telemetry_for(True, lambda: now[0])
+    assert telemetry is not None
+    assert telemetry.listening is False
+    assert "until OpenTelemetry is imported" in repr(telemetry)
+    monkeypatch.setitem(sys.modules, "opentelemetry.trace", imported)
+    now[0] += 0.9
+    assert telemetry.listening is False
+    assert "until OpenTelemetry is imported" in repr(telemetry)
+    now[0] += 0.2
+    telemetry.listening  # noqa: B018 - the look that makes the bridge
+    assert "bridged" in repr(telemetry)
