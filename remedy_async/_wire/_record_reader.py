@@ -38,13 +38,22 @@ class RecordReader(Generic[T]):
         self.resource = resource
         self._detect = naming == "auto"
         self.naming: Naming = CONTRACT_NAMING if naming == "auto" else naming
-        self.hook: Callable[[object, object], T] = structure_hook(model, self.naming)
+        self._hook: Callable[[object, object], T] | None = None
+        """The structure function in the naming read, generated when first needed."""
         self._shape: PageShape | None = None
         """The last page's shape, while the naming is undecided (`page`)."""
         self._typed: TypedDecoder | None = None
         """Reads bodies straight into typed views once the naming is settled (`_views`)."""
         if not self._detect:
             self._typed = typed_decoder(model, self.naming)
+
+    @property
+    def hook(self) -> Callable[[object, object], T]:
+        """The structure function of the resource's JSON objects in the naming read."""
+        hook = self._hook
+        if hook is None:
+            hook = self._hook = structure_hook(self.model, self.naming)
+        return hook
 
     def __repr__(self) -> str:
         how = "detecting" if self._detect else "pinned"
@@ -117,7 +126,7 @@ class RecordReader(Generic[T]):
             self._typed.learn(self._shape)
         if naming != self.naming:
             self.naming = naming
-            self.hook = structure_hook(self.model, naming)
+            self._hook = None
             warnings.warn(
                 ContractDriftWarning(
                     f"{self.resource} records spell their keys in {naming} case, not snake_case "
