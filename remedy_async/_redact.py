@@ -41,9 +41,12 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
         if not secret:
             continue
-        text = _echoes(secret).sub(REDACTED, text)
+        # What an earlier pass (or another secret) left is no echo: a short secret such as
+        # `t` must not be found again inside `[REDACTED]`.
+        echoes = _echoes(secret)
+        text = REDACTED.join(echoes.sub(REDACTED, piece) for piece in text.split(REDACTED))
         for length in range(len(secret) - 1, min(len(secret), 4) - 1, -1):
-            if text.endswith(secret[:length]):
+            if text.endswith(secret[:length]) and not text.endswith(REDACTED):
                 text = text[:-length] + REDACTED
                 break
     return text

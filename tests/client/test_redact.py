@@ -6,6 +6,8 @@ What a whole call leaves behind is checked by the canary suites beside this file
 
 from __future__ import annotations
 
+import pytest
+
 from remedy_async._redact import REDACTED, redact
 
 
@@ -17,3 +19,13 @@ def test_redact_replaces_every_occurrence_of_every_secret() -> None:
 def test_redact_ignores_empty_secrets() -> None:
     """An empty secret does not change the text."""
     assert redact("plain text", [""]) == "plain text"
+
+
+@pytest.mark.parametrize("secrets", [["t"], ["T"], ["sk_live_123", "act"], ["d", "e"]])
+def test_redacting_again_finds_no_secret_inside_what_was_redacted(secrets: list[str]) -> None:
+    """A short secret (`t`) is no echo inside `[REDACTED]`: redacting a message twice, or for
+    several secrets, gives what redacting it once gives, never `[REDAC[REDACTED]ED]`."""
+    text = "sent without a token sk_live_123 to http://service.test/v1/endpoints"
+    once = redact(text, secrets)
+    assert redact(once, secrets) == once
+    assert "[REDAC[" not in once
