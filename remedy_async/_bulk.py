@@ -217,7 +217,9 @@ class BulkGet(Generic[T]):
             await self._cancel()
 
     async def _cancel(self) -> None:
-        workers = self._workers
+        """Stop the workers, and let them go: a worker refers to this runner, so one kept
+        here would keep every recent result alive until the garbage collector found both."""
+        workers, self._workers = self._workers, []
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)

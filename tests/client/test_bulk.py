@@ -4,7 +4,9 @@ MockTransport: the published service's handler, or gets held until released)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
+import weakref
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -308,3 +310,41 @@ async def test_an_error_that_is_no_answer_for_an_id_ends_the_iteration(ordered: 
         async for _ in results:
             pass
     assert bulk_tasks() == []
+
+
+class Record:
+    """A value a get returns, which a weak reference can follow."""
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+async def test_a_finished_get_many_lets_its_results_go_without_the_garbage_collector(
+    ordered: bool,
+) -> None:
+    """Once the iteration ends, nothing of it keeps the results it remembered for duplicates
+    alive: they are freed as soon as the caller lets them go (and the loop has run the
+    workers' last callbacks), no collection needed."""
+    made: list[weakref.ref[Record]] = []
+
+    async def get(resource_id: str | int) -> Record:
+        await asyncio.sleep(0)
+        record = Record()
+        made.append(weakref.ref(record))
+        return record
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        results = get_many(
+            get, [f"id-{i}" for i in range(50)], 4, ordered=ordered, dedupe_window=100
+        )
+        count = 0
+        async for _ in results:
+            count += 1
+        del results, _
+        await asyncio.sleep(0)  # the workers' last callbacks run
+        assert count == 50
+        assert len(made) == 50
+        assert [ref for ref in made if ref() is not None] == []
+    finally:
+        if collecting:
+            gc.enable()
