@@ -162,7 +162,8 @@ class ResourceCollection(Generic[T]):
 
     def _record_url(self, resource_id: str | int, options: RequestOptions | None) -> URL:
         """Where a record is fetched by id: one path segment, and the options' extra params."""
-        url = URL(f"{self._url_text}/{id_segment(resource_id)}", encoded=True)
+        url = self.url  # no query: the base URL has none; its path replaced, not parsed again
+        url = url.with_path(f"{url.raw_path}/{id_segment(resource_id)}", encoded=True)
         if options is not None and options.extra_params:
             url = url.extend_query(options.extra_params)
         return url
