@@ -17,14 +17,21 @@ def page_ids(items: Sequence[object]) -> list[object] | None:
     """The id of every item of a page, in page order; None when an item has none (it is not
     a JSON object with an `id` key, nor a TypedItem).
 
-    A page of JSON objects is read in one pass; a page with other items, item by item. An
+    A page of JSON objects, or of typed views, is read in one pass; a page with other items,
+    item by item. An
     explicit `"id": null` is read as it is (None in the list): what it is worth is the
     caller's to decide.
     """
-    try:
-        return [item["id"] for item in items]  # type: ignore[index]
-    except (KeyError, TypeError, IndexError):
-        pass
+    if items and isinstance(items[0], TypedItem):
+        try:  # a page read into typed views is typed throughout
+            return [item.id for item in items]  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    else:
+        try:
+            return [item["id"] for item in items]  # type: ignore[index]
+        except (KeyError, TypeError, IndexError):
+            pass
     ids: list[object] = []
     for item in items:
         if item.__class__ is dict:
