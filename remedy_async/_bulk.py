@@ -57,18 +57,12 @@ def _key(resource_id: object) -> str:
     return resource_id if isinstance(resource_id, str) else str(resource_id)
 
 
-Fetch = tuple[str, str | int, "asyncio.Future[GetResult[T]]"]
-"""A fetch waiting for a worker: the id's key, the id as given, and where its result goes."""
-
-
 class BulkGet(Generic[T]):
     """Runs one get_many: reads ids lazily, keeps at most `concurrency` fetches in flight.
 
-    The fetches run in at most `concurrency` worker tasks, started as needed and kept until
-    the iteration ends: each takes the next id waiting, or waits for one. An id already in
-    flight shares that fetch; one among the last `dedupe_window` results is answered from it.
-    Memory holds the in-flight fetches, the reorder window (ordered mode, at most
-    `concurrency` entries) and the recent results, never the whole id stream.
+    An id already in flight shares that fetch; one among the last `dedupe_window` results is
+    answered from it. Memory holds the in-flight fetches, the reorder window (ordered mode, at
+    most `concurrency` entries) and the recent results, never the whole id stream.
     """
 
     def __init__(
@@ -90,59 +84,22 @@ class BulkGet(Generic[T]):
             self._sync_ids = iter(ids)
         self._concurrency = concurrency
         self._dedupe_window = dedupe_window
-        self._in_flight: dict[str, asyncio.Future[GetResult[T]]] = {}
+        self._in_flight: dict[str, asyncio.Task[GetResult[T]]] = {}
         self._recent: OrderedDict[str, GetResult[T]] = OrderedDict()
-        self._waiting: deque[Fetch[T]] = deque()
-        """Fetches no worker has taken yet."""
-        self._idle: deque[asyncio.Future[None]] = deque()
-        """What each idle worker waits on, to be woken when a fetch is waiting."""
-        self._workers: list[asyncio.Task[None]] = []
-        self._finished: deque[asyncio.Future[GetResult[T]]] | None = None
-        """Unordered mode: the fetches done and not yet yielded, in the order they finished."""
-        self._woken: asyncio.Future[None] | None = None
-        """Unordered mode: what the iteration waits on until a fetch finishes."""
 
-    async def _work(self) -> None:
-        """Run waiting fetches one after the other; wait for more when there are none."""
-        waiting, idle = self._waiting, self._idle
-        loop = asyncio.get_running_loop()
-        while True:
-            if not waiting:
-                wake: asyncio.Future[None] = loop.create_future()
-                idle.append(wake)
-                await wake
-                continue
-            key, resource_id, future = waiting.popleft()
+    async def _fetch(self, key: str, resource_id: str | int) -> GetResult[T]:
+        try:
             try:
-                try:
-                    result = GetResult(key, value=await self._get(resource_id))
-                except (RemedyError, ValueError, TypeError) as error:
-                    result = GetResult(key, error=error)
-            except Exception as error:  # not an answer for the id: the iteration raises it
-                del self._in_flight[key]
-                future.set_exception(error)
-                self._done(future)
-                continue
-            except BaseException:  # cancelled (the iteration ended), or the process stops
-                del self._in_flight[key]
-                future.cancel()
-                raise
+                result = GetResult(key, value=await self._get(resource_id))
+            except (RemedyError, ValueError, TypeError) as error:
+                result = GetResult(key, error=error)
+        finally:
             del self._in_flight[key]
-            if self._dedupe_window:
-                self._recent[key] = result
-                if len(self._recent) > self._dedupe_window:
-                    self._recent.popitem(last=False)
-            future.set_result(result)
-            self._done(future)
-
-    def _done(self, future: asyncio.Future[GetResult[T]]) -> None:
-        """Unordered mode: hand a finished fetch to the iteration, waking it if it waits."""
-        finished = self._finished
-        if finished is not None:
-            finished.append(future)
-            woken = self._woken
-            if woken is not None and not woken.done():
-                woken.set_result(None)
+        if self._dedupe_window:
+            self._recent[key] = result
+            if len(self._recent) > self._dedupe_window:
+                self._recent.popitem(last=False)
+        return result
 
     async def _next_id(self) -> str | int | object:
         """Return the next input id, or _END once the input is used up."""
@@ -155,33 +112,26 @@ class BulkGet(Generic[T]):
             self._async_ids = None
         return resource_id
 
-    def _answer(self, resource_id: object) -> GetResult[T] | asyncio.Future[GetResult[T]]:
+    def _answer(self, resource_id: object) -> GetResult[T] | asyncio.Task[GetResult[T]]:
         """Return a known result for the id, or the fetch (shared or new) that will give it."""
         key = _key(resource_id)
         if key in self._recent:
             self._recent.move_to_end(key)
             return self._recent[key]
-        future = self._in_flight.get(key)
-        if future is None:
-            future = asyncio.get_running_loop().create_future()
-            self._in_flight[key] = future
-            self._waiting.append((key, resource_id, future))  # type: ignore[arg-type]
-            if self._idle:
-                self._idle.popleft().set_result(None)
-            elif len(self._workers) < self._concurrency:
-                self._workers.append(asyncio.create_task(self._work()))
-        return future
+        task = self._in_flight.get(key)
+        if task is None:
+            task = asyncio.create_task(self._fetch(key, resource_id))  # type: ignore[arg-type]
+            self._in_flight[key] = task
+        return task
 
     async def ordered(self) -> AsyncGenerator[GetResult[T], None]:
         """Yield results in input order."""
-        window: deque[GetResult[T] | asyncio.Future[GetResult[T]]] = deque()
-        concurrency, ids = self._concurrency, self._sync_ids
+        window: deque[GetResult[T] | asyncio.Task[GetResult[T]]] = deque()
         try:
             while True:
-                if ids is not None:  # a plain iterable: read without a coroutine per id
-                    while len(window) < concurrency and (rid := next(ids, _END)) is not _END:
-                        window.append(self._answer(rid))
-                while len(window) < concurrency and (rid := await self._next_id()) is not _END:
+                while (
+                    len(window) < self._concurrency and (rid := await self._next_id()) is not _END
+                ):
                     window.append(self._answer(rid))
                 if not window:
                     return
@@ -192,9 +142,7 @@ class BulkGet(Generic[T]):
 
     async def as_completed(self) -> AsyncGenerator[GetResult[T], None]:
         """Yield results as their fetches finish."""
-        waiting: dict[asyncio.Future[GetResult[T]], int] = {}
-        finished = self._finished = deque()
-        loop = asyncio.get_running_loop()
+        waiting: dict[asyncio.Task[GetResult[T]], int] = {}
         try:
             while True:
                 while (
@@ -207,22 +155,18 @@ class BulkGet(Generic[T]):
                         waiting[answer] = waiting.get(answer, 0) + 1
                 if not waiting:
                     return
-                while not finished:
-                    self._woken = loop.create_future()
-                    await self._woken
-                future = finished.popleft()
-                for _ in range(waiting.pop(future)):
-                    yield future.result()
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    for _ in range(waiting.pop(task)):
+                        yield task.result()
         finally:
             await self._cancel()
 
     async def _cancel(self) -> None:
-        """Stop the workers, and let them go: a worker refers to this runner, so one kept
-        here would keep every recent result alive until the garbage collector found both."""
-        workers, self._workers = self._workers, []
-        for task in workers:
+        tasks = list(self._in_flight.values())
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def get_many(

@@ -177,7 +177,7 @@ class Hold:
 
 
 def leftover_tasks() -> list[asyncio.Task[object]]:
-    names = ("BulkGet._work", "Pager._prepared_pages.<locals>.produce")
+    names = ("BulkGet._fetch", "Pager._prepared_pages.<locals>.produce")
     return [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ in names]
 
 
