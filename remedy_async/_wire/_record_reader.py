@@ -106,7 +106,9 @@ class RecordReader(Generic[T]):
 
     def read(self, data: object, path: str = "$") -> T:
         """Build one record; a value that does not fit raises WireFault with its JSON path."""
-        hook = self.hook_for([data])
+        if self._detect and data.__class__ is dict and data:
+            self._decide(data)
+        hook = self.hook
         try:
             return hook(data, self.model)
         except Exception as exc:
