@@ -224,6 +224,7 @@ class PageWalk:
                 slots.release()
                 if prefetching is not None:
                     prefetching.refill()
+                await _let_requests_out()
                 yield got
                 del got
 
@@ -480,3 +481,19 @@ def target_problem(url: URL, base: URL, trusted_origins: Collection[str]) -> str
     if origin == str(base.origin()) and not url.path.startswith(prefix):
         return f"the next page is outside the API's base path {prefix!r}"
     return None
+
+
+LOOP_TURNS_TO_SEND = 3
+"""Turns of the event loop a fetch just started ahead takes to put its request on a pooled
+connection (acquiring the connection, then writing the request)."""
+
+
+async def _let_requests_out() -> None:
+    """Let the fetches started ahead send their requests before a page is handed over.
+
+    A caller reading a page's items awaits nothing between them, so without this a fetch ahead
+    would only start once the caller asks for the next page, and prefetching would overlap
+    nothing; this way the service answers it while the caller reads.
+    """
+    for _ in range(LOOP_TURNS_TO_SEND):
+        await asyncio.sleep(0)

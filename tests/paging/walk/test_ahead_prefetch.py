@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import http.server
+import json
+import threading
+import urllib.parse
+from typing import ClassVar
 
 import pytest
 
@@ -195,3 +200,73 @@ async def test_no_guessing_ahead_with_max_items() -> None:
         items = await client.endpoints.list(page_size=5, prefetch=3, max_items=11).collect()
     assert len(items) == 11
     assert handler.offsets == [0, 3, 6]
+
+
+async def test_a_page_fetched_ahead_is_asked_for_before_the_caller_reads_the_page_before(
+    listing: OffsetListing,
+) -> None:
+    """With prefetch=1, the next page's request has gone out by the time the caller holds the
+    first item of a page, though the caller awaits nothing between items."""
+    async with Routes({PATH: listing}).client() as client:
+        iterator = aiter(client.endpoints.list(page_size=5, prefetch=1))
+        assert (await anext(iterator)).id == "ep-000"
+        assert listing.requests == 2
+        await iterator.aclose()  # type: ignore[attr-defined]
+
+
+_LOCK = threading.Lock()
+
+
+class _ThreadedListing(http.server.BaseHTTPRequestHandler):
+    """The published listing served from another thread, so a request on the wire reaches it
+    while the test's event loop is busy."""
+
+    protocol_version = "HTTP/1.1"
+    arrived: ClassVar[list[threading.Event]]
+    """Set as each request arrives: the first, the second, ..."""
+    count: ClassVar[list[int]]
+
+    def do_GET(self) -> None:
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        offset = int(query.get("offset", ["0"])[0])
+        items = [endpoint(f"ep-{i:03d}") for i in range(offset, min(offset + 5, PAGES * 5))]
+        body = json.dumps({"data": items, "total": PAGES * 5, "limit": 5, "offset": offset})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+        with _LOCK:
+            self.arrived[min(self.count[0], len(self.arrived) - 1)].set()
+            self.count[0] += 1
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A connection the client drops at the end is no failure of the test."""
+
+
+async def test_a_page_fetched_ahead_is_on_the_wire_while_the_caller_reads() -> None:
+    """Over a socket to a server in another thread: with prefetch=1, the request for the
+    second page reaches the service while the caller, holding the first page's first item,
+    keeps its event loop busy (the service answers it while the caller reads)."""
+    _ThreadedListing.arrived = [threading.Event() for _ in range(3)]
+    _ThreadedListing.count = [0]
+    server = _QuietServer(("127.0.0.1", 0), _ThreadedListing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        async with RemedyClient(url) as client:
+            iterator = aiter(client.endpoints.list(page_size=5, prefetch=1))
+            assert (await anext(iterator)).id == "ep-000"
+            # The loop stays busy here: only a request already sent can arrive.
+            assert _ThreadedListing.arrived[1].wait(timeout=10)
+            await iterator.aclose()  # type: ignore[attr-defined]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
