@@ -66,6 +66,15 @@ def _optional_member(type_: Any) -> Any:
     return members[0] if len(members) == 1 else type_
 
 
+def _timestamp(var: str) -> list[str]:
+    """Lines reading the timestamp text in `var` as an aware datetime (UTC when it names no
+    offset), on both the JSON object's way and the typed view's."""
+    return [
+        f"{var} = _fromisoformat({var})",
+        f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
+    ]
+
+
 def _builder_of(model: type[Any]) -> type[Any]:
     """A subclass of a frozen model whose attributes can be set with plain assignment.
 
@@ -128,10 +137,7 @@ class _Generator:
         if inner is float:
             return [f"if {var}.__class__ is not float{or_null}: {var} = _number({var})"]
         if inner is datetime:
-            parse = [
-                f"{var} = _fromisoformat({var})",
-                f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
-            ]
+            parse = _timestamp(var)
             return (
                 [f"if {var} is not None:", *(f"    {line}" for line in parse)]
                 if nullable
@@ -182,10 +188,7 @@ class _Generator:
         elif inner is float:
             return [f"if {var}.__class__ is int: {var} = _number({var})"]
         elif inner is datetime:
-            lines = [
-                f"{var} = _fromisoformat({var})",
-                f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
-            ]
+            lines = _timestamp(var)
         elif isinstance(inner, type) and attrs.has(inner):
             lines = self.build_from_view(inner, var, var)
         elif typing.get_origin(inner) is tuple:

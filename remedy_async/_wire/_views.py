@@ -131,6 +131,10 @@ def page_shape(body: object) -> PageShape | None:
     return lists[0], frozenset(key for key in body if key != lists[0])
 
 
+_REFUSED = object()
+"""What `TypedDecoder._decoded` returns for a body it does not read."""
+
+
 class TypedDecoder:
     """Reads one resource's records, and pages of them, straight into typed views.
 
@@ -171,17 +175,22 @@ class TypedDecoder:
     def _missed(self) -> None:
         self._misses += 1
 
-    def record(self, body: bytes) -> Any | None:
-        """The record of a body that is exactly one record's view; None otherwise."""
+    def _decoded(self, decoder: Any, body: bytes) -> Any:
+        """What `decoder` makes of a body, or `_REFUSED` (counted as a miss)."""
         if self._misses and self._resting():
-            return None
+            return _REFUSED
         try:
-            view = self._record.decode(body)
+            decoded = decoder.decode(body)
         except self._refused:
             self._missed()
-            return None
+            return _REFUSED
         self._misses = 0
-        return self.structure(view, self.model)
+        return decoded
+
+    def record(self, body: bytes) -> Any | None:
+        """The record of a body that is exactly one record's view; None otherwise."""
+        view = self._decoded(self._record, body)
+        return None if view is _REFUSED else self.structure(view, self.model)
 
     def learn(self, shape: PageShape | None) -> None:
         """Arm `page` for pages of this shape (`page_shape`); None disarms it."""
@@ -197,15 +206,10 @@ class TypedDecoder:
         """The JSON of a page in the shape learned, its items as views; None when it does not
         fit (or no shape was learned yet)."""
         envelope = self._envelope
-        if envelope is None or (self._misses and self._resting()):
+        if envelope is None:
             return None
-        try:
-            decoded = envelope.decoder.decode(body)
-        except self._refused:
-            self._missed()
-            return None
-        self._misses = 0
-        return envelope.json(decoded)
+        decoded = self._decoded(envelope.decoder, body)
+        return None if decoded is _REFUSED else envelope.json(decoded)
 
 
 class _Envelope:
