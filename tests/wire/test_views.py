@@ -314,3 +314,11 @@ async def test_a_typed_list_over_the_wire_is_the_general_ways_records_page_after
     hook = structure_hook(Endpoint)
     assert typed == [hook(record, Endpoint) for record in wire]
     assert [to_wire(record) for record in typed] == wire
+
+
+def test_a_key_sent_twice_reads_as_the_general_way_reads_it_the_last_one() -> None:
+    body = dumps(full_endpoint()).replace(b'"hostname":"web-1"', b'"hostname":"a","hostname":"b"')
+    endpoint = decoder(Endpoint).record(body)
+    assert endpoint is not None
+    assert endpoint.hostname == "b"
+    assert RecordReader(Endpoint, "snake", "endpoints").record(response(body)) == endpoint
