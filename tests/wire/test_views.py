@@ -321,4 +321,4 @@ def test_a_key_sent_twice_reads_as_the_general_way_reads_it_the_last_one() -> No
     endpoint = decoder(Endpoint).record(body)
     assert endpoint is not None
     assert endpoint.hostname == "b"
-    assert RecordReader(Endpoint, "snake", "endpoints").record(response(body)) == endpoint
+    assert structure_hook(Endpoint)(msgspec.json.decode(body), Endpoint) == endpoint
