@@ -28,7 +28,8 @@ def reset_delay(
 ) -> float | None:
     """Seconds until the rate-limit window resets, when the response says none remain (a Unix
     time counts from `now`, else from what `wall` says is the Unix time)."""
-    if headers.get("X-RateLimit-Remaining", "").strip() != "0":
+    remaining = headers.get("X-RateLimit-Remaining")  # absent: the common answer, asks nothing
+    if remaining is None or remaining.strip() != "0":
         return None
     try:
         reset = float(headers.get("X-RateLimit-Reset", ""))
@@ -46,10 +47,10 @@ def pause_asked(
 ) -> float | None:
     """Seconds a response asks the whole client to wait (429 hint, or no budget left); `wall`
     tells the Unix time, for a hint given as a date."""
-    pause = retry_after_seconds(headers, wall=wall) if status == 429 else None
-    if pause is None:
-        pause = reset_delay(headers, wall=wall)
-    return pause
+    if status != 429:
+        return reset_delay(headers, wall=wall)
+    pause = retry_after_seconds(headers, wall=wall)
+    return reset_delay(headers, wall=wall) if pause is None else pause
 
 
 def _running_loop() -> object:
@@ -138,8 +139,6 @@ class RequestGate:
 
     def observe(self, status: int, headers: Mapping[str, str]) -> float | None:
         """Pause as a response asks (429 hint, or no requests remaining); return the pause."""
-        if status != 429 and "X-RateLimit-Remaining" not in headers:
-            return None  # asks nothing: the common answer, told without parsing anything
         pause = pause_asked(status, headers, self.wall)
         if pause:
             pause = min(pause, self.max_pause)

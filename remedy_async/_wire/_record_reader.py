@@ -106,9 +106,7 @@ class RecordReader(Generic[T]):
 
     def read(self, data: object, path: str = "$") -> T:
         """Build one record; a value that does not fit raises WireFault with its JSON path."""
-        if self._detect and data.__class__ is dict and data:
-            self._decide(data)
-        hook = self.hook
+        hook = self.hook_for((data,))
         try:
             return hook(data, self.model)
         except Exception as exc:

@@ -20,11 +20,10 @@ turns each into its record as it is handed over.
 
 from __future__ import annotations
 
-import re
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import attrs
 
@@ -33,12 +32,12 @@ from ._json import msgspec_module
 from ._naming import CONTRACT_NAMING, Naming, wire_names
 from ._types import TypedItem, open_enum_of, union_members
 
-T = TypeVar("T")
-
 _MISSES_BEFORE_RESTING = 16
 """Bodies refused in a row after which a decoder tries only one body in `_RESTING_EVERY` (a
 resource whose records always carry unpublished fields then costs almost nothing)."""
 _RESTING_EVERY = 64
+_MAX_SHAPES = 16
+"""Page shapes a decoder keeps a compiled envelope for at most."""
 
 
 def _view_field_type(type_: Any, naming: Naming) -> Any:
@@ -108,9 +107,6 @@ def _make_view(model: type[Any], naming: Naming) -> type[Any] | None:
     )
 
 
-_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
 PageShape = tuple[str, frozenset[str]]
 """Where a page's records are (one top-level key) and its other top-level keys."""
 
@@ -158,7 +154,7 @@ class TypedDecoder:
         )
         """Turns a view into its record (`_fastpath.view_hook`); a view whose text does not
         read goes the general way as the JSON it was (the same record, or the same fault)."""
-        self._envelopes: dict[tuple[str, frozenset[str]], _Envelope] = {}
+        self._envelopes: dict[PageShape, _Envelope] = {}
         self._envelope: _Envelope | None = None
         self._misses = 0
 
@@ -172,9 +168,6 @@ class TypedDecoder:
         self._misses = misses + 1
         return misses % _RESTING_EVERY != 0
 
-    def _missed(self) -> None:
-        self._misses += 1
-
     def _decoded(self, decoder: Any, body: bytes) -> Any:
         """What `decoder` makes of a body, or `_REFUSED` (counted as a miss)."""
         if self._misses and self._resting():
@@ -182,7 +175,7 @@ class TypedDecoder:
         try:
             decoded = decoder.decode(body)
         except self._refused:
-            self._missed()
+            self._misses += 1
             return _REFUSED
         self._misses = 0
         return decoded
@@ -199,6 +192,8 @@ class TypedDecoder:
             return
         envelope = self._envelopes.get(shape)
         if envelope is None:
+            if len(self._envelopes) >= _MAX_SHAPES:  # a service whose envelope keeps changing
+                self._envelopes.clear()
             envelope = self._envelopes[shape] = _Envelope(self.view, *shape)
         self._envelope = envelope
 
@@ -217,25 +212,17 @@ class _Envelope:
 
     def __init__(self, view: type[Any], items: str, others: frozenset[str]) -> None:
         msgspec = msgspec_module()
-        keys = sorted(others)
-        # Field names of the Struct: the keys themselves where they can be, else positional.
-        attributes = [
-            key if _FIELD_NAME.match(key) and key != items else f"k{i}"
-            for i, key in enumerate(keys)
-        ]
-        item_attribute = items if _FIELD_NAME.match(items) and items not in attributes else "items_"
-        fields: list[tuple[str, Any, Any] | tuple[str, Any]] = [(item_attribute, list[view])]  # type: ignore[valid-type]
-        fields += [(attribute, Any, msgspec.UNSET) for attribute in attributes]
-        rename = {item_attribute: items, **dict(zip(attributes, keys, strict=True))}
+        keys = [items, *sorted(others)]
+        # Fields named by position, each renamed to its key: any key, no name taken twice.
+        fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [("f0", list[view])]  # type: ignore[valid-type]
+        fields += [(f"f{index}", Any, msgspec.UNSET) for index in range(1, len(keys))]
+        rename = {f"f{index}": key for index, key in enumerate(keys)}
         self.decoder = msgspec.json.Decoder(
             msgspec.defstruct(
                 "PageEnvelope", fields, rename=rename, forbid_unknown_fields=True, module=__name__
             )
         )
-        self._pairs: Sequence[tuple[str, str]] = [
-            (item_attribute, items),
-            *zip(attributes, keys, strict=True),
-        ]
+        self._pairs = tuple(rename.items())
         self._unset = msgspec.UNSET
 
     def json(self, decoded: Any) -> dict[str, Any]:

@@ -322,3 +322,17 @@ def test_a_key_sent_twice_reads_as_the_general_way_reads_it_the_last_one() -> No
     assert endpoint is not None
     assert endpoint.hostname == "b"
     assert structure_hook(Endpoint)(msgspec.json.decode(body), Endpoint) == endpoint
+
+
+def test_a_page_whose_other_keys_are_no_python_names_is_read_in_c() -> None:
+    """Any envelope key reads, whatever its spelling: one that is no Python name, and one
+    spelt like another's stand-in."""
+    typed = decoder(Endpoint)
+    body = {"value": [full_endpoint()], "@odata.count": 1, "k0": "x", "f1": None, "items_": 2}
+    typed.learn(page_shape(body))
+    read = typed.page(dumps(body))
+    assert read is not None
+    assert {key: value for key, value in read.items() if key != "value"} == {
+        "@odata.count": 1, "k0": "x", "f1": None, "items_": 2
+    }  # fmt: skip
+    assert isinstance(read["value"][0], TypedItem)

@@ -18,9 +18,8 @@ def page_ids(items: Sequence[object]) -> list[object] | None:
     a JSON object with an `id` key, nor a TypedItem).
 
     A page of JSON objects, or of typed views, is read in one pass; a page with other items,
-    item by item. An
-    explicit `"id": null` is read as it is (None in the list): what it is worth is the
-    caller's to decide.
+    item by item. An explicit `"id": null` is read as it is (None in the list): what it is
+    worth is the caller's to decide.
     """
     if items and isinstance(items[0], TypedItem):
         try:  # a page read into typed views is typed throughout
