@@ -70,17 +70,6 @@ from ._models import (
     VulnerabilityFinding,
     VulnerabilityFindingFilters,
 )
-from ._paging._conventions import CONVENTIONS
-from ._paging._pager import Page, Pager
-from ._paging._paginators._auto import AutoPaginator
-from ._paging._protocol import (
-    Convention,
-    PageRequest,
-    PageResult,
-    Paginator,
-    PagingFault,
-    Shifts,
-)
 from ._raw import RawResponse
 from ._sending._budget import RateLimit
 from ._sending._events import ClientEvent
@@ -99,12 +88,23 @@ if _typing.TYPE_CHECKING:
     from ._changes._feed import ChangeFeed
     from ._changes._state import ChangeState
     from ._download import DownloadResult
+    from ._paging._conventions import CONVENTIONS
+    from ._paging._pager import Page, Pager
+    from ._paging._paginators._auto import AutoPaginator
     from ._paging._paginators._pinned import (
         CursorPaginator,
         LinkHeaderPaginator,
         OffsetPaginator,
         PageNumberPaginator,
         UnpagedPaginator,
+    )
+    from ._paging._protocol import (
+        Convention,
+        PageRequest,
+        PageResult,
+        Paginator,
+        PagingFault,
+        Shifts,
     )
     from ._probe import ProbeReport, ResourceProbe, probe
     from ._sending._mock import MockRequest, MockResponse, MockTransport
@@ -118,11 +118,18 @@ __version__ = _VERSION
 """The installed version of remedy_async, such as `0.1.0`."""
 
 _LAZY = {
+    "AutoPaginator": "._paging._paginators._auto",
     **dict.fromkeys(("Change", "ChangeKind", "PassResult"), "._changes._change"),
+    "CONVENTIONS": "._paging._conventions",
     "ChangeFeed": "._changes._feed",
     "ChangeState": "._changes._state",
     "DownloadResult": "._download",
     "GetResult": "._bulk",
+    **dict.fromkeys(("Page", "Pager"), "._paging._pager"),
+    **dict.fromkeys(
+        ("Convention", "PageRequest", "PageResult", "Paginator", "PagingFault", "Shifts"),
+        "._paging._protocol",
+    ),
     **dict.fromkeys(("MockRequest", "MockResponse", "MockTransport"), "._sending._mock"),
     **dict.fromkeys(("ProbeReport", "ResourceProbe", "probe"), "._probe"),
     "Tenant": "._tenancy._tenant",
@@ -141,8 +148,9 @@ _LAZY = {
         "._paging._paginators._pinned",
     ),
 }
-"""Public names whose module is imported on first use (PEP 562): the probe, the paging
-conventions one pins by hand, which a program that lets the client detect its paging never needs,
+"""Public names whose module is imported on first use (PEP 562): the paging code (loaded by a
+first list, so a program that only gets records never loads it; the conventions one pins by
+hand, which a program that lets the client detect its paging never needs), the probe,
 the change feed (with sqlite3), reading many tenants, `get_many`, the agent configuration
 download and the test double of the service (`MockTransport`)."""
 

@@ -46,7 +46,6 @@ from ._models import (
     Scope,
     VulnerabilityFinding,
 )
-from ._paging._protocol import Convention, Paginator
 from ._raw import RawResponse
 from ._redact import redact_headers
 from ._sending._budget import RateLimit
@@ -86,6 +85,7 @@ from ._wire._record_reader import NamingSetting
 
 if TYPE_CHECKING:
     from ._download import Destination, DownloadResult
+    from ._paging._protocol import Convention, Paginator
 
 T = TypeVar("T")
 

@@ -25,11 +25,6 @@ from ._models import (
     VulnerabilityFindingFilters,
     check_filters,
 )
-from ._paging._call import WIRE_OBJECTS, ListCall, ListLimits
-from ._paging._pager import Pager
-from ._paging._paginators._proven import ShiftPolicy
-from ._paging._protocol import Convention, FetchPage, PageRequest, Paginator
-from ._paging._resume import ResumePoint, list_start
 from ._raw import RawResponse
 from ._redact import shown_url
 from ._sending._events import ClientEvent, Events
@@ -53,6 +48,11 @@ if TYPE_CHECKING:
     from ._changes._change import PassResult
     from ._changes._feed import ChangeFeed, StateArg
     from ._changes._feed_settings import FeedSettings, Params
+    from ._paging._call import ListCall, ListLimits
+    from ._paging._pager import Pager
+    from ._paging._paginators._proven import ShiftPolicy
+    from ._paging._protocol import Convention, FetchPage, PageRequest, Paginator
+    from ._paging._resume import ResumePoint
 
 T = TypeVar("T")
 
@@ -94,7 +94,7 @@ class ResourceCollection(Generic[T]):
         send: Send,
         answer: SendAnswer,
         secrets: Sequence[str],
-        paginator: Paginator,
+        paginator: Paginator | None,
         events: Events | None = None,
         trusted_origins: frozenset[str] = frozenset(),
         naming: NamingSetting = "auto",
@@ -112,8 +112,7 @@ class ResourceCollection(Generic[T]):
         """Where the collection lives: the base URL, then `/v1/<segment>`."""
         self._url_text = str(self.url)
         self._base_url = base_url
-        self.paginator = paginator
-        """How the collection's lists page (the client's `paginator` or `paginators` setting)."""
+        self._paginator = paginator
         self._send = send
         self._secrets = secrets
         self._events = events
@@ -123,6 +122,18 @@ class ResourceCollection(Generic[T]):
         self._get_name = f"{resource.attribute}.get"
         self._list_name = f"{resource.attribute}.list"
         self._page_name = f"{resource.attribute}.page"
+
+    @property
+    def paginator(self) -> Paginator:
+        """How the collection's lists page: the client's `paginator` or `paginators` setting,
+        else an `AutoPaginator` (made by the first list, so a program that only gets records
+        never loads the paging code)."""
+        paginator = self._paginator
+        if paginator is None:
+            from ._paging._paginators._auto import AutoPaginator  # noqa: PLC0415 - lists only
+
+            paginator = self._paginator = AutoPaginator()
+        return paginator
 
     @property
     def naming(self) -> Naming:
@@ -202,7 +213,7 @@ class ResourceCollection(Generic[T]):
         *,
         concurrency: int = 16,
         ordered: bool = True,
-        dedupe_window: int = 10_000,
+        dedupe_window: int = 256,
         options: RequestOptions | None = None,
     ) -> AsyncIterator[GetResult[T]]:
         """Fetch many records by id concurrently; yields one GetResult per input id.
@@ -216,7 +227,8 @@ class ResourceCollection(Generic[T]):
             concurrency: How many gets run at once.
             ordered: Yield results in the order of `ids`; False yields them as they complete.
             dedupe_window: How many recent results a repeated id is answered from: an id is
-                fetched once while in flight or among them.
+                fetched once while in flight or among them. Each one kept is a whole record
+                held in memory; raise it for ids that repeat far apart, 0 keeps none.
             options: Settings for each get, overriding the client's.
         """
         from ._bulk import get_many  # noqa: PLC0415 - loaded by the first get_many
@@ -350,6 +362,8 @@ class ResourceCollection(Generic[T]):
                 `osFamily=macos`), one value each. A misspelt one is a TypeError naming the
                 closest, a value the reference does not list a ValueError.
         """
+        from ._paging._pager import Pager  # noqa: PLC0415 - loaded by the first list
+
         query = self._query(
             page_size=page_size,
             max_items=max_items,
@@ -379,6 +393,9 @@ class ResourceCollection(Generic[T]):
     ) -> ListQuery:
         """A list's arguments checked (sizes, caps, filters, token): `list()`'s, raising
         before any I/O. `keywords` are the call's own, suggested for a misspelt filter."""
+        from ._paging._call import ListLimits  # noqa: PLC0415 - loaded by the first list
+        from ._paging._resume import list_start  # noqa: PLC0415
+
         page_size = sized_page(page_size, self.max_page_size)
         limits = ListLimits(page_size, max_items, prefetch, concurrency, on_shift)
         check_filters(self.resource.attribute, filters, keywords)
@@ -393,6 +410,8 @@ class ResourceCollection(Generic[T]):
 
     def _call(self, query: ListQuery) -> ListCall[T]:
         """The list call of checked arguments: its pages fetched through the client."""
+        from ._paging._call import ListCall  # noqa: PLC0415 - loaded by the first list
+
         options, filter_params = query.options, query.params
 
         secrets = self._secrets
@@ -789,6 +808,8 @@ class ResourceCollection(Generic[T]):
         as `list()` checks it; each pass lists it again (from a resume token, or narrowed)."""
         from ._changes._feed import ChangeFeed  # noqa: PLC0415 - sqlite3 only when used
         from ._changes._feed_settings import GONE, LISTING, PREFETCH, FeedSource  # noqa: PLC0415
+        from ._paging._call import WIRE_OBJECTS  # noqa: PLC0415
+        from ._paging._pager import Pager  # noqa: PLC0415
 
         listing = partial(
             self._query,

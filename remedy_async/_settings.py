@@ -19,16 +19,13 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType, ModuleType
-from typing import Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 import aiohttp
 from attrs import evolve, field, frozen
 from yarl import URL
 
 from ._errors import ConfigurationError, check_count
-from ._paging._paginators._auto import AutoPaginator
-from ._paging._paginators._convention import as_paginator
-from ._paging._protocol import Convention, Paginator
 from ._redact import described_url, looks_like_token, shown_value
 from ._sending._budget import RateLimit
 from ._sending._credential import TokenFrom, TokenProvider
@@ -39,6 +36,9 @@ from ._sending._proxies import ProxyRoutes
 from ._sending._retry import RetryPolicy
 from ._wire._query import QueryParams, encode_extra_params
 from ._wire._record_reader import NAMING_SETTINGS, NamingSetting
+
+if TYPE_CHECKING:
+    from ._paging._protocol import Convention, Paginator
 
 V = TypeVar("V")
 
@@ -304,7 +304,7 @@ def parameter_name(value: object, name: str) -> str:
 class CollectionSettings(TypedDict):
     """A collection's own settings: how its lists page and spell keys, its change feed's filter."""
 
-    paginator: Paginator
+    paginator: Paginator | None
     naming: NamingSetting
     since_filter: str | None
 
@@ -327,10 +327,17 @@ def collection_settings(
     )
     since = per_collection(since_filters or {}, "since_filters", collections, parameter_name)
     pinned = per_collection(paginators or {}, "paginators", collections)
-    default = as_paginator(paginator) if paginator is not None else AutoPaginator()
+    chosen: dict[str, Paginator | None] = dict.fromkeys(collections)
+    if paginator is not None or pinned:
+        # only a program that sets paging loads it here; the default is made by a first list
+        from ._paging._paginators._convention import as_paginator  # noqa: PLC0415
+
+        for name in collections:
+            value = pinned.get(name, paginator)
+            chosen[name] = None if value is None else as_paginator(value)
     return {
         name: {
-            "paginator": as_paginator(pinned.get(name, default)),
+            "paginator": chosen[name],
             "naming": named.get(name, naming),
             "since_filter": since.get(name),
         }

@@ -44,10 +44,11 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_import_pays_only_for_what_it_uses() -> None:
-    """`import remedy_async` loads neither cattrs, the TOML parser, the probe, the paginators
-    one pins by hand, the integrations' packages (pyarrow, duckdb, dlt) nor OpenTelemetry
-    (installed here): each loads on first use."""
+    """`import remedy_async` loads neither cattrs, the TOML parser, the probe, the paging code,
+    the integrations' packages (pyarrow, duckdb, dlt) nor OpenTelemetry (installed here): each
+    loads on first use."""
     later = (
+        "remedy_async._paging",
         "opentelemetry",
         "remedy_async._otel",
         "cattrs",
@@ -71,6 +72,35 @@ def test_import_pays_only_for_what_it_uses() -> None:
     )
     loaded = done.stdout.split()
     assert [name for name in loaded if name.startswith(later)] == []
+
+
+GET_ONLY = """
+import asyncio, sys
+from remedy_async import MockResponse, MockTransport, RemedyClient
+
+FINDING = {"id": "f-1", "title": "t", "severity": "high"}
+
+def paging_loaded():
+    return [name for name in sys.modules if name.startswith("remedy_async._paging")]
+
+async def main():
+    transport = MockTransport(lambda request: MockResponse.json(200, FINDING))
+    async with RemedyClient(token="test-token", transport=transport) as client:
+        print((await client.vulnerability_findings.get("f-1")).id)
+        print(len(paging_loaded()))
+        print(type(client.scopes.paginator).__name__, len(paging_loaded()) > 0)
+
+asyncio.run(main())
+"""
+
+
+def test_a_program_that_only_gets_records_never_loads_the_paging_code() -> None:
+    """A client that gets records by id loads no paging module; the default paginator is made
+    (and paging loaded) when first asked for."""
+    done = subprocess.run(
+        [sys.executable, "-c", GET_ONLY], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.splitlines() == ["f-1", "0", "AutoPaginator True"]
 
 
 def test_every_exported_name_is_importable() -> None:
