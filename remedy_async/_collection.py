@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Unpack, overload
 
 import orjson
 from attrs import frozen
@@ -248,7 +248,7 @@ class ResourceCollection(Generic[T]):
         page_size: int | None = None,
         max_items: int | None = None,
         resume_token: str | None = None,
-        prefetch: int = 0,
+        prefetch: int | Literal["auto"] = "auto",
         concurrency: int = 1,
         on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
@@ -262,7 +262,7 @@ class ResourceCollection(Generic[T]):
         page_size: int | None = None,
         max_items: int | None = None,
         resume_token: str | None = None,
-        prefetch: int = 0,
+        prefetch: int | Literal["auto"] = "auto",
         concurrency: int = 1,
         on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
@@ -277,7 +277,7 @@ class ResourceCollection(Generic[T]):
         page_size: int | None = None,
         max_items: int | None = None,
         resume_token: str | None = None,
-        prefetch: int = 0,
+        prefetch: int | Literal["auto"] = "auto",
         concurrency: int = 1,
         on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
@@ -292,7 +292,7 @@ class ResourceCollection(Generic[T]):
         page_size: int | None = None,
         max_items: int | None = None,
         resume_token: str | None = None,
-        prefetch: int = 0,
+        prefetch: int | Literal["auto"] = "auto",
         concurrency: int = 1,
         on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
@@ -307,7 +307,7 @@ class ResourceCollection(Generic[T]):
         page_size: int | None = None,
         max_items: int | None = None,
         resume_token: str | None = None,
-        prefetch: int = 0,
+        prefetch: int | Literal["auto"] = "auto",
         concurrency: int = 1,
         on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
@@ -321,7 +321,7 @@ class ResourceCollection(Generic[T]):
         page_size: int | None = None,
         max_items: int | None = None,
         resume_token: str | None = None,
-        prefetch: int = 0,
+        prefetch: int | Literal["auto"] = "auto",
         concurrency: int = 1,
         on_shift: ShiftPolicy = "raise",
         options: RequestOptions | None = None,
@@ -340,7 +340,11 @@ class ResourceCollection(Generic[T]):
             resume_token: Continue right after the last item delivered: a token from
                 `Page.resume_token`, `Pager.resume_token` or a failed iteration's error, from
                 this collection with the same filters.
-            prefetch: Fetch up to this many pages ahead of the one being read.
+            prefetch: How many pages are fetched ahead of the one your loop reads, so the
+                service answers the next while you work on this one. `"auto"` (the
+                default): one, once your loop has read two pages (a loop that stops within
+                them never caused a request it did not use); 0: each page when your loop
+                reaches it; N: N pages from the first.
             concurrency: Fetch up to this many pages at once where the list's convention lets
                 their requests be computed (offsets or page numbers, with a total or page count
                 announced); items still come in order, exactly once, with exact resume tokens,
@@ -383,7 +387,7 @@ class ResourceCollection(Generic[T]):
         page_size: int | None,
         max_items: int | None,
         resume_token: str | None,
-        prefetch: int,
+        prefetch: int | Literal["auto"],
         concurrency: int,
         options: RequestOptions | None,
         extra_params: ExtraParams | None,

@@ -9,7 +9,7 @@ differs in one respect is the same value with that field replaced (`ListCall.rea
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 import attrs
 from attrs import frozen
@@ -85,6 +85,21 @@ def _at_least(minimum: int) -> Callable[[object, attrs.Attribute[Any], int | Non
     return check
 
 
+AUTO: Final = "auto"
+"""`prefetch="auto"`: read one page ahead once the loop has read a few in step (the walk's
+`READ_AHEAD_AFTER`)."""
+
+Prefetch = int | Literal["auto"]
+"""How far a list reads ahead of its loop: a number of pages, or `"auto"`."""
+
+
+def _check_prefetch(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value != AUTO:
+        if value is None:
+            raise ValueError(f"{attribute.name} must be 'auto' or an int >= 0, got None")
+        check_count(attribute.name, value, 0)  # type: ignore[arg-type]
+
+
 def _check_policy(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if value not in SHIFT_POLICIES:
         raise ValueError(f"{attribute.name} must be one of {SHIFT_POLICIES}, not {value!r}")
@@ -97,7 +112,7 @@ class ListLimits:
 
     page_size: int | None = attrs.field(default=None, validator=_at_least(1))
     max_items: int | None = attrs.field(default=None, validator=_at_least(0))
-    prefetch: int = attrs.field(default=0, validator=_at_least(0))
+    prefetch: Prefetch = attrs.field(default=AUTO, validator=_check_prefetch)
     concurrency: int = attrs.field(default=1, validator=_at_least(1))
     on_shift: ShiftPolicy = attrs.field(default="raise", validator=_check_policy)
 

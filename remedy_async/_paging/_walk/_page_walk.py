@@ -24,7 +24,7 @@ from attrs import frozen
 from yarl import URL
 
 from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
-from remedy_async._paging._call import ListCall
+from remedy_async._paging._call import AUTO, ListCall
 from remedy_async._paging._paginators._proven import ProvenPaginator
 from remedy_async._paging._protocol import (
     NO_SHIFTS,
@@ -52,6 +52,10 @@ from remedy_async._wire._types import WireFault
 from remedy_async._wire._urls import url_problem
 
 T = TypeVar("T")
+READ_AHEAD_AFTER = 2
+"""Pages a loop reads in step before `prefetch="auto"` reads one page ahead of it: a loop that
+stops within them never caused a request it did not use, and a long read overlaps fetching
+the next page with the caller's work on this one."""
 MAX_EMPTY_PAGES = 10
 """Empty pages in a row that may still hand out a way forward before the list is refused."""
 
@@ -136,10 +140,6 @@ class PageWalk:
         return call.fetch if call.fetch_records is None else call.fetch_records
 
     @property
-    def prefetch(self) -> int:
-        return self.call.limits.prefetch
-
-    @property
     def concurrency(self) -> int:
         return self.call.limits.concurrency
 
@@ -151,21 +151,32 @@ class PageWalk:
         """A page's URL as errors and warnings show it (no query, fragment or secret)."""
         return shown_url(url, self.call.secrets)
 
+    def _reading_ahead(self, planned: _Planned | None) -> tuple[int, int]:
+        """How many pages the walk holds ahead of the caller, and after how many pages read in
+        step it starts: `prefetch=N` from the first page, `"auto"` one page once the caller
+        has read `READ_AHEAD_AFTER` (none where planned pages are already fetched ahead)."""
+        prefetch = self.call.limits.prefetch
+        if prefetch != AUTO:
+            return prefetch, 0
+        return (0, 0) if planned is not None else (1, READ_AHEAD_AFTER)
+
     @asynccontextmanager
     async def pages(self) -> AsyncIterator[AsyncIterator[PreparedPage]]:
-        """Provide the prepared pages, fetched in step with the caller or `prefetch` ahead.
+        """Provide the prepared pages, fetched in step with the caller or some pages ahead.
 
         With `concurrency` above 1 and a paginator that plans (offsets or page numbers with a
-        known size), up to that many planned pages are fetched at once. With prefetch, a
-        producer task fetches pages into a queue, holding at most `prefetch` pages the caller
-        has not taken; when the paginator can predict next requests and no max_items is set,
-        the free part of that allowance is fetched in parallel.
+        known size), up to that many planned pages are fetched at once. Reading ahead (see
+        `_reading_ahead`), a producer task fetches pages into a queue, holding at most that
+        many pages the caller has not taken; when the paginator can predict next requests, no
+        max_items is set and more than one page is held, the free part of that allowance is
+        fetched in parallel.
         """
         planned = None
         if self.concurrency > 1 and isinstance(self.call.paginator, PlanningPaginator):
             planned = _Planned(PagesAhead(self.fetch), self.paginator.plan)
+        ahead, in_step = self._reading_ahead(planned)
         try:
-            if self.prefetch == 0:
+            if ahead == 0:
                 fetch = planned.ahead.fetch if planned else self.fetch
                 pages = self._pages_from(fetch, planned)
                 try:
@@ -173,70 +184,40 @@ class PageWalk:
                 finally:
                     await pages.aclose()
             else:
-                async with self._prefetched(planned) as ahead:
-                    yield ahead
+                async with self._read_ahead(planned, ahead, in_step) as read:
+                    yield read
         finally:
             if planned is not None:
                 await planned.ahead.close()
 
     @asynccontextmanager
-    async def _prefetched(
-        self, planned: _Planned | None
+    async def _read_ahead(
+        self, planned: _Planned | None, ahead: int, in_step: int
     ) -> AsyncIterator[AsyncIterator[PreparedPage]]:
+        """The pages, the first `in_step` fetched as the caller reaches them, then up to
+        `ahead` held ahead of it by a producer task."""
         queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
-        slots = asyncio.Semaphore(self.prefetch)
         prefetching = None
         if (
-            planned is None
+            ahead > 1
+            and planned is None
             and isinstance(self.call.paginator, PredictingPaginator)
             and self.max_items is None
         ):
             prefetching = Prefetch(
-                self.fetch,
-                self.paginator.predict_next,
-                lambda: max(0, self.prefetch - queue.qsize() - 1),
+                self.fetch, self.paginator.predict_next, lambda: max(0, ahead - queue.qsize() - 1)
             )
         fetch = self.fetch
         if planned is not None:
             fetch = planned.ahead.fetch
         elif prefetching is not None:
             fetch = prefetching.fetch
-        pages = self._pages_from(fetch, planned)
-
-        async def produce() -> None:
-            try:
-                while True:
-                    await slots.acquire()
-                    prepared = await anext(pages, None)
-                    queue.put_nowait(prepared)
-                    if prepared is None:
-                        return
-                    del prepared
-            except Exception as error:  # handed to the consumer, raised where it belongs
-                queue.put_nowait(error)
-            finally:
-                await pages.aclose()
-
-        async def consume() -> AsyncIterator[PreparedPage]:
-            while (got := await queue.get()) is not None:
-                if isinstance(got, BaseException):
-                    raise got
-                slots.release()
-                if prefetching is not None:
-                    prefetching.refill()
-                await _let_requests_out()
-                yield got
-                del got
-
-        producer = asyncio.create_task(produce(), name=f"remedy-prefetch-{self.call.description}")
+        name = f"remedy-prefetch-{self.call.description}"
+        reader = _ReadAhead(self._pages_from(fetch, planned), queue, ahead, prefetching, name)
         try:
-            yield consume()
+            yield reader.pages(in_step)
         finally:
-            producer.cancel()
-            with suppress(asyncio.CancelledError):
-                await producer
-            if prefetching is not None:
-                await prefetching.close()
+            await reader.close()
 
     async def _pages_from(
         self, fetch: FetchPage, planned: _Planned | None = None
@@ -481,6 +462,74 @@ def target_problem(url: URL, base: URL, trusted_origins: Collection[str]) -> str
     if origin == str(base.origin()) and not url.path.startswith(prefix):
         return f"the next page is outside the API's base path {prefix!r}"
     return None
+
+
+class _ReadAhead:
+    """Pages read ahead of the caller: a producer task fetches them into a queue, holding at
+    most `ahead` the caller has not taken; it starts once the caller has read its pages in
+    step."""
+
+    def __init__(
+        self,
+        pages: AsyncGenerator[PreparedPage, None],
+        queue: asyncio.Queue[PreparedPage | BaseException | None],
+        ahead: int,
+        prefetching: Prefetch | None,
+        name: str,
+    ) -> None:
+        self.queue = queue
+        self._pages = pages
+        self._slots = asyncio.Semaphore(ahead)
+        self._prefetching = prefetching
+        self._name = name
+        self._producer: asyncio.Task[None] | None = None
+
+    async def _produce(self) -> None:
+        pages, queue, slots = self._pages, self.queue, self._slots
+        try:
+            while True:
+                await slots.acquire()
+                prepared = await anext(pages, None)
+                queue.put_nowait(prepared)
+                if prepared is None:
+                    return
+                del prepared
+        except Exception as error:  # handed to the consumer, raised where it belongs
+            queue.put_nowait(error)
+        finally:
+            await pages.aclose()
+
+    async def pages(self, in_step: int) -> AsyncIterator[PreparedPage]:
+        """The caller's pages: `in_step` fetched as it reaches them, then the ones read ahead."""
+        for _ in range(in_step):
+            prepared = await anext(self._pages, None)
+            if prepared is None:
+                return
+            yield prepared
+            del prepared
+        self._producer = asyncio.create_task(self._produce(), name=self._name)
+        prefetching = self._prefetching
+        while (got := await self.queue.get()) is not None:
+            if isinstance(got, BaseException):
+                raise got
+            self._slots.release()
+            if prefetching is not None:
+                prefetching.refill()
+            await _let_requests_out()
+            yield got
+            del got
+
+    async def close(self) -> None:
+        """Stop reading ahead, with nothing left running."""
+        producer = self._producer
+        if producer is None:
+            await self._pages.aclose()
+        else:
+            producer.cancel()
+            with suppress(asyncio.CancelledError):
+                await producer
+        if self._prefetching is not None:
+            await self._prefetching.close()
 
 
 LOOP_TURNS_TO_SEND = 3

@@ -2,7 +2,8 @@
 between and during their page requests, over real loopback sockets (issue 33): every record
 present for the whole list is delivered exactly once, nothing is delivered twice or invented,
 a stable order never raises, and an order that moves raises `PaginationError` with a resume
-token or stays exact: never a silent loss. Sequentially, with `prefetch=2`, with
+token or stays exact: never a silent loss. By default (a page read ahead from the third), in
+step (`prefetch=0`), with `prefetch=2`, with
 `concurrency=4` planned parallel pages (whose requests interleave, so churn applied per request
 lands during the list's pages), and with `on_shift="restart"`. The smallest counterexamples
 random runs of the properties found are kept as cases of their own.
@@ -52,7 +53,8 @@ def modes(
     """The `list()` options each property runs under, with the marks they expect (`restart`:
     those of the list that restarts instead of raising; default: the same)."""
     return [
-        pytest.param({}, id="sequential", marks=marks),
+        pytest.param({}, id="default", marks=marks),  # a page read ahead from the third
+        pytest.param({"prefetch": 0}, id="in-step", marks=marks),
         pytest.param({"prefetch": 2}, id="prefetch-2", marks=marks),
         pytest.param({"concurrency": 4}, id="concurrency-4", marks=marks),
         pytest.param(RESTART, id="restart", marks=marks if restart is None else restart),
