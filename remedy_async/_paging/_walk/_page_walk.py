@@ -532,9 +532,12 @@ class _ReadAhead:
             await self._prefetching.close()
 
 
-LOOP_TURNS_TO_SEND = 3
+LOOP_TURNS_TO_SEND = 1
 """Turns of the event loop a fetch just started ahead takes to put its request on a pooled
-connection (acquiring the connection, then writing the request)."""
+connection: one, since nothing on the way waits (aiohttp hands over a pooled connection at
+once). A fetch that must wait (a new connection, a rate limit's pause) sends its request at
+the caller's next await instead: later, never lost. Each turn more cost about 1% of a typed
+list's time at zero latency."""
 
 
 async def _let_requests_out() -> None:
