@@ -80,30 +80,32 @@ class Prefetch:
         self._ahead = PagesAhead(fetch)
         self._predict = predict
         self._room = room
-        self._latest: PageRequest | None = None
+        self._guesses: list[PageRequest] = []
+        """The requests guessed to follow the last one fetched, in order."""
 
     async def fetch(self, request: PageRequest) -> JSONResponse:
         """Return the response to `request`, then keep guessing the pages after it."""
         task = self._ahead.take(request)
-        self._latest = request
-        self._guess_after(request)
+        self._guesses = [request]
+        self._guess()
         return await _awaited(task)
 
     def refill(self) -> None:
         """Use room the caller just freed to guess further ahead."""
-        if self._latest is not None:
-            self._guess_after(self._latest)
+        if self._guesses:
+            self._guess()
 
-    def _guess_after(self, request: PageRequest) -> None:
-        wanted: list[PageRequest] = []
-        current = request
-        for _ in range(self._room()):
-            guess = self._predict(current)
+    def _guess(self) -> None:
+        """Guess as many pages after the last fetched as there is room for: the guesses made
+        already are kept (each from the one before), only the missing ones are made."""
+        guesses, room = self._guesses, self._room()
+        del guesses[room + 1 :]
+        while len(guesses) <= room:
+            guess = self._predict(guesses[-1])
             if guess is None:
                 break
-            wanted.append(guess)
-            current = guess
-        self._ahead.want(wanted)
+            guesses.append(guess)
+        self._ahead.want(guesses[1:])
 
     async def close(self) -> None:
         await self._ahead.close()

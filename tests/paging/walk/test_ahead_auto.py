@@ -29,11 +29,15 @@ async def requests_when_holding(
     """The requests made by the time a loop holding the first item of `page` lets everything
     ready run."""
     taken = 0
-    async for _ in client.endpoints.list(page_size=5, **options):
-        taken += 1
-        if taken == first_item_of_page(page):
-            await settle()
-            return listing.requests
+    items = aiter(client.endpoints.list(page_size=5, **options))
+    try:
+        async for _ in items:
+            taken += 1
+            if taken == first_item_of_page(page):
+                await settle()
+                return listing.requests
+    finally:
+        await items.aclose()  # type: ignore[attr-defined]
     raise AssertionError("the list ended first")
 
 
