@@ -4,11 +4,12 @@ works on this one; `prefetch=0` keeps every page in step."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
-from remedy_async import RemedyClient
+from remedy_async import MockRequest, MockResponse, RemedyClient
 from tests.mock_service import Routes
 from tests.paging.walk.test_ahead_prefetch import PAGES, PATH, OffsetListing, settle
 
@@ -102,3 +103,30 @@ async def test_the_pager_shows_its_prefetch() -> None:
     async with Routes({PATH: OffsetListing()}).client() as client:
         assert "prefetch=auto" in repr(client.endpoints.list())
         assert "prefetch=0" in repr(client.endpoints.list(prefetch=0))
+
+
+async def test_reading_ahead_sends_one_request_at_a_time_in_the_lists_order() -> None:
+    """The default holds a page ahead, never two requests in flight: the service sees the
+    list's requests one after the other, in order, however long each takes to answer."""
+    listing = OffsetListing()
+    in_flight = most = 0
+    offsets: list[int] = []
+
+    async def slow(request: MockRequest) -> MockResponse:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        offsets.append(int(request.query.get("offset", 0)))
+        try:
+            for _ in range(5):  # answered a few loop turns later, as a socket would be
+                await asyncio.sleep(0)
+            return listing(request)
+        finally:
+            in_flight -= 1
+
+    async with Routes({PATH: slow}).client() as client:
+        ids = [e.id async for e in client.endpoints.list(page_size=5)]
+    assert len(ids) == PAGES * 5
+    assert most == 1
+    assert offsets == sorted(set(offsets))  # each page asked once, in the list's order
+    assert len(offsets) == listing.requests
