@@ -81,7 +81,7 @@ class Prefetch:
         self._predict = predict
         self._room = room
         self._guesses: list[PageRequest] = []
-        """The requests guessed to follow the last one fetched, in order."""
+        """The last request fetched, then the requests guessed to follow it, in order."""
 
     async def fetch(self, request: PageRequest) -> JSONResponse:
         """Return the response to `request`, then keep guessing the pages after it."""

@@ -482,7 +482,7 @@ class _ReadAhead:
         ahead: int,
         name: str,
     ) -> None:
-        self.queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
         self._ahead = ahead
         self._slots = asyncio.Semaphore(ahead)
         self._prefetching = None if predict is None else Prefetch(fetch, predict, self.room)
@@ -498,10 +498,10 @@ class _ReadAhead:
         what the pages held leave of the allowance."""
         if self._producer is None:
             return 0
-        return max(0, self._ahead - self.queue.qsize() - 1)
+        return max(0, self._ahead - self._queue.qsize() - 1)
 
     async def _produce(self) -> None:
-        pages, queue, slots = self._pages, self.queue, self._slots
+        pages, queue, slots = self._pages, self._queue, self._slots
         try:
             while True:
                 await slots.acquire()
@@ -525,7 +525,7 @@ class _ReadAhead:
             del prepared
         self._producer = asyncio.create_task(self._produce(), name=self._name)
         prefetching = self._prefetching
-        while (got := await self.queue.get()) is not None:
+        while (got := await self._queue.get()) is not None:
             if isinstance(got, BaseException):
                 raise got
             self._slots.release()
