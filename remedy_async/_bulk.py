@@ -51,6 +51,9 @@ class GetResult(Generic[T]):
 
 
 _END = object()
+"""The input is used up."""
+_AWAITED = object()
+"""The input's next id is to be awaited (an async iterable's)."""
 
 
 def _key(resource_id: object) -> str:
@@ -101,12 +104,17 @@ class BulkGet(Generic[T]):
                 self._recent.popitem(last=False)
         return result
 
-    async def _next_id(self) -> str | int | object:
-        """Return the next input id, or _END once the input is used up."""
+    def _next_id(self) -> str | int | object:
+        """Return the next input id of a plain iterable (no coroutine: it never waits), _END
+        once the input is used up, or _AWAITED when the input is an async iterable, whose next
+        id `_next_awaited` gives."""
         if self._sync_ids is not None:
-            return next(self._sync_ids, _END)  # no await: a plain iterable never waits
-        if self._async_ids is None:
-            return _END
+            return next(self._sync_ids, _END)
+        return _END if self._async_ids is None else _AWAITED
+
+    async def _next_awaited(self) -> str | int | object:
+        """Return the next id of an async iterable input, or _END once it is used up."""
+        assert self._async_ids is not None
         resource_id = await anext(self._async_ids, _END)
         if resource_id is _END:
             self._async_ids = None
@@ -129,9 +137,11 @@ class BulkGet(Generic[T]):
         window: deque[GetResult[T] | asyncio.Task[GetResult[T]]] = deque()
         try:
             while True:
-                while (
-                    len(window) < self._concurrency and (rid := await self._next_id()) is not _END
-                ):
+                while len(window) < self._concurrency:
+                    if (rid := self._next_id()) is _AWAITED:
+                        rid = await self._next_awaited()
+                    if rid is _END:
+                        break
                     window.append(self._answer(rid))
                 if not window:
                     return
@@ -145,9 +155,11 @@ class BulkGet(Generic[T]):
         waiting: dict[asyncio.Task[GetResult[T]], int] = {}
         try:
             while True:
-                while (
-                    len(waiting) < self._concurrency and (rid := await self._next_id()) is not _END
-                ):
+                while len(waiting) < self._concurrency:
+                    if (rid := self._next_id()) is _AWAITED:
+                        rid = await self._next_awaited()
+                    if rid is _END:
+                        break
                     answer = self._answer(rid)
                     if isinstance(answer, GetResult):
                         yield answer
