@@ -128,7 +128,9 @@ class BulkGet(Generic[T]):
             return self._recent[key]
         task = self._in_flight.get(key)
         if task is None:
-            task = asyncio.create_task(self._fetch(key, resource_id))  # type: ignore[arg-type]
+            # The loop's own create_task: asyncio.create_task adds a call per id around it.
+            loop = asyncio.get_running_loop()
+            task = loop.create_task(self._fetch(key, resource_id))  # type: ignore[arg-type]
             self._in_flight[key] = task
         return task
 
