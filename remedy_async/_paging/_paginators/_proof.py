@@ -26,7 +26,7 @@ newer delivered ids a page did not show, which may have been removed or pushed p
 end by creations, and are never delivered again. A record moved from further back than
 `memory` cannot be recognised; it may be delivered twice (a move closer than that raises). A
 page that starts with the last ids delivered and shows no other delivered id (the data stood
-still) costs one dict of its new ids: see `_steady`.
+still) costs one tuple (and one set) of its new ids: see `_steady`.
 
 Why `OVERLAP` is 2: every `overlap` removals before the frontier between two pages cost one
 re-read, and each record of overlap is one more record read per page: 2 of a 100-record page is
@@ -45,8 +45,8 @@ from attrs import evolve, field, frozen
 
 from remedy_async._paging._read._ids import page_ids
 
-Chunks = tuple[dict[Hashable, None], ...]
-"""Delivered ids in delivered order, in dicts, each id in one of them."""
+Chunks = tuple[tuple[Hashable, ...], ...]
+"""Delivered ids in delivered order, in tuples, each id in one of them."""
 
 OVERLAP: Final = 2
 """Records each page after the first repeats from the one before (see the module's text)."""
@@ -97,8 +97,8 @@ class OffsetProof:
     memory: int
     chunks: Chunks = field(default=(), repr=False)
     """The last `memory` delivered ids or so, oldest first: their delivered order, in chunks
-    (dicts, for their order and their look-ups; never changed once the state is made), one per
-    page delivered while the data stood still, so such a page costs one new chunk."""
+    (tuples, never changed once the state is made), one per page delivered while the data
+    stood still, so such a page costs one new chunk."""
     suspects: frozenset[Hashable] = frozenset()
     """Delivered ids a page did not show after its anchor: never delivered again."""
     next_offset: int = 0
@@ -115,10 +115,7 @@ class OffsetProof:
     @property
     def seen(self) -> dict[Hashable, None]:
         """The delivered ids remembered, oldest first (a new dict)."""
-        merged: dict[Hashable, None] = {}
-        for chunk in self.chunks:
-            merged.update(chunk)
-        return merged
+        return dict.fromkeys(itertools.chain.from_iterable(self.chunks))
 
     @property
     def window(self) -> tuple[Hashable, ...]:
@@ -176,7 +173,7 @@ def resumed(
     state = begin(page_size, memory=max(MEMORY_PAGES * page_size, len(digests)))
     return evolve(
         state,
-        chunks=(dict.fromkeys(digests),),
+        chunks=(tuple(dict.fromkeys(digests)),),
         next_offset=offset,
         started=True,
         forgotten=not whole,
@@ -331,7 +328,7 @@ def _deliver(
     before = state.chunks
     state = evolve(
         state,
-        chunks=(order,),
+        chunks=(tuple(order),),
         suspects=frozenset(suspects),
         next_offset=offset + len(ids) - state.overlap,
         forgotten=forgotten,
@@ -355,13 +352,14 @@ def _steady(
     overlap, chunks = state.overlap, state.chunks
     if len(ids) <= overlap or state.suspects or tuple(ids[:overlap]) != tail(chunks, overlap):
         return None
-    added = dict.fromkeys(ids[overlap:])
-    if len(added) != len(ids) - overlap:  # a record shown twice in the page
+    added = tuple(ids[overlap:])
+    distinct = set(added)
+    if len(distinct) != len(added):  # a record shown twice in the page
         return None
     if delivered is not None:
-        if not delivered.isdisjoint(added):
+        if not delivered.isdisjoint(distinct):
             return None
-    elif not all(chunk.keys().isdisjoint(added) for chunk in chunks):
+    elif not all(distinct.isdisjoint(chunk) for chunk in chunks):
         return None
     kept = list(chunks)
     size = sum(map(len, kept)) + len(added)
