@@ -179,7 +179,9 @@ class Pager(Generic[T]):
             if told is not None:
                 told(str(prepared.shifts), shown_url(prepared.response.url, self._call.secrets))
         convention = prepared.convention
-        if convention is not None and convention != self._convention:
+        if convention is None or convention is self._convention:  # the same as the page before
+            return
+        if convention != self._convention:
             self._convention = convention
             announce = self._call.on_convention
             if announce is not None:

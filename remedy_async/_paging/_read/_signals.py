@@ -113,8 +113,8 @@ def _walk(
             yield from _relation_links(value, path, roles)
             continue
         role = role_of(key, parent)
-        if role is None:
-            continue
+        if role is None or (roles is not None and role not in roles and role != "pages"):
+            continue  # not asked for (only `pages` may turn into `last`, below)
         kind = kind_of(value)
         if kind is None:
             continue
