@@ -162,6 +162,17 @@ def test_an_end_flag_beside_a_way_forward_is_a_contradiction() -> None:
         refuse(CURSOR, {"items": [], "meta": {"nextCursor": "a"}, "last": True}, following=NEXT)
 
 
+def test_a_page_count_name_holding_a_flag_is_read_as_a_last_flag() -> None:
+    """`lastPage` counts pages as a number, but as a flag it says the end: unread, `false`
+    (more follow) is refused, and `true` is refused while the convention goes on."""
+    with pytest.raises(UnreadSignal, match="lastPage"):
+        refuse(WHOLE, {"items": [], "lastPage": False})
+    with pytest.raises(UnreadSignal, match="lastPage"):
+        refuse(CURSOR, {"items": [], "meta": {"nextCursor": "a"}, "lastPage": True}, following=NEXT)
+    refuse(WHOLE, {"items": [], "lastPage": True})
+    refuse(WHOLE, {"items": [], "lastPage": 3})
+
+
 def test_an_end_flag_at_the_end_passes() -> None:
     """`has_more: false` on a page the convention ends on agrees with it."""
     refuse(CURSOR, {"items": [], "has_more": False})
