@@ -50,6 +50,7 @@ from ._proof import (
     Unproven,
     begin,
     id_digest,
+    id_digests,
     prove,
     record_ids,
     resumed,
@@ -316,14 +317,13 @@ class ProvenPaginator:
         """The page read for `request` as the proof delivers it: the records that continue the
         list, and the request of the page after (or of the page to read again instead)."""
         convention = proof.convention
-        keys = record_ids(result.items)
-        if keys is None:
+        ids = record_ids(result.items)
+        if ids is None:
             raise PagingFault(
                 "a record without an id came in an offset list proven so far: its pages "
                 "overlap, and which records they repeat cannot be told"
             )
-        if proof.hashed:
-            keys = [id_digest(key) for key in keys]
+        keys: Sequence[Hashable] = id_digests(ids) if proof.hashed else ids
         offset = _offset(convention, request) or 0
         page: PageIds = (offset, keys, result.total)
         first = _moved_on(proof.first, page)
