@@ -13,7 +13,7 @@ from collections.abc import (
     Iterable,
     Iterator,
 )
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from attrs import frozen
 
@@ -52,9 +52,8 @@ class GetResult(Generic[T]):
 
 _END = object()
 """The input is used up."""
-
-Answer = GetResult[T] | asyncio.Future[GetResult[T]]
-"""An id's answer as the iteration holds it: its result, or the future of its fetch."""
+_AWAITED = object()
+"""The input's next id is to be awaited (an async iterable's)."""
 
 
 def _key(resource_id: object) -> str:
@@ -62,14 +61,11 @@ def _key(resource_id: object) -> str:
 
 
 class BulkGet(Generic[T]):
-    """Runs one get_many: `concurrency` workers each take the next input id, fetch it, and take
-    the next one as soon as it is done, so a request goes out the moment one ends, whether or
-    not the loop has taken the answers before it.
+    """Runs one get_many: reads ids lazily, keeps at most `concurrency` fetches in flight.
 
     An id already in flight shares that fetch; one among the last `dedupe_window` results is
-    answered from it. Memory holds the fetches in flight (at most `concurrency`), the answers
-    waiting for the loop (at most `concurrency` more) and the recent results: the input is
-    read that far ahead of the loop, never whole.
+    answered from it. Memory holds the in-flight fetches, the reorder window (ordered mode, at
+    most `concurrency` entries) and the recent results, never the whole id stream.
     """
 
     def __init__(
@@ -79,204 +75,134 @@ class BulkGet(Generic[T]):
         *,
         concurrency: int,
         dedupe_window: int,
-        ordered: bool,
     ) -> None:
         if isinstance(ids, str | bytes):
             raise TypeError("ids must be an iterable of ids, not a single string")
         self._get = get
         self._sync_ids: Iterator[str | int] | None = None
         self._async_ids: AsyncIterator[str | int] | None = None
-        self._taking: asyncio.Lock | None = None
-        """Held by the worker awaiting an async input's next id, so ids are taken in order."""
         if isinstance(ids, AsyncIterable):
             self._async_ids = aiter(ids)
-            self._taking = asyncio.Lock()
         else:
             self._sync_ids = iter(ids)
         self._concurrency = concurrency
         self._dedupe_window = dedupe_window
-        self._ordered = ordered
-        self._held = 2 * concurrency if ordered else concurrency
-        """The most answers the loop has not taken (ordered: the fetches in flight included)."""
-        self._answers: deque[Answer[T]] = deque()
-        """Ordered: the answer of every id taken and not yet handed over, in input order.
-        Unordered: the answers finished and not yet handed over, as they finished."""
-        self._in_flight: dict[str, asyncio.Future[GetResult[T]]] = {}
-        self._copies: dict[str, int] = {}
-        """Unordered: how many more times each id in flight was asked for."""
+        self._in_flight: dict[str, asyncio.Task[GetResult[T]]] = {}
         self._recent: OrderedDict[str, GetResult[T]] = OrderedDict()
-        self._ended = False
-        """The input is used up (or failed): no worker takes another id."""
-        self._workers: set[asyncio.Task[None]] = set()
-        self._wanted: asyncio.Future[None] | None = None
-        """The loop waiting for an answer to hand over."""
-        self._room: deque[asyncio.Future[None]] = deque()
-        """Workers waiting for the loop to take answers before they take another id."""
+        self._failure: Exception | None = None
+        """The error the input raised, once it did."""
 
-    async def results(self) -> AsyncGenerator[GetResult[T], None]:
-        """Yield one result per input id: in input order, or (unordered) as fetches finish."""
-        loop = asyncio.get_running_loop()
-        answers = self._answers
+    async def _fetch(self, key: str, resource_id: str | int) -> GetResult[T]:
         try:
-            for _ in range(self._concurrency):
-                self._workers.add(loop.create_task(self._fetch()))
-            while True:
-                while answers:
-                    head = answers[0]
-                    if isinstance(head, asyncio.Future):
-                        if not head.done():
-                            break
-                        head = head.result()  # raises an error that is no answer for an id
-                    answers.popleft()
-                    self._make_room()
-                    yield head
-                if self._ended and not answers and not self._in_flight:
-                    return
-                self._wanted = loop.create_future()
-                try:
-                    await self._wanted
-                finally:
-                    self._wanted = None
+            try:
+                result = GetResult(key, value=await self._get(resource_id))
+            except (RemedyError, ValueError, TypeError) as error:
+                result = GetResult(key, error=error)
         finally:
-            await self._cancel()
-
-    async def _fetch(self) -> None:
-        """A worker: takes the next id, answers it (fetching it, or from a fetch in flight or a
-        recent result), and takes the next, until the input is used up."""
-        loop = asyncio.get_running_loop()
-        while True:
-            while len(self._answers) >= self._held:
-                room = loop.create_future()
-                self._room.append(room)
-                await room
-            if self._ended:
-                return
-            try:
-                resource_id = await self._next_id() if self._taking else self._next_sync_id()
-            except Exception as error:  # the input failed: the loop raises it in its place
-                self._ended = True
-                self._hand_over(_failed(loop, error))
-                return
-            if resource_id is _END:
-                self._ended = True
-                self._wake()
-                return
-            key = _key(resource_id)
-            if self._answered_already(key):
-                continue
-            answer: asyncio.Future[GetResult[T]] = loop.create_future()
-            self._in_flight[key] = answer
-            if self._ordered:
-                self._answers.append(answer)
-            try:
-                # One turn of the loop first: the workers freed in one turn send their requests
-                # together in the next, as a task per id would, which costs the loop and the
-                # socket less than sending each the moment its worker is free (measured).
-                await asyncio.sleep(0)
-                result = await self._result(key, resource_id)  # type: ignore[arg-type]
-            except Exception as error:  # no answer for the id: the loop raises it
-                _fail(answer, error)
-            else:
-                self._remember(key, result)
-                if not answer.done():  # cancelled when the iteration was
-                    answer.set_result(result)
-            finally:
-                del self._in_flight[key]
-            if not self._ordered:
-                self._answers.extend([answer] * (1 + self._copies.pop(key, 0)))
-            self._wake()
-
-    def _answered_already(self, key: str) -> bool:
-        """Answer an id from a recent result or the fetch in flight for it, if there is one
-        (unordered, an id in flight is counted and handed over again when that fetch ends)."""
-        recent = self._recent.get(key)
-        if recent is not None:
-            self._recent.move_to_end(key)
-            self._hand_over(recent)
-            return True
-        shared = self._in_flight.get(key)
-        if shared is None:
-            return False
-        if self._ordered:
-            self._hand_over(shared)
-        else:
-            self._copies[key] = self._copies.get(key, 0) + 1
-        return True
-
-    async def _result(self, key: str, resource_id: str | int) -> GetResult[T]:
-        try:
-            return GetResult(key, value=await self._get(resource_id))
-        except (RemedyError, ValueError, TypeError) as error:
-            return GetResult(key, error=error)
-
-    def _remember(self, key: str, result: GetResult[T]) -> None:
+            del self._in_flight[key]
         if self._dedupe_window:
             self._recent[key] = result
             if len(self._recent) > self._dedupe_window:
                 self._recent.popitem(last=False)
+        return result
 
-    def _hand_over(self, answer: Answer[T]) -> None:
-        self._answers.append(answer)
-        self._wake()
+    def _next_id(self) -> str | int | object:
+        """Return the next input id of a plain iterable (no coroutine: it never waits), _END
+        once the input is used up, or _AWAITED when the input is an async iterable, whose next
+        id `_next_awaited` gives."""
+        if self._sync_ids is not None:
+            return next(self._sync_ids, _END)
+        return _END if self._async_ids is None else _AWAITED
 
-    def _wake(self) -> None:
-        """Let the loop look at the answers again."""
-        wanted = self._wanted
-        if wanted is not None and not wanted.done():
-            wanted.set_result(None)
-
-    def _make_room(self) -> None:
-        """Let one worker waiting for room take another id."""
-        room = self._room
-        while room:
-            waiting = room.popleft()
-            if not waiting.done():
-                waiting.set_result(None)
-                return
-
-    def _next_sync_id(self) -> str | int | object:
-        """The next id of a plain iterable (no await: it never waits), or _END."""
-        assert self._sync_ids is not None
-        return next(self._sync_ids, _END)
-
-    async def _next_id(self) -> str | int | object:
-        """The next id of an async iterable, or _END, taken by one worker at a time."""
-        assert self._taking is not None
+    async def _next_awaited(self) -> str | int | object:
+        """Return the next id of an async iterable input, or _END once it is used up."""
         assert self._async_ids is not None
-        async with self._taking:
-            if self._ended:
-                return _END
-            return await anext(self._async_ids, _END)
+        resource_id = await anext(self._async_ids, _END)
+        if resource_id is _END:
+            self._async_ids = None
+        return resource_id
+
+    def _input_failed(self, error: Exception) -> object:
+        """End the input where it raised, keeping its error for the loop to raise in its
+        place, after the results of the ids read before it; _END."""
+        self._sync_ids = self._async_ids = None
+        self._failure = error
+        return _END
+
+    def _answer(self, resource_id: object) -> GetResult[T] | asyncio.Task[GetResult[T]]:
+        """Return a known result for the id, or the fetch (shared or new) that will give it."""
+        key = _key(resource_id)
+        if key in self._recent:
+            self._recent.move_to_end(key)
+            return self._recent[key]
+        task = self._in_flight.get(key)
+        if task is None:
+            # The loop's own create_task: asyncio.create_task adds a call per id around it.
+            loop = asyncio.get_running_loop()
+            task = loop.create_task(self._fetch(key, resource_id))  # type: ignore[arg-type]
+            self._in_flight[key] = task
+        return task
+
+    async def ordered(self) -> AsyncGenerator[GetResult[T], None]:
+        """Yield results in input order."""
+        window: deque[GetResult[T] | asyncio.Task[GetResult[T]]] = deque()
+        try:
+            while True:
+                while len(window) < self._concurrency:
+                    try:
+                        if (rid := self._next_id()) is _AWAITED:
+                            rid = await self._next_awaited()
+                    except Exception as error:
+                        rid = self._input_failed(error)
+                    if rid is _END:
+                        break
+                    window.append(self._answer(rid))
+                if not window:
+                    self._raise_failure()
+                    return
+                head = window.popleft()
+                yield head if isinstance(head, GetResult) else await head
+        finally:
+            await self._cancel()
+
+    async def as_completed(self) -> AsyncGenerator[GetResult[T], None]:
+        """Yield results as their fetches finish."""
+        waiting: dict[asyncio.Task[GetResult[T]], int] = {}
+        try:
+            while True:
+                while len(waiting) < self._concurrency:
+                    try:
+                        if (rid := self._next_id()) is _AWAITED:
+                            rid = await self._next_awaited()
+                    except Exception as error:
+                        rid = self._input_failed(error)
+                    if rid is _END:
+                        break
+                    answer = self._answer(rid)
+                    if isinstance(answer, GetResult):
+                        yield answer
+                    else:
+                        waiting[answer] = waiting.get(answer, 0) + 1
+                if not waiting:
+                    self._raise_failure()
+                    return
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    for _ in range(waiting.pop(task)):
+                        yield task.result()
+        finally:
+            await self._cancel()
+
+    def _raise_failure(self) -> None:
+        """Raise the input's error, once every id read before it was answered."""
+        if self._failure is not None:
+            raise self._failure
 
     async def _cancel(self) -> None:
-        """End the workers (cancelling the fetches in flight) and wait until they have."""
-        self._ended = True
-        workers, self._workers = self._workers, set()
-        for worker in workers:
-            worker.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
-        for answer in self._answers:  # never handed over: their errors are nobody's now
-            if isinstance(answer, asyncio.Future) and answer.done() and not answer.cancelled():
-                answer.exception()
-        self._answers.clear()
-        self._room.clear()
-
-
-def _failed(loop: asyncio.AbstractEventLoop, error: Exception) -> asyncio.Future[Any]:
-    """An answer that raises `error` when the loop reaches it."""
-    answer = loop.create_future()
-    answer.set_exception(error)
-    return answer
-
-
-def _fail(answer: asyncio.Future[Any], error: BaseException) -> None:
-    """Resolve a fetch's answer with an error that is no result for its id."""
-    if answer.done():
-        return
-    if isinstance(error, asyncio.CancelledError):
-        answer.cancel()
-    else:
-        answer.set_exception(error)
+        tasks = list(self._in_flight.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def get_many(
@@ -290,5 +216,5 @@ def get_many(
     """The results of `get_many`, its counts checked now: in the order of `ids`, or as done."""
     check_count("concurrency", concurrency, 1)
     check_count("dedupe_window", dedupe_window, 0)
-    bulk = BulkGet(get, ids, concurrency=concurrency, dedupe_window=dedupe_window, ordered=ordered)
-    return bulk.results()
+    bulk = BulkGet(get, ids, concurrency=concurrency, dedupe_window=dedupe_window)
+    return bulk.ordered() if ordered else bulk.as_completed()

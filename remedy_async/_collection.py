@@ -223,9 +223,9 @@ class ResourceCollection(Generic[T]):
 
         Args:
             ids: Any iterable or async iterable of ids, read lazily, so memory stays bounded
-                by twice `concurrency` (plus `dedupe_window` recent results); an error the
-                input raises is raised in its place, after the results before it.
-            concurrency: How many gets run at once; the next starts as soon as one ends.
+                by `concurrency` (plus `dedupe_window` recent results); an error the input
+                raises is raised in its place, after the results before it.
+            concurrency: How many gets run at once.
             ordered: Yield results in the order of `ids`; False yields them as they complete.
             dedupe_window: How many recent results a repeated id is answered from: an id is
                 fetched once while in flight or among them. Each one kept is a whole record
