@@ -251,7 +251,8 @@ class ProvenPaginator:
 
     def predict_next(self, request: PageRequest) -> PageRequest | None:
         """The page after `request`'s, overlapping it, assuming it comes full and the data
-        stays still (for prefetch); None past the total. On a list not proven, the wrapped
+        stays still (for prefetch); None when `request`'s page reaches the total (the page
+        after would hold no record not delivered). On a list not proven, the wrapped
         paginator's guess."""
         proof = request.proof
         if not isinstance(proof, ListProof):
@@ -259,7 +260,7 @@ class ProvenPaginator:
             return inner.predict_next(request) if isinstance(inner, PredictingPaginator) else None
         state = proof.state
         following = (_offset(proof.convention, request) or 0) + state.page_size - state.overlap
-        if proof.total is not None and following >= proof.total:
+        if proof.total is not None and following + state.overlap >= proof.total:
             return None
         return _at(proof.convention, request, following, proof)
 
