@@ -422,10 +422,17 @@ class ResourceCollection(Generic[T]):
         secrets = self._secrets
 
         def fetcher(decode: Callable[[Response], JSONResponse]) -> FetchPage:
-            async def read(url: URL, sent: RequestOptions | None) -> JSONResponse:
-                return decode(await self._send(Request("GET", url), sent))
+            async def read(
+                url: URL, sent: RequestOptions | None, answered: Callable[[], None] | None
+            ) -> JSONResponse:
+                response = await self._send(Request("GET", url), sent)
+                if answered is not None:
+                    answered()
+                return decode(response)
 
-            async def fetch(page: PageRequest) -> JSONResponse:
+            async def fetch(
+                page: PageRequest, answered: Callable[[], None] | None = None
+            ) -> JSONResponse:
                 if page.url is not None:
                     url = page.url
                 else:
@@ -434,8 +441,13 @@ class ResourceCollection(Generic[T]):
                 events = self._events
                 if events is not None and events.active:
                     shown = self._shown(url)
-                    return await events.call(self._page_name, "GET", shown, read(url, sent))
-                return decode(await self._send(Request("GET", url), sent))  # as read
+                    return await events.call(
+                        self._page_name, "GET", shown, read(url, sent, answered)
+                    )
+                response = await self._send(Request("GET", url), sent)  # as read, inline
+                if answered is not None:
+                    answered()
+                return decode(response)
 
             return fetch
 

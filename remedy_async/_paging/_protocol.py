@@ -292,9 +292,17 @@ def request_identity(request: PageRequest) -> int:
     return hash(request_key(request))
 
 
-FetchPage = Callable[[PageRequest], Coroutine[Any, Any, JSONResponse]]
-"""How a list call gets one page: the response to a page request (the collection builds it from
-the sending layer; paging only calls it)."""
+class FetchPage(Protocol):
+    """How a list call gets one page: the response to a page request (the collection builds it
+    from the sending layer; paging only calls it).
+
+    `answered`, when given, is called once the service's answer is in, before it is read (a
+    list reading ahead sends its next request then, while this page is decoded).
+    """
+
+    def __call__(
+        self, request: PageRequest, answered: Callable[[], None] | None = None, /
+    ) -> Coroutine[Any, Any, JSONResponse]: ...
 
 
 @frozen

@@ -7,7 +7,7 @@ the pages turned into views as they arrive, and each view into a record as it is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -53,8 +53,10 @@ def typed(pager: Pager[Any], *, reader: Any = None) -> Pager[Any]:
     call = pager._call
     fetch = call.fetch
 
-    async def fetch_typed(request: PageRequest) -> JSONResponse:
-        response = await fetch(request)
+    async def fetch_typed(
+        request: PageRequest, answered: Callable[[], None] | None = None, /
+    ) -> JSONResponse:
+        response = await fetch(request, answered)
         body = response.body
         rows = [msgspec.convert(item, Row) for item in body["data"]]
         return attrs.evolve(response, body={**body, "data": rows})

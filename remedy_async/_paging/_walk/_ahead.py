@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Hashable
+from functools import partial
 
 from remedy_async._paging._protocol import FetchPage, PageRequest, request_key
 from remedy_async._wire._http import JSONResponse
@@ -27,16 +28,25 @@ class PagesAhead:
     requests running. Cancelled fetches have their errors discarded.
     """
 
-    def __init__(self, fetch: FetchPage) -> None:
+    def __init__(
+        self, fetch: FetchPage, answered: Callable[[PageRequest], None] | None = None
+    ) -> None:
         self._fetch = fetch
+        self._answered = answered
+        """Told of each request whose answer is in, before the answer is read."""
         self._ahead: dict[Hashable, asyncio.Task[JSONResponse]] = {}
 
     def __len__(self) -> int:
         return len(self._ahead)
 
-    async def fetch(self, request: PageRequest) -> JSONResponse:
+    async def fetch(
+        self, request: PageRequest, answered: Callable[[], None] | None = None
+    ) -> JSONResponse:
         """Return the response to `request`, from a fetch started ahead if there is one."""
-        return await _awaited(self.take(request))
+        response = await _awaited(self.take(request))
+        if answered is not None:
+            answered()
+        return response
 
     def take(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
         """The fetch of `request`, started now (and every other dropped) if not started ahead."""
@@ -58,7 +68,10 @@ class PagesAhead:
                 self._ahead[key] = self._start(request)
 
     def _start(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
-        return asyncio.create_task(self._fetch(request), name=PAGE_TASK)
+        if self._answered is None:
+            return asyncio.create_task(self._fetch(request), name=PAGE_TASK)
+        answered = partial(self._answered, request)
+        return asyncio.create_task(self._fetch(request, answered), name=PAGE_TASK)
 
     async def close(self) -> None:
         """Cancel every fetch still ahead and wait until they have ended."""
@@ -68,27 +81,66 @@ class PagesAhead:
 
 
 class Prefetch:
-    """The `prefetch=` guesser: fetches the predicted next pages through `PagesAhead`, as many
-    as `room()` allows."""
+    """The guesser of the pages after the one fetched: fetches the predicted next pages through
+    `PagesAhead`, as many as `room()` allows.
+
+    In parallel (`prefetch=N`), the guesses go out with the request fetched. `answered_first`,
+    they go out once the service has answered it, before its answer is read: the service sees
+    one request at a time, in the list's order, and answers the next while the client reads
+    this one.
+    """
 
     def __init__(
         self,
         fetch: FetchPage,
         predict: Callable[[PageRequest], PageRequest | None],
         room: Callable[[], int],
+        *,
+        answered_first: bool = False,
     ) -> None:
-        self._ahead = PagesAhead(fetch)
+        self._ahead = PagesAhead(fetch, self._answered if answered_first else None)
         self._predict = predict
         self._room = room
+        self._answered_first = answered_first
+        self._awaited_key: Hashable | None = None
+        """Answered first: the request fetched, until its answer is in."""
         self._guesses: list[PageRequest] = []
         """The last request fetched, then the requests guessed to follow it, in order."""
 
-    async def fetch(self, request: PageRequest) -> JSONResponse:
-        """Return the response to `request`, then keep guessing the pages after it."""
+    async def fetch(
+        self, request: PageRequest, answered: Callable[[], None] | None = None
+    ) -> JSONResponse:
+        """Return the response to `request`, keeping the pages after it guessed."""
+        response = await self._fetched(request)
+        if answered is not None:
+            answered()
+        return response
+
+    async def _fetched(self, request: PageRequest) -> JSONResponse:
         task = self._ahead.take(request)
+        if not self._answered_first:
+            self._guesses = [request]
+            self._guess()
+            return await _awaited(task)
+        self._guesses = []  # nothing is guessed while the request fetched is unanswered
+        self._awaited_key = request_key(request)
+        try:
+            response = await _awaited(task)
+        finally:
+            self._awaited_key = None
+        if not self._guesses:  # answered before it was asked for (a guess), or read otherwise
+            self._guess_after(request)
+        return response
+
+    def _answered(self, request: PageRequest) -> None:
+        """A fetch's answer is in: when it answers the request fetched, guess the next ones."""
+        if self._awaited_key is not None and request_key(request) == self._awaited_key:
+            self._awaited_key = None
+            self._guess_after(request)
+
+    def _guess_after(self, request: PageRequest) -> None:
         self._guesses = [request]
         self._guess()
-        return await _awaited(task)
 
     def refill(self) -> None:
         """Use room the caller just freed to guess further ahead."""

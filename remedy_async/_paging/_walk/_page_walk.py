@@ -59,9 +59,11 @@ within them never caused a request it did not use."""
 READ_AHEAD_PAGES = 1
 """Pages `prefetch="auto"` then holds ahead of the loop, fetched one after the other: the
 service answers the next page while the loop works on this one, and requests reach it in the
-order the list asks them. (Two pages, the second one's request predicted and sent in parallel,
-made `as_dicts()` about a sixth faster, but let the service see two of a list's requests at
-once, in either order; `prefetch=2` does that.)"""
+order the list asks them. A loop handed wire dicts (`as_dicts()`) does too little a page to
+hide the service's time, so for it the next page's request goes out (predicted) as soon as
+the service has answered the one before, while that answer is read: still one request at a
+time, in order. (Requests predicted and sent in parallel, as `prefetch=2` does, let the
+service see two of a list's requests at once, in either order.)"""
 MAX_EMPTY_PAGES = 10
 """Empty pages in a row that may still hand out a way forward before the list is refused."""
 
@@ -204,8 +206,9 @@ class PageWalk:
         """The pages, the first `in_step` fetched as the caller reaches them, then up to
         `ahead` held ahead of it by a producer task."""
         predict = None
+        answered_first = self.call.limits.prefetch == AUTO and not self.call.builds_records
         if (
-            ahead > 1
+            (ahead > 1 or answered_first)
             and planned is None
             and isinstance(self.call.paginator, PredictingPaginator)
             and self.max_items is None
@@ -217,6 +220,7 @@ class PageWalk:
             predict,
             ahead,
             f"remedy-prefetch-{self.call.description}",
+            answered_first=answered_first,
         )
         try:
             yield reader.pages(in_step)
@@ -472,7 +476,8 @@ class _ReadAhead:
     """Pages read ahead of the caller: a producer task fetches them into a queue, holding at
     most `ahead` the caller has not taken; it starts once the caller has read its pages in
     step. With `predict`, the requests it predicts for the free part of that allowance go out
-    in parallel (`Prefetch`)."""
+    in parallel, or (`answered_first`) each as soon as the request before is answered
+    (`Prefetch`)."""
 
     def __init__(
         self,
@@ -481,11 +486,16 @@ class _ReadAhead:
         predict: Callable[[PageRequest], PageRequest | None] | None,
         ahead: int,
         name: str,
+        *,
+        answered_first: bool = False,
     ) -> None:
         self._queue: asyncio.Queue[PreparedPage | BaseException | None] = asyncio.Queue()
         self._ahead = ahead
+        self._answered_first = answered_first
         self._slots = asyncio.Semaphore(ahead)
-        self._prefetching = None if predict is None else Prefetch(fetch, predict, self.room)
+        self._prefetching = None
+        if predict is not None:
+            self._prefetching = Prefetch(fetch, predict, self.room, answered_first=answered_first)
         if self._prefetching is not None:
             fetch = self._prefetching.fetch  # the guessed pages' requests go out in parallel
         self._pages = pages_from(fetch)
@@ -493,12 +503,14 @@ class _ReadAhead:
         self._producer: asyncio.Task[None] | None = None
 
     def room(self) -> int:
-        """How many pages may be guessed beyond the one being fetched: none until the reading
-        ahead starts (the pages read in step cause no request the caller does not read), then
-        what the pages held leave of the allowance."""
+        """How many pages may be guessed beyond the one fetched: none until the reading ahead
+        starts (the pages read in step cause no request the caller does not read), then what
+        the pages held leave of the allowance, the page fetched counted while it is in flight
+        (answered first, guesses are made once it is not)."""
         if self._producer is None:
             return 0
-        return max(0, self._ahead - self._queue.qsize() - 1)
+        in_flight = 0 if self._answered_first else 1
+        return max(0, self._ahead - self._queue.qsize() - in_flight)
 
     async def _produce(self) -> None:
         pages, queue, slots = self._pages, self._queue, self._slots

@@ -1,6 +1,7 @@
 """`prefetch="auto"`, the default: a list's first two pages fetched as the loop reaches them,
 then one page read ahead of the loop, so the service answers the next page while the loop
-works on this one; `prefetch=0` keeps every page in step."""
+works on this one (for `as_dicts()`, the next page's request sent as soon as the one before is
+answered); `prefetch=0` keeps every page in step."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ FIRST_PAGE = 5
 LATER_PAGE = 3
 """Items a page delivers: 5 on the first, 3 on each later one (an offset page overlaps the
 page before by 2, to prove the list goes on)."""
+OFFSET_PAGES = 1 + -(-(PAGES * 5 - FIRST_PAGE) // LATER_PAGE)
+"""The pages a whole list takes."""
 
 
 def first_item_of_page(page: int) -> int:
@@ -25,12 +28,13 @@ def first_item_of_page(page: int) -> int:
 
 
 async def requests_when_holding(
-    client: RemedyClient, listing: OffsetListing, page: int, **options: Any
+    client: RemedyClient, listing: OffsetListing, page: int, *, dicts: bool = False, **options: Any
 ) -> int:
     """The requests made by the time a loop holding the first item of `page` lets everything
-    ready run."""
+    ready run (a loop handed wire dicts, with `dicts`)."""
     taken = 0
-    items = aiter(client.endpoints.list(page_size=5, **options))
+    pager = client.endpoints.list(page_size=5, **options)
+    items = aiter(pager.as_dicts() if dicts else pager)
     try:
         async for _ in items:
             taken += 1
@@ -64,12 +68,31 @@ async def test_the_default_reads_one_page_ahead_from_the_third(
         assert await requests_when_holding(client, listing, page, **options) == requests
 
 
-async def test_a_loop_that_stops_within_two_pages_asks_for_no_page_it_does_not_read() -> None:
+@pytest.mark.parametrize(
+    ("options", "page", "requests"),
+    [({}, 1, 1), ({}, 2, 2), ({}, 3, 5), ({}, 6, 8), ({"prefetch": 0}, 6, 6)],
+)
+async def test_as_dicts_asks_for_the_next_page_as_soon_as_the_one_before_is_answered(
+    options: dict[str, Any], page: int, requests: int
+) -> None:
+    """A loop handed wire dicts does little a page: from the third page, the request of the
+    page after the one read ahead has gone out too, sent once that one was answered."""
+    listing = OffsetListing()
+    async with Routes({PATH: listing}).client() as client:
+        held = await requests_when_holding(client, listing, page, dicts=True, **options)
+    assert held == requests
+
+
+@pytest.mark.parametrize("dicts", [False, True])
+async def test_a_loop_that_stops_within_two_pages_asks_for_no_page_it_does_not_read(
+    dicts: bool,
+) -> None:
     """Leaving the loop on the last item of the second page leaves no third request made."""
     listing = OffsetListing()
     async with Routes({PATH: listing}).client() as client:
         taken = 0
-        async for _ in client.endpoints.list(page_size=5):
+        pager = client.endpoints.list(page_size=5)
+        async for _ in pager.as_dicts() if dicts else pager:
             taken += 1
             if taken == FIRST_PAGE + LATER_PAGE:
                 break
@@ -78,12 +101,14 @@ async def test_a_loop_that_stops_within_two_pages_asks_for_no_page_it_does_not_r
 
 
 async def test_reading_ahead_lists_every_item_once_in_order() -> None:
-    """The default's items are the in-step list's, in the same order."""
+    """The default's items are the in-step list's, in the same order, as dicts too."""
     listing = OffsetListing()
     async with Routes({PATH: listing}).client() as client:
         ahead = [e.id async for e in client.endpoints.list(page_size=5)]
         in_step = [e.id async for e in client.endpoints.list(page_size=5, prefetch=0)]
-    assert ahead == in_step == [f"ep-{i:03d}" for i in range(PAGES * 5)]
+        dicts = [e["id"] async for e in client.endpoints.list(page_size=5).as_dicts()]
+    assert ahead == in_step == dicts == [f"ep-{i:03d}" for i in range(PAGES * 5)]
+    assert listing.requests == 3 * OFFSET_PAGES  # no page asked twice, none past the end
 
 
 @pytest.mark.parametrize("prefetch", [None, -1, True, 1.5, "fast", "AUTO"])
@@ -105,9 +130,11 @@ async def test_the_pager_shows_its_prefetch() -> None:
         assert "prefetch=0" in repr(client.endpoints.list(prefetch=0))
 
 
-async def test_reading_ahead_sends_one_request_at_a_time_in_the_lists_order() -> None:
+@pytest.mark.parametrize("dicts", [False, True])
+async def test_reading_ahead_sends_one_request_at_a_time_in_the_lists_order(dicts: bool) -> None:
     """The default holds a page ahead, never two requests in flight: the service sees the
-    list's requests one after the other, in order, however long each takes to answer."""
+    list's requests one after the other, in order, however long each takes to answer (as
+    dicts too, though the next request goes out as soon as the one before is answered)."""
     listing = OffsetListing()
     in_flight = most = 0
     offsets: list[int] = []
@@ -125,7 +152,9 @@ async def test_reading_ahead_sends_one_request_at_a_time_in_the_lists_order() ->
             in_flight -= 1
 
     async with Routes({PATH: slow}).client() as client:
-        ids = [e.id async for e in client.endpoints.list(page_size=5)]
+        pager = client.endpoints.list(page_size=5)
+        items = pager.as_dicts() if dicts else pager
+        ids = [item["id"] if dicts else item.id async for item in items]
     assert len(ids) == PAGES * 5
     assert most == 1
     assert offsets == sorted(set(offsets))  # each page asked once, in the list's order
