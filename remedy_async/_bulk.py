@@ -108,16 +108,22 @@ class BulkGet(Generic[T]):
 
     def _next_id(self) -> str | int | object:
         """Return the next input id of a plain iterable (no coroutine: it never waits), _END
-        once the input is used up, or _AWAITED when the input is an async iterable, whose next
-        id `_next_awaited` gives."""
+        once the input is used up (or raised: `_input_failed`), or _AWAITED when the input is
+        an async iterable, whose next id `_next_awaited` gives."""
         if self._sync_ids is not None:
-            return next(self._sync_ids, _END)
+            try:
+                return next(self._sync_ids, _END)
+            except Exception as error:
+                return self._input_failed(error)
         return _END if self._async_ids is None else _AWAITED
 
     async def _next_awaited(self) -> str | int | object:
         """Return the next id of an async iterable input, or _END once it is used up."""
         assert self._async_ids is not None
-        resource_id = await anext(self._async_ids, _END)
+        try:
+            resource_id = await anext(self._async_ids, _END)
+        except Exception as error:
+            return self._input_failed(error)
         if resource_id is _END:
             self._async_ids = None
         return resource_id
@@ -149,11 +155,8 @@ class BulkGet(Generic[T]):
         try:
             while True:
                 while len(window) < self._concurrency:
-                    try:
-                        if (rid := self._next_id()) is _AWAITED:
-                            rid = await self._next_awaited()
-                    except Exception as error:
-                        rid = self._input_failed(error)
+                    if (rid := self._next_id()) is _AWAITED:
+                        rid = await self._next_awaited()
                     if rid is _END:
                         break
                     window.append(self._answer(rid))
@@ -171,11 +174,8 @@ class BulkGet(Generic[T]):
         try:
             while True:
                 while len(waiting) < self._concurrency:
-                    try:
-                        if (rid := self._next_id()) is _AWAITED:
-                            rid = await self._next_awaited()
-                    except Exception as error:
-                        rid = self._input_failed(error)
+                    if (rid := self._next_id()) is _AWAITED:
+                        rid = await self._next_awaited()
                     if rid is _END:
                         break
                     answer = self._answer(rid)

@@ -349,14 +349,23 @@ class HeldFirst:
 
 
 @pytest.mark.parametrize("ordered", [True, False])
+@pytest.mark.parametrize("awaited", [False, True])
 async def test_an_input_that_fails_raises_where_it_failed_after_the_results_before_it(
-    ordered: bool,
+    ordered: bool, awaited: bool
 ) -> None:
-    """The ids read before the input raised are answered; then its error is raised."""
+    """The ids read before the input (plain or async) raised are answered; then its error is
+    raised."""
 
-    def ids() -> Iterator[str]:
+    def plain_ids() -> Iterator[str]:
         yield from ("a", "b", "c")
         raise OSError("the id file went away")
+
+    async def async_ids() -> AsyncIterator[str]:
+        for resource_id in plain_ids():
+            yield resource_id
+
+    def ids() -> Iterator[str] | AsyncIterator[str]:
+        return async_ids() if awaited else plain_ids()
 
     async def get(resource_id: str | int) -> str:
         await asyncio.sleep(0)
