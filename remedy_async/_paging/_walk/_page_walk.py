@@ -496,8 +496,7 @@ class _ReadAhead:
         self._prefetching = None
         if predict is not None:
             self._prefetching = Prefetch(fetch, predict, self.room, answered_first=answered_first)
-        if self._prefetching is not None:
-            fetch = self._prefetching.fetch  # the guessed pages' requests go out in parallel
+            fetch = self._prefetching.fetch  # the guessed pages' requests go out ahead
         self._pages = pages_from(fetch)
         self._name = name
         self._producer: asyncio.Task[None] | None = None
