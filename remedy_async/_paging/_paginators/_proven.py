@@ -264,6 +264,15 @@ class ProvenPaginator:
             return None
         return _at(proof.convention, request, following, proof)
 
+    def predict_within_total(self, request: PageRequest) -> PageRequest | None:
+        """The page after `request`'s when the list's announced total says there is one (a
+        proven offset list); None otherwise, so that no request is guessed past a list's end
+        (a list that announces no total shows its end only once its last page is read)."""
+        proof = request.proof
+        if not isinstance(proof, ListProof) or proof.total is None:
+            return None
+        return self.predict_next(request)
+
     def plan(
         self, request: PageRequest, response: JSONResponse, result: PageResult, count: int
     ) -> PagePlan | None:

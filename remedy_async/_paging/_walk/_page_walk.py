@@ -60,10 +60,11 @@ READ_AHEAD_PAGES = 1
 """Pages `prefetch="auto"` then holds ahead of the loop, fetched one after the other: the
 service answers the next page while the loop works on this one, and requests reach it in the
 order the list asks them. A loop handed wire dicts (`as_dicts()`) does too little a page to
-hide the service's time, so for it the next page's request goes out (predicted) as soon as
-the service has answered the one before, while that answer is read: still one request at a
-time, in order. (Requests predicted and sent in parallel, as `prefetch=2` does, let the
-service see two of a list's requests at once, in either order.)"""
+hide the service's time, so on an offset list that announces its total the next page's
+request goes out (predicted) as soon as the service has answered the one before, while that
+answer is read: still one request at a time, in order, and none past the total. (Requests
+predicted and sent in parallel, as `prefetch=2` does, let the service see two of a list's
+requests at once, in either order.)"""
 MAX_EMPTY_PAGES = 10
 """Empty pages in a row that may still hand out a way forward before the list is refused."""
 
@@ -205,15 +206,13 @@ class PageWalk:
     ) -> AsyncIterator[AsyncIterator[PreparedPage]]:
         """The pages, the first `in_step` fetched as the caller reaches them, then up to
         `ahead` held ahead of it by a producer task."""
-        predict = None
+        predict: Callable[[PageRequest], PageRequest | None] | None = None
         answered_first = self.call.limits.prefetch == AUTO and not self.call.builds_records
-        if (
-            (ahead > 1 or answered_first)
-            and planned is None
-            and isinstance(self.call.paginator, PredictingPaginator)
-            and self.max_items is None
-        ):
-            predict = self.paginator.predict_next
+        if planned is None and self.max_items is None:
+            if answered_first:  # one request at a time: guessed only where the list goes on
+                predict = self.paginator.predict_within_total
+            elif ahead > 1 and isinstance(self.call.paginator, PredictingPaginator):
+                predict = self.paginator.predict_next
         reader = _ReadAhead(
             partial(self._pages_from, planned=planned),
             planned.ahead.fetch if planned is not None else self.fetch,

@@ -6,6 +6,7 @@ answered); `prefetch=0` keeps every page in step."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -81,6 +82,39 @@ async def test_as_dicts_asks_for_the_next_page_as_soon_as_the_one_before_is_answ
     async with Routes({PATH: listing}).client() as client:
         held = await requests_when_holding(client, listing, page, dicts=True, **options)
     assert held == requests
+
+
+class ListingWithoutTotal(OffsetListing):
+    """The same pages, announcing no total: the list's end shows only on its last page."""
+
+    def __call__(self, request: MockRequest) -> MockResponse:
+        response = super().__call__(request)
+        body = json.loads(response.body)
+        del body["total"]
+        return MockResponse.json(200, body)
+
+
+async def test_as_dicts_guesses_no_request_on_a_list_that_announces_no_total() -> None:
+    """Without a total, nothing says a next page exists before this one is read: the default
+    holds one page ahead as for records, and asks for no page past the list's end."""
+    listing = ListingWithoutTotal()
+    async with Routes({PATH: listing}).client() as client:
+        taken = 0
+        items = aiter(client.endpoints.list(page_size=5).as_dicts())
+        async for _ in items:  # unproven pages do not overlap: 5 new items each
+            taken += 1
+            if taken == 5 * 5 + 1:  # the first item of the sixth page
+                await settle()
+                break
+        await items.aclose()  # type: ignore[attr-defined]
+        assert listing.requests == 7  # that page's and the one held ahead, none guessed
+        listing.requests = 0
+        ids = [item["id"] async for item in client.endpoints.list(page_size=5).as_dicts()]
+        in_step = listing.requests
+        listing.requests = 0
+        assert [e.id async for e in client.endpoints.list(page_size=5, prefetch=0)] == ids
+    assert len(ids) == PAGES * 5
+    assert in_step == listing.requests
 
 
 @pytest.mark.parametrize("dicts", [False, True])
