@@ -388,15 +388,10 @@ class ProvenPaginator:
         following: PageRequest | None = None
         if not proven.done:
             following = _at(convention, request, proven.next_offset, after)
-        return PageResult(  # the page as read, with what the proof decided (not `evolve`d: cheaper)
-            items=result.items,
+        return attrs.evolve(
+            result,
             next=following,
-            items_path=result.items_path,
-            convention=result.convention,
-            total=result.total,
-            notice=result.notice,
             deliver=proven.deliver,
-            again=result.again,
             checked=True,
             resume=place.continuation,
             shifts=NO_SHIFTS if shifts is proof.reported else shifts - proof.reported,

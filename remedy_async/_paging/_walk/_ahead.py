@@ -111,25 +111,21 @@ class Prefetch:
         self, request: PageRequest, answered: Callable[[], None] | None = None
     ) -> JSONResponse:
         """Return the response to `request`, keeping the pages after it guessed."""
-        response = await self._fetched(request)
-        if answered is not None:
-            answered()
-        return response
-
-    async def _fetched(self, request: PageRequest) -> JSONResponse:
         task = self._ahead.take(request)
         if not self._answered_first:
-            self._guesses = [request]
-            self._guess()
-            return await _awaited(task)
-        self._guesses = []  # nothing is guessed while the request fetched is unanswered
-        self._awaited_key = request_key(request)
-        try:
-            response = await _awaited(task)
-        finally:
-            self._awaited_key = None
-        if not self._guesses:  # answered before it was asked for (a guess), or read otherwise
             self._guess_after(request)
+            response = await _awaited(task)
+        else:
+            self._guesses = []  # nothing is guessed while the request fetched is unanswered
+            self._awaited_key = request_key(request)
+            try:
+                response = await _awaited(task)
+            finally:
+                self._awaited_key = None
+            if not self._guesses:  # answered before it was asked for (a guess), or read otherwise
+                self._guess_after(request)
+        if answered is not None:
+            answered()
         return response
 
     def _answered(self, request: PageRequest) -> None:
@@ -139,6 +135,7 @@ class Prefetch:
             self._guess_after(request)
 
     def _guess_after(self, request: PageRequest) -> None:
+        """Guess afresh the pages after `request`, the one fetched."""
         self._guesses = [request]
         self._guess()
 
