@@ -11,10 +11,13 @@ import gzip
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
+import aiohttp
 import orjson
 import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
 
 from remedy_async import (
     APITimeoutError,
@@ -26,7 +29,13 @@ from remedy_async import (
     ResponseTooLargeError,
     RetryPolicy,
 )
-from remedy_async._sending._transport import StreamedResponse
+from remedy_async._sending._transport import (
+    READ_CHUNK,
+    PacedConnector,
+    StreamedResponse,
+    _AiohttpBody,
+    read_in_chunks,
+)
 from remedy_async._wire._http import AttemptTimeout, Request, Response
 from tests.fakes import endpoint_record
 from tests.loopback import serve_handler
@@ -252,3 +261,69 @@ async def test_a_refused_body_gives_its_connection_back_for_the_next_request() -
                 with pytest.raises(ResponseTooLargeError):
                     await client.endpoints.get(refused)
                 assert (await client.endpoints.get("ep-1")).id == "ep-1"
+
+
+# The aiohttp transport reads in chunks of READ_CHUNK -------------------------------------
+
+
+async def test_a_new_plain_connection_reads_at_most_read_chunk_bytes_at_a_time() -> None:
+    """asyncio's 256 KiB read buffer is set to READ_CHUNK on every connection the connector
+    opens, so a small response never costs a buffer the size of a mapping. (The body is
+    large so that the connection is still the response's when it is looked at.)"""
+    body = b"x" * (4 * READ_CHUNK)
+    service = Routes({"/v1/endpoints/{id}": lambda request, id: MockResponse(200, {}, body)})
+    async with (
+        serve_handler(service) as url,
+        aiohttp.ClientSession(connector=PacedConnector()) as session,
+        session.get(f"{url}/v1/endpoints/ep-1") as response,
+    ):
+        assert response.connection is not None
+        assert getattr(response.connection.transport, "max_size", None) == READ_CHUNK
+        assert await response.read() == body
+
+
+async def test_a_body_larger_than_a_read_chunk_arrives_whole() -> None:
+    """A body of several chunks is read in full, byte for byte."""
+    title = "t" * (3 * READ_CHUNK + 17)
+
+    def answer(request: MockRequest, id: str) -> MockResponse:
+        return MockResponse.json(200, endpoint_record(id) | {"title": title})
+
+    async with (
+        serve_handler(Routes({"/v1/endpoints/{id}": answer})) as url,
+        RemedyClient(url) as client,
+    ):
+        endpoint = await client.endpoints.get("ep-1")
+    assert endpoint.extra["title"] == title
+
+
+def test_a_transport_without_a_read_size_keeps_its_own() -> None:
+    """A transport that has no asyncio read size (a TLS connection's, uvloop's) is left as
+    it is, without an error."""
+
+    class SlottedTransport(asyncio.BaseTransport):
+        __slots__ = ()
+
+    read_in_chunks(SlottedTransport())
+    read_in_chunks(None)
+
+
+async def test_an_error_body_is_read_to_its_limit_when_it_arrives_in_pieces() -> None:
+    """A streamed body that comes a few bytes at a time is read on to the limit asked (or
+    its end), not cut where the first piece stops."""
+
+    class Trickle:
+        def __init__(self, body: bytes) -> None:
+            self.left = body
+
+        async def read(self, n: int) -> bytes:
+            part, self.left = self.left[: min(n, 10)], self.left[min(n, 10) :]
+            return part
+
+    def body_of(data: bytes) -> _AiohttpBody:
+        response = SimpleNamespace(content=Trickle(data))
+        return _AiohttpBody(Request("GET", URL("http://x.test/")), response)  # type: ignore[arg-type]
+
+    assert await body_of(b"E" * 95).read(42) == b"E" * 42
+    assert await body_of(b"short").read(42) == b"short"
+    assert await body_of(b"").read(42) == b""
