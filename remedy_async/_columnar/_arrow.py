@@ -32,7 +32,7 @@ from remedy_async._wire._codec import to_wire
 from remedy_async._wire._fastpath import from_wire
 from remedy_async._wire._json import dumps, loads
 from remedy_async._wire._naming import CONTRACT_NAMING
-from remedy_async._wire._types import format_timestamp
+from remedy_async._wire._types import format_timestamp, read_timestamp
 
 from ._checked import WireDict, checked_dicts
 from ._columns import EXTRA_COLUMN, Column, nested_columns, record_columns, unknown_keys
@@ -101,16 +101,15 @@ def _timestamps(pa: Any, values: Sequence[Any], type_: Any) -> Any:
 
     Arrow parses a page of ISO 8601 strings with a zone (`Z`, `+05:30`) in one cast, a third of
     the time of `datetime.fromisoformat` value by value; where it agrees to parse, it reads
-    what `fromisoformat` reads. What it refuses (a zoneless time, which the model reads as UTC,
-    more than six digits of a second, a comma before the fraction, a non-string) is parsed as
-    the check parsed it, value by value.
+    what `read_timestamp` reads. What it refuses (a zoneless time, which the model reads as UTC,
+    more than six digits of a second, a lower-case `t` or `z`, a comma before the fraction, a
+    non-string) is read as the check read it, value by value.
     """
     try:
         call, options = _cast()
         return call("cast", [pa.array(values, pa.string())], options(type_))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        parse = datetime.fromisoformat
-        return pa.array([None if v is None else parse(v) for v in values], type_)
+        return pa.array([None if v is None else read_timestamp(v) for v in values], type_)
 
 
 def _json_column(pa: Any, texts: list[bytes | None]) -> Any:

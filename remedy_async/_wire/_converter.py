@@ -18,7 +18,7 @@ import enum
 import math
 import typing
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 import cattrs
@@ -27,7 +27,13 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from ._absent import absent_flags, optional_fields, remember_absent
 from ._naming import CONTRACT_NAMING, Naming, telling_fields, wire_names
-from ._types import format_timestamp, json_type_name, open_enum_of, union_members
+from ._types import (
+    format_timestamp,
+    json_type_name,
+    open_enum_of,
+    read_timestamp,
+    union_members,
+)
 
 T = TypeVar("T")
 
@@ -90,10 +96,9 @@ def _structure_datetime(value: object, _: object) -> datetime:
     if not isinstance(value, str):
         raise _expected("an ISO 8601 timestamp string", value)
     try:
-        parsed = datetime.fromisoformat(value)
+        return read_timestamp(value)
     except ValueError:
         raise ValueError(f"not an ISO 8601 timestamp: {value[:40]!r}") from None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def _structure_id(value: object, _: object) -> str:

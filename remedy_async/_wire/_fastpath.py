@@ -20,7 +20,7 @@ import attrs
 from ._absent import NOTE, optional_fields
 from ._codec import cattrs_structure_hook, fault_from
 from ._naming import CONTRACT_NAMING, Naming, remember_naming, telling_fields, wire_names
-from ._types import open_enum_of, union_members
+from ._types import FINER_THAN_MICROSECONDS, open_enum_of, read_timestamp, union_members
 
 T = TypeVar("T")
 
@@ -67,12 +67,21 @@ def _optional_member(type_: Any) -> Any:
 
 
 def _timestamp(var: str) -> list[str]:
-    """Lines reading the timestamp text in `var` as an aware datetime (UTC when it names no
-    offset), on both the JSON object's way and the typed view's."""
+    """Lines reading the timestamp text in `var` as `read_timestamp` reads it: with
+    `fromisoformat` where the two agree (no digit finer than a microsecond), which refuses
+    lower-case `t`/`z` (stepping aside to the converter, which reads them)."""
+    finer = FINER_THAN_MICROSECONDS
     return [
-        f"{var} = _fromisoformat({var})",
-        f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)",
+        f"if len({var}) > {finer} and {var}[{finer}].isdigit(): {var} = _read_timestamp({var})",
+        f"else: {var} = _fromisoformat({var})",
+        *_in_utc(var),
     ]
+
+
+def _in_utc(var: str) -> list[str]:
+    """Lines giving the datetime in `var` UTC when it names no offset (the typed view decoded
+    its text, in C, as `read_timestamp` does)."""
+    return [f"if {var}.tzinfo is None: {var} = {var}.replace(tzinfo=_UTC)"]
 
 
 def _builder_of(model: type[Any]) -> type[Any]:
@@ -106,6 +115,7 @@ class _Generator:
             "_STEP_ASIDE": _STEP_ASIDE,
             "_UTC": UTC,
             "_fromisoformat": datetime.fromisoformat,
+            "_read_timestamp": read_timestamp,
             "_number": _number,
             "_identifier": _identifier,
             "_new": object.__new__,
@@ -188,7 +198,7 @@ class _Generator:
         elif inner is float:
             return [f"if {var}.__class__ is int: {var} = _number({var})"]
         elif inner is datetime:
-            lines = _timestamp(var)
+            lines = _in_utc(var)
         elif isinstance(inner, type) and attrs.has(inner):
             lines = self.build_from_view(inner, var, var)
         elif typing.get_origin(inner) is tuple:

@@ -1,23 +1,49 @@
-"""The wire's rules for types the models use: timestamps as the service writes them, `X | Y`
-unions, enums open to unknown values, JSON's names for its types, and `WireFault`, how a value
-that does not fit is reported (a JSON path and a reason). Shared by the converter, the fast path,
-the query encoder, the Arrow schema and the page readers, and importing nothing of theirs."""
+"""The wire's rules for types the models use: timestamps as the service writes them and as
+they are read, `X | Y` unions, enums open to unknown values, JSON's names for its types, and
+`WireFault`, how a value that does not fit is reported (a JSON path and a reason). Shared by the
+converter, the fast path, the typed views, the query encoder, the Arrow schema and the page
+readers, and importing nothing of theirs."""
 
 from __future__ import annotations
 
 import enum
 import types
 import typing
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import attrs
+
+from ._json import msgspec_module
 
 
 def format_timestamp(value: datetime) -> str:
     """Write a datetime as ISO 8601, with `Z` for UTC as the service does."""
     text = value.isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def read_timestamp(text: str) -> datetime:
+    """Read a wire timestamp as an aware datetime (UTC when it names no offset), as every way
+    of reading a record reads it.
+
+    RFC 3339 text is read as msgspec reads it, which is how the typed views decode it in C:
+    `T`/`t` and `Z`/`z` in either case, a fraction finer than a microsecond rounded to the
+    nearest one. Other ISO 8601 text (a date alone, a time without seconds, an offset with
+    seconds) is read by `datetime.fromisoformat`. ValueError for text neither reads.
+    """
+    msgspec = msgspec_module()
+    try:
+        parsed: datetime = msgspec.convert(text, datetime)
+    except msgspec.ValidationError:
+        parsed = datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+FINER_THAN_MICROSECONDS = 26
+"""Where an RFC 3339 timestamp has a seventh digit of a second, if it has one (a string
+shorter than 27 characters, or without a digit there, has none): below it, `fromisoformat` and
+`read_timestamp` read the same instant, so the fast path calls `fromisoformat` directly."""
 
 
 def union_members(type_: Any) -> tuple[Any, ...]:

@@ -4,7 +4,7 @@ checked records."""
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -25,6 +25,7 @@ from remedy_async import (
     VulnerabilityFinding,
 )
 from remedy_async._columnar._arrow import BatchBuilder
+from remedy_async._wire._types import read_timestamp
 from remedy_async.columnar import (
     arrow_batches,
     arrow_schema,
@@ -284,20 +285,18 @@ def finding_rows(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _as_read(text: str | None) -> datetime | None:
-    """A wire time as the model reads it: Python's parsing, a zoneless one in UTC."""
-    if text is None:
-        return None
-    moment = datetime.fromisoformat(text)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    """A wire time as the model reads it (a zoneless one in UTC, a fraction finer than a
+    microsecond rounded)."""
+    return None if text is None else read_timestamp(text)
 
 
 @given(st.lists(finding_rows(), min_size=1, max_size=12))
 def test_timestamps_and_extra_are_written_as_the_model_reads_them(
     rows: list[dict[str, Any]],
 ) -> None:
-    """Whatever the form of a page's times (Arrow's cast takes some, Python parses the rest)
-    and whichever rows have keys beyond the columns, every time reads as Python parses it and
-    every record reads back whole."""
+    """Whatever the form of a page's times (Arrow's cast takes some, the model's reader the
+    rest) and whichever rows have keys beyond the columns, every time reads as the model reads
+    it and every record reads back whole."""
     batch = record_batch(VulnerabilityFinding, rows)
     for name in TYPED[1:]:
         expected = [_as_read(row.get(name)) for row in rows]

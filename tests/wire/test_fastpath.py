@@ -39,10 +39,22 @@ json_values = st.recursive(
     ),
     max_leaves=6,
 )
-timestamps = st.sampled_from(
-    ["2026-03-01T12:00:00Z", "2026-03-01T12:00:00+02:00", "2026-03-01T12:00:00", "yesterday", ""]
+# The forms every way of reading must read alike: RFC 3339 in either case, fractions finer than
+# a microsecond (rounded), and ISO 8601 forms only `fromisoformat` reads (a date alone, minutes).
+good_timestamps = st.sampled_from(
+    [
+        "2026-03-01T12:00:00Z",
+        "2026-03-01T12:00:00+02:00",
+        "2026-03-01t12:00:00.5z",
+        "2026-03-01T12:00:00.1234567Z",
+        "2026-03-01T23:59:59.9999995+02:00",
+        "2026-03-01 12:00:00.123456789",
+        "2026-03-01T12:00:00.123456+05:30",
+        "2026-03-01",
+        "2026-03-01T12:00Z",
+    ]
 )
-good_timestamps = st.sampled_from(["2026-03-01T12:00:00Z", "2026-03-01T12:00:00+02:00"])
+timestamps = good_timestamps | st.sampled_from(["2026-03-01T12:00:00", "yesterday", ""])
 enum_like = st.sampled_from(
     ["macos", "other", "active", "software", "vulnerability", "high", "brand-new"]
 )
