@@ -20,7 +20,7 @@ import attrs
 from ._absent import NOTE, optional_fields
 from ._codec import cattrs_structure_hook, fault_from
 from ._naming import CONTRACT_NAMING, Naming, remember_naming, telling_fields, wire_names
-from ._types import FINER_THAN_MICROSECONDS, open_enum_of, read_timestamp, union_members
+from ._types import SEVENTH_FRACTION_DIGIT, open_enum_of, read_timestamp, union_members
 
 T = TypeVar("T")
 
@@ -70,9 +70,9 @@ def _timestamp(var: str) -> list[str]:
     """Lines reading the timestamp text in `var` as `read_timestamp` reads it: with
     `fromisoformat` where the two agree (no digit finer than a microsecond), which refuses
     lower-case `t`/`z` (stepping aside to the converter, which reads them)."""
-    finer = FINER_THAN_MICROSECONDS
+    seventh = SEVENTH_FRACTION_DIGIT
     return [
-        f"if len({var}) > {finer} and {var}[{finer}].isdigit(): {var} = _read_timestamp({var})",
+        f"if len({var}) > {seventh} and {var}[{seventh}].isdigit(): {var} = _read_timestamp({var})",
         f"else: {var} = _fromisoformat({var})",
         *_in_utc(var),
     ]

@@ -40,10 +40,10 @@ def read_timestamp(text: str) -> datetime:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
-FINER_THAN_MICROSECONDS = 26
-"""Where an RFC 3339 timestamp has a seventh digit of a second, if it has one (a string
-shorter than 27 characters, or without a digit there, has none): below it, `fromisoformat` and
-`read_timestamp` read the same instant, so the fast path calls `fromisoformat` directly."""
+SEVENTH_FRACTION_DIGIT = 26
+"""Where RFC 3339 text holds the seventh digit of a second (`2026-03-01T12:00:00.1234567Z`).
+Text shorter than that, or without a digit there, has no digit finer than a microsecond, and
+`fromisoformat` reads it as `read_timestamp` does, so the fast path calls it directly."""
 
 
 def union_members(type_: Any) -> tuple[Any, ...]:

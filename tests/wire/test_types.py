@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from remedy_async._wire._types import FINER_THAN_MICROSECONDS, read_timestamp
+from remedy_async._wire._types import SEVENTH_FRACTION_DIGIT, read_timestamp
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_text_that_is_no_timestamp_is_a_value_error(text: str) -> None:
 )
 def test_without_a_finer_digit_fromisoformat_reads_what_read_timestamp_reads(text: str) -> None:
     """Where the fast path calls `fromisoformat` directly (no seventh digit of a second at
-    FINER_THAN_MICROSECONDS), it reads the same instant."""
-    assert len(text) <= FINER_THAN_MICROSECONDS or not text[FINER_THAN_MICROSECONDS].isdigit()
+    SEVENTH_FRACTION_DIGIT), it reads the same instant."""
+    assert len(text) <= SEVENTH_FRACTION_DIGIT or not text[SEVENTH_FRACTION_DIGIT].isdigit()
     parsed = datetime.fromisoformat(text)
     assert (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)) == read_timestamp(text)
