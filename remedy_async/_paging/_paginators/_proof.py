@@ -401,6 +401,8 @@ def _steady(
 
 def tail(chunks: Chunks, count: int) -> tuple[Hashable, ...]:
     """The last `count` ids of `chunks` (delivered ids, oldest first), oldest first."""
+    if chunks and len(chunks[-1]) >= count:
+        return chunks[-1][len(chunks[-1]) - count :]
     found: list[Hashable] = []
     for chunk in reversed(chunks):
         found.extend(itertools.islice(reversed(chunk), count - len(found)))

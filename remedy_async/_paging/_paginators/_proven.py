@@ -388,10 +388,15 @@ class ProvenPaginator:
         following: PageRequest | None = None
         if not proven.done:
             following = _at(convention, request, proven.next_offset, after)
-        return attrs.evolve(
-            result,
-            next=following,
-            deliver=proven.deliver,
+        return PageResult(
+            result.items,
+            following,
+            result.items_path,
+            result.convention,
+            result.total,
+            result.notice,
+            proven.deliver,
+            again=False,
             checked=True,
             resume=place.continuation,
             shifts=NO_SHIFTS if shifts is proof.reported else shifts - proof.reported,

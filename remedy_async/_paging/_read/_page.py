@@ -148,9 +148,9 @@ def _next_request(
                 url=link_target(convention, response.url, value), convention=convention
             )
         return with_position(convention, request, value)
-    if follow in ("offset", "page"):
-        check_position(convention, request, body)  # on every page: an empty one too
     if ends or not items:
+        if follow in ("offset", "page"):  # a page that goes on is checked by `next_position`
+            check_position(convention, request, body)
         return None
     if follow == "keyset":
         if convention.more_at and more is not True:
