@@ -138,6 +138,9 @@ class ListProof(Proof):
     """The total the latest page announced."""
     reported: Shifts = NO_SHIFTS
     """What proving had cost when the latest page was handed over."""
+    steady: bool = False
+    """The latest page continued the list as it stood (`Proven.checked`): the page after it
+    may be guessed before it is read (`predict_within_total`)."""
 
     def shifts_at(self, state: OffsetProof) -> Shifts:
         """What proving has cost the list once it stands at `state`."""
@@ -266,10 +269,12 @@ class ProvenPaginator:
 
     def predict_within_total(self, request: PageRequest) -> PageRequest | None:
         """The page after `request`'s when the list's announced total says there is one (a
-        proven offset list); None otherwise, so that no request is guessed past a list's end
-        (a list that announces no total shows its end only once its last page is read)."""
+        proven offset list) and the list stood still at the page before; None otherwise, so
+        that no request is guessed past a list's end (a list that announces no total shows its
+        end only once its last page is read), nor while the list moves (its pages are read
+        again from further back, and a guess would be wasted)."""
         proof = request.proof
-        if not isinstance(proof, ListProof) or proof.total is None:
+        if not isinstance(proof, ListProof) or proof.total is None or not proof.steady:
             return None
         return self.predict_next(request)
 
@@ -348,10 +353,12 @@ class ProvenPaginator:
                 delivered=proof.delivered.keys,
             )
         except Unproven as refusal:
-            proof = attrs.evolve(self._restarted(proof, refusal), total=result.total)
+            proof = attrs.evolve(self._restarted(proof, refusal), total=result.total, steady=False)
             return attrs.evolve(result, next=_at(convention, request, 0, proof), again=True)
         if proven.reread:
-            after = attrs.evolve(proof, state=proven.state, first=first, total=result.total)
+            after = attrs.evolve(
+                proof, state=proven.state, first=first, total=result.total, steady=False
+            )
             again = _at(convention, request, proven.next_offset, after)
             return attrs.evolve(result, next=again, again=True)
         if proven.checked:  # the page continued the list as it stood: none delivered before
@@ -370,6 +377,7 @@ class ProvenPaginator:
             first,
             result.total,
             shifts,
+            proven.checked,
         )
         place = ProvenPlace(
             request=request,

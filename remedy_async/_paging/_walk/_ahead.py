@@ -124,6 +124,8 @@ class Prefetch:
                 self._awaited_key = None
             if not self._guesses:  # answered before it was asked for (a guess), or read otherwise
                 self._guess_after(request)
+                if self._ahead:  # their requests go out before this page is read
+                    await asyncio.sleep(0)
         if answered is not None:
             answered()
         return response

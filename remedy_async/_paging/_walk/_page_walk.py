@@ -61,10 +61,12 @@ READ_AHEAD_PAGES = 1
 service answers the next page while the loop works on this one, and requests reach it in the
 order the list asks them. A loop handed wire dicts (`as_dicts()`) does too little a page to
 hide the service's time, so on an offset list that announces its total the next page's
-request goes out (predicted) as soon as the service has answered the one before, while that
-answer is read: still one request at a time, in order, and none past the total. (Requests
-predicted and sent in parallel, as `prefetch=2` does, let the service see two of a list's
-requests at once, in either order.)"""
+request goes out (predicted) as soon as the service has answered the one the loop waits for,
+while that answer is read, and the walk goes on in step with the loop (no producer task, no
+queue: a page held ahead is read when the loop reaches it): still one request at a time, in
+order, none past the total, and none guessed while the list moves. (Requests predicted and
+sent in parallel, as `prefetch=2` does, let the service see two of a list's requests at once,
+in either order.)"""
 MAX_EMPTY_PAGES = 10
 """Empty pages in a row that may still hand out a way forward before the list is refused."""
 
@@ -472,11 +474,16 @@ def target_problem(url: URL, base: URL, trusted_origins: Collection[str]) -> str
 
 
 class _ReadAhead:
-    """Pages read ahead of the caller: a producer task fetches them into a queue, holding at
-    most `ahead` the caller has not taken; it starts once the caller has read its pages in
-    step. With `predict`, the requests it predicts for the free part of that allowance go out
+    """Pages read ahead of the caller, once it has read its pages in step.
+
+    A producer task fetches them into a queue, holding at most `ahead` the caller has not
+    taken. With `predict`, the requests it predicts for the free part of that allowance go out
     in parallel, or (`answered_first`) each as soon as the request before is answered
-    (`Prefetch`)."""
+    (`Prefetch`). Answered first on a list whose next request can be predicted, no producer is
+    needed: the walk goes on in step with the caller, and the `ahead` pages after the one it
+    awaits are asked for as soon as that one is answered, before it is read; a page fetched
+    ahead is read when the caller reaches it.
+    """
 
     def __init__(
         self,
@@ -493,20 +500,25 @@ class _ReadAhead:
         self._answered_first = answered_first
         self._slots = asyncio.Semaphore(ahead)
         self._prefetching = None
+        self._predict = predict
         if predict is not None:
             self._prefetching = Prefetch(fetch, predict, self.room, answered_first=answered_first)
             fetch = self._prefetching.fetch  # the guessed pages' requests go out ahead
         self._pages = pages_from(fetch)
         self._name = name
         self._producer: asyncio.Task[None] | None = None
+        self._reading_ahead = False
 
     def room(self) -> int:
         """How many pages may be guessed beyond the one fetched: none until the reading ahead
-        starts (the pages read in step cause no request the caller does not read), then what
-        the pages held leave of the allowance, the page fetched counted while it is in flight
+        starts (the pages read in step cause no request the caller does not read), then the
+        whole allowance when the walk goes on in step (it holds no page while it awaits one),
+        else what the pages held leave of it, the page fetched counted while it is in flight
         (answered first, guesses are made once it is not)."""
-        if self._producer is None:
+        if not self._reading_ahead:
             return 0
+        if self._producer is None:  # in step: the walk holds no page while it awaits one
+            return self._ahead
         in_flight = 0 if self._answered_first else 1
         return max(0, self._ahead - self._queue.qsize() - in_flight)
 
@@ -527,12 +539,20 @@ class _ReadAhead:
 
     async def pages(self, in_step: int) -> AsyncIterator[PreparedPage]:
         """The caller's pages: `in_step` fetched as it reaches them, then the ones read ahead."""
+        following = None
         for _ in range(in_step):
             prepared = await anext(self._pages, None)
             if prepared is None:
                 return
+            following = prepared.place.next
             yield prepared
             del prepared
+        self._reading_ahead = True
+        if self._answered_first and self._predictable(following):
+            async for prepared in self._pages:
+                yield prepared
+                del prepared
+            return
         self._producer = asyncio.create_task(self._produce(), name=self._name)
         prefetching = self._prefetching
         while (got := await self._queue.get()) is not None:
@@ -544,6 +564,15 @@ class _ReadAhead:
             await _let_requests_out()
             yield got
             del got
+
+    def _predictable(self, following: PageRequest | None) -> bool:
+        """Whether the page after the last one read in step can be guessed from its request, so
+        the walk may go on in step, its next requests guessed ahead of it."""
+        return (
+            following is not None
+            and self._predict is not None
+            and (self._predict(following) is not None)
+        )
 
     async def close(self) -> None:
         """Stop reading ahead, with nothing left running."""

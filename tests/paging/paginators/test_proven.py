@@ -224,6 +224,28 @@ async def test_on_shift_restart_gives_up_after_three_restarts() -> None:
     assert len(moving.service.requests) < 100
 
 
+async def requests_listing_a_list_turning_around(prefetch: int | str) -> int:
+    """The requests `as_dicts()` makes of a list whose order turns around before every request,
+    until it gives up after its restarts."""
+    moving = Moving(30)
+    for request in range(1, 1000):
+        moving.changes[request] = list.reverse
+    async with mock_client(moving.service.handler, token=TOKEN) as client:
+        pager = client.endpoints.list(page_size=10, on_shift="restart", prefetch=prefetch)
+        with pytest.raises(PaginationError, match="after 3 restarts"):
+            await pager.as_dicts().collect()
+    return len(moving.service.requests)
+
+
+async def test_no_page_is_guessed_ahead_while_the_list_moves() -> None:
+    """Reading ahead guesses the next page only after a page that continued the list as it
+    stood: a list that moves at every page costs the requests of one read in step, none
+    guessed and wasted."""
+    assert await requests_listing_a_list_turning_around("auto") == (
+        await requests_listing_a_list_turning_around(0)
+    )
+
+
 async def test_a_resumed_list_cannot_restart() -> None:
     moving = Moving(30)
     async with mock_client(moving.service.handler, token=TOKEN) as client:

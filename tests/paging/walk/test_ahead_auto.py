@@ -1,7 +1,8 @@
 """`prefetch="auto"`, the default: a list's first two pages fetched as the loop reaches them,
 then one page read ahead of the loop, so the service answers the next page while the loop
-works on this one (for `as_dicts()`, the next page's request sent as soon as the one before is
-answered); `prefetch=0` keeps every page in step."""
+works on this one (for `as_dicts()` on a list that announces its total, the next page's request
+sent as soon as the page the loop waits for is answered, before that page is read);
+`prefetch=0` keeps every page in step."""
 
 from __future__ import annotations
 
@@ -71,17 +72,45 @@ async def test_the_default_reads_one_page_ahead_from_the_third(
 
 @pytest.mark.parametrize(
     ("options", "page", "requests"),
-    [({}, 1, 1), ({}, 2, 2), ({}, 3, 5), ({}, 6, 8), ({"prefetch": 0}, 6, 6)],
+    [({}, 1, 1), ({}, 2, 2), ({}, 3, 4), ({}, 6, 7), ({"prefetch": 0}, 6, 6)],
 )
-async def test_as_dicts_asks_for_the_next_page_as_soon_as_the_one_before_is_answered(
+async def test_as_dicts_holds_one_page_ahead_from_the_third(
     options: dict[str, Any], page: int, requests: int
 ) -> None:
-    """A loop handed wire dicts does little a page: from the third page, the request of the
-    page after the one read ahead has gone out too, sent once that one was answered."""
+    """A loop handed wire dicts that pauses on a page has caused that page's request and, from
+    the third page, the next one's: one page ahead, as for records, never more."""
     listing = OffsetListing()
     async with Routes({PATH: listing}).client() as client:
         held = await requests_when_holding(client, listing, page, dicts=True, **options)
     assert held == requests
+
+
+class TakenWhenAsked(OffsetListing):
+    """The listing, noting how many items the loop had taken when each request came in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.taken = 0
+        self.taken_when_asked: list[int] = []
+
+    def __call__(self, request: MockRequest) -> MockResponse:
+        self.taken_when_asked.append(self.taken)
+        return super().__call__(request)
+
+
+async def test_as_dicts_asks_for_the_next_page_before_the_one_answered_is_read() -> None:
+    """From the fourth page on, each page's request reaches the service before the loop is
+    handed the first item of the page before it: the request went out as soon as that page
+    was answered, while it was read."""
+    listing = TakenWhenAsked()
+    async with Routes({PATH: listing}).client() as client:
+        async for _ in client.endpoints.list(page_size=5).as_dicts():
+            listing.taken += 1
+    assert listing.taken == PAGES * 5
+    assert len(listing.taken_when_asked) == OFFSET_PAGES
+    for page, taken in enumerate(listing.taken_when_asked, 1):
+        if page >= 4:
+            assert taken < first_item_of_page(page - 1), (page, taken)
 
 
 class ListingWithoutTotal(OffsetListing):
