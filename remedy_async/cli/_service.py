@@ -5,8 +5,8 @@ With `--paginate` on a collection's path, `api` follows every page (the client's
 resume and safety rules) and prints the records as one JSON array, closed even if the
 command fails midway. With `--include` (`-i`), as `gh api -i`, the status line and the
 response's headers come first, then a blank line and the body: the headers as the client
-returns them, a secret the service echoed into one redacted; an error status prints them too
-before its error line on stderr.
+returns them, a secret the service echoed into one redacted; an error status prints them and
+its body (the token scrubbed) too, before its error line on stderr.
 """
 
 from __future__ import annotations
@@ -32,6 +32,23 @@ from ._terminal import Terminal
 def _write_json(terminal: Terminal, document: Any) -> None:
     terminal.stdout.write(json_bytes(document) + b"\n")
     terminal.stdout.flush()
+
+
+def _write_error_body(terminal: Terminal, error: APIStatusError) -> None:
+    """A failed response's body as the error kept it (the token scrubbed): JSON as JSON, text
+    as text (the start the error kept of a longer one, said so on stderr); nothing for no
+    body."""
+    body = error.body
+    if body is None:
+        terminal.stdout.flush()
+        return
+    if isinstance(body, str):
+        terminal.stdout.write(body.encode() + (b"" if body.endswith("\n") else b"\n"))
+        terminal.stdout.flush()
+    else:
+        _write_json(terminal, body)
+    if error.body_truncated:
+        terminal.say("the response body was longer than the client keeps: only its start is shown")
 
 
 async def run_health(options: argparse.Namespace, terminal: Terminal) -> int:
@@ -189,9 +206,9 @@ async def run_api(options: argparse.Namespace, terminal: Terminal) -> int:
         try:
             response = await client.get_json(path, params=params)
         except APIStatusError as error:
-            if options.include:  # as gh api -i: the failed response's head too
+            if options.include:  # as gh api -i: the failed response's head and body too
                 terminal.stdout.write(status_line(error.status, error.headers))
-                terminal.stdout.flush()
+                _write_error_body(terminal, error)
             raise
     if options.include:
         terminal.stdout.write(status_line(response.status, response.headers))

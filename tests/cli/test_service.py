@@ -65,15 +65,58 @@ async def test_without_include_only_the_body_is_printed() -> None:
     assert orjson.loads(outcome.stdout) == {"big": 2**70, "ok": True}
 
 
-async def test_include_prints_the_head_of_a_failed_response(published: Published) -> None:
-    """An error status: its status line and headers on stdout, the error line on stderr, exit 1."""
+async def test_include_prints_the_head_and_body_of_a_failed_response(published: Published) -> None:
+    """An error status, as gh api -i shows it: its status line, headers and JSON body on stdout,
+    the error line on stderr, exit 1."""
     outcome = await published.run(
         "api", "--include", f"/v1/endpoints/{MISSING}", "--base-url", published.url
     )
     assert outcome.code == 1
     assert outcome.stdout.startswith(b"HTTP/1.1 404 Not Found\n")
-    assert outcome.stdout.endswith(b"\n\n")
+    head, _, body = outcome.stdout.partition(b"\n\n")
+    assert b"Content-Type: application/json" in head
+    assert orjson.loads(body) == {"error": "Endpoint not found."}
     assert "NotFoundError: 404" in outcome.stderr
+
+
+def failing(status: int, body: bytes, content_type: str) -> object:
+    """A route answering `status` with `body`, echoing the credential into the body."""
+
+    def answer(request: MockRequest) -> MockResponse:
+        said = body.replace(b"TOKEN", request.headers.get("Authorization", "").encode())
+        return MockResponse(status, [("Content-Type", content_type)], said)
+
+    return answer
+
+
+async def test_include_prints_a_text_error_body_as_text_with_the_token_scrubbed() -> None:
+    """A 403 whose text body echoes the credential: the body follows the head as text, the
+    token redacted; stderr has the error line."""
+    service = Published(
+        token=CANARY, beside={"/v1/denied": failing(403, b"no: TOKEN", "text/plain")}
+    )
+    outcome = await service.run(
+        "api", "-i", "/v1/denied", "--base-url", service.url, "--token", CANARY
+    )
+    assert outcome.code == 1
+    head, _, body = outcome.stdout.partition(b"\n\n")
+    assert head.startswith(b"HTTP/1.1 403 Forbidden\n")
+    assert body == b"no: Bearer [REDACTED]\n"
+    assert CANARY not in outcome.stdout.decode() + outcome.stderr
+
+
+async def test_include_says_when_an_error_body_was_cut() -> None:
+    """An error body past what the client keeps: its start on stdout, a note on stderr."""
+    big = b"x" * (200 * 1024)
+    service = Published(beside={"/v1/huge": failing(500, big, "text/plain")})
+    outcome = await service.run(
+        "api", "-i", "/v1/huge", "--base-url", service.url, "--retries", "0"
+    )
+    assert outcome.code == 1
+    _, _, body = outcome.stdout.partition(b"\n\n")
+    assert 0 < len(body) < len(big)
+    assert set(body.strip()) == {ord("x")}
+    assert "only its start is shown" in outcome.stderr
 
 
 async def test_include_with_paginate_is_a_usage_error(published: Published) -> None:
