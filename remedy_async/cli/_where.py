@@ -1,7 +1,8 @@
 """`--where 'severity in (critical,high)' --where 'cvss_score>=7'`: client-side record filters.
 
 A condition is `PATH OP VALUE`: PATH a dotted path into the wire record
-(`operating_system.family`), OP one of `= != < <= > >=`, or `in (A,B)` / `not in (A,B)`. PATH
+(`operating_system.family`), OP one of `= != < <= > >=`, or `in (A,B)` / `not in (A,B)`; a
+path holding a list meets it when one of its items does (`!=` and `not in`: when none does). PATH
 is a published field of the collection's records, checked level by level before any request,
 or a field the model keeps in `extra` (`severity` of a finding), checked against the first
 records listed (`extra.NAME` skips that check; see `_fields`). Values compare as the record's
@@ -59,12 +60,18 @@ class Condition:
         return f"{self.path}{self.op}{self.values[0]}"
 
     def holds(self, record: WireRecord) -> bool:
-        """Whether the record meets the condition (an order against a missing value does not)."""
+        """Whether the record meets the condition (an order against a missing value does not);
+        a list meets `=`, `in` or an order when one of its items does, `!=` and `not in` when
+        none does."""
         actual = value_at(record, self.path)
+        items = actual if isinstance(actual, list) else (actual,)
         if self.op in ("=", "in"):
-            return any(_equal(actual, value) for value in self.values)
+            return any(_equal(item, value) for item in items for value in self.values)
         if self.op in ("!=", "not in"):
-            return not any(_equal(actual, value) for value in self.values)
+            return not any(_equal(item, value) for item in items for value in self.values)
+        return any(self._ordered(item) for item in items)
+
+    def _ordered(self, actual: Any) -> bool:
         expected = _like(actual, self.values[0])
         if actual is None or expected is None or isinstance(actual, bool):
             return False

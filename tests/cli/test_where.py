@@ -71,6 +71,35 @@ def test_a_condition_compares_as_the_records_value_does(condition: str, holds: b
     assert parse_where(condition).holds(FINDING) is holds
 
 
+SCOPE = {"id": "sc-1", "tags": ["prod", "team-3"], "scores": [3, 9.5], "empty": []}
+
+
+@pytest.mark.parametrize(
+    ("condition", "holds"),
+    [
+        ("tags=prod", True),
+        ("tags=staging", False),
+        ("tags != prod", False),
+        ("tags != staging", True),
+        ("tags in (staging, team-3)", True),
+        ("tags not in (staging, team-3)", False),
+        ("tags not in (staging)", True),
+        ("tags=null", False),
+        ("tags!=null", True),
+        ("scores>=9", True),
+        ("scores>9.5", False),
+        ("scores=3", True),
+        ("empty=x", False),
+        ("empty!=x", True),
+        ("empty>0", False),
+    ],
+)
+def test_a_list_meets_a_condition_one_of_its_items_meets(condition: str, holds: bool) -> None:
+    """`=`, `in` and orders hold when one item does; `!=` and `not in` when none does; a list,
+    even empty, is not null."""
+    assert parse_where(condition).holds(SCOPE) is holds
+
+
 @pytest.mark.parametrize("text", ["severity", "cvss_score >> 7", "x in ()", "__import__('os')"])
 def test_a_malformed_condition_is_a_usage_error(text: str) -> None:
     """Anything but PATH OP VALUE or PATH [not] in (...) is refused, naming the flag."""
