@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from remedy_async import MockRequest, MockResponse, RemedyClient
+from remedy_async._paging._walk._ahead import PAGE_TASK
+from tests.loopback import serve_handler
 from tests.mock_service import Routes
 from tests.paging.walk.test_ahead_prefetch import PAGES, PATH, OffsetListing, settle
 
@@ -111,6 +113,70 @@ async def test_as_dicts_asks_for_the_next_page_before_the_one_answered_is_read()
     for page, taken in enumerate(listing.taken_when_asked, 1):
         if page >= 4:
             assert taken < first_item_of_page(page - 1), (page, taken)
+
+
+def fetches_left() -> list[asyncio.Task[object]]:
+    """Tasks of the library's reading ahead still running."""
+    return [
+        task
+        for task in asyncio.all_tasks()
+        if task.get_name() == PAGE_TASK or task.get_name().startswith("remedy-prefetch")
+    ]
+
+
+class HeldListing(OffsetListing):
+    """The listing, holding its answer to the `held`-th request until `release` is set."""
+
+    def __init__(self, held: int) -> None:
+        super().__init__()
+        self.held = held
+        self.release = asyncio.Event()
+        self.holding = asyncio.Event()
+
+    async def __call__(self, request: MockRequest) -> MockResponse:  # type: ignore[override]
+        if self.requests + 1 == self.held:
+            self.holding.set()
+            await asyncio.wait_for(self.release.wait(), timeout=10)
+        return super().__call__(request)
+
+
+@pytest.mark.parametrize("how", ["break", "cancel"])
+async def test_as_dicts_leaving_mid_list_leaves_no_fetch_running(how: str) -> None:
+    """Over a socket: a loop handed wire dicts that breaks (or is cancelled) on the fifth page
+    while the sixth page's guessed request waits at the service leaves no fetch running and
+    sends nothing more, and the client's connections list the whole collection again."""
+    listing = HeldListing(held=6)
+    async with serve_handler(Routes({PATH: listing})) as url, RemedyClient(url) as client:
+        reached = asyncio.Event()
+
+        async def consume() -> None:
+            taken = 0
+            async for _ in client.endpoints.list(page_size=5).as_dicts():
+                taken += 1
+                if taken == first_item_of_page(5):
+                    await asyncio.wait_for(listing.holding.wait(), timeout=10)
+                    if how == "break":
+                        break
+                    reached.set()
+                    await asyncio.Event().wait()
+
+        task = asyncio.create_task(consume())
+        if how == "cancel":
+            await asyncio.wait_for(reached.wait(), timeout=10)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        else:
+            await task
+        await settle()  # a loop left by `break` closes its iterator at the loop's next turns
+        assert fetches_left() == []
+        listing.release.set()
+        await settle()
+        served = listing.requests
+        await settle()
+        assert listing.requests == served == 6
+        ids = [item["id"] async for item in client.endpoints.list(page_size=50).as_dicts()]
+    assert len(ids) == PAGES * 5
 
 
 class ListingWithoutTotal(OffsetListing):
