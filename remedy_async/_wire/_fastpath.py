@@ -279,14 +279,19 @@ class _Generator:
             f"v{i} = data[{key!r}]" if f.default is attrs.NOTHING else f"v{i} = get({key!r})"
             for i, (f, key) in enumerate(zip(fields, wire, strict=True))
         ]
+        # The unknown keys, kept in `extra`: the record less the fields, copied and cut in C
+        # (where a filtering comprehension visits every key in Python): with every field
+        # present, a `del` per field; otherwise, a `pop` per field it may lack.
+        if self._build:
+            read_some += ["extra = data.copy()", "pop = extra.pop"]
+            read_some += [f"pop({key!r}, None)" for key in wire]
+            unknown = "extra"
+        else:
+            unknown = "not data.keys() <= _known"
         # A record with keys but none of the fields that tell the model's records is refused on
         # the cattrs way.
-        read_some.append("unknown = not data.keys() <= _known")
         if others:
-            read_some.append("if unknown and data.keys().isdisjoint(_others): raise _STEP_ASIDE")
-        # The unknown keys, kept in `extra`: with every field present, the record less the
-        # fields (a copy and a `del` per field, in C, where a filtering comprehension visits
-        # every key in Python); otherwise, the keys outside the fields.
+            read_some.append(f"if {unknown} and data.keys().isdisjoint(_others): raise _STEP_ASIDE")
         all_extra: list[str] = []
         # Each record of a model with optional fields notes which it was read without
         # (`_absent`), so that `to_wire` leaves them out and writes an explicit null back as
@@ -301,9 +306,6 @@ class _Generator:
                 "        extra = data.copy()",
                 *(f"        del extra[{key!r}]" for key in wire),
             ]
-            read_some.append(
-                "extra = {k: v for k, v in data.items() if k not in _known} if unknown else {}"
-            )
             if optional:
                 tests = ", ".join(f"{key!r} not in data" for key, _ in optional)
                 read_some.append(f"absent = ({tests},)")
