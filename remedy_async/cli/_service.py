@@ -39,14 +39,11 @@ def _write_error_body(terminal: Terminal, error: APIStatusError) -> None:
     as text (the start the error kept of a longer one, said so on stderr); nothing for no
     body."""
     body = error.body
-    if body is None:
-        terminal.stdout.flush()
-        return
     if isinstance(body, str):
         terminal.stdout.write(body.encode() + (b"" if body.endswith("\n") else b"\n"))
-        terminal.stdout.flush()
-    else:
-        _write_json(terminal, body)
+    elif body is not None:
+        terminal.stdout.write(json_bytes(body) + b"\n")
+    terminal.stdout.flush()
     if error.body_truncated:
         terminal.say("the response body was longer than the client keeps: only its start is shown")
 

@@ -125,7 +125,7 @@ class Prefetch:
             if not self._guesses:  # answered before it was asked for (a guess), or read otherwise
                 self._guess_after(request)
                 if self._ahead:  # their requests go out before this page is read
-                    await asyncio.sleep(0)
+                    await let_requests_out()
         if answered is not None:
             answered()
         return response
@@ -173,3 +173,22 @@ async def _awaited(task: asyncio.Task[JSONResponse]) -> JSONResponse:
 def _discard_outcome(task: asyncio.Task[JSONResponse]) -> None:
     if not task.cancelled():
         task.exception()
+
+
+LOOP_TURNS_TO_SEND = 1
+"""Turns of the event loop a fetch just started ahead takes to put its request on a pooled
+connection: one, since nothing on the way waits (aiohttp hands over a pooled connection at
+once). A fetch that must wait (a new connection, a rate limit's pause) sends its request at
+the caller's next await instead: later, never lost. Each turn more cost about 1% of a typed
+list's time at zero latency."""
+
+
+async def let_requests_out() -> None:
+    """Let the fetches started ahead send their requests before a page is handed over.
+
+    A caller reading a page's items awaits nothing between them, so without this a fetch ahead
+    would only start once the caller asks for the next page, and prefetching would overlap
+    nothing; this way the service answers it while the caller reads.
+    """
+    for _ in range(LOOP_TURNS_TO_SEND):
+        await asyncio.sleep(0)

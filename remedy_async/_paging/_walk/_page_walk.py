@@ -43,7 +43,7 @@ from remedy_async._paging._protocol import (
     request_identity,
 )
 from remedy_async._paging._read._page import announced_total
-from remedy_async._paging._walk._ahead import PagesAhead, Prefetch
+from remedy_async._paging._walk._ahead import PagesAhead, Prefetch, let_requests_out
 from remedy_async._paging._walk._dedupe import RecentIds
 from remedy_async._paging._walk._fetching import fetch_first, fetch_guess
 from remedy_async._redact import redact, scrub_error, shown_url
@@ -561,7 +561,7 @@ class _ReadAhead:
             self._slots.release()
             if prefetching is not None:
                 prefetching.refill()
-            await _let_requests_out()
+            await let_requests_out()
             yield got
             del got
 
@@ -585,22 +585,3 @@ class _ReadAhead:
                 await producer
         if self._prefetching is not None:
             await self._prefetching.close()
-
-
-LOOP_TURNS_TO_SEND = 1
-"""Turns of the event loop a fetch just started ahead takes to put its request on a pooled
-connection: one, since nothing on the way waits (aiohttp hands over a pooled connection at
-once). A fetch that must wait (a new connection, a rate limit's pause) sends its request at
-the caller's next await instead: later, never lost. Each turn more cost about 1% of a typed
-list's time at zero latency."""
-
-
-async def _let_requests_out() -> None:
-    """Let the fetches started ahead send their requests before a page is handed over.
-
-    A caller reading a page's items awaits nothing between them, so without this a fetch ahead
-    would only start once the caller asks for the next page, and prefetching would overlap
-    nothing; this way the service answers it while the caller reads.
-    """
-    for _ in range(LOOP_TURNS_TO_SEND):
-        await asyncio.sleep(0)
