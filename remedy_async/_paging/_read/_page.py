@@ -41,6 +41,7 @@ from ._positions import (
     next_position,
     with_position,
 )
+from ._signals import refuse_unread_signals
 
 TOTAL_KEYS = (
     "total",
@@ -70,8 +71,6 @@ def read_page(
     following = _next_request(convention, request, response, items, total)
     if following is not None and not items and _same_place(following, request, response):
         following = None  # an empty page naming itself as the next: nothing lies beyond it
-    from ._signals import refuse_unread_signals  # noqa: PLC0415 - loaded by a first page
-
     refuse_unread_signals(convention, response, items_path, following, reader)
     return PageResult(
         items=items,
