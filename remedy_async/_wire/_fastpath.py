@@ -281,7 +281,7 @@ class _Generator:
         ]
         # The unknown keys, kept in `extra`: the record less the fields, copied and cut in C
         # (where a filtering comprehension visits every key in Python): with every field
-        # present, a `del` per field; otherwise, a `pop` per field it may lack.
+        # present, a `del` per field; otherwise, a `pop` of each field, present or not.
         if self._build:
             read_some += ["extra = data.copy()", "pop = extra.pop"]
             read_some += [f"pop({key!r}, None)" for key in wire]

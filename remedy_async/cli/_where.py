@@ -65,10 +65,9 @@ class Condition:
         none does."""
         actual = value_at(record, self.path)
         items = actual if isinstance(actual, list) else (actual,)
-        if self.op in ("=", "in"):
-            return any(_equal(item, value) for item in items for value in self.values)
-        if self.op in ("!=", "not in"):
-            return not any(_equal(item, value) for item in items for value in self.values)
+        if self.op in ("=", "in", "!=", "not in"):
+            met = any(_equal(item, value) for item in items for value in self.values)
+            return met if self.op in ("=", "in") else not met
         return any(self._ordered(item) for item in items)
 
     def _ordered(self, actual: Any) -> bool:

@@ -377,7 +377,7 @@ class ProvenPaginator:
             first,
             result.total,
             shifts,
-            proven.checked,
+            steady=proven.checked,
         )
         place = ProvenPlace(
             request=request,
