@@ -89,30 +89,26 @@ print((time.perf_counter() - started) * 1e3, spent[0] * 1e3)
 """
 
 
-async def raw(url: str) -> int:
+async def one_at_a_time(url: str, loads: Callable[[bytes], Any]) -> int:
+    """raw aiohttp's list, each page read by `loads`."""
     async with aiohttp.ClientSession() as session:
         offset = count = 0
         while True:
             params = {"limit": str(PAGE), "offset": str(offset)}
             async with session.get(f"{url}/v1/{ENDPOINTS}", params=params) as response:
-                page = orjson.loads(await response.read())
+                page = loads(await response.read())
             count += len(page["data"])
             offset += len(page["data"])
             if not page["data"] or offset >= page["total"]:
                 return count
+
+
+async def raw(url: str) -> int:
+    return await one_at_a_time(url, orjson.loads)
 
 
 async def exact(url: str) -> int:
-    async with aiohttp.ClientSession() as session:
-        offset = count = 0
-        while True:
-            params = {"limit": str(PAGE), "offset": str(offset)}
-            async with session.get(f"{url}/v1/{ENDPOINTS}", params=params) as response:
-                page = exact_loads(await response.read())
-            count += len(page["data"])
-            offset += len(page["data"])
-            if not page["data"] or offset >= page["total"]:
-                return count
+    return await one_at_a_time(url, exact_loads)
 
 
 Send = Callable[[URL], Coroutine[Any, Any, bytes]]
