@@ -10,6 +10,7 @@ from random import Random
 from typing import Any
 
 import attrs
+import msgspec
 import orjson
 import pytest
 from hypothesis import given, settings
@@ -544,7 +545,7 @@ def test_a_token_keeps_a_proof_under_its_published_key() -> None:
     point = ResumePoint("endpoints", "f", "AutoPaginator", PageRequest(proof=kept))
     assert document_of(encode_token(point))["a"] == {"i": [5, -7], "z": 100, "w": True}
     issued = good_document(a={"i": [5, -7], "z": 100})
-    assert decode(raw_token(issued)).request.proof == attrs.evolve(kept, whole=False)
+    assert decode(raw_token(issued)).request.proof == msgspec.structs.replace(kept, whole=False)
 
 
 @pytest.mark.parametrize(

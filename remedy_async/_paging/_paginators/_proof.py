@@ -31,6 +31,9 @@ still) costs one tuple (and one set) of its new ids: see `_steady`.
 Why `OVERLAP` is 2: every `overlap` removals before the frontier between two pages cost one
 re-read, and each record of overlap is one more record read per page: 2 of a 100-record page is
 2% more, under the 3% the project allows.
+
+The states are frozen msgspec `Struct`s, built in C: a list makes them a page at a time (see
+docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Final
 
-from attrs import evolve, field, frozen
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from remedy_async._paging._read._ids import page_ids
 
@@ -73,8 +77,7 @@ class Unproven(Exception):
         self.restartable = restartable
 
 
-@frozen
-class ProofCounts:
+class ProofCounts(Struct, frozen=True):
     """How much proving the boundaries cost a list: pages realigned, re-read, presumed."""
 
     realigned: int = 0
@@ -85,8 +88,7 @@ class ProofCounts:
     """Pages that did not show the newest delivered ids (removed, or pushed past the page)."""
 
 
-@frozen
-class OffsetProof:
+class OffsetProof(Struct, frozen=True):
     """Where an offset list stands and what it remembers of its delivered ids (immutable).
 
     Start one with `begin`, then feed every page read to `prove`.
@@ -95,7 +97,7 @@ class OffsetProof:
     page_size: int
     overlap: int
     memory: int
-    chunks: Chunks = field(default=(), repr=False)
+    chunks: Chunks = ()
     """The last `memory` delivered ids or so, oldest first: their delivered order, in chunks
     (tuples, never changed once the state is made), one per page delivered while the data
     stood still, so such a page costs one new chunk."""
@@ -110,7 +112,7 @@ class OffsetProof:
     """Re-reads at the current boundary."""
     barren: int = 0
     """Pages in a row that delivered nothing."""
-    counts: ProofCounts = field(factory=ProofCounts)
+    counts: ProofCounts = field(default_factory=ProofCounts)
 
     @property
     def seen(self) -> dict[Hashable, None]:
@@ -123,8 +125,7 @@ class OffsetProof:
         return tuple(self.seen)
 
 
-@frozen
-class Proven:
+class Proven(Struct, frozen=True):
     """What one page gives the caller, and where the list stands after it."""
 
     state: OffsetProof
@@ -140,7 +141,7 @@ class Proven:
     checked: bool = False
     """True when the page continued the list as it stood and `deliver` (a range to the page's
     end) was checked against every id delivered the caller gave (`prove(delivered=...)`)."""
-    before: Chunks = field(default=(), repr=False)
+    before: Chunks = ()
     """The delivered ids remembered before the page, oldest first."""
 
     @property
@@ -171,7 +172,7 @@ def resumed(
     of every id delivered (`whole`), the list's start no longer anchors a page: what was
     delivered before them is not known."""
     state = begin(page_size, memory=max(MEMORY_PAGES * page_size, len(digests)))
-    return evolve(
+    return replace(
         state,
         chunks=(tuple(dict.fromkeys(digests)),),
         next_offset=offset,
@@ -226,7 +227,7 @@ def prove(
     if not state.started:
         if offset != 0:
             raise ValueError("an offset list is proven from its first page, at offset 0")
-        state = evolve(state, started=True)
+        state = replace(state, started=True)
         return _deliver(state, offset, ids, 0, at_end, counts=state.counts)
     if at_end and total is not None and offset + len(ids) < total:
         raise Unproven(
@@ -267,10 +268,10 @@ def prove(
         newest = hits[-1][1]
         if newest != len(seen) - 1 and not at_end:
             suspects = _suspected(state, suspects | frozenset(list(seen)[newest + 1 :]))
-            counts = evolve(counts, presumed=counts.presumed + 1)
+            counts = replace(counts, presumed=counts.presumed + 1)
         if tuple(ids[:overlap]) != tail(state.chunks, overlap):
-            counts = evolve(counts, realigned=counts.realigned + 1)
-        state = evolve(state, suspects=suspects)
+            counts = replace(counts, realigned=counts.realigned + 1)
+        state = replace(state, suspects=suspects)
         # At the start, with every delivered id remembered, what precedes the first delivered
         # id was never delivered: created meanwhile, delivered in page order.
         first = 0 if offset == 0 and not state.forgotten else hits[0][0]
@@ -281,8 +282,8 @@ def prove(
         # it. Every record here is new; a delivered one that shows again later is skipped.
         if not at_end:
             suspects = _suspected(state, suspects | frozenset(seen))
-            counts = evolve(counts, presumed=counts.presumed + 1)
-        state = evolve(state, suspects=suspects)
+            counts = replace(counts, presumed=counts.presumed + 1)
+        state = replace(state, suspects=suspects)
         return _deliver(state, offset, ids, 0, at_end, counts=counts)
     if offset == 0 or state.rereads >= MAX_REREADS:
         where = "even from the list's start" if offset == 0 else f"within {MAX_REREADS} re-reads"
@@ -294,8 +295,8 @@ def prove(
     back = max(0, offset - (size - overlap))
     if not ids and total is not None:  # past the end: the list shrank, read its last page
         back = max(0, min(back, total - size))
-    counts = evolve(counts, rereads=counts.rereads + 1)
-    state = evolve(state, next_offset=back, rereads=state.rereads + 1, counts=counts)
+    counts = replace(counts, rereads=counts.rereads + 1)
+    state = replace(state, next_offset=back, rereads=state.rereads + 1, counts=counts)
     return Proven(state, (), done=False, reread=True)
 
 
@@ -341,7 +342,7 @@ def _deliver(
             "frontier faster than the list is paged",
         )
     before = state.chunks
-    state = evolve(
+    state = replace(
         state,
         chunks=(tuple(order),),
         suspects=frozenset(suspects),

@@ -12,7 +12,9 @@ from the first page skipping every id delivered) and what proving cost (`Shifts`
 
 The proof's state rides on the requests it forms (`PageRequest.proof`, a `ListProof`), as a
 detected convention does on `AutoPaginator`'s; a page it cannot prove raises `PagingFault`.
-A list that does not qualify is read by the wrapped paginator alone.
+A list that does not qualify is read by the wrapped paginator alone. The proof's values are
+frozen msgspec `Struct`s, made a page at a time (see docs/architecture.md); the paginator is an
+attrs class, as every paginator is.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from collections.abc import Hashable, Sequence
 from typing import Final, Literal, cast, get_args
 
 import attrs
-from attrs import field, frozen
+from attrs import frozen
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from remedy_async._paging._protocol import (
     NO_SHIFTS,
@@ -101,8 +105,7 @@ class Delivered:
             self.keys.difference_update(self._pages.popleft())
 
 
-@frozen
-class ResumedProof(Proof):
+class ResumedProof(Proof, Struct, frozen=True):
     """What a resume token keeps of a proven list, on the request it resumes at: digests
     (`id_digest`) of the last ids it delivered, oldest first, and the size of its pages."""
 
@@ -117,20 +120,19 @@ PageIds = tuple[int, Sequence[Hashable], int | None]
 """A page proven: its offset, its record ids (or their digests) and the total it announced."""
 
 
-@frozen
-class ListProof(Proof):
+class ListProof(Proof, Struct, frozen=True):
     """Where the proof of one list stands after a page, on the request of the page after it."""
 
     state: OffsetProof
     convention: Convention
-    delivered: Delivered = field(eq=False)
+    delivered: Delivered
     """Every id delivered (within `RECALLED`, every one with `on_shift="restart"`)."""
     hashed: bool = False
     """The ids are kept as digests (a list resumed from a token)."""
     can_restart: bool = False
     """Whether a restart may skip every id delivered (a list read from its start)."""
     restarts: int = 0
-    before: ProofCounts = field(factory=ProofCounts)
+    before: ProofCounts = field(default_factory=ProofCounts)
     """The counts of the states restarts replaced."""
     first: PageIds | None = None
     """The first page proven since the list began or restarted."""
@@ -151,8 +153,7 @@ class ListProof(Proof):
         return Shifts(realignments, rereads, self.restarts)
 
 
-@frozen
-class ProvenPlace:
+class ProvenPlace(Struct, frozen=True):
     """Where a proven page sits: what a resume token needs to prove the page it resumes at."""
 
     request: PageRequest
@@ -353,10 +354,10 @@ class ProvenPaginator:
                 delivered=proof.delivered.keys,
             )
         except Unproven as refusal:
-            proof = attrs.evolve(self._restarted(proof, refusal), total=result.total, steady=False)
+            proof = replace(self._restarted(proof, refusal), total=result.total, steady=False)
             return attrs.evolve(result, next=_at(convention, request, 0, proof), again=True)
         if proven.reread:
-            after = attrs.evolve(
+            after = replace(
                 proof, state=proven.state, first=first, total=result.total, steady=False
             )
             again = _at(convention, request, proven.next_offset, after)
@@ -433,7 +434,7 @@ class ProvenPaginator:
                 )
             known = delivered.keys
             kept = tuple(position for position in deliver if keys[position] not in known)
-            proven = attrs.evolve(proven, deliver=kept)
+            proven = replace(proven, deliver=kept)
             chosen = [keys[position] for position in kept]
         delivered.add(chosen)
         return proven
@@ -451,7 +452,7 @@ class ProvenPaginator:
                 advice = _why_no_restart(refusal, not proof.can_restart, proof.restarts)
             raise PagingFault(f"{refusal}{advice}") from None
         counts, before = proof.state.counts, proof.before
-        return attrs.evolve(
+        return replace(
             proof,
             state=begin(proof.state.page_size, proof.state.overlap),
             restarts=proof.restarts + 1,

@@ -2,7 +2,8 @@
 
 The ones the paginator chose, when it chose them (a proven offset page). Otherwise repeats of
 the previous page's ids (a list shifting under offset paging) are skipped and counted, so the
-pager can warn; nothing else is dropped.
+pager can warn; nothing else is dropped. A `Delivery` is a frozen msgspec `Struct`, made a page
+at a time (see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -10,14 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from attrs import frozen
+from msgspec import Struct
 
 from remedy_async._paging._read._ids import page_ids
 from remedy_async._wire._types import item_id
 
 
-@frozen
-class Delivery:
+class Delivery(Struct, frozen=True):
     """Which raw items of a page the caller gets, and the page position after each."""
 
     items: Sequence[Any]

@@ -8,7 +8,8 @@ followed, so a broken page sequence never loops or leaks credentials. The list's
 wrapped once per walk in the offset proof (`ProvenPaginator`), which decides every page of an
 offset list that announces its total: one path for every list. A list whose announced size
 changes while its planned pages are fetched is refused (a proven one proves each page
-instead), so parallel pages never skip or repeat an item.
+instead), so parallel pages never skip or repeat an item. What it makes a page (`PagePlace`,
+`PreparedPage`) is frozen msgspec `Struct`s (see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, TypeVar
 
 import attrs
 from attrs import frozen
+from msgspec import Struct
 from yarl import URL
 
 from remedy_async._errors import ContractDriftWarning, DuplicateItemWarning, PaginationError
@@ -71,8 +73,7 @@ MAX_EMPTY_PAGES = 10
 """Empty pages in a row that may still hand out a way forward before the list is refused."""
 
 
-@frozen
-class PagePlace:
+class PagePlace(Struct, frozen=True):
     """Where a delivered page sits in the list: what resuming needs, without the items.
 
     Positions count the raw items of the page consumed so far (delivered or skipped), one
@@ -85,9 +86,7 @@ class PagePlace:
     end: int
     whole: bool
     next: PageRequest | None
-    resume: Callable[[int], tuple[PageRequest, int] | None] | None = attrs.field(
-        default=None, eq=False
-    )
+    resume: Callable[[int], tuple[PageRequest, int] | None] | None = None
     """Where the list continues after some of the page's raw items, when its paginator says
     (`PageResult.resume`)."""
 
@@ -112,8 +111,7 @@ class PagePlace:
         return self.whole and self.next is None
 
 
-@frozen
-class PreparedPage:
+class PreparedPage(Struct, frozen=True):
     """A fetched page, cut to what the caller gets, and its place in the list."""
 
     items: Sequence[Any]
