@@ -307,7 +307,7 @@ def _positions(
         )
     assert page is not None
     param = PAGE_PARAMS.get(page.key, page.key)
-    asked = int_param(dict(request.params), param)
+    asked = int_param(request.params, param)
     first = page.value if asked is None and page.value in (0, 1) else 1
     return _spellings(
         param,
@@ -322,7 +322,7 @@ def _announces_next(offset: Signal, request: PageRequest, count: int) -> bool:
     """Whether a first page's offset announces where the next page starts rather than echoing
     the one served: none was asked and it is the page's record count (0-based offsets); any
     other value is neither, and stays refused as an echo that is not the offset served."""
-    asked = int_param(dict(request.params), offset.key)
+    asked = int_param(request.params, offset.key)
     return asked is None and count > 1 and offset.value == count
 
 

@@ -38,7 +38,7 @@ def unannounced(
     round number of records, or fewer than a total it states), which is then tried."""
     items = found.items
     count = len(items)
-    asked = {int_param(dict(request.params), name) for name in CONTRACT_SIZE_PARAMS}
+    asked = {int_param(request.params, name) for name in CONTRACT_SIZE_PARAMS}
     total = convention.total_at or convention.total_header
     pages = convention.pages_at or convention.pages_header
     announced = announced_total(convention, response) if total else None

@@ -213,7 +213,7 @@ def published_page(request: PageRequest, response: JSONResponse) -> bool:
         for key in ("total", "limit", "offset")
     ):
         return False
-    asked = int_param(dict(request.params), PUBLISHED.param or "")
+    asked = int_param(request.params, PUBLISHED.param or "")
     if body["offset"] != (PUBLISHED.first_offset if asked is None else asked):
         return False
     from remedy_async._paging._read._signals import (  # noqa: PLC0415 - with detection
@@ -342,7 +342,7 @@ def _echoes_position(convention: Convention, request: PageRequest, response: JSO
     """Whether the page echoes the offset or page number the request sent: the service read it."""
     if not convention.position_at or convention.param is None:
         return False
-    sent = int_param(dict(request.params), convention.param)
+    sent = int_param(request.params, convention.param)
     return sent is not None and int_at(response.body, convention.position_at) == sent
 
 

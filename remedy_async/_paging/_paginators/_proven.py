@@ -514,7 +514,7 @@ def _offset(convention: Convention, request: PageRequest) -> int | None:
     """The offset a request asks for, None when it names none."""
     assert convention.param is not None
     source = request.headers if convention.param_in == "header" else request.params
-    return int_param(dict(source), convention.param)
+    return int_param(source, convention.param)
 
 
 __all__ = ["SHIFT_POLICIES", "ListProof", "ProvenPaginator", "ResumedProof", "ShiftPolicy"]

@@ -9,7 +9,7 @@ have the client skip or repeat records, so it is refused.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from remedy_async._paging._protocol import (
@@ -55,7 +55,7 @@ def next_position(
     """The offset or page-number request after a non-empty page, or None at the proven end
     (`total` records, or `pages` pages, as the page announced them; see `announced_pages`)."""
     assert convention.param is not None
-    requested = int_param(dict(request.params), convention.param)
+    requested = int_param(request.params, convention.param)
     served = int_at(body, convention.size_at)
     if convention.follow == "offset":
         offset = convention.first_offset if requested is None else requested
@@ -85,7 +85,7 @@ def next_position(
 def check_position(convention: Convention, request: PageRequest, body: Any) -> None:
     """Refuse a page whose echoed offset or page number is not the one `request` asked for."""
     assert convention.param is not None
-    requested = int_param(dict(request.params), convention.param)
+    requested = int_param(request.params, convention.param)
     if requested is None:
         requested = (
             convention.first_offset if convention.follow == "offset" else convention.first_page
@@ -117,9 +117,8 @@ def predict_next(convention: Convention, request: PageRequest) -> PageRequest | 
     """The request after `request` when the convention computes it (offset, page numbers)."""
     if convention.follow not in ("offset", "page") or not convention.param:
         return None
-    params = dict(request.params)
     size = requested_size(convention, request)
-    current = int_param(params, convention.param)
+    current = int_param(request.params, convention.param)
     if convention.follow == "offset":
         if size is None:
             return None
@@ -150,7 +149,7 @@ def plan_pages(
             return None
         if result.next is None:
             return PagePlan((), size)
-        start = int_param(dict(result.next.params), convention.param)
+        start = int_param(result.next.params, convention.param)
         start = convention.first_offset if start is None else start
         end = size.items + convention.first_offset
         positions = planned_offsets(start, len(result.items), end, count)
@@ -162,7 +161,7 @@ def plan_pages(
             return None
         if result.next is None:
             return PagePlan((), size)
-        start = int_param(dict(result.next.params), convention.param) or convention.first_page
+        start = int_param(result.next.params, convention.param) or convention.first_page
         positions = planned_pages(start, last, count)
     following = result.next
     planned = [with_position(convention, following, at) for at in positions]
@@ -209,10 +208,8 @@ def with_position(
     setting `size`); a request header instead where the convention sends it so. It carries
     `proof` (what a proven list's next request carries), and no probe."""
     assert convention.param is not None
-    if size is None:
-        size = requested_size(convention, request)
     if convention.size_param:
-        sized = [] if size is None else [(convention.size_param, str(size))]
+        sized = _sized(convention.size_param, convention, request, size)
     else:  # no size parameter of its own: keep the sizes the list's first request carried
         sized = [(name, value) for name, value in request.params if name in CONTRACT_SIZE_PARAMS]
     if convention.param_in == "header":
@@ -227,13 +224,27 @@ def with_position(
     )
 
 
+def _sized(
+    name: str, convention: Convention, request: PageRequest, size: int | None
+) -> Sequence[tuple[str, str]]:
+    """The convention's page-size parameter for a request formed from `request`: `size`, else
+    the size `request` asked for. The request's own parameter is kept as it was sent when it
+    already reads as that size (a list's every request after its first, a page at a time)."""
+    if size is None:
+        text = _param(request.params, name)
+        if text is not None and text.isdigit() and str(int(text)) == text:
+            return ((name, text),)
+        size = requested_size(convention, request)
+    return () if size is None else ((name, str(size)),)
+
+
 def requested_size(convention: Convention, request: PageRequest) -> int | None:
     """The page size the list asked for, under this convention's name or the first request's.
 
     Where positions are page numbers, only the convention's own name counts: a size the service
     did not read on the first page must not change its page boundaries on the second.
     """
-    params = dict(request.params)
+    params = request.params
     names: tuple[str | None, ...] = (convention.size_param,)
     if not _numbers_pages(convention):
         names += CONTRACT_SIZE_PARAMS
@@ -273,7 +284,17 @@ def int_at(body: Any, path: Path) -> int | None:
     return value
 
 
-def int_param(params: Mapping[str, str], name: str) -> int | None:
-    """A request parameter's integer value, or None."""
-    text = params.get(name)
+def int_param(params: Sequence[tuple[str, str]], name: str) -> int | None:
+    """A request parameter's integer value (its last one, as the service reads a repeated
+    parameter), or None."""
+    text = _param(params, name)
     return int(text) if text is not None and text.isdigit() else None
+
+
+def _param(params: Sequence[tuple[str, str]], name: str) -> str | None:
+    """A request parameter's text (its last one), or None: read from the pairs as they are
+    sent, without making a dict of a page's two or three of them."""
+    for key, text in reversed(params):
+        if key == name:
+            return text
+    return None

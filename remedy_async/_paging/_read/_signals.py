@@ -151,17 +151,16 @@ def header_signals(
     found: list[Signal] = []
     seen: set[str] = set()
     for name in headers:
-        lowered = name.lower()
-        if lowered in seen or lowered in NOT_PAGING_HEADERS or lowered.startswith("x-ratelimit"):
+        lowered, role = _header_role(name)
+        if role is None or lowered in seen:
             continue
         seen.add(lowered)
-        if lowered == "link":
+        if role == "link":
             found += [
                 signal for signal in _link_signals(headers) if roles is None or signal.role in roles
             ]
             continue
-        role = role_of(name)
-        if role is None or (roles is not None and role not in roles):
+        if roles is not None and role not in roles:
             continue
         value = headers.get(name, "").strip()
         if role in ("total", "pages", "offset", "page", "size"):
@@ -171,6 +170,19 @@ def header_signals(
         kind: Kind = "null" if not value else ("url" if looks_like_url(value) else "token")
         found.append(Signal((), name, role, kind, value or None))
     return found
+
+
+@lru_cache(maxsize=1024)
+def _header_role(name: str) -> tuple[str, str | None]:
+    """A header's lower-case name and what it says about paging (`link` for a Link header);
+    None when it says nothing (`NOT_PAGING_HEADERS`, rate limits, other words), worked out
+    once per name rather than once a page."""
+    lowered = name.lower()
+    if lowered in NOT_PAGING_HEADERS or lowered.startswith("x-ratelimit"):
+        return lowered, None
+    if lowered == "link":
+        return lowered, "link"
+    return lowered, role_of(name)
 
 
 def _link_signals(headers: Mapping[str, str]) -> list[Signal]:

@@ -274,8 +274,21 @@ def test_page_numbers_count_only_their_own_size_parameter() -> None:
 @pytest.mark.parametrize(("text", "number"), [("12", 12), ("-1", None), ("x", None), ("", None)])
 def test_integer_parameters(text: str, number: int | None) -> None:
     """A parameter is a position only when it is digits."""
-    assert int_param({"offset": text}, "offset") == number
-    assert int_param({}, "offset") is None
+    assert int_param([("offset", text)], "offset") == number
+    assert int_param([], "offset") is None
+
+
+def test_a_repeated_parameter_reads_as_its_last() -> None:
+    """A parameter sent twice is read as the service reads it: its last value."""
+    assert int_param([("offset", "1"), ("limit", "5"), ("offset", "7")], "offset") == 7
+
+
+def test_a_size_sent_in_other_digits_is_sent_on_as_the_number() -> None:
+    """A page size not written as plain digits (`0100`) reaches the next request as its number."""
+    assert with_position(OFFSET, asked(("limit", "0100")), 200).params == (
+        ("offset", "200"),
+        ("limit", "100"),
+    )
 
 
 @pytest.mark.parametrize("value", ["3", 3.0, True, [3]])
