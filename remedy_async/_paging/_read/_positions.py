@@ -208,13 +208,10 @@ def with_position(
     setting `size`); a request header instead where the convention sends it so. It carries
     `proof` (what a proven list's next request carries), and no probe."""
     assert convention.param is not None
-    if convention.size_param:
-        sized = _sized(convention.size_param, convention, request, size)
-    else:  # no size parameter of its own: keep the sizes the list's first request carried
-        sized = [(name, value) for name, value in request.params if name in CONTRACT_SIZE_PARAMS]
+    sized = _sized(convention, request, size)
     if convention.param_in == "header":
         return PageRequest(
-            params=tuple(sized),
+            params=sized,
             headers=((convention.param, str(value)),),
             convention=convention,
             proof=proof,
@@ -225,11 +222,15 @@ def with_position(
 
 
 def _sized(
-    name: str, convention: Convention, request: PageRequest, size: int | None
-) -> Sequence[tuple[str, str]]:
-    """The convention's page-size parameter for a request formed from `request`: `size`, else
-    the size `request` asked for. The request's own parameter is kept as it was sent when it
-    already reads as that size (a list's every request after its first, a page at a time)."""
+    convention: Convention, request: PageRequest, size: int | None
+) -> tuple[tuple[str, str], ...]:
+    """The page-size parameters of a request formed from `request`: the convention's own set to
+    `size`, else to the size `request` asked for (its own parameter kept as it was sent when it
+    already reads as that size: a list's every request after its first, a page at a time); with
+    no size parameter of its own, the sizes the list's first request carried."""
+    name = convention.size_param
+    if not name:
+        return tuple(pair for pair in request.params if pair[0] in CONTRACT_SIZE_PARAMS)
     if size is None:
         text = _param(request.params, name)
         if text is not None and text.isdigit() and str(int(text)) == text:
