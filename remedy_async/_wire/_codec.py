@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import attrs
 
 from ._json import dumps
-from ._naming import CONTRACT_NAMING, NAMINGS, Naming, naming_of, wire_names
+from ._naming import CONTRACT_NAMING, NAMING_NOTE, NAMINGS, Naming, naming_of, wire_names
 from ._types import WireFault, model_in
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class Model:
     nulls kept, numbers exact).
     """
 
-    __slots__ = ()
+    __slots__ = (NAMING_NOTE,)  # the naming a record was read in, when not the contract's
 
     def to_dict(self, naming: Naming | None = None) -> dict[str, Any]:
         """Return the record as wire JSON: exactly `remedy_async.to_wire(record)`.

@@ -19,7 +19,7 @@ import attrs
 
 from ._absent import NOTE, optional_fields
 from ._codec import cattrs_structure_hook, fault_from
-from ._naming import CONTRACT_NAMING, Naming, remember_naming, telling_fields, wire_names
+from ._naming import CONTRACT_NAMING, Naming, remembering, telling_fields, wire_names
 from ._types import SEVENTH_FRACTION_DIGIT, open_enum_of, read_timestamp, union_members
 
 T = TypeVar("T")
@@ -416,22 +416,9 @@ def structure_hook(
         slow = _lazy_cattrs(model, naming)
         hook = with_fallback(_fast_for(model, naming), slow, model)
         if naming != CONTRACT_NAMING:
-            hook = _remembering(hook, naming)
+            hook = remembering(hook, naming)
         _HOOKS[model, naming] = hook
     return hook
-
-
-def _remembering(
-    hook: Callable[[object, object], T], naming: Naming
-) -> Callable[[object, object], T]:
-    """The structure function, noting each record's naming so `to_wire` writes it back."""
-
-    def structure(data: object, model: object) -> T:
-        record = hook(data, model)
-        remember_naming(record, naming)
-        return record
-
-    return structure
 
 
 def _lazy_cattrs(model: type[T], naming: Naming) -> Callable[[object, object], T]:
@@ -465,7 +452,7 @@ def view_hook(
     which gives the same record or names the fault). Generated on each call: keep it."""
     hook = cast(Callable[[object, object], T], _compile_view(model, naming, fallback))
     if naming != CONTRACT_NAMING:
-        hook = _remembering(hook, naming)
+        hook = remembering(hook, naming)
     return hook
 
 

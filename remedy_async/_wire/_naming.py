@@ -9,9 +9,8 @@ matter: the service spells them in camelCase (`osFamily`), which `to_camel` writ
 from __future__ import annotations
 
 import re
-import weakref
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar
 
 import attrs
 
@@ -20,6 +19,8 @@ CONTRACT_NAMING: Naming = "snake"
 """How the published contract spells record keys (`mac_address`, `operating_system`)."""
 NAMINGS: tuple[Naming, ...] = ("snake", "camel", "pascal", "kebab")
 """Every naming, the contract's first (it wins a tie)."""
+
+R = TypeVar("R")
 
 _CAMEL_BOUNDARY = re.compile(r"_([a-z0-9])")
 
@@ -39,36 +40,31 @@ def spell(name: str, naming: Naming) -> str:
     return camel[:1].upper() + camel[1:] if naming == "pascal" else camel
 
 
-class _Note(weakref.ref):  # type: ignore[type-arg]
-    """A weak reference to a record, with the naming it was read in."""
-
-    __slots__ = ("key", "naming")
-    key: int
-    naming: Naming
+NAMING_NOTE = "_read_in"
+"""The slot a record read in a naming other than the contract's keeps it in: declared once, by
+the models' base (`_codec.Model`), and no field (the models' constructor, equality, hash, repr
+and pickles leave it out, so a copy or a record built in code is read in no naming)."""
 
 
-def _forget(note: _Note) -> None:
-    _READ_IN.pop(note.key, None)
+def remembering(
+    structure: Callable[[object, object], R], naming: Naming
+) -> Callable[[object, object], R]:
+    """The structure function, noting on each record it builds that it was read from keys
+    spelled in `naming`, so `to_wire` writes it back so."""
+    note = object.__setattr__  # a slot of a frozen record: set past its __setattr__
 
+    def structured(data: object, model: object) -> R:
+        record = structure(data, model)
+        note(record, NAMING_NOTE, naming)
+        return record
 
-_READ_IN: dict[int, _Note] = {}
-"""The naming of each live record read in a naming other than the contract's, by its id."""
-
-
-def remember_naming(record: object, naming: Naming) -> None:
-    """Note that `record` was read from keys spelled in `naming`, for as long as it lives."""
-    note = _Note(record, _forget)
-    note.key = key = id(record)
-    note.naming = naming
-    _READ_IN[key] = note
+    return structured
 
 
 def naming_of(record: object) -> Naming:
     """The naming `record` was read in: the contract's unless it was read in another one."""
-    note = _READ_IN.get(id(record))
-    if note is not None and note() is record:
-        return note.naming
-    return CONTRACT_NAMING
+    naming: Naming = getattr(record, NAMING_NOTE, CONTRACT_NAMING)
+    return naming
 
 
 _WIRE_NAMES: dict[tuple[type[Any], Naming], dict[str, str]] = {}
