@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from types import MemberDescriptorType
 from typing import Any, Literal, TypeVar
 
 import attrs
@@ -47,10 +48,13 @@ and pickles leave it out, so a copy or a record built in code is read in no nami
 
 
 def remembering(
-    structure: Callable[[object, object], R], naming: Naming
+    structure: Callable[[object, object], R], naming: Naming, model: type[Any]
 ) -> Callable[[object, object], R]:
     """The structure function, noting on each record it builds that it was read from keys
-    spelled in `naming`, so `to_wire` writes it back so."""
+    spelled in `naming`, so `to_wire` writes it back so; as it is for a class without the
+    note (an attrs class of the caller's own given to `from_wire`)."""
+    if not isinstance(getattr(model, NAMING_NOTE, None), MemberDescriptorType):
+        return structure
     note = object.__setattr__  # a slot of a frozen record: set past its __setattr__
 
     def structured(data: object, model: object) -> R:

@@ -91,6 +91,21 @@ def test_to_wire_writes_back_the_naming_a_record_was_read_in(naming: str) -> Non
     assert to_wire(attrs.evolve(record)) == SNAKE  # a new record was read in no naming
 
 
+def test_a_class_of_the_callers_own_is_read_in_a_naming_without_the_note() -> None:
+    """An attrs class that is not one of the models (no slot for the note) is still read by
+    from_wire in another naming: it is only not noted."""
+
+    @attrs.frozen(kw_only=True)
+    class Device:
+        id: str
+        display_name: str
+        extra: dict[str, Any] = attrs.field(factory=dict)
+
+    device = from_wire(Device, {"id": "d-1", "displayName": "x", "z": 1}, naming="camel")
+    assert device == Device(id="d-1", display_name="x", extra={"z": 1})
+    assert naming_of(device) == "snake"
+
+
 def test_a_record_keeps_its_naming_itself() -> None:
     """The naming a record was read in is a note on the record: nothing outside it holds the
     record, which is freed as soon as it is dropped, and a copy of it is read in no naming."""
