@@ -19,6 +19,7 @@ import attrs
 
 from ._absent import NOTE, optional_fields
 from ._codec import cattrs_structure_hook, fault_from
+from ._json import msgspec_module
 from ._naming import CONTRACT_NAMING, Naming, remembering, telling_fields, wire_names
 from ._types import SEVENTH_FRACTION_DIGIT, open_enum_of, read_timestamp, union_members
 
@@ -34,6 +35,12 @@ class _StepAside(Exception):
 _STEP_ASIDE = _StepAside()
 _ABSENT = object()
 """What a fast function reads for an optional field the record does not have."""
+
+
+def unknown_view_field(index: int) -> str:
+    """The attribute of a typed view holding the `index`th of the keys its records carry beside
+    their model's fields (no model field is named so)."""
+    return f"unknown_{index}"
 
 
 class _OpenMembers(dict[str, object]):
@@ -214,9 +221,12 @@ class _Generator:
             raise TypeError(f"no typed conversion for {type_!r}")
         return [f"if {var} is not None:", *(f"    {line}" for line in lines)] if nullable else lines
 
-    def build_from_view(self, model: type[Any], view: str, target: str) -> list[str]:
+    def build_from_view(
+        self, model: type[Any], view: str, target: str, unknown: tuple[str, ...] = ()
+    ) -> list[str]:
         """Lines building in `target` the record of the typed view in `view` (variables and
-        names of a nested record are prefixed by its place, so it is built in line)."""
+        names of a nested record are prefixed by its place, so it is built in line); the view's
+        `unknown` keys that the record carries go in its `extra`, in their order."""
         hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
         fields = [f for f in attrs.fields(model) if f.name != "extra"]
         prefix = "r" if view == "view" else view
@@ -234,18 +244,28 @@ class _Generator:
         record = f"{prefix}_record"
         lines.append(f"{record} = _new(_builder_{prefix})")
         lines += [f"{record}.{f.name} = {value}" for f, value in zip(fields, values, strict=True)]
-        lines.append(f"{record}.extra = {{}}")
+        if unknown:
+            self.names["_UNSET"] = msgspec_module().UNSET
+            lines.append(f"{prefix}_extra = {{}}")
+            for index, key in enumerate(unknown):
+                field = unknown_view_field(index)
+                lines += [
+                    f"if {view}.{field} is not _UNSET: {prefix}_extra[{key!r}] = {view}.{field}"
+                ]
+            lines.append(f"{record}.extra = {prefix}_extra")
+        else:
+            lines.append(f"{record}.extra = {{}}")
         if optional_fields(model, self._naming):
             lines.append(f"{record}.{NOTE} = ()")
         lines += [f"{record}.__class__ = _model_{prefix}", f"{target} = {record}"]
         return lines
 
-    def view_source(self, model: type[Any], *, guarded: bool) -> str:
+    def view_source(self, model: type[Any], *, guarded: bool, unknown: tuple[str, ...] = ()) -> str:
         """The source of `view_<Model>(view)`: the record of a typed view (`_views`), whose
         fields are exactly the model's, with nothing unknown (`extra` is empty) and nothing
         missing (no optional field was read without). `guarded`: a view whose text does not
         read (`STEP_ASIDE_ERRORS`) goes to `_fallback` whole, else the error propagates."""
-        body = [*self.build_from_view(model, "view", "record"), "return record"]
+        body = [*self.build_from_view(model, "view", "record", unknown), "return record"]
         if guarded:
             self.names["_STEP_ASIDE_ERRORS"] = STEP_ASIDE_ERRORS
             body = [
@@ -434,9 +454,11 @@ def _lazy_cattrs(model: type[T], naming: Naming) -> Callable[[object, object], T
     return structure
 
 
-def _compile_view(model: type[Any], naming: Naming, fallback: Structure | None) -> Structure:
+def _compile_view(
+    model: type[Any], naming: Naming, fallback: Structure | None, unknown: tuple[str, ...] = ()
+) -> Structure:
     generator = _Generator(lambda nested: _fast_for(nested, naming), naming)
-    source = generator.view_source(model, guarded=fallback is not None)
+    source = generator.view_source(model, guarded=fallback is not None, unknown=unknown)
     namespace = dict(generator.names, _fallback=fallback)
     exec(compile(source, f"<remedy_async view {model.__name__}>", "exec"), namespace)
     convert: Structure = namespace[f"view_{model.__name__}"]
@@ -445,13 +467,17 @@ def _compile_view(model: type[Any], naming: Naming, fallback: Structure | None) 
 
 
 def view_hook(
-    model: type[T], fallback: Callable[[object], T], naming: Naming = CONTRACT_NAMING
+    model: type[T],
+    fallback: Callable[[object], T],
+    naming: Naming = CONTRACT_NAMING,
+    unknown: tuple[str, ...] = (),
 ) -> Callable[[object, object], T]:
     """Return the function turning a typed view of a model (`_views`) into its record: it
     assigns what the view's decoder checked and reads the text (enum members, timestamps,
-    exact floats); a view whose text does not read goes to `fallback` whole (the general way,
+    exact floats), and keeps the `unknown` keys the view took (`unknown_view_field`) in
+    `extra`; a view whose text does not read goes to `fallback` whole (the general way,
     which gives the same record or names the fault). Generated on each call: keep it."""
-    hook = cast(Callable[[object, object], T], _compile_view(model, naming, fallback))
+    hook = cast(Callable[[object, object], T], _compile_view(model, naming, fallback, unknown))
     if naming != CONTRACT_NAMING:
         hook = remembering(hook, naming, model)
     return hook

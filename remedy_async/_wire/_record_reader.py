@@ -89,7 +89,7 @@ class RecordReader(Generic[T]):
                 )
         decoded = decode_json(response, secrets=secrets)
         if typed is not None:
-            typed.learn(page_shape(decoded.body))
+            typed.learn(page_shape(decoded.body), decoded.body)
         elif self._detect:
             self._shape = page_shape(decoded.body)  # learned once the naming is decided
         return decoded
@@ -97,7 +97,7 @@ class RecordReader(Generic[T]):
     def hook_for(self, items: Sequence[Any]) -> Callable[[object, object], T]:
         """The structure function for a page's items, deciding the naming on the first one."""
         if items and isinstance(items[0], TypedItem) and self._typed is not None:
-            return self._typed.structure
+            return self._typed.structure_of(type(items[0]))
         if self._detect:
             first = next((item for item in items if isinstance(item, dict) and item), None)
             if first is not None:

@@ -10,7 +10,10 @@ becomes (enum members, timestamps, exact floats). A record that does not fit its
 is refused by msgspec, and its body is read the way any other is: parsed to JSON, then
 structured (`_fastpath`, `_codec`), which keeps `extra`, notes absent fields and names faults.
 Both ways give the same record; a view whose text does not read (a bad timestamp) is handed to
-that way too, as the JSON it was, so the same DecodeError names the same path.
+that way too, as the JSON it was, so the same DecodeError names the same path. Keys a service
+adds beside a model's fields are learned from a page read the general way: the pages after it
+are read into views that also take those keys (any JSON value each, kept in `extra` in the order
+that page showed them), so such a service is still read in C.
 
 A page is read this way once an earlier page of the list showed its envelope: its items under
 one top-level key, beside other keys read as they are. Items decoded into views are TypedItems
@@ -27,7 +30,7 @@ from typing import Any
 
 import attrs
 
-from ._fastpath import structure_hook, view_hook
+from ._fastpath import structure_hook, unknown_view_field, view_hook
 from ._json import msgspec_module
 from ._naming import CONTRACT_NAMING, Naming, wire_names
 from ._types import TypedItem, open_enum_of, union_members
@@ -38,6 +41,11 @@ resource whose records always carry unpublished fields then costs almost nothing
 _RESTING_EVERY = 64
 _MAX_SHAPES = 16
 """Page shapes a decoder keeps a compiled envelope for at most."""
+_MAX_UNKNOWN = 32
+"""Unknown keys a resource's records may carry for their pages to be read into views: a view
+has a field for each."""
+_MAX_VIEWS = 256
+"""Views kept at most, every model's in every naming, and with unknown keys."""
 
 
 def _view_field_type(type_: Any, naming: Naming) -> Any:
@@ -72,18 +80,27 @@ def _view_field_type(type_: Any, naming: Naming) -> Any:
     return view | None if nullable else view
 
 
-_VIEWS: dict[tuple[type[Any], Naming], type[Any] | None] = {}
+Unknown = tuple[str, ...]
+"""Keys a resource's records carry beside their model's fields (kept in `extra`), in the order
+the records carry them."""
+
+_VIEWS: dict[tuple[type[Any], Naming, Unknown], type[Any] | None] = {}
 
 
-def view_type(model: type[Any], naming: Naming = CONTRACT_NAMING) -> type[Any] | None:
-    """The typed view of a model's records in a naming, or None when a field's type has none."""
-    key = (model, naming)
+def view_type(
+    model: type[Any], naming: Naming = CONTRACT_NAMING, unknown: Unknown = ()
+) -> type[Any] | None:
+    """The typed view of a model's records in a naming, or None when a field's type has none;
+    with `unknown`, the view of records that may also carry those keys (any JSON value each)."""
+    key = (model, naming, unknown)
     if key not in _VIEWS:
-        _VIEWS[key] = _make_view(model, naming)
+        if len(_VIEWS) >= _MAX_VIEWS:  # a service whose records' keys keep changing
+            _VIEWS.clear()
+        _VIEWS[key] = _make_view(model, naming, unknown)
     return _VIEWS[key]
 
 
-def _make_view(model: type[Any], naming: Naming) -> type[Any] | None:
+def _make_view(model: type[Any], naming: Naming, unknown: Unknown = ()) -> type[Any] | None:
     msgspec = msgspec_module()
     hints = {f.name: f.type for f in attrs.fields(attrs.resolve_types(model))}
     names = wire_names(model, naming)
@@ -96,9 +113,14 @@ def _make_view(model: type[Any], naming: Naming) -> type[Any] | None:
             return None
         fields.append((field.name, view))
     renamed = {name: names[name] for name, _ in fields if names[name] != name}
+    # An unknown key is a field named by its position (`unknown_view_field`), renamed to it.
+    optional: list[tuple[str, Any, Any]] = []
+    for index, key in enumerate(unknown):
+        optional.append((unknown_view_field(index), Any, msgspec.UNSET))
+        renamed[unknown_view_field(index)] = key
     return msgspec.defstruct(  # type: ignore[no-any-return]
         f"{model.__name__}View",
-        fields,
+        [*fields, *optional],
         bases=(msgspec.Struct, TypedItem),
         module=__name__,
         rename=renamed or None,
@@ -138,6 +160,11 @@ class TypedDecoder:
     any field missing, any other JSON type, or not JSON at all): the caller reads it the
     general way. After `_MISSES_BEFORE_RESTING` refusals in a row it tries only one body in
     `_RESTING_EVERY`, until one fits again.
+
+    A page read the general way teaches `learn` its shape, and the keys its records carry
+    beside their model's fields (a field the service added): the pages after it are read
+    into views that also take those keys, each kept in the record's `extra`, so a service
+    that adds a field to every record is still read in C.
     """
 
     def __init__(self, model: type[Any], view: type[Any], naming: Naming) -> None:
@@ -147,19 +174,31 @@ class TypedDecoder:
         self.naming = naming
         self._record = msgspec.json.Decoder(view)
         self._refused = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
-        full = structure_hook(model, naming)
-        to_builtins = msgspec.to_builtins
-        self.structure: Callable[[object, object], Any] = view_hook(
-            model, lambda view: full(to_builtins(view), model), naming
-        )
+        self._known = frozenset(wire_names(model, naming).values())
+        self._structures: dict[type[Any], Callable[[object, object], Any]] = {}
+        self.structure = self.structure_of(view)
         """Turns a view into its record (`_fastpath.view_hook`); a view whose text does not
         read goes the general way as the JSON it was (the same record, or the same fault)."""
-        self._envelopes: dict[PageShape, _Envelope] = {}
+        self._envelopes: dict[tuple[PageShape, Unknown], _Envelope] = {}
         self._envelope: _Envelope | None = None
         self._misses = 0
 
     def __repr__(self) -> str:
         return f"<TypedDecoder {self.view.__name__}>"
+
+    def structure_of(self, view: type[Any]) -> Callable[[object, object], Any]:
+        """The function turning views of this type (this resource's, with or without unknown
+        keys) into records."""
+        structure = self._structures.get(view)
+        if structure is None:
+            model, msgspec = self.model, msgspec_module()
+            full = structure_hook(model, self.naming)
+            to_builtins = msgspec.to_builtins
+            unknown = tuple(view.__struct_encode_fields__[len(self.view.__struct_fields__) :])
+            structure = self._structures[view] = view_hook(
+                model, lambda view: full(to_builtins(view), model), self.naming, unknown
+            )
+        return structure
 
     def _resting(self) -> bool:
         misses = self._misses
@@ -185,17 +224,35 @@ class TypedDecoder:
         view = self._decoded(self._record, body)
         return None if view is _REFUSED else self.structure(view, self.model)
 
-    def learn(self, shape: PageShape | None) -> None:
-        """Arm `page` for pages of this shape (`page_shape`); None disarms it."""
+    def learn(self, shape: PageShape | None, body: object = None) -> None:
+        """Arm `page` for pages of this shape (`page_shape`), their records as `body`'s (a
+        page read the general way) carry keys beside their model's fields; None disarms it."""
         if shape is None:
             self._envelope = None
             return
-        envelope = self._envelopes.get(shape)
+        unknown = self._unknown(body, shape[0]) if self._misses <= _MISSES_BEFORE_RESTING else ()
+        envelope = self._envelopes.get((shape, unknown))
         if envelope is None:
+            view = view_type(self.model, self.naming, unknown) if unknown else self.view
+            if view is None:
+                return
             if len(self._envelopes) >= _MAX_SHAPES:  # a service whose envelope keeps changing
                 self._envelopes.clear()
-            envelope = self._envelopes[shape] = _Envelope(self.view, *shape)
+            envelope = self._envelopes[shape, unknown] = _Envelope(view, *shape)
         self._envelope = envelope
+
+    def _unknown(self, body: object, items: str) -> Unknown:
+        """The keys the records of a page carry beside their model's fields, in the order they
+        come; none when they are too many for a view."""
+        if not isinstance(body, dict) or not isinstance(records := body.get(items), list):
+            return ()
+        known, unknown = self._known, dict[str, None]()
+        for record in records:
+            if isinstance(record, dict) and not known.issuperset(record):
+                unknown.update((key, None) for key in record if key not in known)
+                if len(unknown) > _MAX_UNKNOWN:
+                    return ()
+        return tuple(unknown)
 
     def page(self, body: bytes) -> dict[str, Any] | None:
         """The JSON of a page in the shape learned, its items as views; None when it does not

@@ -29,6 +29,7 @@ from remedy_async._wire._naming import naming_of, spell, wire_names
 from remedy_async._wire._record_reader import RecordReader
 from remedy_async._wire._types import TypedItem, item_id
 from remedy_async._wire._views import (
+    _MAX_UNKNOWN,
     _MISSES_BEFORE_RESTING,
     _RESTING_EVERY,
     TypedDecoder,
@@ -261,6 +262,58 @@ def test_a_page_with_a_key_the_learned_shape_lacks_is_refused_then_learned() -> 
     alone = typed.page(dumps({"data": items}))  # the other keys may be left out
     assert alone is not None
     assert list(alone) == ["data"]
+
+
+def test_records_with_keys_the_model_lacks_are_read_in_c_once_a_page_showed_them() -> None:
+    """A service that adds fields to its records: the page read the general way teaches the
+    decoder those keys, and the pages after it are read into views that take them too, each
+    record the one the general way reads (every added value in `extra`, exact; a record
+    without one of them without it)."""
+    records = [
+        {**full_endpoint(), "risk_score": 100000000000000000001, "labels": ["a", {"b": None}]},
+        {**full_endpoint(), "labels": []},
+        {**full_endpoint(), "risk_score": 0.1, "labels": None},
+    ]
+    page = {"data": records, "total": 3}
+    typed = decoder(Endpoint)
+    typed.learn(page_shape(page))
+    assert typed.page(dumps(page)) is None  # the keys the records add are not known yet
+    typed.learn(page_shape(page), page)
+    read = typed.page(dumps(page))
+    assert read is not None
+    items = read["data"]
+    assert all(isinstance(item, TypedItem) for item in items)
+    built = [typed.structure_of(type(item))(item, Endpoint) for item in items]
+    assert built == [structure_hook(Endpoint)(record, Endpoint) for record in records]
+    assert [record.extra for record in built] == [
+        {"risk_score": 100000000000000000001, "labels": ["a", {"b": None}]},
+        {"labels": []},
+        {"risk_score": 0.1, "labels": None},
+    ]
+    assert [to_wire(record) for record in built] == records
+    another = {"data": [{**full_endpoint(), "owner": "x"}], "total": 1}
+    assert typed.page(dumps(another)) is None  # a key not learned: the general way again
+
+
+def test_records_adding_more_keys_than_a_view_takes_are_read_the_general_way() -> None:
+    many = {f"k{index}": index for index in range(_MAX_UNKNOWN + 1)}
+    page = {"data": [{**full_endpoint(), **many}], "total": 1}
+    typed = decoder(Endpoint)
+    typed.learn(page_shape(page), page)
+    assert typed.page(dumps(page)) is None
+
+
+def test_the_reader_reads_records_with_an_added_field_in_c_from_its_second_page() -> None:
+    reader = RecordReader(Endpoint, "snake", "endpoints")
+    record = {**full_endpoint(), "risk_score": 7}
+    body = dumps({"data": [record], "total": 1, "limit": 1, "offset": 0})
+    first = reader.page(response(body))
+    assert first.body["data"][0].__class__ is dict
+    item = reader.page(response(body)).body["data"][0]
+    assert isinstance(item, TypedItem)
+    endpoint = reader.hook_for([item])(item, Endpoint)
+    assert endpoint == reader.hook_for([record])(record, Endpoint)
+    assert endpoint.extra == {"risk_score": 7}
 
 
 def test_a_body_with_records_in_two_lists_arms_no_page_shape() -> None:
