@@ -191,6 +191,8 @@ class TypedDecoder:
         keys) into records."""
         structure = self._structures.get(view)
         if structure is None:
+            if len(self._structures) >= _MAX_SHAPES:  # records whose added keys keep changing
+                self._structures.clear()
             model, msgspec = self.model, msgspec_module()
             full = structure_hook(model, self.naming)
             to_builtins = msgspec.to_builtins

@@ -29,6 +29,7 @@ from remedy_async._wire._naming import naming_of, spell, wire_names
 from remedy_async._wire._record_reader import RecordReader
 from remedy_async._wire._types import TypedItem, item_id
 from remedy_async._wire._views import (
+    _MAX_SHAPES,
     _MAX_UNKNOWN,
     _MISSES_BEFORE_RESTING,
     _RESTING_EVERY,
@@ -301,6 +302,21 @@ def test_records_adding_more_keys_than_a_view_takes_are_read_the_general_way() -
     typed = decoder(Endpoint)
     typed.learn(page_shape(page), page)
     assert typed.page(dumps(page)) is None
+
+
+def test_records_whose_added_keys_keep_changing_keep_a_decoder_bounded() -> None:
+    """A service adding a different key to every page: each page read the general way teaches
+    its key, and the decoder keeps no more than a bounded number of views' functions."""
+    typed = decoder(Endpoint)
+    for index in range(3 * _MAX_SHAPES):
+        page = {"data": [{**full_endpoint(), f"key{index}": index}], "total": 1}
+        assert typed.page(dumps(page)) is None
+        typed.learn(page_shape(page), page)
+        read = typed.page(dumps(page))
+        assert read is not None
+        record = typed.structure_of(type(read["data"][0]))(read["data"][0], Endpoint)
+        assert record.extra == {f"key{index}": index}
+    assert len(typed._structures) <= _MAX_SHAPES
 
 
 def test_the_reader_reads_records_with_an_added_field_in_c_from_its_second_page() -> None:
