@@ -248,10 +248,10 @@ class _Generator:
             self.names["_UNSET"] = msgspec_module().UNSET
             lines.append(f"{prefix}_extra = {{}}")
             for index, key in enumerate(unknown):
-                field = unknown_view_field(index)
-                lines += [
-                    f"if {view}.{field} is not _UNSET: {prefix}_extra[{key!r}] = {view}.{field}"
-                ]
+                lines.append(f"{prefix}_added = {view}.{unknown_view_field(index)}")
+                lines.append(
+                    f"if {prefix}_added is not _UNSET: {prefix}_extra[{key!r}] = {prefix}_added"
+                )
             lines.append(f"{record}.extra = {prefix}_extra")
         else:
             lines.append(f"{record}.extra = {{}}")
@@ -262,8 +262,9 @@ class _Generator:
 
     def view_source(self, model: type[Any], *, guarded: bool, unknown: tuple[str, ...] = ()) -> str:
         """The source of `view_<Model>(view)`: the record of a typed view (`_views`), whose
-        fields are exactly the model's, with nothing unknown (`extra` is empty) and nothing
-        missing (no optional field was read without). `guarded`: a view whose text does not
+        fields are the model's and the `unknown` keys (`extra` holds those the record carries,
+        and is empty without them), with nothing missing (no optional field was read without).
+        `guarded`: a view whose text does not
         read (`STEP_ASIDE_ERRORS`) goes to `_fallback` whole, else the error propagates."""
         body = [*self.build_from_view(model, "view", "record", unknown), "return record"]
         if guarded:

@@ -114,13 +114,13 @@ def _make_view(model: type[Any], naming: Naming, unknown: Unknown = ()) -> type[
         fields.append((field.name, view))
     renamed = {name: names[name] for name, _ in fields if names[name] != name}
     # An unknown key is a field named by its position (`unknown_view_field`), renamed to it.
-    optional: list[tuple[str, Any, Any]] = []
+    added: list[tuple[str, Any, Any]] = []
     for index, key in enumerate(unknown):
-        optional.append((unknown_view_field(index), Any, msgspec.UNSET))
+        added.append((unknown_view_field(index), Any, msgspec.UNSET))
         renamed[unknown_view_field(index)] = key
     return msgspec.defstruct(  # type: ignore[no-any-return]
         f"{model.__name__}View",
-        [*fields, *optional],
+        [*fields, *added],
         bases=(msgspec.Struct, TypedItem),
         module=__name__,
         rename=renamed or None,
@@ -198,7 +198,7 @@ class TypedDecoder:
             to_builtins = msgspec.to_builtins
             unknown = tuple(view.__struct_encode_fields__[len(self.view.__struct_fields__) :])
             structure = self._structures[view] = view_hook(
-                model, lambda view: full(to_builtins(view), model), self.naming, unknown
+                model, lambda refused: full(to_builtins(refused), model), self.naming, unknown
             )
         return structure
 
