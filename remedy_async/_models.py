@@ -51,7 +51,6 @@ import attrs
 from attrs import field, frozen
 
 from ._redact import credential_key
-from ._wire._absent import NOTE, keep_reads_plain, read_without
 from ._wire._codec import Model
 from ._wire._naming import to_camel, wire_names
 from ._wire._types import model_in
@@ -228,7 +227,6 @@ class OperatingSystem(Model):
     extra: Mapping[str, JSONValue] = _extra()
     """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
     back."""
-    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -280,7 +278,6 @@ class SubjectFilter(Model):
     extra: Mapping[str, JSONValue] = _extra()
     """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
     back."""
-    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -301,7 +298,6 @@ class EndpointFilter(Model):
     extra: Mapping[str, JSONValue] = _extra()
     """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
     back."""
-    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -323,7 +319,6 @@ class FindingFilter(Model):
     extra: Mapping[str, JSONValue] = _extra()
     """Fields the reference does not publish, by wire name, as sent; `to_wire` writes them
     back."""
-    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -371,7 +366,6 @@ class RemediationTarget(Model):
     """When it last changed (assumed from the published pattern; None when not sent)."""
     extra: Mapping[str, JSONValue] = _extra()
     """Every field but those above, by wire name, as sent; `to_wire` writes them back."""
-    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -391,7 +385,6 @@ class VulnerabilityFinding(Model):
     """When it last changed (assumed from the published pattern; None when not sent)."""
     extra: Mapping[str, JSONValue] = _extra()
     """Every field but those above, by wire name, as sent; `to_wire` writes them back."""
-    _read_without = read_without()
 
 
 @frozen(kw_only=True)
@@ -405,7 +398,6 @@ class HealthStatus(Model):
     """What the service says of itself: `ok` when healthy."""
     extra: Mapping[str, JSONValue] = _extra()
     """The answer's other fields (`version`, `time`, ...), by wire name, as sent."""
-    _read_without = read_without()
 
     @property
     def ok(self) -> bool:
@@ -425,12 +417,6 @@ MODEL_TYPES: tuple[type[Any], ...] = (
     FindingFilter,
 )
 """Every model: the records, the health answer and the values nested in records."""
-
-for _model in MODEL_TYPES:  # each note a plain slot: see `_wire._absent`
-    if NOTE in _model.__dict__:
-        keep_reads_plain(_model)
-del _model
-
 
 # The filters each list accepts ---------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import attrs
 
 from ._json import dumps
+from ._absent import NOTE
 from ._naming import CONTRACT_NAMING, NAMING_NOTE, NAMINGS, Naming, naming_of, wire_names
 from ._types import WireFault, model_in
 
@@ -41,7 +42,9 @@ class Model:
     nulls kept, numbers exact).
     """
 
-    __slots__ = (NAMING_NOTE,)  # the naming a record was read in, when not the contract's
+    # Notes the structure functions set, no fields: the naming a record was read in when not
+    # the contract's (`_naming`), and the optional fields it was read without (`_absent`).
+    __slots__ = (NAMING_NOTE, NOTE)
 
     def to_dict(self, naming: Naming | None = None) -> dict[str, Any]:
         """Return the record as wire JSON: exactly `remedy_async.to_wire(record)`.
