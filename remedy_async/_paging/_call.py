@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
-import attrs
-from attrs import frozen
+from msgspec import Struct
+from msgspec.structs import replace
 from yarl import URL
 
 from remedy_async._errors import check_count
@@ -78,13 +78,6 @@ class WireObjects:
 WIRE_OBJECTS = WireObjects()
 
 
-def _at_least(minimum: int) -> Callable[[object, attrs.Attribute[Any], int | None], None]:
-    def check(_: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
-        check_count(attribute.name, value, minimum)
-
-    return check
-
-
 AUTO: Final = "auto"
 """`prefetch="auto"`: read one page ahead once the loop has read a few in step (the walk's
 `READ_AHEAD_AFTER`)."""
@@ -93,56 +86,61 @@ Prefetch = int | Literal["auto"]
 """How far a list reads ahead of its loop: a number of pages, or `"auto"`."""
 
 
-def _check_prefetch(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value != AUTO:
-        if value is None:
-            raise ValueError(f"{attribute.name} must be 'auto' or an int >= 0, got None")
-        check_count(attribute.name, value, 0)  # type: ignore[arg-type]
-
-
-def _check_policy(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value not in SHIFT_POLICIES:
-        raise ValueError(f"{attribute.name} must be one of {SHIFT_POLICIES}, not {value!r}")
-
-
-@frozen
-class ListLimits:
+class ListLimits(Struct, frozen=True):
     """How much of a list is fetched, and how: page size, item cap, pages ahead, pages at once,
-    and what a list that cannot be proven to continue does."""
+    and what a list that cannot be proven to continue does. Each is checked when made."""
 
-    page_size: int | None = attrs.field(default=None, validator=_at_least(1))
-    max_items: int | None = attrs.field(default=None, validator=_at_least(0))
-    prefetch: Prefetch = attrs.field(default=AUTO, validator=_check_prefetch)
-    concurrency: int = attrs.field(default=1, validator=_at_least(1))
-    on_shift: ShiftPolicy = attrs.field(default="raise", validator=_check_policy)
+    page_size: int | None = None
+    max_items: int | None = None
+    prefetch: Prefetch = AUTO
+    concurrency: int = 1
+    on_shift: ShiftPolicy = "raise"
+
+    def __post_init__(self) -> None:
+        check_count("page_size", self.page_size, 1)
+        check_count("max_items", self.max_items, 0)
+        if self.prefetch != AUTO:
+            if self.prefetch is None:
+                raise ValueError("prefetch must be 'auto' or an int >= 0, got None")
+            check_count("prefetch", self.prefetch, 0)
+        check_count("concurrency", self.concurrency, 1)
+        if self.on_shift not in SHIFT_POLICIES:
+            raise ValueError(f"on_shift must be one of {SHIFT_POLICIES}, not {self.on_shift!r}")
 
 
-@frozen
-class ListCall(Generic[T]):
+class ListCall(Struct, Generic[T], frozen=True):
     """A list call: where it starts, how pages are fetched and read, its limits and secrets."""
 
-    fetch: FetchPage = attrs.field(repr=False)
+    fetch: FetchPage
     paginator: Paginator
     reader: ItemReader[T]
-    start: ResumePoint = attrs.field(repr=False)
-    first: PageRequest = attrs.field(repr=False)
+    start: ResumePoint
+    first: PageRequest
     """The list's own first request (for its page size), to tell a fresh start from a resume."""
-    base_url: URL = attrs.field(repr=False)
+    base_url: URL
     description: str
     limits: ListLimits = ListLimits()
     trusted_origins: frozenset[str] = frozenset()
-    secrets: Sequence[str] = attrs.field(default=(), repr=False)
-    on_convention: Callable[[Convention, str], None] | None = attrs.field(default=None, repr=False)
-    on_shifts: Callable[[str, str], None] | None = attrs.field(default=None, repr=False)
+    secrets: Sequence[str] = ()
+    on_convention: Callable[[Convention, str], None] | None = None
+    on_shifts: Callable[[str, str], None] | None = None
     """Told, with the page's URL, what proving a page of an offset list cost when the data
     moved under it (`Shifts`, as text); None: nobody listens."""
-    observe: Observe | None = attrs.field(default=None, repr=False)
+    observe: Observe | None = None
     """Wraps each iteration (items or pages) of the call, from its first step to its end: the
     hook the client's events (and so its telemetry) see a whole list through; None: none."""
-    fetch_records: FetchPage | None = attrs.field(default=None, repr=False)
+    fetch_records: FetchPage | None = None
     """As `fetch`, for a call whose reader builds records: a page shaped exactly as an earlier
     one is read straight into typed views (its items TypedItems, which the reader turns into
     records). None: every page is read as JSON. `reading` another reader drops it."""
+
+    def __repr__(self) -> str:
+        """The call as a log shows it: never its secrets, callables or requests."""
+        return (
+            f"ListCall(paginator={self.paginator!r}, reader={self.reader!r}, "
+            f"description={self.description!r}, limits={self.limits!r}, "
+            f"trusted_origins={self.trusted_origins!r})"
+        )
 
     @property
     def from_start(self) -> bool:
@@ -158,4 +156,4 @@ class ListCall(Generic[T]):
 
     def reading(self, reader: ItemReader[U]) -> ListCall[U]:
         """The same call, its items built by `reader` instead."""
-        return attrs.evolve(self, reader=reader, fetch_records=None)  # type: ignore[arg-type,return-value]
+        return replace(self, reader=reader, fetch_records=None)  # type: ignore[arg-type]

@@ -13,8 +13,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, 
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar, cast
 
-import attrs
 from attrs import field, frozen
+from msgspec.structs import replace
 
 from remedy_async._errors import DecodeError, RemedyError
 from remedy_async._redact import redact, redact_headers, scrub_error, shown_url
@@ -253,7 +253,7 @@ class Pager(Generic[T]):
     async def _first_page(self) -> Page[T]:
         """The list's first page, read by a walk that fetches no page ahead of it."""
         limits = self._call.limits
-        one_page = attrs.evolve(self._call, limits=attrs.evolve(limits, prefetch=0, concurrency=1))
+        one_page = replace(self._call, limits=replace(limits, prefetch=0, concurrency=1))
         pages = self._observed(self._iterate_pages(PageWalk(one_page)))
         try:
             async for page in pages:

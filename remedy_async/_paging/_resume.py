@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import attrs
 import orjson
-from attrs import frozen
+from msgspec import Struct
 from yarl import URL
 
 from remedy_async._redact import conceal, reveal
@@ -30,8 +30,7 @@ from ._protocol import NamingPaginator, PageRequest, Paginator, Probe
 TOKEN_PREFIX = "r1."
 
 
-@frozen
-class ResumePoint:
+class ResumePoint(Struct, frozen=True):
     """Where a list continues: the page request to send and how many of its items to skip (a
     proven offset list's request carries what the token keeps of its proof)."""
 

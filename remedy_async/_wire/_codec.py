@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 
-from ._json import dumps
 from ._absent import NOTE
+from ._json import dumps
 from ._naming import CONTRACT_NAMING, NAMING_NOTE, NAMINGS, Naming, naming_of, wire_names
 from ._types import WireFault, model_in
 

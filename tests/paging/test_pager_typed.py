@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from remedy_async import DecodeError, RemedyClient
 from remedy_async._paging._call import WIRE_OBJECTS
@@ -61,7 +62,7 @@ def typed(pager: Pager[Any], *, reader: Any = None) -> Pager[Any]:
         rows = [msgspec.convert(item, Row) for item in body["data"]]
         return attrs.evolve(response, body={**body, "data": rows})
 
-    return Pager(attrs.evolve(call, fetch_records=fetch_typed, reader=reader or Rows()))
+    return Pager(replace(call, fetch_records=fetch_typed, reader=reader or Rows()))
 
 
 async def listed(service: PublishedService, page_size: int, **options: Any) -> list[str]:

@@ -15,6 +15,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 from yarl import URL
 
 from remedy_async._paging._conventions import CONVENTIONS, convention_document, convention_from
@@ -163,7 +164,7 @@ def test_a_token_keeps_a_preset_by_name_and_a_composition_by_fields() -> None:
             },
         ),
     ]:
-        point = attrs.evolve(POINT, request=PageRequest(convention=convention))
+        point = replace(POINT, request=PageRequest(convention=convention))
         assert document_of(encode_token(point))["v"] == stored
 
 
@@ -174,7 +175,7 @@ def test_a_probe_resumes_with_its_remaining_guesses() -> None:
     request = PageRequest(
         params=(("offset", "100"),), convention=CONVENTIONS["offset"], probe=probe
     )
-    point = attrs.evolve(POINT, request=request)
+    point = replace(POINT, request=request)
     decoded = decode(encode_token(point), point)
     assert decoded.request.probe == probe
     assert decoded.request.probe.next_try() == attrs.evolve(
@@ -187,7 +188,7 @@ def test_a_confirming_probe_resumes_confirming() -> None:
     (not the ids of the page before, which would make tokens long)."""
     probe = Probe("ep-0", refusal="refuted", first_ids=("ep-2", "ep-3"), confirming=True)
     request = PageRequest(params=(("offset", "4"),), convention=CONVENTIONS["offset"], probe=probe)
-    point = attrs.evolve(POINT, request=request)
+    point = replace(POINT, request=request)
     decoded = decode(encode_token(point), point).request.probe
     assert decoded == attrs.evolve(probe, first_ids=())
 
@@ -197,7 +198,7 @@ def test_a_probe_resumes_knowing_the_page_before_said_more() -> None:
     so an empty page after the resume still refutes the guess rather than ending the list."""
     probe = Probe("ep-0", announced_more=True)
     request = PageRequest(params=(("offset", "4"),), convention=CONVENTIONS["offset"], probe=probe)
-    point = attrs.evolve(POINT, request=request)
+    point = replace(POINT, request=request)
     assert decode(encode_token(point), point).request.probe == probe
 
 
@@ -205,7 +206,7 @@ def test_a_header_continuation_resumes_in_its_header() -> None:
     """A token sent back as a request header is kept as one."""
     convention = Convention(name="h", follow="token", param="X-Cursor", param_in="header")
     request = PageRequest(headers=(("X-Cursor", "c2"),), convention=convention)
-    point = attrs.evolve(POINT, request=request)
+    point = replace(POINT, request=request)
     assert decode(encode_token(point), point).request.headers == (("X-Cursor", "c2"),)
 
 
@@ -526,7 +527,7 @@ def test_an_echoed_secret_in_a_header_or_a_guess_is_never_stored() -> None:
         convention=Convention(name="h", follow="token", param="X-Cursor", param_in="header"),
         probe=Probe("sc-1", (guess,)),
     )
-    point = attrs.evolve(echoing_point(), request=request)
+    point = replace(echoing_point(), request=request)
     token = encode_token(point, (SECRET,))
     assert SECRET not in str(document_of(token))
     assert decode_echoing(token, (SECRET,)) == point

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from attrs import frozen
+from msgspec import Struct
 from yarl import URL
 
 from remedy_async._paging._protocol import ONLY_ARRAY, RESOURCE, Convention, PagingFault, Path
@@ -32,8 +32,7 @@ ID_KEYS = ("id", "Id", "ID")
 guess compares pages by."""
 
 
-@frozen
-class FoundItems:
+class FoundItems(Struct, frozen=True):
     """Where a page's item array is, and the array."""
 
     path: Path

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote
 
-from attrs import frozen
+from msgspec import Struct
 from yarl import URL
 
 from remedy_async._paging._protocol import Convention, PageRequest, PagingFault, Path
@@ -36,8 +36,7 @@ MAX_SIGNAL_DEPTH = 4
 Kind = Literal["url", "token", "number", "flag", "null"]
 
 
-@frozen
-class Signal:
+class Signal(Struct, frozen=True):
     """One paging signal of a response: where it is, what its name says, what it holds."""
 
     path: Path

@@ -21,8 +21,6 @@ from contextlib import asynccontextmanager, suppress
 from functools import partial
 from typing import Any, TypeVar
 
-import attrs
-from attrs import frozen
 from msgspec import Struct
 from yarl import URL
 
@@ -128,20 +126,17 @@ class PreparedPage(Struct, frozen=True):
     """What proving this page cost (realignments, re-reads, restarts since the page before)."""
 
 
-@frozen
 class PageWalk:
     """One pass over a list call's pages from its start; `pages()` provides them in order."""
 
-    call: ListCall[Any]
-    paginator: ProvenPaginator = attrs.field(init=False)
-    """The list's paginator, in the offset proof (which passes any other list through)."""
+    __slots__ = ("call", "paginator")
 
-    @paginator.default
-    def _proven(self) -> ProvenPaginator:
-        call = self.call
-        return ProvenPaginator.around(
+    def __init__(self, call: ListCall[Any]) -> None:
+        self.call = call
+        self.paginator = ProvenPaginator.around(
             call.paginator, call.first, call.limits.on_shift, from_start=call.from_start
         )
+        """The list's paginator, in the offset proof (which passes any other list through)."""
 
     @property
     def fetch(self) -> FetchPage:
