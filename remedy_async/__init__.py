@@ -78,7 +78,6 @@ from ._sending._transport import ConnectionPool, Transport
 from ._settings import RequestOptions, Telemetry
 from ._version import VERSION as _VERSION
 from ._wire._codec import to_wire
-from ._wire._error_bodies import ERROR_SHAPES
 from ._wire._fastpath import from_wire
 from ._wire._http import JSONResponse
 
@@ -113,6 +112,7 @@ if _typing.TYPE_CHECKING:
     from ._tenancy._plan import Shard, Unit, plan_shards, plan_units
     from ._tenancy._tenant import Tenant
     from ._tenancy._tenants_file import load_tenants
+    from ._wire._error_bodies import ERROR_SHAPES
 
 __version__ = _VERSION
 """The installed version of remedy_async, such as `0.1.0`."""
@@ -121,6 +121,7 @@ _LAZY = {
     "AutoPaginator": "._paging._paginators._auto",
     **dict.fromkeys(("Change", "ChangeKind", "PassResult"), "._changes._change"),
     "CONVENTIONS": "._paging._conventions",
+    "ERROR_SHAPES": "._wire._error_bodies",
     "ChangeFeed": "._changes._feed",
     "ChangeState": "._changes._state",
     "DownloadResult": "._download",
@@ -152,7 +153,8 @@ _LAZY = {
 first list, so a program that only gets records never loads it; the conventions one pins by
 hand, which a program that lets the client detect its paging never needs), the probe,
 the change feed (with sqlite3), reading many tenants, `get_many`, the agent configuration
-download and the test double of the service (`MockTransport`)."""
+download, the error-body conventions (read by a first error) and the test double of the
+service (`MockTransport`)."""
 
 __all__ = [
     "CONVENTIONS",

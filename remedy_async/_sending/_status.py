@@ -14,7 +14,6 @@ from typing import Any
 
 from remedy_async._errors import APIStatusError, RateLimitError, public_url, status_error_class
 from remedy_async._redact import body_excerpt, kept_body, redact, redact_headers
-from remedy_async._wire._error_bodies import explain
 from remedy_async._wire._http import Response
 
 from ._credential import KnownSecrets, StaticSecrets
@@ -31,6 +30,8 @@ def status_error(response: Response, *, secrets: Iterable[str] = ()) -> APIStatu
     with what the client sent: `(a token was sent in Authorization, from REMEDY_API_TOKEN)`,
     when `secrets` are a client's (which carry its `CredentialSource`).
     """
+    from remedy_async._wire._error_bodies import explain  # noqa: PLC0415 - loaded by a first error
+
     source = secrets.source if isinstance(secrets, StaticSecrets | KnownSecrets) else None
     secrets = tuple(secrets)
     said = explain(response.body, response.content_type)
