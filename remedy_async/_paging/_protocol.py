@@ -25,6 +25,8 @@ from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 import attrs
 from attrs import frozen
+from msgspec import Struct
+from msgspec.structs import replace
 from yarl import URL
 
 from remedy_async._wire._http import JSONResponse
@@ -305,8 +307,7 @@ class FetchPage(Protocol):
     ) -> Coroutine[Any, Any, JSONResponse]: ...
 
 
-@frozen
-class Probe:
+class Probe(Struct, frozen=True):
     """A guess being tried by a page request: kept only if the page starts with a record the
     list's first page did not hold (a service that ignores the parameter answers with its first
     page; one that reads it otherwise, say a page number as an offset, with part of it), or
@@ -347,11 +348,10 @@ class Probe:
         (the list then ends, or stops with `refusal`)."""
         if not self.others:
             return None
-        return attrs.evolve(self.others[0], probe=attrs.evolve(self, others=self.others[1:]))
+        return attrs.evolve(self.others[0], probe=replace(self, others=self.others[1:]))
 
 
-@frozen
-class Detection:
+class Detection(Struct, frozen=True):
     """What the first page of a list shows about its paging."""
 
     convention: Convention
@@ -402,8 +402,7 @@ class PageResult:
     """What proving the page cost since the page before (a proven list)."""
 
 
-@frozen
-class ListSize:
+class ListSize(Struct, frozen=True):
     """A list's size as one of its pages announces it: items, pages, or both."""
 
     items: int | None
@@ -416,8 +415,7 @@ class ListSize:
         return " in ".join(parts) or "no size"
 
 
-@frozen
-class PagePlan:
+class PagePlan(Struct, frozen=True):
     """The requests of the pages after one page, planned from the size the list announces."""
 
     requests: tuple[PageRequest, ...]

@@ -190,7 +190,7 @@ def test_a_confirming_probe_resumes_confirming() -> None:
     request = PageRequest(params=(("offset", "4"),), convention=CONVENTIONS["offset"], probe=probe)
     point = replace(POINT, request=request)
     decoded = decode(encode_token(point), point).request.probe
-    assert decoded == attrs.evolve(probe, first_ids=())
+    assert decoded == replace(probe, first_ids=())
 
 
 def test_a_probe_resumes_knowing_the_page_before_said_more() -> None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import attrs
+from msgspec.structs import replace
 from yarl import URL
 
 from remedy_async._paging._detect._preset import preset_alike
@@ -373,7 +374,7 @@ def _named(detection: Detection, response: JSONResponse, items_path: Path) -> De
     """The detection with each convention replaced by the preset that reads the page alike."""
     convention = preset_alike(detection.convention, response, items_path)
     guesses = tuple(preset_alike(guess, response, items_path) for guess in detection.guesses)
-    return attrs.evolve(detection, convention=convention, guesses=guesses)
+    return replace(detection, convention=convention, guesses=guesses)
 
 
 def _resolved(url: URL, value: Any, based: bool) -> str:

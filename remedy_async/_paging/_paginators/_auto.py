@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 from attrs import field, frozen
+from msgspec.structs import replace
 
 from remedy_async._paging._conventions import CONVENTIONS
 from remedy_async._paging._protocol import (
@@ -257,13 +258,13 @@ def _ignored(probe: Probe, request: PageRequest, response: JSONResponse) -> Page
         if probe.refusal is None or probe.confirming:
             # the page before said more follow and the guess brought none: a wrong guess, not
             # the list's end
-            probe = attrs.evolve(probe, refusal=_brought_none(convention))
+            probe = replace(probe, refusal=_brought_none(convention))
     elif not probe.refuted_by(first, position_echoed=echoed):
         return None
     elif first != probe.first_id and probe.refusal is None:
         # The service read the guess, otherwise than guessed: it pages this list, so running
         # out of guesses is no evidence of the list's end.
-        probe = attrs.evolve(probe, refusal=_misread(convention))
+        probe = replace(probe, refusal=_misread(convention))
     shown = "$" + "".join(f".{key}" for key in path)
     following = probe.next_try()
     if following is not None:  # the guess was ignored or misread: try the next
