@@ -80,13 +80,23 @@ UUID ids, so a long list's memory stays flat at about 20 MB more than a short on
 class Delivered:
     """The last `cap` ids a list delivered (every one, with no cap): which of a page's records
     were delivered before, however far back (within `cap`). One per list, shared by the
-    states of its proof (it only grows as the list is read)."""
+    states of its proof (it only grows as the list is read).
+
+    Past the cap the oldest pages are forgotten whole. The pages remembered are kept as one
+    list of their ids and the offsets their pages end at, not as a list per page: a list
+    retained per page would add a container the garbage collector tracks, and so a collection
+    every few hundred pages, each walking the pages being read (about 3 ms in a list of
+    100,000)."""
 
     def __init__(self, cap: int | None) -> None:
         self.cap = cap
         self.keys: set[Hashable] = set()
         """The ids remembered."""
-        self._pages: deque[Sequence[Hashable]] = deque()
+        self._order: list[Hashable] = []
+        """The ids delivered in order, those of the pages remembered from `_first` on."""
+        self._first = 0
+        self._ends: deque[int] = deque()
+        """Where each page remembered ends in `_order`, oldest first."""
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -100,9 +110,18 @@ class Delivered:
         self.keys.update(keys)
         if self.cap is None:
             return
-        self._pages.append(keys)
-        while len(self.keys) > self.cap and len(self._pages) > 1:
-            self.keys.difference_update(self._pages.popleft())
+        order, ends = self._order, self._ends
+        order.extend(keys)
+        ends.append(len(order))
+        while len(self.keys) > self.cap and len(ends) > 1:
+            end = ends.popleft()
+            self.keys.difference_update(order[self._first : end])
+            self._first = end
+        if self._first > len(order) // 2:  # drop what was forgotten, once it is half
+            forgotten = self._first
+            del order[:forgotten]
+            self._ends = deque(end - forgotten for end in ends)
+            self._first = 0
 
 
 class ResumedProof(Proof, Struct, frozen=True):

@@ -306,6 +306,18 @@ def test_the_ids_kept_forget_whole_pages_past_their_cap() -> None:
     assert not delivered.again(["a"])
 
 
+def test_the_ids_kept_are_the_last_whole_pages_within_the_cap_however_long_the_list() -> None:
+    delivered = Delivered(cap=5)
+    pages = [[f"r{number}-{index}" for index in range(2)] for number in range(1000)]
+    for page in pages:
+        assert not delivered.again(page)
+        delivered.add(page)
+    assert delivered.keys == {*pages[-2], *pages[-1]}  # a third page would be past the cap
+    assert delivered.again([pages[-2][0]])
+    assert not delivered.again(pages[-3])
+    assert len(delivered._order) <= 4 * 5  # what was forgotten is dropped as the list goes on
+
+
 def test_every_id_is_kept_without_a_cap() -> None:
     delivered = Delivered(cap=None)
     for key in range(100):
