@@ -416,6 +416,7 @@ class ResourceCollection(Generic[T]):
     def _call(self, query: ListQuery) -> ListCall[T]:
         """The list call of checked arguments: its pages fetched through the client."""
         from ._paging._call import ListCall  # noqa: PLC0415 - loaded by the first list
+        from ._paging._walk._ahead import let_requests_out  # noqa: PLC0415
 
         options, filter_params = query.options, query.params
 
@@ -428,6 +429,7 @@ class ResourceCollection(Generic[T]):
                 response = await self._send(Request("GET", url), sent)
                 if answered is not None:
                     answered()
+                    await let_requests_out()  # what it started is sent before this page is read
                 return decode(response)
 
             async def fetch(
@@ -447,6 +449,7 @@ class ResourceCollection(Generic[T]):
                 response = await self._send(Request("GET", url), sent)  # as read, inline
                 if answered is not None:
                     answered()
+                    await let_requests_out()  # what it started is sent before this page is read
                 return decode(response)
 
             return fetch

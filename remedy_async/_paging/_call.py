@@ -148,12 +148,6 @@ class ListCall(Struct, Generic[T], frozen=True):
         start = self.start
         return start.skip == 0 and start.request.proof is None and start.request == self.first
 
-    @property
-    def builds_records(self) -> bool:
-        """Whether the loop is handed records built from the items (not their wire dicts, as
-        `as_dicts()` hands them)."""
-        return not isinstance(self.reader, WireObjects)
-
     def reading(self, reader: ItemReader[U]) -> ListCall[U]:
         """The same call, its items built by `reader` instead."""
         return replace(self, reader=reader, fetch_records=None)  # type: ignore[arg-type]

@@ -299,7 +299,8 @@ class FetchPage(Protocol):
     from the sending layer; paging only calls it).
 
     `answered`, when given, is called once the service's answer is in, before it is read (a
-    list reading ahead sends its next request then, while this page is decoded).
+    list reading ahead starts its next request then); the fetch then lets the loop turn
+    (`let_requests_out`) so that request is sent while this page is decoded.
     """
 
     def __call__(

@@ -369,3 +369,25 @@ def test_the_default_maximum_is_the_published_one() -> None:
     """The published `limit` is at most 100: the default maximum, and every list's default."""
     assert MAX_PAGE_SIZE == 100
     assert RemedyClient("https://api.furl.ai").endpoints.max_page_size == 100
+
+
+@pytest.mark.parametrize("fetcher", ["fetch", "fetch_records"])
+async def test_a_page_fetch_lets_what_its_answer_started_go_out_before_the_page_is_read(
+    fetcher: str,
+) -> None:
+    """A list reading ahead starts its next request once a page's answer is in (`answered`);
+    the fetch lets the loop turn before decoding the page (as JSON, or straight into typed
+    views), so that request is sent while the page is read."""
+    answer = MockResponse.json(200, page([endpoint_record()]))
+    async with Routes({"/v1/endpoints": lambda _: answer}).client() as client:
+        call = client.endpoints.list()._call
+        order: list[str] = []
+
+        def answered() -> None:
+            order.append("answered")
+            asyncio.get_running_loop().call_soon(order.append, "next request sent")
+
+        response = await getattr(call, fetcher)(call.first, answered)
+        order.append("page read")
+    assert order == ["answered", "next request sent", "page read"]
+    assert response.status == 200

@@ -121,11 +121,16 @@ async def test_a_wait_on_the_pause_is_a_span_event_and_counted(otel: Otel) -> No
     assert (waited.value, waited.attributes["remedy.wait.reason"]) == (3.0, "pause")
 
 
-async def test_a_list_span_spans_every_page(otel: Otel, published: PublishedService) -> None:
+@pytest.mark.parametrize("dicts", [False, True])
+async def test_a_list_span_spans_every_page(
+    otel: Otel, published: PublishedService, dicts: bool
+) -> None:
     """`endpoints.list` is the parent of one `endpoints.page` span a page, each the parent of
-    its attempt; it records the convention and how many pages it took."""
+    its attempt, a page fetched ahead (sent when the page before was answered) too, as
+    records or wire dicts; it records the convention and how many pages it took."""
     async with mock_client(published.handler, token=TOKEN, telemetry=otel.telemetry) as client:
-        items = await client.endpoints.list(page_size=10).collect()
+        pager = client.endpoints.list(page_size=10)
+        items = await (pager.as_dicts() if dicts else pager).collect()
     listed = otel.span("endpoints.list")
     pages = otel.children(listed)
     assert len(items) == 30

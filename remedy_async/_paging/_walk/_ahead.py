@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Hashable
+from contextvars import Context, copy_context
 from functools import partial
 
 from remedy_async._paging._protocol import FetchPage, PageRequest, request_key
@@ -35,6 +36,10 @@ class PagesAhead:
         self._answered = answered
         """Told of each request whose answer is in, before the answer is read."""
         self._ahead: dict[Hashable, asyncio.Task[JSONResponse]] = {}
+        self.context: Context | None = None
+        """The context each fetch started runs in (a copy each): the walk's, as it last asked
+        for a page, so a fetch started by another's answer is no part of that page's call
+        (its events' parent, its telemetry span). None: the context current when it starts."""
 
     def __len__(self) -> int:
         return len(self._ahead)
@@ -68,10 +73,12 @@ class PagesAhead:
                 self._ahead[key] = self._start(request)
 
     def _start(self, request: PageRequest) -> asyncio.Task[JSONResponse]:
+        context = None if self.context is None else self.context.copy()
         if self._answered is None:
-            return asyncio.create_task(self._fetch(request), name=PAGE_TASK)
-        answered = partial(self._answered, request)
-        return asyncio.create_task(self._fetch(request, answered), name=PAGE_TASK)
+            fetching = self._fetch(request)
+        else:
+            fetching = self._fetch(request, partial(self._answered, request))
+        return asyncio.create_task(fetching, name=PAGE_TASK, context=context)
 
     async def close(self) -> None:
         """Cancel every fetch still ahead and wait until they have ended."""
@@ -111,6 +118,7 @@ class Prefetch:
         self, request: PageRequest, answered: Callable[[], None] | None = None
     ) -> JSONResponse:
         """Return the response to `request`, keeping the pages after it guessed."""
+        self._ahead.context = copy_context()
         task = self._ahead.take(request)
         if not self._answered_first:
             self._guess_after(request)

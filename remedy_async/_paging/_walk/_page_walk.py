@@ -59,14 +59,14 @@ within them never caused a request it did not use."""
 READ_AHEAD_PAGES = 1
 """Pages `prefetch="auto"` then holds ahead of the loop, fetched one after the other: the
 service answers the next page while the loop works on this one, and requests reach it in the
-order the list asks them. A loop handed wire dicts (`as_dicts()`) does too little a page to
-hide the service's time, so on an offset list that announces its total the next page's
-request goes out (predicted) as soon as the service has answered the one the loop waits for,
-while that answer is read, and the walk goes on in step with the loop (no producer task, no
+order the list asks them. On an offset list that announces its total, the next page's request
+goes out (predicted) as soon as the service has answered the one the loop waits for, before
+that answer is decoded, and the walk goes on in step with the loop (no producer task, no
 queue: a page held ahead is read when the loop reaches it): still one request at a time, in
-order, none past the total, and none guessed while the list moves. (Requests predicted and
-sent in parallel, as `prefetch=2` does, let the service see two of a list's requests at once,
-in either order.)"""
+order, none past the total, and none guessed while the list moves; the service's time for a
+page overlaps all the client's work on the one before, decoding included. (Requests predicted
+and sent in parallel, as `prefetch=2` does, let the service see two of a list's requests at
+once, in either order.)"""
 MAX_EMPTY_PAGES = 10
 """Empty pages in a row that may still hand out a way forward before the list is refused."""
 
@@ -202,7 +202,7 @@ class PageWalk:
         """The pages, the first `in_step` fetched as the caller reaches them, then up to
         `ahead` held ahead of it by a producer task."""
         predict: Callable[[PageRequest], PageRequest | None] | None = None
-        answered_first = self.call.limits.prefetch == AUTO and not self.call.builds_records
+        answered_first = self.call.limits.prefetch == AUTO
         if planned is None and self.max_items is None:
             if answered_first:  # one request at a time: guessed only where the list goes on
                 predict = self.paginator.predict_within_total

@@ -1,8 +1,8 @@
 """`prefetch="auto"`, the default: a list's first two pages fetched as the loop reaches them,
 then one page read ahead of the loop, so the service answers the next page while the loop
-works on this one (for `as_dicts()` on a list that announces its total, the next page's request
-sent as soon as the page the loop waits for is answered, before that page is read);
-`prefetch=0` keeps every page in step."""
+works on this one (on a list that announces its total, the next page's request sent as soon as
+the page the loop waits for is answered, before that page is read, for records and wire dicts
+alike); `prefetch=0` keeps every page in step."""
 
 from __future__ import annotations
 
@@ -100,13 +100,17 @@ class TakenWhenAsked(OffsetListing):
         return super().__call__(request)
 
 
-async def test_as_dicts_asks_for_the_next_page_before_the_one_answered_is_read() -> None:
+@pytest.mark.parametrize("dicts", [False, True])
+async def test_the_next_pages_request_goes_out_before_the_one_answered_is_read(
+    dicts: bool,
+) -> None:
     """From the fourth page on, each page's request reaches the service before the loop is
     handed the first item of the page before it: the request went out as soon as that page
-    was answered, while it was read."""
+    was answered, while it was read (as records or as wire dicts)."""
     listing = TakenWhenAsked()
     async with Routes({PATH: listing}).client() as client:
-        async for _ in client.endpoints.list(page_size=5).as_dicts():
+        pager = client.endpoints.list(page_size=5)
+        async for _ in pager.as_dicts() if dicts else pager:
             listing.taken += 1
     assert listing.taken == PAGES * 5
     assert len(listing.taken_when_asked) == OFFSET_PAGES
