@@ -60,12 +60,21 @@ def _key(resource_id: object) -> str:
     return resource_id if isinstance(resource_id, str) else str(resource_id)
 
 
+REORDER_WINDOWS = 2
+"""How many times `concurrency` the ids an ordered get_many holds between the next result to
+yield and the last id read: results that came in before one read earlier wait there, while
+new fetches keep `concurrency` in flight (a window of `concurrency` alone would let one slow
+answer hold back the fetches behind it)."""
+
+
 class BulkGet(Generic[T]):
     """Runs one get_many: reads ids lazily, keeps at most `concurrency` fetches in flight.
 
     An id already in flight shares that fetch; one among the last `dedupe_window` results is
     answered from it. Memory holds the in-flight fetches, the reorder window (ordered mode, at
-    most `concurrency` entries) and the recent results, never the whole id stream.
+    most `REORDER_WINDOWS` times `concurrency` entries) and the recent results, never the whole id
+    stream. Ordered, with ids from a plain iterable, a fetch that ends starts the next id's
+    at once, as a worker would, not when the loop next takes a result.
     """
 
     def __init__(
@@ -88,6 +97,9 @@ class BulkGet(Generic[T]):
         self._concurrency = concurrency
         self._dedupe_window = dedupe_window
         self._in_flight: dict[str, asyncio.Task[GetResult[T]]] = {}
+        self._window: deque[GetResult[T] | asyncio.Task[GetResult[T]]] | None = None
+        """Ordered: the ids read and not yet yielded, in input order; None otherwise, and once
+        the fetches are being cancelled."""
         self._recent: OrderedDict[str, GetResult[T]] = OrderedDict()
         self._failure: Exception | None = None
         """The error the input raised, once it did."""
@@ -104,6 +116,8 @@ class BulkGet(Generic[T]):
             self._recent[key] = result
             if len(self._recent) > self._dedupe_window:
                 self._recent.popitem(last=False)
+        if self._window is not None:
+            self._admit(self._window)
         return result
 
     def _next_id(self) -> str | int | object:
@@ -149,14 +163,27 @@ class BulkGet(Generic[T]):
             self._in_flight[key] = task
         return task
 
+    def _admit(self, window: deque[GetResult[T] | asyncio.Task[GetResult[T]]]) -> bool:
+        """Read ids into the reorder window while fewer than `concurrency` fetches are in
+        flight and it has room; True when the next id is to be awaited (`_next_awaited`)."""
+        room = self._concurrency * REORDER_WINDOWS
+        while len(self._in_flight) < self._concurrency and len(window) < room:
+            rid = self._next_id()
+            if rid is _AWAITED:
+                return True
+            if rid is _END:
+                break
+            window.append(self._answer(rid))
+        return False
+
     async def ordered(self) -> AsyncGenerator[GetResult[T], None]:
         """Yield results in input order."""
         window: deque[GetResult[T] | asyncio.Task[GetResult[T]]] = deque()
+        self._window = window
         try:
             while True:
-                while len(window) < self._concurrency:
-                    if (rid := self._next_id()) is _AWAITED:
-                        rid = await self._next_awaited()
+                while self._admit(window):
+                    rid = await self._next_awaited()
                     if rid is _END:
                         break
                     window.append(self._answer(rid))
@@ -199,6 +226,7 @@ class BulkGet(Generic[T]):
             raise self._failure
 
     async def _cancel(self) -> None:
+        self._window = None  # a fetch cancelled now starts no other
         tasks = list(self._in_flight.values())
         for task in tasks:
             task.cancel()

@@ -223,9 +223,12 @@ class ResourceCollection(Generic[T]):
 
         Args:
             ids: Any iterable or async iterable of ids, read lazily, so memory stays bounded
-                by `concurrency` (plus `dedupe_window` recent results); an error the input
-                raises is raised in its place, after the results before it.
-            concurrency: How many gets run at once.
+                by twice `concurrency` (in order, answers that came in before an earlier
+                one's wait for it while `concurrency` gets go on), plus `dedupe_window` recent
+                results; an error the input raises is raised in its place, after the results
+                before it.
+            concurrency: How many gets run at once; in order, a get that ends starts the next
+                id's at once, so a slow answer does not hold back the gets behind it.
             ordered: Yield results in the order of `ids`; False yields them as they complete.
             dedupe_window: How many recent results a repeated id is answered from: an id is
                 fetched once while in flight or among them. Each one kept is a whole record

@@ -135,7 +135,8 @@ async def test_unordered_yields_every_result_once(
 async def test_input_is_read_lazily_and_memory_stays_bounded(
     service: PublishedService, client: RemedyClient
 ) -> None:
-    """An endless id stream is read only as far as the concurrency window needs."""
+    """An endless id stream is read only as far as the reorder window needs (twice the
+    concurrency, ordered)."""
     known = some_ids(service, 30)
     read = 0
 
@@ -148,7 +149,7 @@ async def test_input_is_read_lazily_and_memory_stays_bounded(
     bulk = client.endpoints.get_many(endless(), concurrency=5, dedupe_window=0)
     taken = [result async for result in _take(bulk, 50)]
     assert len(taken) == 50
-    assert read <= 50 + 5
+    assert read <= 50 + 2 * 5
 
 
 async def _take(
@@ -392,3 +393,39 @@ async def test_unordered_hands_over_an_id_asked_again_while_in_flight_once_per_a
     taken += [result.id async for result in results]
     assert taken == ["b", "a", "a", "a"]
     assert get.started == ["a", "b"]
+
+
+async def test_ordered_a_slow_answer_holds_back_no_fetch_behind_it_within_the_window() -> None:
+    """In order, concurrency 2: while the first id's answer is held, each fetch that ends
+    starts the next id's at once (never more than 2 in flight), up to a window of twice the
+    concurrency behind the result awaited; the results still come in input order."""
+    release = asyncio.Event()
+    started: list[str] = []
+    in_flight = most = 0
+
+    async def get(resource_id: str | int) -> str:
+        nonlocal in_flight, most
+        started.append(str(resource_id))
+        in_flight += 1
+        most = max(most, in_flight)
+        try:
+            if resource_id == "a":
+                await release.wait()
+            else:
+                await asyncio.sleep(0)
+            return str(resource_id)
+        finally:
+            in_flight -= 1
+
+    results = get_many(get, list("abcdefgh"), 2, ordered=True, dedupe_window=0)
+    first = asyncio.ensure_future(anext(results))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert started == list("abcde")  # the id awaited, and a window of 2 x 2 ids behind it
+    assert not first.done()
+    release.set()
+    assert (await first).id == "a"
+    rest = [result.id async for result in results]
+    assert rest == list("bcdefgh")
+    assert started == list("abcdefgh")
+    assert most == 2
