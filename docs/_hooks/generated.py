@@ -34,6 +34,7 @@ if sys.path[:1] != [str(ROOT)]:  # document this checkout, not another install o
 
 import remedy_async  # noqa: E402 - from the checkout, as above
 from remedy_async.cli._parser import build_parser  # noqa: E402
+from remedy_async.cli._tree import complete_tree  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.remedy_async")
 
@@ -72,7 +73,7 @@ def help_text(parser: argparse.ArgumentParser, width: int = HELP_WIDTH) -> str:
 def cli_reference() -> str:
     """One section per command: a heading with its name, then its help in a text block."""
     sections = []
-    for parser in subcommands(build_parser()):
+    for parser in subcommands(complete_tree(build_parser())):
         help_ = help_text(parser).rstrip()
         if "```" in help_:  # would close the fence early
             log.warning("the help of %r contains a code fence", parser.prog)

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from remedy_async import RESOURCES, __version__
-from remedy_async.simulator import add_serve_arguments
 
 from ._completion import SHELLS
 from ._errors import UsageError
@@ -402,6 +401,13 @@ def _add_probe(command: Command, parents: list[Parser]) -> None:
     )
 
 
+def _add_serve(serve: Parser) -> None:
+    """`serve`'s options: the simulator's configuration, imported only when `serve` is chosen."""
+    from remedy_async.simulator import add_serve_arguments  # noqa: PLC0415
+
+    add_serve_arguments(serve)
+
+
 def build_parser() -> Parser:
     """Return the parser of `remedy-async` and all its subcommands."""
     common, progress, pager = common_options(), progress_options(), pager_options()
@@ -419,7 +425,7 @@ def build_parser() -> Parser:
         return commands.add_parser(name, help=help_text, description=help_text, parents=parents)
 
     _add_demo(command, [common, progress])
-    add_serve_arguments(command("serve", "run the simulator of the service until interrupted", []))
+    command("serve", "run the simulator of the service until interrupted", []).defer(_add_serve)
     _add_list(command, [*client, progress, pager])
     _add_get(command, [*client, progress, pager])
     _add_export(command, [*client, progress])

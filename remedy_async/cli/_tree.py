@@ -36,6 +36,20 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", Commands)
+        self._deferred: list[Callable[[Parser], None]] = []
+
+    def defer(self, fill: Callable[[Parser], None]) -> Parser:
+        """Have `fill` add this (sub)command's options when it is chosen (or its whole tree
+        is walked: `complete_tree`), so a command line that ends elsewhere does not pay for
+        what they import."""
+        self._deferred.append(fill)
+        return self
+
+    def complete(self) -> Parser:
+        """Add the options `defer` put off, once; return the parser."""
+        while self._deferred:
+            self._deferred.pop(0)(self)
+        return self
 
     def error(self, message: str) -> NoReturn:
         """Raise the usage error, naming this (sub)command and where to read its options."""
@@ -85,7 +99,7 @@ class Commands(_SubParsers):
     ) -> None:
         assert isinstance(values, list)
         name = self.canonical(values[0])
-        chosen = self._name_parser_map[name]
+        chosen = self._name_parser_map[name].complete()
         _refuse_what_it_lacks(parser, namespace, name, chosen)
         before = {key: value for key, value in vars(namespace).items() if isinstance(value, list)}
         super().__call__(parser, namespace, [name, *values[1:]], option_string)
@@ -146,6 +160,16 @@ def _subcommands(parser: argparse.ArgumentParser) -> Commands | None:
     return next((action for action in parser._actions if isinstance(action, Commands)), None)
 
 
+def complete_tree(parser: Parser) -> Parser:
+    """Complete `parser` and every (sub)command below it (`Parser.complete`): the whole
+    grammar, for what walks it all (the generated docs)."""
+    parser.complete()
+    commands = _subcommands(parser)
+    for child in commands.choices.values() if commands is not None else ():
+        complete_tree(child)
+    return parser
+
+
 def takes_positionals(parser: argparse.ArgumentParser) -> bool:
     """Whether the parser reads words without a flag (a subcommand's name, `export`'s
     resources), which the value of an unknown option before them would be taken for."""
@@ -192,7 +216,7 @@ def unknown_option(
             chosen = commands.choices.get(name)
             if chosen is None:
                 return None
-            parser = chosen
+            parser = chosen.complete()
     return None
 
 

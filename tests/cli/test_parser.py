@@ -14,7 +14,7 @@ from remedy_async import RESOURCES, Resource
 from remedy_async.cli._errors import UsageError
 from remedy_async.cli._parser import build_parser, parse_command_line
 from remedy_async.cli._server_filters import filter_choices, filter_flag
-from remedy_async.cli._tree import is_shared
+from remedy_async.cli._tree import Parser, is_shared
 from remedy_async.simulator._arguments import command_line
 
 ENVIRONMENT = {
@@ -29,8 +29,8 @@ GLOBAL = ("--base-url", "http://127.0.0.1:9", "--token", "t", "--retries", "0", 
 
 
 def parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
-    """The parser and every parser below it, each once."""
-    yield parser
+    """The parser and every parser below it, each once, with its options (`complete`)."""
+    yield parser.complete() if isinstance(parser, Parser) else parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in {id(child): child for child in action.choices.values()}.values():

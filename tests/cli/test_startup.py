@@ -86,6 +86,29 @@ def test_parsing_imports_no_command_nor_the_simulators_server() -> None:
     assert [name for name in NOT_FOR_PARSING if _loaded(name, modules)] == []
 
 
+def test_only_serve_loads_the_simulators_configuration_to_parse() -> None:
+    """`serve`'s options are the simulator's configuration, added when `serve` is chosen: a
+    command line that ends anywhere else imports no part of the simulator, and `serve --help`
+    still lists them."""
+    elsewhere = [argv for argv in PARSING_ONLY if argv[0] != "serve"]
+    run = subprocess.run(
+        [sys.executable, "-c", _PROGRAM, json.dumps(elsewhere)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    outcome = json.loads(run.stdout.splitlines()[-1])
+    assert outcome["codes"] == [0, 0, 0, 0, 2]
+    assert not _loaded("remedy_async.simulator", set(outcome["modules"]))
+    serve = subprocess.run(
+        [sys.executable, "-m", "remedy_async", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "--max-page-size" in serve.stdout
+
+
 def _command_names(parser: argparse.ArgumentParser, prefix: str = "") -> set[str]:
     """Every runnable command: `list`, ..., and `agent-config download` (a command's
     subcommands are named with it, but `list RESOURCE` is one command)."""
