@@ -10,6 +10,8 @@ import inspect
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 from remedy_async import RemedyClient, RetryPolicy
 from remedy_async.cli._app import COMMANDS, command_named
@@ -71,15 +73,22 @@ def _loaded(name: str, modules: set[str]) -> bool:
     return any(module == name or module.startswith(name + ".") for module in modules)
 
 
-def test_parsing_imports_no_command_nor_the_simulators_server() -> None:
-    """--help, --version and a usage error, in a fresh process, import none of the heavy parts."""
+def _parsed_in_a_fresh_process(command_lines: Sequence[list[str]]) -> dict[str, Any]:
+    """The exit codes of the command lines, run one after the other in a fresh process, and
+    the modules it had imported by the end."""
     run = subprocess.run(
-        [sys.executable, "-c", _PROGRAM, json.dumps(PARSING_ONLY)],
+        [sys.executable, "-c", _PROGRAM, json.dumps(command_lines)],
         capture_output=True,
         text=True,
         check=True,
     )
-    outcome = json.loads(run.stdout.splitlines()[-1])
+    outcome: dict[str, Any] = json.loads(run.stdout.splitlines()[-1])
+    return outcome
+
+
+def test_parsing_imports_no_command_nor_the_simulators_server() -> None:
+    """--help, --version and a usage error, in a fresh process, import none of the heavy parts."""
+    outcome = _parsed_in_a_fresh_process(PARSING_ONLY)
     assert outcome["codes"] == [0, 0, 0, 0, 0, 2]
     modules = set(outcome["modules"])
     assert "remedy_async.cli._parser" in modules  # the program did parse
@@ -90,14 +99,7 @@ def test_only_serve_loads_the_simulators_configuration_to_parse() -> None:
     """`serve`'s options are the simulator's configuration, added when `serve` is chosen: a
     command line that ends anywhere else imports no part of the simulator, and `serve --help`
     still lists them."""
-    elsewhere = [argv for argv in PARSING_ONLY if argv[0] != "serve"]
-    run = subprocess.run(
-        [sys.executable, "-c", _PROGRAM, json.dumps(elsewhere)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    outcome = json.loads(run.stdout.splitlines()[-1])
+    outcome = _parsed_in_a_fresh_process([argv for argv in PARSING_ONLY if argv[0] != "serve"])
     assert outcome["codes"] == [0, 0, 0, 0, 2]
     assert not _loaded("remedy_async.simulator", set(outcome["modules"]))
     serve = subprocess.run(
