@@ -4,7 +4,7 @@ A page asks for a generated part with a marker line; the hook replaces it, so th
 drift from the code:
 
 - `<!-- generated: cli -->`: the `--help` of `remedy-async` and of every subcommand, from the
-  parser the command line runs (`remedy_async.cli._parser.build_parser()`), at a fixed width;
+  parser the command line runs, whole (`remedy_async.cli._parser.whole_parser()`), at a fixed width;
 - `<!-- generated: conventions -->`: the table of paging conventions, from
   `remedy_async.CONVENTIONS` (the rows the client detects and the simulator serves);
 - `<!-- generated: operations -->`: the operations of the contract, from the OpenAPI document
@@ -33,8 +33,7 @@ if sys.path[:1] != [str(ROOT)]:  # document this checkout, not another install o
     sys.path.insert(0, str(ROOT))
 
 import remedy_async  # noqa: E402 - from the checkout, as above
-from remedy_async.cli._parser import build_parser  # noqa: E402
-from remedy_async.cli._tree import complete_tree  # noqa: E402
+from remedy_async.cli._parser import whole_parser  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.remedy_async")
 
@@ -73,7 +72,7 @@ def help_text(parser: argparse.ArgumentParser, width: int = HELP_WIDTH) -> str:
 def cli_reference() -> str:
     """One section per command: a heading with its name, then its help in a text block."""
     sections = []
-    for parser in subcommands(complete_tree(build_parser())):
+    for parser in subcommands(whole_parser()):
         help_ = help_text(parser).rstrip()
         if "```" in help_:  # would close the fence early
             log.warning("the help of %r contains a code fence", parser.prog)

@@ -33,7 +33,7 @@ from ._errors import (
     exit_status,
 )
 from ._options import LOG_ENV
-from ._parser import build_parser, parse_command_line
+from ._parser import parse_command_line, whole_parser
 from ._terminal import Terminal
 
 Command = Callable[[argparse.Namespace, Terminal], Awaitable[int]]
@@ -167,7 +167,7 @@ async def run_until_signalled(argv: Sequence[str], terminal: Terminal) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `remedy-async` command line in this process; returns the exit status."""
-    complete_if_asked(build_parser)
+    complete_if_asked(whole_parser)
     terminal = Terminal.of_process()
     try:
         status = asyncio.run(run_until_signalled(sys.argv[1:] if argv is None else argv, terminal))

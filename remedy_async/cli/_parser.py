@@ -45,6 +45,7 @@ from ._tree import (
     Parser,
     Resources,
     chosen_parser,
+    complete_tree,
     settle,
     takes_positionals,
     unknown_option,
@@ -406,6 +407,12 @@ def _add_serve(serve: Parser) -> None:
     from remedy_async.simulator import add_serve_arguments  # noqa: PLC0415
 
     add_serve_arguments(serve)
+
+
+def whole_parser() -> Parser:
+    """The parser with every (sub)command's options added now (`complete_tree`), for what
+    walks the whole grammar: shell completion and the generated docs."""
+    return complete_tree(build_parser())
 
 
 def build_parser() -> Parser:

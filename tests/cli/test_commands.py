@@ -283,6 +283,8 @@ async def test_completion_prints_a_script_for_each_shell(shell: str) -> None:
         ("remedy-async api --inc", ["--include"]),
         ("remedy-async --no-pa", ["--no-pager"]),
         ("remedy-async get scopes --no-pa", ["--no-pager"]),
+        ("remedy-async serve --max-page", ["--max-page-size"]),
+        ("remedy-async serve --naming ca", ["camel"]),
     ],
 )
 async def test_the_command_completes_its_own_words(
