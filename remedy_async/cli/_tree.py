@@ -162,7 +162,7 @@ def _subcommands(parser: argparse.ArgumentParser) -> Commands | None:
 
 def complete_tree(parser: Parser) -> Parser:
     """Complete `parser` and every (sub)command below it (`Parser.complete`): the whole
-    grammar, for what walks it all (the generated docs)."""
+    grammar, for what walks it all (shell completion, the generated docs)."""
     parser.complete()
     commands = _subcommands(parser)
     for child in commands.choices.values() if commands is not None else ():

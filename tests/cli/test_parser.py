@@ -12,9 +12,9 @@ import pytest
 
 from remedy_async import RESOURCES, Resource
 from remedy_async.cli._errors import UsageError
-from remedy_async.cli._parser import build_parser, parse_command_line
+from remedy_async.cli._parser import parse_command_line, whole_parser
 from remedy_async.cli._server_filters import filter_choices, filter_flag
-from remedy_async.cli._tree import Parser, is_shared
+from remedy_async.cli._tree import is_shared
 from remedy_async.simulator._arguments import command_line
 
 ENVIRONMENT = {
@@ -29,8 +29,8 @@ GLOBAL = ("--base-url", "http://127.0.0.1:9", "--token", "t", "--retries", "0", 
 
 
 def parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
-    """The parser and every parser below it, each once, with its options (`complete`)."""
-    yield parser.complete() if isinstance(parser, Parser) else parser
+    """The parser and every parser below it, each once."""
+    yield parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in {id(child): child for child in action.choices.values()}.values():
@@ -39,7 +39,7 @@ def parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser
 
 OPTIONS = [
     pytest.param(parser, action, id=f"{parser.prog} {action.option_strings[0]}")
-    for parser in parsers(build_parser())
+    for parser in parsers(whole_parser())
     for action in parser._actions
     if action.option_strings
     and not isinstance(action, argparse._HelpAction | argparse._VersionAction)
@@ -140,7 +140,7 @@ def test_a_global_option_the_command_does_not_take_is_a_usage_error(
 def test_every_client_command_takes_config_and_profile() -> None:
     """Each command that talks to the service (it takes --base-url) takes --config and
     --profile too, probe among them."""
-    clients = [p for p in parsers(build_parser()) if "--base-url" in p._option_string_actions]
+    clients = [p for p in parsers(whole_parser()) if "--base-url" in p._option_string_actions]
     assert "remedy-async probe" in [parser.prog for parser in clients]
     lacking = [
         parser.prog
@@ -156,7 +156,7 @@ def test_each_resource_lists_its_filters_and_their_values_in_help(resource: Reso
     choices; a resource without any says none are published and how to send a parameter."""
     prog = f"remedy-async list {resource.segment}"
     text = " ".join(
-        next(p for p in parsers(build_parser()) if p.prog == prog).format_help().split()
+        next(p for p in parsers(whole_parser()) if p.prog == prog).format_help().split()
     )
     for name, spec in resource.filters.items():
         assert filter_flag(name) in text
@@ -171,7 +171,7 @@ def test_each_resource_lists_its_filters_and_their_values_in_help(resource: Reso
 def test_endpoints_take_the_published_filters_as_flags() -> None:
     """`--os-family` takes macos, windows or linux (not other), `--has-agent` true or false."""
     text = next(
-        p for p in parsers(build_parser()) if p.prog == "remedy-async list endpoints"
+        p for p in parsers(whole_parser()) if p.prog == "remedy-async list endpoints"
     ).format_help()
     assert "--os-family {macos,windows,linux}" in text
     assert "--has-agent {true,false}" in text
@@ -215,7 +215,7 @@ def test_unrecognized_words_are_an_error_of_the_command_they_follow() -> None:
 
 def test_no_parser_expands_an_abbreviated_option() -> None:
     """Every parser of both command lines takes whole option names only (allow_abbrev off)."""
-    everything = [*parsers(build_parser()), *parsers(command_line())]
+    everything = [*parsers(whole_parser()), *parsers(command_line())]
     assert len(everything) > 10
     assert [parser.prog for parser in everything if parser.allow_abbrev] == []
 

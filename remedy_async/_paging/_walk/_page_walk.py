@@ -171,10 +171,12 @@ class PageWalk:
 
         With `concurrency` above 1 and a paginator that plans (offsets or page numbers with a
         known size), up to that many planned pages are fetched at once. Reading ahead (see
-        `_reading_ahead`), a producer task fetches pages into a queue, holding at most that
-        many pages the caller has not taken; when the paginator can predict next requests, no
-        max_items is set and more than one page is held, the free part of that allowance is
-        fetched in parallel.
+        `_reading_ahead` and `_ReadAhead`), at most that many pages the caller has not taken
+        are held: with `prefetch="auto"` on a list whose next request can be predicted, the
+        walk goes on in step, each next request sent as soon as the one awaited is answered;
+        otherwise a producer task fetches pages into a queue, and when the paginator can
+        predict next requests, no max_items is set and more than one page is held, the free
+        part of that allowance is fetched in parallel.
         """
         planned = None
         if self.concurrency > 1 and isinstance(self.call.paginator, PlanningPaginator):
@@ -200,7 +202,7 @@ class PageWalk:
         self, planned: _Planned | None, ahead: int, in_step: int
     ) -> AsyncIterator[AsyncIterator[PreparedPage]]:
         """The pages, the first `in_step` fetched as the caller reaches them, then up to
-        `ahead` held ahead of it by a producer task."""
+        `ahead` held ahead of it (`_ReadAhead`: in step, or by a producer task)."""
         predict: Callable[[PageRequest], PageRequest | None] | None = None
         answered_first = self.call.limits.prefetch == AUTO
         if planned is None and self.max_items is None:
